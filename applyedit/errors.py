@@ -1,0 +1,44 @@
+"""The one error hierarchy of applyedit.
+
+Every error a user can cause or meet is an `ApplyEditError` subclass carrying a message written for
+that user and an exit code (DESIGN.md §9). The CLI maps them to one stderr line; library code raises
+them and never prints. Third-party exceptions are wrapped where they happen, kept as `__cause__`.
+"""
+
+from __future__ import annotations
+
+
+class ApplyEditError(Exception):
+    """Root of all expected failures; `exit_code` follows DESIGN.md §9."""
+
+    exit_code = 1
+
+
+class UsageError(ApplyEditError):
+    """Bad flags or bad input files (exit 1)."""
+
+
+class InputError(UsageError):
+    """The file or the edit cannot be used as given (exit 1)."""
+
+
+class PromptTooLongError(UsageError):
+    """Prompt plus output budget does not fit the model's context (exit 1)."""
+
+
+class ModelError(ApplyEditError):
+    """The model could not be found, assembled, verified or loaded (exit 2)."""
+
+    exit_code = 2
+
+
+class DecodeError(ApplyEditError):
+    """Decoding failed or its output is unusable: truncated, no code block (exit 2)."""
+
+    exit_code = 2
+
+
+class OutputCheckError(ApplyEditError):
+    """The model's output failed a check (markers left, dropped code, syntax) (exit 3)."""
+
+    exit_code = 3
