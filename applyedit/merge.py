@@ -1,0 +1,398 @@
+"""Align a lazy update snippet (changed code, some context, `# ... existing code ...` markers) with
+the original text it edits: which original lines it keeps, replaces and deletes, where its new
+lines go, and whether that reading is unambiguous. Pure text in, `MergeResult` out; it knows
+nothing of the model, tokens or files. The reading rules are in `merge`'s docstring.
+"""
+
+from __future__ import annotations
+
+import bisect
+import difflib
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+__all__ = ["Hunk", "LineKind", "MergeResult", "is_marker", "merge"]
+
+LineKind = Literal["kept", "context", "replaced", "deleted"]
+_Pair = tuple[int, int]  # (snippet line, original line) read as the same line
+_Span = tuple[int, int, tuple[str, ...], list[_Pair]]  # original [start, end), segment, pairs
+
+_BLANK = 1 << 30  # the indentation of a blank line: it never bounds a block
+_RARE = 3  # a segment is placed by its lines found at most this often (or its rarest ones)
+_WINDOW = 64  # an anchor's predecessor is sought among this many previous candidates
+_MAX_CANDIDATES = 4000  # more candidates than this and no rare line: too ambiguous to try
+_COMMENT = re.compile(  # a comment-only line; the group that matched holds the comment's text
+    r"\s*(?:(?:#|//|--|;)+(.*?)|/\*+(.*?)\*+/|\{\s*/\*+(.*?)\*+/\s*\}|<!--(.*?)-->)\s*"
+)
+_NOUN = (
+    r"(?:code|file|methods?|functions?|imports?|lines?|class(?:es)?|module|implementation|content"
+    r"|body|fields?|properties|logic|tests?|definitions?|statements?|config(?:uration)?|styles?"
+    r"|rules?|elements?|markup|html|setup|cases?|handlers?|routes?|components?|declarations?)"
+)
+_PHRASE = (
+    rf"(?:(?:the )?(?:existing|previous|remaining|other|unchanged|same|original) {_NOUN}"
+    r"|(?:the )?rest(?: of(?: the)? \w+)?|unchanged|keep(?:ing)? existing(?: \w+)?|no changes?"
+    r"|omitted|elided)"
+)
+_MARKER_TEXT = re.compile(rf"{_PHRASE}(?: (?:{_PHRASE}|here|below|above|as before|as is|etc))*")
+_TRIVIAL = frozenset("else try finally except pass return break continue end fi done do".split())
+
+
+@dataclass(frozen=True)
+class Hunk:
+    """Original lines [orig_start, orig_end) become `new_lines`; start == end: pure insertion."""
+
+    orig_start: int
+    orig_end: int
+    new_lines: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class MergeResult:
+    """What `merge` read. When `ok` is False only `reason` is meaningful."""
+
+    ok: bool
+    reason: str = ""
+    merged: str | None = None
+    hunks: tuple[Hunk, ...] = ()  # sorted, non-overlapping, touching ones joined
+    ops: tuple[LineKind, ...] = ()  # one per original line (0-based)
+    whole_file: bool = False  # a marker-less snippet that replaced the whole file
+
+    @property
+    def expected_edits(self) -> tuple[tuple[int, int], ...]:
+        """Original line ranges [start, end) that change; (k, k) is an insertion before line k."""
+        return tuple((h.orig_start, h.orig_end) for h in self.hunks)
+
+
+@dataclass(frozen=True)
+class _Seg:
+    lines: tuple[str, ...]
+    marker_before: bool
+    marker_after: int | None  # indentation of the marker that ends it; None: end of snippet
+
+
+class _NoMerge(Exception):
+    """Internal: no unambiguous reading; the message becomes `MergeResult.reason`."""
+
+
+def is_marker(line: str) -> bool:
+    """True for a comment-only line saying code was left out (`// ... existing code ...`, `# ...`).
+
+    Comment forms: #, //, --, ;, /* */, {/* */}, <!-- -->. A bare Python `...` and code that only
+    contains the words (`x = "... existing code ..."`) are not markers.
+    """
+    m = _COMMENT.fullmatch(line)
+    if m is None:
+        return False
+    body = next(g for g in m.groups() if g is not None).lower()
+    dots = "..." in body or "…" in body
+    text = " ".join(re.sub(r"[^\w\s]", " ", re.sub(r"\.{2,}|…", " ", body)).split())
+    if not text:
+        return dots  # `# ...`, `/* … */`
+    if len(text.split()) > 8:
+        return False  # a sentence, not a marker
+    if dots:
+        return re.search(rf"\b{_PHRASE}\b", text) is not None
+    return _MARKER_TEXT.fullmatch(text) is not None
+
+
+def merge(original: str, snippet: str) -> MergeResult:
+    """Read `snippet` (LF-only) as an edit of `original` (LF-only) and apply it.
+
+    - Markers split the snippet into segments. A segment is contiguous code: original lines it
+      skips between two of its matched lines are deleted; code under a marker is kept. Lines match
+      on whitespace-collapsed text; a match equal up to trailing blanks and tab width is context
+      (original text kept), otherwise the snippet's text replaces it (re-indenting is an edit).
+    - Distinctive lines (a word that is not a bare keyword: `}`, `else:`, `return;` are not) place
+      a segment after the previous one: the chain of its rarest lines' matches with the most
+      anchors, then the shortest span, grown with its other lines at their nearest places. A skip
+      may not leave the block of the next anchor. Equal chains at two places: ok=False.
+    - difflib aligns lines between anchors. Before the first / after the last anchor: lines that
+      continue the original, or edit it in place (same indentation, close text, not an opener),
+      pair up; a shallower opener in the head replaces the original from the anchor's enclosing
+      opener (which must look alike); a tail that goes deeper than the last paired line and then
+      leaves that block (next marker not deeper) replaces the rest of the block; a tail line equal
+      to the next original line pairs with it after new lines. Unpaired lines are inserted.
+    - A missing leading/trailing marker reads as present (the rest is kept), except that a snippet
+      without markers matching over half the original's non-blank lines is a whole-file rewrite:
+      merged is the snippet verbatim.
+    - A segment with no anchor goes to the bottom if it is last with a marker only above it, to the
+      top if it is first with a marker only below it (top-level code only); else ok=False.
+
+    Example: b() and d() anchor, x() stands where the original has c(), a() and e() are under
+    markers: hunks (Hunk(2, 3, ("x()",)),), ops kept, context, replaced, context, kept.
+
+        original   snippet                    merged
+        a()        # ... existing code ...    a()
+        b()        b()                        b()
+        c()        x()                        x()
+        d()        d()                        d()
+        e()        # ... existing code ...    e()
+    """
+    try:
+        return _merge(original, snippet)
+    except _NoMerge as exc:
+        return MergeResult(ok=False, reason=str(exc))
+
+
+def _merge(original: str, snippet: str) -> MergeResult:
+    ol = _lines(original)
+    nl = original.endswith("\n") or (not original and snippet.endswith("\n"))
+    segs = _segments(_lines(snippet))
+    if not segs:
+        raise _NoMerge("snippet has no code besides lazy markers")
+    okeys, m = [_key(x) for x in ol], len(ol)
+    occ: dict[str, list[int]] = {}
+    for j, k in enumerate(okeys):
+        if _distinctive(k):
+            occ.setdefault(k, []).append(j)
+    omin = _min_table([_indent(x) for x in ol])
+    chains: list[list[_Pair]] = []
+    for seg in segs:
+        lo = max((c[-1][1] + 1 for c in chains if c), default=0)
+        chains.append(_anchor(seg.lines, occ, omin, lo))
+    if len(segs) == 1 and not segs[0].marker_before and segs[0].marker_after is None:
+        skeys = [_key(x) for x in segs[0].lines]
+        ends = [(-1, -1), *chains[0], (len(skeys), m)]
+        pairs = chains[0] + [p for a, b in zip(ends, ends[1:]) for p in _fill(skeys, okeys, a, b)]
+        pairs.sort()
+        matched, total = sum(1 for _, j in pairs if okeys[j]), sum(1 for k in okeys if k)
+        if not total or 2 * matched > total:
+            return _finish(ol, [(0, m, segs[0].lines, pairs)], nl, whole=snippet)
+    spans: list[_Span] = []
+    lo = 0
+    for n, (seg, chain) in enumerate(zip(segs, chains)):
+        if chain:
+            hi = next((c[0][1] for c in chains[n + 1 :] if c), m)
+            start, lo, pairs = _extend(seg, chain, ol, okeys, lo, hi)
+            spans.append((start, lo, seg.lines, pairs))
+            continue
+        first = next(x for x in seg.lines if x.strip())
+        top_level, at_end = _indent(first) == 0, seg.marker_after is None
+        if top_level and n == len(segs) - 1 and seg.marker_before and at_end:
+            spans.append((m, m, seg.lines, []))  # a marker only above it: goes to the bottom
+        elif top_level and n == 0 and not seg.marker_before and not at_end:
+            spans.append((0, 0, seg.lines, []))  # a marker only below it: goes to the top
+        elif not any(chains):
+            raise _NoMerge("no snippet line matches the original")
+        else:
+            raise _NoMerge(f"snippet lines could not be anchored: {first.strip()!r}")
+    return _finish(ol, spans, nl)
+
+
+def _anchor(
+    sl: tuple[str, ...], occ: dict[str, list[int]], omin: list[list[int]], lo: int
+) -> list[_Pair]:
+    """The segment's chain of distinctive (snippet, original) matches from `lo` on, or []."""
+    skeys, smin = [_key(x) for x in sl], _min_table([_indent(x) for x in sl])
+    where = {i: occ[k][bisect.bisect_left(occ[k], lo) :] for i, k in enumerate(skeys) if k in occ}
+    where = {i: js for i, js in where.items() if js}  # snippet line -> its places from `lo` on
+    if not where:
+        return []
+    limit = max(_RARE, min(len(js) for js in where.values()))
+    cands = [(i, j) for i, js in where.items() if len(js) <= limit for j in js]
+    if limit > _RARE and len(cands) > _MAX_CANDIDATES:
+        raise _NoMerge("the snippet's context lines match too many places")
+
+    def fits(p: _Pair, q: _Pair) -> bool:  # in order, and the lines skipped stay in q's block
+        if p[0] >= q[0] or p[1] >= q[1]:
+            return False
+        return _rmin(omin, p[1] + 1, q[1]) >= min(omin[0][q[1]], _rmin(smin, p[0] + 1, q[0]))
+
+    best: dict[_Pair, tuple[int, int]] = {}  # candidate -> (anchors, start) of its best chain
+    back: dict[_Pair, _Pair | None] = {}
+    for n, p in enumerate(cands):
+        best[p], back[p] = (1, p[1]), None
+        for q in cands[max(0, n - _WINDOW) : n]:
+            if fits(q, p) and (best[q][0] + 1, best[q][1]) > best[p]:
+                best[p], back[p] = (best[q][0] + 1, best[q][1]), q
+    top = max((v[0], v[1] - p[1]) for p, v in best.items())
+    ends = [p for p, v in best.items() if (v[0], v[1] - p[1]) == top]
+    chain: list[_Pair] = []
+    node: _Pair | None = ends[0]
+    while node is not None:
+        chain.insert(0, node)
+        node = back[node]
+    if len({(best[p][1], p[1]) for p in ends}) > 1:
+        i = next((i for i, _ in chain if len(where[i]) > 1), chain[0][0])
+        raise _NoMerge(f"context line {sl[i].strip()!r} matches {len(where[i])} places")
+    for i in range(chain[0][0] - 1, -1, -1):  # grow up, then down: nearest place only
+        js = where.get(i, [])
+        k = bisect.bisect_left(js, chain[0][1]) - 1
+        if k >= 0 and fits((i, js[k]), chain[0]):
+            chain.insert(0, (i, js[k]))
+    for i in range(chain[-1][0] + 1, len(sl)):
+        js = where.get(i, [])
+        k = bisect.bisect_right(js, chain[-1][1])
+        if k < len(js) and fits(chain[-1], (i, js[k])):
+            chain.append((i, js[k]))
+    return chain
+
+
+def _extend(
+    seg: _Seg, chain: list[_Pair], ol: list[str], okeys: list[str], lo: int, hi: int
+) -> tuple[int, int, list[_Pair]]:
+    """Grow a chain into the segment's original span [start, end) and all its pairs."""
+    sl, n, skeys = seg.lines, len(seg.lines), [_key(x) for x in seg.lines]
+    pairs = chain + [p for a, b in zip(chain, chain[1:]) for p in _fill(skeys, okeys, a, b)]
+    s, o = chain[0]
+    while s > 0:  # head: the lines before the first anchor
+        if o > lo and (skeys[s - 1] == okeys[o - 1] or _edited(sl, s - 1, ol, o - 1)):
+            s, o = s - 1, o - 1
+            pairs.append((s, o))
+            continue
+        depth = next(_indent(ol[t]) for t in range(o, len(ol)) if ol[t].strip())
+        i = next((t for t in range(s - 1, -1, -1) if _indent(sl[t]) < depth), None)
+        if i is None:
+            break
+        k = next((t for t in range(o - 1, lo - 1, -1) if _indent(ol[t]) < depth), None)
+        if k is None or not _alike(sl[i], ol[k]):
+            raise _NoMerge(f"snippet line {sl[i].strip()!r} does not fit above line {o + 1}")
+        pairs += _fill(skeys, okeys, (i - 1, k - 1), (s, o))
+        s, o = i, k
+    start, (s, o) = o, (chain[-1][0] + 1, chain[-1][1] + 1)
+    while s < n:  # tail: the lines after the last anchor
+        depth = next(_indent(ol[t]) for t in range(o - 1, -1, -1) if ol[t].strip())
+        t = next((t for t in range(s, n) if sl[t].strip()), n)
+        if o < hi and skeys[s] == okeys[o]:
+            pairs.append((s, o))
+            s, o = s + 1, o + 1
+        elif t < n and _indent(sl[t]) > depth >= (seg.marker_after or 0):
+            q, u = o, s  # it went into a block and leaves it: it gave the rest of the body
+            while q < hi and _indent(ol[q]) > depth:
+                q += 1
+            while u < n and _indent(sl[u]) > depth:
+                u += 1
+            q, u = _rtrim(ol, o, q), _rtrim(sl, s, u)
+            pairs += _fill(skeys, okeys, (s - 1, o - 1), (u, q))
+            s, o = u, q
+        elif o < hi and _edited(sl, s, ol, o):
+            pairs.append((s, o))
+            s, o = s + 1, o + 1
+        elif o < hi and okeys[o] and okeys[o] in skeys[s + 1 :]:  # new lines, then it goes on
+            s = skeys.index(okeys[o], s + 1)
+        else:
+            break
+    return start, o, sorted(pairs)
+
+
+def _fill(skeys: list[str], okeys: list[str], a: _Pair, b: _Pair) -> list[_Pair]:
+    """difflib's pairs strictly between pair `a` and pair `b`."""
+    s1, o1 = a[0] + 1, a[1] + 1
+    sm = difflib.SequenceMatcher(None, skeys[s1 : b[0]], okeys[o1 : b[1]], autojunk=False)
+    return [(s1 + i + t, o1 + j + t) for i, j, n in sm.get_matching_blocks() for t in range(n)]
+
+
+def _finish(ol: list[str], spans: list[_Span], nl: bool, whole: str | None = None) -> MergeResult:
+    """Turn spans and their pairs into hunks, per-line kinds and the merged text."""
+    raw: list[Hunk] = []
+    context: set[int] = set()
+    for start, end, sl, pairs in spans:
+        si, oj = 0, start
+        for a, b in [*pairs, (len(sl), end)]:
+            if a > si or b > oj:
+                raw.append(Hunk(oj, b, sl[si:a]))
+            if a < len(sl) and _same(sl[a], ol[b]):
+                context.add(b)
+            elif a < len(sl):
+                raw.append(Hunk(b, b + 1, (sl[a],)))
+            si, oj = a + 1, b + 1
+    hunks: list[Hunk] = []
+    for h in sorted(raw, key=lambda h: (h.orig_start, h.orig_end)):
+        if hunks and hunks[-1].orig_end == h.orig_start:
+            p = hunks.pop()
+            h = Hunk(p.orig_start, h.orig_end, p.new_lines + h.new_lines)
+        hunks.append(h)
+    ops: list[LineKind] = ["context" if j in context else "kept" for j in range(len(ol))]
+    out: list[str] = []
+    pos = 0
+    for h in hunks:
+        kind: LineKind = "replaced" if h.new_lines else "deleted"
+        ops[h.orig_start : h.orig_end] = [kind] * (h.orig_end - h.orig_start)
+        out += [*ol[pos : h.orig_start], *h.new_lines]
+        pos = h.orig_end
+    out += ol[pos:]
+    merged = whole if whole is not None else "\n".join(out) + ("\n" if out and nl else "")
+    return MergeResult(True, "", merged, tuple(hunks), tuple(ops), whole_file=whole is not None)
+
+
+def _segments(sl: list[str]) -> list[_Seg]:
+    segs: list[_Seg] = []
+    cur: list[str] = []
+    before = False
+    for line in [*sl, None]:
+        if line is not None and not is_marker(line):
+            cur.append(line)
+            continue
+        if any(x.strip() for x in cur):
+            segs.append(_Seg(tuple(cur), before, None if line is None else _indent(line)))
+        cur, before = [], True
+    return segs
+
+
+def _min_table(vals: list[int]) -> list[list[int]]:
+    """Sparse table: row r holds the minima of `vals` over windows of 2**r."""
+    table = [vals]
+    while 2 ** len(table) <= len(vals):
+        row, w = table[-1], 2 ** (len(table) - 1)
+        table.append([min(row[i], row[i + w]) for i in range(len(row) - w)])
+    return table
+
+
+def _rmin(table: list[list[int]], lo: int, hi: int) -> int:
+    """min(vals[lo:hi]) from `_min_table(vals)`; _BLANK when empty."""
+    if hi <= lo:
+        return _BLANK
+    r = (hi - lo).bit_length() - 1
+    return min(table[r][lo], table[r][hi - 2**r])
+
+
+def _lines(text: str) -> list[str]:
+    lines = text.split("\n")
+    return lines[:-1] if lines[-1] == "" else lines
+
+
+def _key(line: str) -> str:
+    return " ".join(line.split())
+
+
+def _indent(line: str) -> int:
+    text = line.expandtabs(4)
+    return len(text) - len(text.lstrip()) if text.strip() else _BLANK
+
+
+def _rtrim(lines: Sequence[str], lo: int, hi: int) -> int:
+    while hi > lo and not lines[hi - 1].strip():
+        hi -= 1
+    return hi
+
+
+def _distinctive(key: str) -> bool:
+    words = " ".join(re.sub(r"\W+", " ", key).split())
+    return bool(words) and words not in _TRIVIAL
+
+
+def _same(a: str, b: str) -> bool:
+    return any(a.rstrip().expandtabs(t) == b.rstrip().expandtabs(t) for t in (4, 8))
+
+
+def _opens(lines: Sequence[str], i: int) -> bool:
+    nxt = next((k for k in range(i + 1, len(lines)) if lines[k].strip()), None)
+    return nxt is not None and _indent(lines[nxt]) > _indent(lines[i])
+
+
+def _edited(sl: Sequence[str], i: int, ol: Sequence[str], j: int) -> bool:
+    """sl[i] reads as ol[j] edited in place: same indentation, close text, neither opens a block."""
+    a, b = sl[i], ol[j]
+    if not a.strip() or _indent(a) != _indent(b) or _opens(sl, i) or _opens(ol, j):
+        return False
+    return difflib.SequenceMatcher(None, a.strip(), b.strip()).ratio() >= 0.75
+
+
+def _alike(a: str, b: str) -> bool:
+    """Two openers that are probably one line edited: same first two words, or close text."""
+    wa, wb = re.findall(r"\w+", a)[:2], re.findall(r"\w+", b)[:2]
+    close = difflib.SequenceMatcher(None, a.strip(), b.strip()).ratio() >= 0.75
+    return (len(wa) == 2 and wa == wb) or close
