@@ -1,0 +1,178 @@
+"""The model seam: load a causal LM, score token ids on top of the cached prefix, crop the cache.
+
+Owns everything that touches transformers at run time: tokenizer and weights loading, device and
+dtype choice, the chat template, and the KV cache (a `DynamicCache` that always holds exactly the
+accepted prefix; `crop_to(n)` is the only way it shrinks). The decode loop sees only `TargetModel`.
+Knows nothing of proposers, K, regions or files.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
+
+from applyedit.errors import ModelError
+
+if TYPE_CHECKING:
+    import torch
+
+logger = logging.getLogger(__name__)
+
+PREFILL_CHUNK = 1024  # prompt tokens per prefill forward: bounds attention memory on long files
+
+
+class TargetModel(Protocol):
+    """What the decode loop needs from a model (DESIGN.md §6)."""
+
+    eos_ids: frozenset[int]
+
+    def reset(self) -> None: ...
+
+    def forward(self, ids: list[int], num_logits: int) -> torch.Tensor:
+        """Append `ids` to the cache; return logits `(num_logits, V)` for the last positions."""
+        ...
+
+    def crop_to(self, length: int) -> None:
+        """Drop cached positions past `length`."""
+        ...
+
+    @property
+    def cached_len(self) -> int: ...
+
+
+def pick_device(device: str | None) -> str:
+    import torch
+
+    if device in (None, "auto"):
+        return "cuda" if torch.cuda.is_available() else "cpu"
+    if device.startswith("cuda") and not torch.cuda.is_available():
+        raise ModelError("--device cuda was asked for, but no CUDA device is available")
+    return device
+
+
+def pick_dtype(dtype: str | None, device: str) -> torch.dtype:
+    import torch
+
+    table = {"fp32": torch.float32, "float32": torch.float32, "bf16": torch.bfloat16,
+             "bfloat16": torch.bfloat16, "fp16": torch.float16, "float16": torch.float16}
+    if dtype in (None, "auto"):
+        return torch.bfloat16 if device.startswith("cuda") else torch.float32
+    if dtype not in table:
+        raise ModelError(f"unknown --dtype {dtype!r}; use fp32, bf16 or fp16")
+    return table[dtype]
+
+
+def load_tokenizer(path: Path) -> Any:
+    from transformers import AutoTokenizer
+
+    try:
+        return AutoTokenizer.from_pretrained(path)
+    except Exception as e:
+        raise ModelError(f"could not load the tokenizer from {path}: {e}") from e
+
+
+def context_length(path: Path) -> int:
+    import json
+
+    config = json.loads((path / "config.json").read_text())
+    return int(config.get("max_position_embeddings") or 32768)
+
+
+def chat_ids(tokenizer: Any, system: str, user: str, assistant_prefix: str) -> list[int]:
+    """Token ids of the chat prompt with the assistant's reply already started by `assistant_prefix`."""
+    messages = [{"role": "system", "content": system}, {"role": "user", "content": user}]
+    text = tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=True)
+    return list(tokenizer(text + assistant_prefix, add_special_tokens=False)["input_ids"])
+
+
+def stop_ids(tokenizer: Any, model_eos: int | list[int] | None) -> frozenset[int]:
+    """End-of-turn and end-of-text ids: any of them ends decoding."""
+    ids: set[int] = set()
+    for value in (model_eos, tokenizer.eos_token_id):
+        if isinstance(value, int):
+            ids.add(value)
+        elif value:
+            ids.update(value)
+    for token in ("<|im_end|>", "<|endoftext|>"):
+        tid = tokenizer.convert_tokens_to_ids(token)
+        if isinstance(tid, int) and tid != tokenizer.unk_token_id and tid is not None:
+            ids.add(tid)
+    return frozenset(ids)
+
+
+@dataclass
+class TorchModel:
+    """A transformers causal LM plus its DynamicCache, behind the `TargetModel` seam."""
+
+    model: Any  # transformers PreTrainedModel, eval mode
+    eos_ids: frozenset[int]
+    device: str = "cpu"
+    num_forwards: int = 0  # every forward call, prefill chunks included
+    _cache: Any = field(default=None, repr=False)
+    _len: int = 0
+
+    @classmethod
+    def load(cls, path: Path, device: str, dtype: torch.dtype, tokenizer: Any) -> TorchModel:
+        import torch
+        from transformers import AutoModelForCausalLM
+        from transformers.utils import logging as hf_logging
+
+        hf_logging.disable_progress_bar()  # stderr belongs to applyedit's own progress and summary
+        t0 = time.perf_counter()
+        try:
+            model = AutoModelForCausalLM.from_pretrained(path, dtype=dtype, use_safetensors=True)
+        except Exception as e:
+            raise ModelError(f"could not load the model from {path}: {e}") from e
+        model.to(device).eval()
+        torch.set_grad_enabled(False)
+        logger.info("loaded %s in %.1f s", path, time.perf_counter() - t0)
+        eos = stop_ids(tokenizer, model.generation_config.eos_token_id)
+        return cls(model=model, eos_ids=eos, device=device)
+
+    def reset(self) -> None:
+        from transformers import DynamicCache
+
+        self._cache = DynamicCache(config=self.model.config)
+        self._len = 0
+
+    @property
+    def cached_len(self) -> int:
+        return self._len
+
+    def forward(self, ids: list[int], num_logits: int) -> torch.Tensor:
+        import torch
+
+        assert 1 <= num_logits <= len(ids)
+        if self._cache is None:
+            self.reset()
+        # Long inputs (the prompt) go through in chunks so attention memory stays bounded; only the
+        # last chunk's logits are kept, and a verify block (num_logits > 1) always fits in one chunk.
+        chunks = [ids[i : i + PREFILL_CHUNK] for i in range(0, len(ids), PREFILL_CHUNK)]
+        assert num_logits <= len(chunks[-1])
+        for n, chunk in enumerate(chunks):
+            last = n == len(chunks) - 1
+            input_ids = torch.tensor([chunk], dtype=torch.long, device=self.device)
+            positions = torch.arange(self._len, self._len + len(chunk), device=self.device)
+            with torch.inference_mode():
+                out = self.model(
+                    input_ids=input_ids,
+                    past_key_values=self._cache,
+                    use_cache=True,
+                    position_ids=positions[None],
+                    logits_to_keep=num_logits if last else 1,
+                )
+            self.num_forwards += 1
+            self._len += len(chunk)
+        assert self._cache.get_seq_length() == self._len, "cache must hold exactly the fed tokens"
+        logits = out.logits[0].float()
+        return logits[-num_logits:]
+
+    def crop_to(self, length: int) -> None:
+        assert 0 <= length <= self._len
+        if length < self._len:
+            self._cache.crop(length - self._len)  # pinned transformers: a negative count removes tokens
+            self._len = length
+        assert self._cache.get_seq_length() == self._len

