@@ -1,0 +1,151 @@
+"""The decode loop: lossless speculative greedy decoding over token ids (DESIGN.md §2).
+
+Owns the one loop: prefill, then per step draft → verify `[last] + draft` in one forward pass →
+keep the matching prefix plus the target's own next token (the bonus) → crop the cache → update K.
+It yields one `Step` record per verify pass; `run()` collects them. Invariant: for any proposer and
+any K schedule the emitted tokens equal plain greedy decoding of the same model. Knows nothing of
+text, files, regions or rendering; stopping on text (the closing fence) comes in as a callback.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from applyedit.backend import TargetModel
+from applyedit.proposers import Proposer
+
+# Given all output tokens so far, return the length the output should be cut to, or None to go on.
+StopCheck = Callable[[Sequence[int]], "int | None"]
+
+
+class KPolicy(Protocol):
+    def next_k(self) -> int: ...
+
+    def observe(self, num_drafted: int, num_accepted: int) -> None: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    """One verify pass. `emitted` = accepted draft tokens + the bonus, after any stop cut."""
+
+    index: int
+    k: int  # draft length asked for
+    draft: tuple[int, ...]  # what the proposer offered (at most k)
+    num_accepted: int  # leading draft tokens equal to the target's argmax
+    emitted: tuple[int, ...]
+    start_s: float  # since decoding began (after prefill)
+    time_s: float  # this pass, forward + bookkeeping
+
+
+@dataclass
+class DecodeResult:
+    tokens: list[int]  # emitted tokens, without the stop token (EOS) itself
+    steps: list[Step]
+    stop_reason: str  # "eos" | "stop" (the StopCheck cut) | "budget"
+    prompt_tokens: int
+    prefill_s: float
+    decode_s: float
+    extra: dict[str, float] = field(default_factory=dict)
+
+
+def decode(
+    model: TargetModel,
+    prompt: Sequence[int],
+    proposer: Proposer,
+    policy: KPolicy,
+    max_new_tokens: int,
+    stop: StopCheck | None = None,
+    state: dict[str, object] | None = None,
+) -> Iterator[Step]:
+    """Yield verify steps until EOS, `stop` or `max_new_tokens`; `state` receives the stop reason."""
+    assert len(prompt) >= 1 and max_new_tokens >= 1
+    state = state if state is not None else {}
+    output: list[int] = []
+    # 0. Prefill all prompt tokens but the last: the last one opens the first verify block, so even
+    #    the first output tokens can be drafted.
+    t0 = time.perf_counter()
+    model.reset()
+    if len(prompt) > 1:
+        model.forward(list(prompt[:-1]), num_logits=1)
+    state["prefill_s"] = time.perf_counter() - t0
+    last = prompt[-1]
+    t_start = time.perf_counter()
+    index = 0
+    while True:
+        t_step = time.perf_counter()
+        # 1. Draft: at most k tokens, and never more than the budget leaves room for (the bonus
+        #    token takes one slot, so a fully accepted draft cannot overshoot).
+        k = policy.next_k()
+        room = max_new_tokens - len(output) - 1
+        draft = proposer.propose(output, k)[: max(0, min(k, room))]
+        # 2. Verify: one forward pass over [last] + draft gives len(draft) + 1 next-token predictions.
+        logits = model.forward([last, *draft], num_logits=len(draft) + 1)
+        predicted = logits.argmax(dim=-1).tolist()  # (len(draft) + 1,)
+        # 3. Accept the longest draft prefix the target agrees with, then one token of its own:
+        #    the bonus after a fully accepted draft, or the correction at the first mismatch.
+        num_accepted = 0
+        while num_accepted < len(draft) and draft[num_accepted] == predicted[num_accepted]:
+            num_accepted += 1
+        emitted = [*draft[:num_accepted], predicted[num_accepted]]
+        # 4. Crop the cache back to the accepted prefix: it held [last] + draft; it keeps [last] +
+        #    the accepted tokens. The bonus is not in the cache yet: it is the next step's `last`.
+        model.crop_to(model.cached_len - len(draft) + num_accepted)
+        proposer.observe(len(draft), num_accepted)
+        policy.observe(len(draft), num_accepted)
+        # 5. Stop rules, in emission order: EOS ends the output before itself; the text stop check
+        #    may cut inside the block; the budget is checked last (never exceeded, by construction).
+        reason = None
+        for i, token in enumerate(emitted):
+            if token in model.eos_ids:
+                emitted, reason = emitted[:i], "eos"
+                break
+        output.extend(emitted)
+        if reason is None and stop is not None:
+            cut = stop(output)
+            if cut is not None:
+                del emitted[len(emitted) - (len(output) - cut) :]
+                del output[cut:]
+                reason = "stop"
+        if reason is None and len(output) >= max_new_tokens:
+            reason = "budget"
+        assert len(output) <= max_new_tokens
+        assert reason is not None or model.cached_len == len(prompt) - 1 + len(output), "cache = accepted prefix"
+        now = time.perf_counter()
+        yield Step(index, k, tuple(draft), num_accepted, tuple(emitted), t_step - t_start, now - t_step)
+        index += 1
+        if reason is not None:
+            state["stop_reason"] = reason
+            state["decode_s"] = time.perf_counter() - t_start
+            return
+        last = output[-1]
+
+
+def run(
+    model: TargetModel,
+    prompt: Sequence[int],
+    proposer: Proposer,
+    policy: KPolicy,
+    max_new_tokens: int,
+    stop: StopCheck | None = None,
+    on_step: Callable[[Step, int], None] | None = None,
+) -> DecodeResult:
+    """Collect `decode` into a `DecodeResult`; `on_step(step, tokens_so_far)` drives progress displays."""
+    state: dict[str, object] = {}
+    steps: list[Step] = []
+    tokens: list[int] = []
+    for step in decode(model, prompt, proposer, policy, max_new_tokens, stop, state):
+        steps.append(step)
+        tokens.extend(step.emitted)
+        if on_step is not None:
+            on_step(step, len(tokens))
+    return DecodeResult(
+        tokens=tokens,
+        steps=steps,
+        stop_reason=str(state["stop_reason"]),
+        prompt_tokens=len(prompt),
+        prefill_s=float(state["prefill_s"]),  # type: ignore[arg-type]
+        decode_s=float(state["decode_s"]),  # type: ignore[arg-type]
+    )

@@ -1,0 +1,143 @@
+"""Draft proposers: where the next K tokens come from before the target model verifies them.
+
+Owns the two-verb interface (`propose(output, k)`, `observe(num_drafted, num_accepted)`) and the
+copy proposer of DESIGN.md §3: a pointer into a token source (the original file, the edit) that
+simply advances while the output keeps matching, and a resync ladder (longest suffix n-gram first,
+nearest match after the old pointer, then before) when it stops matching. Works on token ids only;
+knows nothing of the model, the cache, text or regions.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Protocol
+
+NGRAM_SIZES = (12, 8, 6, 4, 3, 2, 1)  # resync tries the longest suffix first
+
+
+class Proposer(Protocol):
+    def propose(self, output: Sequence[int], k: int) -> list[int]:
+        """Up to `k` draft tokens to follow `output` (the tokens emitted so far)."""
+        ...
+
+    def observe(self, num_drafted: int, num_accepted: int) -> None:
+        """Feedback after a verify step: how many of the drafted tokens the target accepted."""
+        ...
+
+
+class NullProposer:
+    """Never drafts: the loop degenerates to plain greedy decoding, one token per pass."""
+
+    def propose(self, output: Sequence[int], k: int) -> list[int]:
+        return []
+
+    def observe(self, num_drafted: int, num_accepted: int) -> None:
+        pass
+
+
+@dataclass(frozen=True, slots=True)
+class Source:
+    """A token sequence to copy from; `blocked[i]` marks tokens that must never be drafted."""
+
+    name: str  # "original" | "edit"
+    ids: tuple[int, ...]
+    blocked: tuple[bool, ...] = ()
+
+    def can_draft(self, pos: int) -> bool:
+        return pos < len(self.ids) and not (self.blocked and self.blocked[pos])
+
+
+@dataclass
+class _Pointer:
+    source: int  # index into CopyProposer.sources
+    pos: int  # next source token to draft
+    synced: int  # output length up to which the pointer has followed the output
+
+
+def build_index(ids: Sequence[int], sizes: Sequence[int] = NGRAM_SIZES) -> dict[tuple[int, ...], list[int]]:
+    """Map each n-gram (n in `sizes`) to the positions right after its occurrences, in order.
+
+    Example: ids [5, 6, 5, 6, 7], sizes (2,) -> {(5, 6): [2, 4], (6, 5): [3], (5, 6, ...)...}; the
+    value is where a copy continues after seeing that n-gram, so (5, 6) continues at 2 or at 4.
+    """
+    index: dict[tuple[int, ...], list[int]] = {}
+    for n in sizes:
+        for end in range(n, len(ids) + 1):
+            index.setdefault(tuple(ids[end - n : end]), []).append(end)
+    return index
+
+
+def nearest(positions: list[int], anchor: int) -> int | None:
+    """The first position >= anchor, else the last one before it (files are rewritten top down)."""
+    after = [p for p in positions if p >= anchor]
+    if after:
+        return after[0]
+    return positions[-1] if positions else None
+
+
+@dataclass
+class CopyProposer:
+    """Copies from the sources with a pointer; resyncs on the output's suffix when the pointer breaks."""
+
+    sources: list[Source]
+    sizes: tuple[int, ...] = NGRAM_SIZES
+    num_resyncs: int = 0
+    _index: list[dict[tuple[int, ...], list[int]]] = field(default_factory=list, repr=False)
+    _ptr: _Pointer | None = None
+
+    def __post_init__(self) -> None:
+        self._index = [build_index(s.ids, self.sizes) for s in self.sources]
+        # Before anything is emitted the output starts where the first source (the original) starts.
+        self._ptr = _Pointer(0, 0, 0) if self.sources else None
+
+    def propose(self, output: Sequence[int], k: int) -> list[int]:
+        if k <= 0 or not self.sources:
+            return []
+        ptr = self._follow(output)
+        if ptr is None:
+            return []
+        src = self.sources[ptr.source]
+        draft: list[int] = []
+        pos = ptr.pos
+        while len(draft) < k and src.can_draft(pos):
+            draft.append(src.ids[pos])
+            pos += 1
+        return draft
+
+    def observe(self, num_drafted: int, num_accepted: int) -> None:
+        pass  # the pointer follows the output itself in `_follow`; nothing to learn here yet
+
+    def _follow(self, output: Sequence[int]) -> _Pointer | None:
+        """Advance the pointer over newly emitted tokens; resync at the first one that differs."""
+        ptr = self._ptr
+        if ptr is not None and ptr.synced <= len(output):
+            ids = self.sources[ptr.source].ids
+            while ptr.synced < len(output):
+                if ptr.pos < len(ids) and ids[ptr.pos] == output[ptr.synced]:
+                    ptr.pos += 1
+                    ptr.synced += 1
+                else:
+                    break
+            if ptr.synced == len(output) and self.sources[ptr.source].can_draft(ptr.pos):
+                return ptr
+        self._ptr = self._resync(output, ptr)
+        return self._ptr
+
+    def _resync(self, output: Sequence[int], old: _Pointer | None) -> _Pointer | None:
+        """Find the longest output suffix in the sources; prefer the old source, near the old pointer."""
+        self.num_resyncs += 1
+        order = list(range(len(self.sources)))
+        if old is not None:
+            order.sort(key=lambda s: s != old.source)
+        for n in self.sizes:
+            if n > len(output):
+                continue
+            key = tuple(output[-n:])
+            for s in order:
+                positions = [p for p in self._index[s].get(key, ()) if self.sources[s].can_draft(p)]
+                anchor = old.pos if old is not None and old.source == s else 0
+                pos = nearest(positions, anchor)
+                if pos is not None:
+                    return _Pointer(s, pos, len(output))
+        return None

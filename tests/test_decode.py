@@ -1,0 +1,176 @@
+"""The decode loop on tiny random Qwen2 models built in-process (fp32, CPU): lossless and exact counts."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from functools import lru_cache
+
+import pytest
+import torch
+from transformers import Qwen2Config, Qwen2ForCausalLM
+
+from applyedit.backend import TorchModel
+from applyedit.decode import run
+from applyedit.policy import FixedK, GrowShrinkK
+from applyedit.proposers import CopyProposer, NullProposer, Source
+
+VOCAB = 256
+MAX_NEW = 40
+SEEDS = range(50)
+
+
+@lru_cache(maxsize=None)
+def tiny_model(seed: int) -> Qwen2ForCausalLM:
+    torch.manual_seed(seed)
+    config = Qwen2Config(
+        vocab_size=VOCAB, hidden_size=64, intermediate_size=128, num_hidden_layers=2,
+        num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=512,
+        bos_token_id=0, eos_token_id=1, pad_token_id=0, tie_word_embeddings=False,
+    )
+    model = Qwen2ForCausalLM(config).eval()
+    # Random init gives near-uniform logits; scale the head so greedy choices are well separated.
+    with torch.no_grad():
+        model.lm_head.weight.mul_(8.0)
+    return model
+
+
+def prompt_for(seed: int, length: int = 24) -> list[int]:
+    g = torch.Generator().manual_seed(1000 + seed)
+    # Include the pad id 0 on purpose: generate() must get an explicit attention mask for it.
+    ids = torch.randint(0, VOCAB, (length,), generator=g).tolist()
+    ids[3] = 0
+    return ids
+
+
+@lru_cache(maxsize=None)
+def reference(seed: int, max_new: int = MAX_NEW, eos: int | None = None) -> tuple[int, ...]:
+    """Plain greedy decoding with transformers' own generate()."""
+    model, prompt = tiny_model(seed), prompt_for(seed)
+    ids = torch.tensor([prompt])
+    out = model.generate(
+        ids, attention_mask=torch.ones_like(ids), do_sample=False, max_new_tokens=max_new,
+        min_new_tokens=0, eos_token_id=eos, pad_token_id=VOCAB - 1,
+    )
+    tokens = out[0, len(prompt):].tolist()
+    if eos is not None and eos in tokens:
+        tokens = tokens[: tokens.index(eos)]
+    return tuple(tokens)
+
+
+class Oracle:
+    """Drafts exactly the reference continuation: every draft token is accepted."""
+
+    def __init__(self, ref: Sequence[int]) -> None:
+        self.ref = list(ref)
+
+    def propose(self, output: Sequence[int], k: int) -> list[int]:
+        return self.ref[len(output) : len(output) + k]
+
+    def observe(self, num_drafted: int, num_accepted: int) -> None:
+        pass
+
+
+class Contrarian(Oracle):
+    """Drafts a token the target never picks at every position: nothing is ever accepted."""
+
+    def propose(self, output: Sequence[int], k: int) -> list[int]:
+        return [(t + 1) % VOCAB for t in self.ref[len(output) : len(output) + k]] or [7] * k
+
+
+def loop(seed: int, proposer, policy, max_new: int = MAX_NEW, eos: int | None = None):
+    model = TorchModel(model=tiny_model(seed), eos_ids=frozenset({eos} if eos is not None else ()))
+    return run(model, prompt_for(seed), proposer, policy, max_new)
+
+
+def noisy_copy_source(seed: int) -> Source:
+    """The reference with every 7th token corrupted: the copy proposer must miss and resync."""
+    ref = list(reference(seed))
+    return Source("original", tuple((t + 3) % VOCAB if i % 7 == 3 else t for i, t in enumerate(ref)))
+
+
+PROPOSERS = {
+    "perfect": lambda seed: Oracle(reference(seed)),
+    "always-wrong": lambda seed: Contrarian(reference(seed)),
+    "empty": lambda seed: NullProposer(),
+    "copy": lambda seed: CopyProposer([noisy_copy_source(seed), Source("edit", tuple(prompt_for(seed)))]),
+}
+
+
+@pytest.mark.parametrize("name", PROPOSERS)
+@pytest.mark.parametrize("seed", SEEDS)
+def test_speculative_equals_generate(seed: int, name: str) -> None:
+    """For every proposer, the loop's output equals model.generate(do_sample=False) token for token."""
+    result = loop(seed, PROPOSERS[name](seed), GrowShrinkK(k_max=8, k=4))
+    assert tuple(result.tokens) == reference(seed)
+    assert result.stop_reason == "budget"
+
+
+@pytest.mark.parametrize("k", [1, 3, 4, 7])
+@pytest.mark.parametrize("seed", range(5))
+def test_perfect_draft_pass_count(seed: int, k: int) -> None:
+    """With a perfect draft and fixed K, the loop needs exactly ceil(max_new / (k + 1)) passes."""
+    result = loop(seed, Oracle(reference(seed)), FixedK(k))
+    assert tuple(result.tokens) == reference(seed)
+    assert len(result.steps) == math.ceil(MAX_NEW / (k + 1))
+    assert all(s.num_accepted == len(s.draft) for s in result.steps)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_always_wrong_pass_count(seed: int) -> None:
+    """With a draft that is always wrong, every pass emits exactly one token: max_new passes."""
+    result = loop(seed, Contrarian(reference(seed)), FixedK(5))
+    assert tuple(result.tokens) == reference(seed)
+    assert len(result.steps) == MAX_NEW
+    assert all(s.num_accepted == 0 and len(s.emitted) == 1 for s in result.steps)
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_eos_inside_accepted_block(seed: int) -> None:
+    """EOS emitted in the middle of a fully accepted block ends the output right before it."""
+    ref = reference(seed)
+    # The first token that did not occur earlier (0 for a degenerate one-token reference).
+    position = next((i for i in range(1, MAX_NEW) if ref[i] not in ref[:i]), 0)
+    eos = ref[position]
+    expected = reference(seed, eos=eos)
+    assert expected == ref[:position]
+    # The oracle drafts past EOS (it knows the budget-long reference); K=8 puts EOS inside a block.
+    result = loop(seed, Oracle(ref), FixedK(8), eos=eos)
+    assert tuple(result.tokens) == expected
+    assert result.stop_reason == "eos"
+    assert len(result.steps) == math.ceil((position + 1) / 9)
+
+
+@pytest.mark.parametrize("max_new", [1, 2, 9, 10, 11, 17])
+def test_budget_never_exceeded_by_bonus(max_new: int) -> None:
+    """A fully accepted draft plus its bonus token never runs past max_new_tokens."""
+    seed = 3
+    ref = reference(seed)
+    result = loop(seed, Oracle(ref), FixedK(4), max_new=max_new)
+    assert tuple(result.tokens) == ref[:max_new]
+    assert len(result.tokens) == max_new
+    assert result.stop_reason == "budget"
+    assert sum(len(s.emitted) for s in result.steps) == max_new
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_copy_over_reproduced_reference_accepts_whole_blocks(seed: int) -> None:
+    """Copy-drafting from the exact reference accepts every block: ceil(N / (k + 1)) passes."""
+    ref = reference(seed)
+    proposer = CopyProposer([Source("original", tuple(ref))])
+    result = loop(seed, proposer, FixedK(6))
+    assert tuple(result.tokens) == ref
+    assert len(result.steps) == math.ceil(MAX_NEW / 7)
+    assert all(s.num_accepted == len(s.draft) == 6 for s in result.steps[:-1])
+
+
+def test_stop_check_cuts_inside_a_block() -> None:
+    """A text stop rule that fires mid-block cuts the output there, like greedy stopping at that token."""
+    seed = 5
+    ref = reference(seed)
+    result = run(
+        TorchModel(model=tiny_model(seed), eos_ids=frozenset()), prompt_for(seed), Oracle(ref), FixedK(8),
+        MAX_NEW, stop=lambda out: 13 if len(out) >= 13 else None,
+    )
+    assert tuple(result.tokens) == ref[:13]
+    assert result.stop_reason == "stop"
