@@ -1,0 +1,156 @@
+"""Text in, text out: reading files and edits, normalising them for the model, restoring the result.
+
+Owns DESIGN.md §9's text contracts: the model and the proposer see LF-only text without a BOM; the
+written result gets the original's line-ending style, BOM and final-newline state back. Also owns
+fences (one longer than any backtick run in the inputs), taking an edit out of a chat reply, and
+extracting the file body from the model's output. Knows nothing of tokens or the model.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from applyedit.errors import DecodeError, InputError
+
+BOM = "\ufeff"
+
+LANGUAGES = {  # extension -> (language name for prompts and fences, fence info string)
+    ".py": "python", ".pyi": "python", ".js": "javascript", ".mjs": "javascript", ".cjs": "javascript",
+    ".jsx": "javascript", ".ts": "typescript", ".tsx": "typescript", ".go": "go", ".rs": "rust",
+    ".java": "java", ".c": "c", ".h": "c", ".cc": "cpp", ".cpp": "cpp", ".cxx": "cpp", ".hpp": "cpp",
+    ".hh": "cpp", ".cs": "csharp", ".rb": "ruby", ".php": "php", ".kt": "kotlin", ".swift": "swift",
+    ".scala": "scala", ".sh": "bash", ".bash": "bash", ".lua": "lua", ".sql": "sql", ".md": "markdown",
+    ".html": "html", ".css": "css", ".json": "json", ".yaml": "yaml", ".yml": "yaml", ".toml": "toml",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class TextStyle:
+    """How a file's bytes differ from the LF-only text the model sees."""
+
+    newline: str = "\n"  # "\n" or "\r\n": the majority style, restored on write
+    bom: bool = False
+    final_newline: bool = True  # False when a non-empty file does not end with a newline
+    mixed: bool = False  # both styles were present; the majority wins
+
+
+@dataclass(frozen=True, slots=True)
+class SourceFile:
+    path: Path
+    raw: bytes  # exactly what was on disk
+    text: str  # normalised: LF only, no BOM
+    style: TextStyle
+    language: str
+
+
+def language_for(path: Path, override: str | None = None) -> str:
+    if override:
+        return override.lower()
+    return LANGUAGES.get(path.suffix.lower(), path.suffix.lstrip(".").lower() or "text")
+
+
+def decode_text(raw: bytes, what: str, encoding: str = "utf-8") -> str:
+    if b"\x00" in raw and encoding.lower().replace("-", "") == "utf8":
+        raise InputError(f"{what} looks binary (it contains NUL bytes); applyedit edits text files")
+    try:
+        return raw.decode(encoding)
+    except UnicodeDecodeError as e:
+        raise InputError(
+            f"{what} is not valid {encoding} (byte 0x{raw[e.start]:02x} at offset {e.start}); "
+            "pass --encoding if it uses another encoding"
+        ) from e
+    except LookupError as e:
+        raise InputError(f"unknown encoding {encoding!r}") from e
+
+
+def normalise(text: str) -> tuple[str, TextStyle]:
+    """LF-only, BOM-free text plus the style needed to restore the original form."""
+    bom = text.startswith(BOM)
+    if bom:
+        text = text[1:]
+    crlf = text.count("\r\n")
+    lf = text.count("\n") - crlf
+    newline = "\r\n" if crlf > lf else "\n"
+    text = text.replace("\r\n", "\n")
+    final = text == "" or text.endswith("\n")
+    return text, TextStyle(newline=newline, bom=bom, final_newline=final, mixed=crlf > 0 and lf > 0)
+
+
+def restore(text: str, style: TextStyle) -> str:
+    """Give LF-only model output the original's final-newline state, line endings and BOM."""
+    if not style.final_newline and text.endswith("\n"):
+        text = text[:-1]
+    if style.newline == "\r\n":
+        text = text.replace("\n", "\r\n")
+    return (BOM + text) if style.bom else text
+
+
+def read_source(path: Path, language: str | None = None, encoding: str = "utf-8") -> SourceFile:
+    if not path.exists():
+        raise InputError(f"{path}: no such file")
+    if path.is_dir():
+        raise InputError(f"{path} is a directory, not a file")
+    try:
+        raw = path.read_bytes()
+    except OSError as e:
+        raise InputError(f"cannot read {path}: {e.strerror}") from e
+    text, style = normalise(decode_text(raw, str(path), encoding))
+    return SourceFile(path, raw, text, style, language_for(path, language))
+
+
+_FENCE_OPEN = re.compile(r"^(`{3,}|~{3,})[ \t]*([\w+#.-]*)[^\n`]*$")
+
+
+def extract_edit(text: str, language: str = "") -> str:
+    """The edit as the model should see it: LF-only, and taken out of its chat fence if it had one.
+
+    An edit pasted from a chat reply ("Here is the update:\\n```python\\n...\\n```\\nThis adds...")
+    becomes the block's body. Several blocks, or none, leave the text as it is (minus outer blank lines).
+    """
+    text, _ = normalise(text)
+    lines = text.split("\n")
+    blocks: list[tuple[int, int]] = []
+    i = 0
+    while i < len(lines):
+        m = _FENCE_OPEN.match(lines[i])
+        if m:
+            fence = m.group(1)
+            for j in range(i + 1, len(lines)):
+                if lines[j].strip() == fence:
+                    blocks.append((i, j))
+                    i = j
+                    break
+        i += 1
+    if language == "markdown":
+        nonblank = [n for n, line in enumerate(lines) if line.strip()]
+        blocks = [b for b in blocks if nonblank and b == (nonblank[0], nonblank[-1])]
+    if len(blocks) == 1:
+        start, end = blocks[0]
+        text = "\n".join(lines[start + 1 : end])
+    text = text.strip("\n")
+    if not text.strip():
+        raise InputError("the edit is empty")
+    return text + "\n"
+
+
+def fence_for(*texts: str) -> str:
+    """A backtick fence longer than the longest backtick run in any of `texts` (at least 3)."""
+    longest = max((len(run) for t in texts for run in re.findall(r"`+", t)), default=0)
+    return "`" * max(3, longest + 1)
+
+
+def extract_body(output: str, fence: str) -> str:
+    """The file body from the model's output, which continues a prompt ending in the opening fence.
+
+    The body ends at the first line that is exactly `fence`. No closing fence means the output was cut
+    short (budget or end-of-turn before the file ended): an error, never a partial file.
+    """
+    if output.startswith(fence) and output[len(fence) :].strip() == "":
+        return ""  # the empty file: the model closed the block at once
+    lines = output.split("\n")
+    for n, line in enumerate(lines):
+        if line.rstrip() == fence:
+            return "".join(line + "\n" for line in lines[:n])
+    raise DecodeError("the model's output ended before the closing fence: the file was cut short")

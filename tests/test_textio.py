@@ -1,0 +1,105 @@
+"""Text contracts (DESIGN.md §9): normalisation and restoration, fences, edit and body extraction."""
+
+from __future__ import annotations
+
+import pytest
+
+from applyedit.errors import DecodeError, InputError
+from applyedit.textio import decode_text, extract_body, extract_edit, fence_for, normalise, restore
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        "a\nb\n",  # plain LF
+        "a\nb",  # no final newline
+        "a\r\nb\r\n",  # CRLF
+        "a\r\nb",  # CRLF, no final newline
+        "\ufeffa\nb\n",  # BOM
+        "\ufeffa\r\nb",  # BOM + CRLF + no final newline
+        "",  # empty
+        "\tx\n\t\ty\n",  # tabs
+        "é = '中文'\n",  # unicode
+    ],
+)
+def test_normalise_then_restore_is_identity(raw: str) -> None:
+    """The model sees LF-only BOM-free text; restoring gives back the original bytes exactly."""
+    text, style = normalise(raw)
+    assert "\r" not in text and not text.startswith("\ufeff")
+    # The model always ends a non-empty file with a newline; restore must undo that when needed.
+    model_output = text if text.endswith("\n") or not text else text + "\n"
+    assert restore(model_output, style) == raw
+
+
+def test_mixed_line_endings_keep_the_majority() -> None:
+    """Mixed endings restore to the majority style and are flagged as mixed."""
+    text, style = normalise("a\r\nb\r\nc\n")
+    assert style.newline == "\r\n" and style.mixed
+    assert restore(text, style) == "a\r\nb\r\nc\r\n"
+
+
+def test_binary_and_bad_utf8_are_clear_errors() -> None:
+    """NUL bytes and invalid UTF-8 are refused with a message naming the problem."""
+    with pytest.raises(InputError, match="binary"):
+        decode_text(b"ab\x00cd", "f.bin")
+    with pytest.raises(InputError, match="not valid utf-8.*--encoding"):
+        decode_text(b"caf\xe9\n", "f.py")
+
+
+@pytest.mark.parametrize(
+    "texts, fence",
+    [
+        (("x = 1\n",), "```"),  # no backticks: the standard fence
+        (("s = '``'\n",), "```"),  # a run of two still needs only three
+        (("```python\ncode\n```\n",), "````"),  # a Markdown file with fences gets a longer one
+        (("a\n", "use ````` here"), "``````"),  # the edit's runs count too
+    ],
+)
+def test_fence_is_longer_than_any_backtick_run(texts: tuple[str, ...], fence: str) -> None:
+    """The fence is one backtick longer than the longest run in the file and the edit (min 3)."""
+    assert fence_for(*texts) == fence
+
+
+def test_edit_from_chat_reply_takes_the_block() -> None:
+    """An edit pasted with its chat fence and prose around it becomes the block's body."""
+    reply = "Here is the change:\n\n```python\ndef f():\n    return 2\n```\n\nThis returns 2 now.\n"
+    assert extract_edit(reply) == "def f():\n    return 2\n"
+
+
+def test_edit_without_fence_is_kept_and_crlf_normalised() -> None:
+    """A plain edit is kept as is (LF-only, one final newline)."""
+    assert extract_edit("Rename x to y.\r\n\r\n") == "Rename x to y.\n"
+
+
+def test_markdown_edit_with_inner_fences_is_not_unwrapped() -> None:
+    """For Markdown files, an edit with prose and an inner code block is the edit itself."""
+    edit = "## Usage\n\n```sh\nmake\n```\n\nMore text.\n"
+    assert extract_edit(edit, "markdown") == edit
+
+
+@pytest.mark.parametrize("edit", ["", "   \n\n", "```\n\n```\n"])
+def test_empty_edit_is_an_error(edit: str) -> None:
+    """An empty or whitespace-only edit is refused."""
+    with pytest.raises(InputError, match="empty"):
+        extract_edit(edit)
+
+
+@pytest.mark.parametrize(
+    "output, body",
+    [
+        ("a\nb\n```\n", "a\nb\n"),  # closing fence line ends the body
+        ("a\nb\n```", "a\nb\n"),  # closing fence at the very end (EOS right after)
+        ("```\n", ""),  # empty file
+        ("x = '```'\n```\n", "x = '```'\n"),  # a fence inside a line is not a closing line
+        ("a\n````\nb\n```\n", "a\n````\nb\n"),  # a longer run is not the fence
+    ],
+)
+def test_extract_body(output: str, body: str) -> None:
+    """The body is everything before the first line that is exactly the fence."""
+    assert extract_body(output, "```") == body
+
+
+def test_unclosed_block_is_an_error() -> None:
+    """Output without the closing fence (budget hit) is never taken as a file."""
+    with pytest.raises(DecodeError, match="cut short"):
+        extract_body("a\nb\n", "```")
