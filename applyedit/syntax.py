@@ -1,0 +1,255 @@
+"""Syntax trees for source text: the one module that calls tree-sitter.
+
+Owns the parsers (one per language, cached), error detection (does the text still parse?) and
+definition spans (classes, functions, methods, ... with their nesting and 1-based line ranges),
+found by walking a table of node types per language. Knows nothing of tokens, the model or diffs.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+from dataclasses import dataclass
+
+import tree_sitter
+
+__all__ = [
+    "LANGUAGES", "Definition", "definitions", "enclosing", "label", "parse_errors", "supported",
+    "top_level_boundaries",
+]
+
+_GRAMMARS = {  # language name -> (module, function returning the grammar); packages pinned in pyproject
+    "python": ("tree_sitter_python", "language"), "javascript": ("tree_sitter_javascript", "language"),
+    "typescript": ("tree_sitter_typescript", "language_typescript"),
+    "tsx": ("tree_sitter_typescript", "language_tsx"), "go": ("tree_sitter_go", "language"),
+    "rust": ("tree_sitter_rust", "language"), "java": ("tree_sitter_java", "language"),
+    "c": ("tree_sitter_c", "language"), "cpp": ("tree_sitter_cpp", "language"),
+    "csharp": ("tree_sitter_c_sharp", "language"), "ruby": ("tree_sitter_ruby", "language"),
+    "bash": ("tree_sitter_bash", "language"), "json": ("tree_sitter_json", "language"),
+    "yaml": ("tree_sitter_yaml", "language"), "toml": ("tree_sitter_toml", "language"),
+    "css": ("tree_sitter_css", "language"), "html": ("tree_sitter_html", "language"),
+    "markdown": ("tree_sitter_markdown", "language"),
+}
+LANGUAGES: frozenset[str] = frozenset(_GRAMMARS)
+_ALIASES = {"py": "python", "js": "javascript", "jsx": "javascript", "ts": "typescript", "golang": "go",
+            "rs": "rust", "c++": "cpp", "cs": "csharp", "c#": "csharp", "rb": "ruby", "sh": "bash",
+            "shell": "bash", "yml": "yaml", "md": "markdown"}
+
+
+def _table(spec: str) -> dict[str, tuple[str, str]]:
+    """`node_type=kind[/keyword] ...` -> {node_type: (kind, keyword)}; the keyword defaults to kind."""
+    pairs = (item.split("=") for item in spec.split())
+    return {node: (kind.partition("/")[0], kind.partition("/")[2] or kind) for node, kind in pairs}
+
+
+# Per family: node type -> (kind, keyword shown in labels). The name comes from the node's `name`
+# field, else from its C declarator; `_describe` handles the types whose name lies elsewhere.
+_JS = _table("class_declaration=class function_declaration=function method_definition=method "
+             "generator_function_declaration=function variable_declarator=function "
+             "field_definition=method")
+_TS = _JS | _table("abstract_class_declaration=class interface_declaration=interface "
+                   "enum_declaration=enum type_alias_declaration=type internal_module=namespace "
+                   "module=module public_field_definition=method")
+_C = _table("function_definition=function struct_specifier=struct union_specifier=union "
+            "enum_specifier=enum type_definition=struct")
+_JAVA = _table("class_declaration=class interface_declaration=interface enum_declaration=enum "
+               "record_declaration=record annotation_type_declaration=annotation/@interface "
+               "method_declaration=method constructor_declaration=constructor")
+_TABLES: dict[str, dict[str, tuple[str, str]]] = {
+    "python": _table("function_definition=function/def class_definition=class"),
+    "javascript": _JS, "typescript": _TS, "tsx": _TS, "java": _JAVA, "c": _C,
+    "cpp": _C | _table("class_specifier=class namespace_definition=namespace"),
+    "go": _table("function_declaration=function/func method_declaration=method/func type_spec=type"),
+    "rust": _table("function_item=function/fn struct_item=struct enum_item=enum union_item=union "
+                   "trait_item=trait impl_item=impl mod_item=module/mod "
+                   "macro_definition=macro/macro_rules!"),
+    "csharp": _JAVA | _table("struct_declaration=struct namespace_declaration=namespace "
+                             "file_scoped_namespace_declaration=namespace"),
+    "ruby": _table("class=class module=module method=function/def singleton_method=function/def"),
+    "bash": _table("function_definition=function"),
+    "markdown": _table("section=section/#"),
+}
+_JS_FAMILY = ("javascript", "typescript", "tsx")
+_WRAPPERS = {  # a definition's span grows to these parents when it is their only child of its type
+    "python": {"decorated_definition"}, "go": {"type_declaration"}, "cpp": {"template_declaration"},
+    **dict.fromkeys(_JS_FAMILY, {"export_statement", "lexical_declaration", "variable_declaration"}),
+}
+_PRECEDING = {"rust": {"attribute_item"}, **dict.fromkeys(_JS_FAMILY, {"decorator"})}  # siblings ahead
+_NEEDS_BODY = {"class_specifier", "struct_specifier", "union_specifier", "enum_specifier", "mod_item"}
+_FUNCTION_VALUES = {"arrow_function", "function_expression", "function", "generator_function"}
+_CONTAINERS = {"class", "struct", "impl", "trait", "interface", "enum", "record", "union"}
+_parsers: dict[str, tree_sitter.Parser | None] = {}
+_Path = str | os.PathLike[str] | None  # a file name hint: ".tsx" selects the TSX grammar
+
+
+@dataclass(frozen=True, slots=True)
+class Definition:
+    """One definition: what it is, its name, its 1-based inclusive line span, the one enclosing it."""
+
+    kind: str  # "class", "function", "method", "struct", "impl", "interface", "enum", "trait", ...
+    name: str
+    start_line: int  # includes decorators, attributes, `export` and `template <...>` prefixes
+    end_line: int
+    parent: Definition | None = None
+    keyword: str = ""  # the language's word for it in labels ("def", "fn", "func (T)"); kind if empty
+
+
+def _canonical(language: str, path: _Path = None) -> str:
+    name = _ALIASES.get(language.lower(), language.lower())
+    if name == "typescript" and path is not None and os.fspath(path).lower().endswith(".tsx"):
+        return "tsx"
+    return name
+
+
+def _parser(name: str) -> tree_sitter.Parser | None:
+    if name in _GRAMMARS and name not in _parsers:
+        module, function = _GRAMMARS[name]
+        try:
+            grammar = getattr(importlib.import_module(module), function)()
+            _parsers[name] = tree_sitter.Parser(tree_sitter.Language(grammar))
+        except (ImportError, ValueError):  # package missing, or a grammar ABI this binding rejects
+            _parsers[name] = None
+    return _parsers.get(name)
+
+
+def supported(language: str) -> bool:
+    """Whether `language` (a name from textio.LANGUAGES, or an alias) has a usable grammar."""
+    return _parser(_canonical(language)) is not None
+
+
+def _tree(text: str, language: str, path: _Path) -> tuple[tree_sitter.Tree, str] | None:
+    """The tree and the grammar used; TypeScript without a path falls back to TSX if only that parses."""
+    name = _canonical(language, path)
+    parser = _parser(name)
+    if parser is None:
+        return None
+    data = text.encode("utf-8", "replace")
+    tree = parser.parse(data)
+    tsx = _parser("tsx") if name == "typescript" and path is None and tree.root_node.has_error else None
+    if tsx is not None and not (alternative := tsx.parse(data)).root_node.has_error:
+        return alternative, "tsx"
+    return tree, name
+
+
+def parse_errors(text: str, language: str, path: _Path = None) -> list[int] | None:
+    """1-based lines holding ERROR or MISSING nodes ([] when the text parses); None without a grammar."""
+    parsed = _tree(text, language, path)
+    if parsed is None:
+        return None
+    last = max(1, text.count("\n") + (not text.endswith("\n")))  # a MISSING node at EOF: the last line
+    lines: set[int] = set()
+    stack = [parsed[0].root_node]
+    while stack:
+        node = stack.pop()
+        if node.is_error or node.is_missing:
+            lines.add(min(node.start_point.row + 1, last))
+        stack.extend(child for child in node.children if child.has_error or child.is_missing)
+    return sorted(lines)
+
+
+def _text(node: tree_sitter.Node | None) -> str:
+    return " ".join((node.text or b"").decode("utf-8", "replace").split()) if node is not None else ""
+
+
+def _type(node: tree_sitter.Node | None) -> str:
+    return node.type if node is not None else ""
+
+
+def _declarator_name(node: tree_sitter.Node | None) -> str:
+    while node is not None and node.type.endswith("declarator"):  # int *(*f)(void) -> f
+        inner = node.child_by_field_name("declarator")
+        node = inner if inner is not None else (node.named_children[0] if node.named_children else None)
+    return _text(node)
+
+
+def _describe(node: tree_sitter.Node, grammar: str) -> tuple[str, str, str] | None:
+    """(kind, keyword, name) when `node` is a definition in `grammar`, else None."""
+    entry = _TABLES.get(grammar, {}).get(node.type)
+    if entry is None or (node.type in _NEEDS_BODY and node.child_by_field_name("body") is None):
+        return None
+    kind, keyword = entry
+    field = node.child_by_field_name
+    name = _text(field("name")) or _declarator_name(field("declarator"))
+    if node.type in ("variable_declarator", "field_definition", "public_field_definition"):
+        if _type(field("value")) not in _FUNCTION_VALUES:  # `const f = () => ...`, not `const n = 1`
+            return None
+        name = name or _text(field("property"))
+    elif node.type == "type_definition":  # typedef struct { ... } Name;
+        inner = field("type")
+        body = inner.child_by_field_name("body") if inner is not None else None
+        if inner is None or body is None or inner.child_by_field_name("name") is not None:
+            return None  # not a struct/union/enum body, or a named one: found on its own
+        kind = keyword = inner.type.removesuffix("_specifier")
+    elif node.type == "type_spec":  # Go
+        kind = {"struct_type": "struct", "interface_type": "interface"}.get(_type(field("type")), kind)
+    elif node.type == "method_declaration" and grammar == "go":
+        receivers = receiver.named_children if (receiver := field("receiver")) is not None else []
+        receiver_type = receivers[0].child_by_field_name("type") if receivers else None
+        keyword = f"func ({_text(receiver_type).lstrip('*')})"  # func (s *Server) Start: func (Server)
+    elif node.type == "impl_item":
+        trait, target = _text(field("trait")), _text(field("type"))
+        name = f"{trait} for {target}" if trait else target
+    elif node.type == "section":  # Markdown: a heading and what follows, up to the next of its level
+        heading = node.named_children[0] if node.named_children else None
+        if heading is None or not heading.type.endswith("_heading"):  # the preamble before any heading
+            return None
+        types = " ".join(c.type for c in heading.named_children)  # "atx_h2_marker inline", ...
+        level = next((n for n in range(1, 7) if f"_h{n}_" in types), 1)  # setext_h1_underline too
+        keyword, name = "#" * level, _text(heading.child_by_field_name("heading_content"))
+    return (kind, keyword, name) if name else None
+
+
+def _span(node: tree_sitter.Node, grammar: str) -> tuple[int, int]:
+    outer = node
+    while (parent := outer.parent) is not None and parent.type in _WRAPPERS.get(grammar, ()) and sum(
+        child.type == outer.type for child in parent.named_children
+    ) == 1:
+        outer = parent
+    first = outer
+    ahead = _PRECEDING.get(grammar, set())
+    while (before := first.prev_named_sibling) is not None and before.type in ahead:
+        first = before
+    end = outer.end_point  # a node ending at column 0 ends on the line before (its newline is included)
+    return first.start_point.row + 1, max(first.start_point.row + 1, end.row + (1 if end.column else 0))
+
+
+def definitions(text: str, language: str, path: _Path = None) -> list[Definition] | None:
+    """Every definition, nested ones included, in source order (parents first); None if no grammar."""
+    parsed = _tree(text, language, path)
+    if parsed is None:
+        return None
+    tree, grammar = parsed
+    found: list[Definition] = []
+    stack: list[tuple[tree_sitter.Node, Definition | None]] = [(tree.root_node, None)]
+    while stack:
+        node, parent = stack.pop()
+        described = _describe(node, grammar)
+        if described is not None:
+            kind, keyword, name = described
+            if kind == "function" and parent is not None and parent.kind in _CONTAINERS:
+                kind = "method"
+            parent = Definition(kind, name, *_span(node, grammar), parent, keyword)
+            found.append(parent)
+        stack.extend((child, parent) for child in reversed(node.named_children))
+    return found
+
+
+def enclosing(defs: list[Definition], line: int) -> tuple[Definition, ...]:
+    """The definitions around 1-based `line`, outermost first; () at top level."""
+    inner = next((d for d in reversed(defs) if d.start_line <= line <= d.end_line), None)
+    chain: list[Definition] = []
+    while inner is not None:
+        chain.append(inner)
+        inner = inner.parent
+    return tuple(reversed(chain))
+
+
+def label(chain: tuple[Definition, ...]) -> str:
+    """`class Rule › def __init__`, `impl Parser › fn parse`, `func main`; "" for top level."""
+    return " › ".join(f"{d.keyword or d.kind} {d.name}" for d in chain)
+
+
+def top_level_boundaries(text: str, language: str, path: _Path = None) -> list[int] | None:
+    """1-based first lines of the top-level definitions, ascending; None without a grammar."""
+    defs = definitions(text, language, path)
+    return None if defs is None else sorted({d.start_line for d in defs if d.parent is None})
