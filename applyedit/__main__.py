@@ -1,0 +1,3 @@
+from applyedit.cli import main
+
+main()

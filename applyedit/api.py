@@ -1,0 +1,205 @@
+"""The Python API: `apply(file, edit)` returns the new text, the diff and the run's statistics.
+
+Owns one run end to end — read and normalise the inputs, build the prompt, check the budget against
+the context before any weights load, decode with a proposer, extract and check the output, restore
+the file's text style, diff — and the `Engine` that keeps a loaded model for several runs (eval,
+bench). Writes no files and prints nothing: the CLI does both.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from applyedit import merge, modelstore, prompts, textio
+from applyedit.backend import TorchModel, chat_ids, context_length, load_tokenizer, pick_device, pick_dtype
+from applyedit.decode import DecodeResult, Step, run
+from applyedit.diff import diff_path, unified_diff
+from applyedit.errors import DecodeError, InputError, OutputCheckError, PromptTooLongError
+from applyedit.policy import FixedK, GrowShrinkK
+from applyedit.proposers import CopyProposer, NullProposer, Proposer, Source
+from applyedit.stats import Summary, summarise
+
+logger = logging.getLogger(__name__)
+
+PROPOSERS = ("copy", "none")
+DEFAULT_K = 32
+
+
+@dataclass
+class Engine:
+    """A resolved model with its tokenizer; the weights load on first use and stay loaded."""
+
+    source: modelstore.ModelSource
+    path: Path
+    tokenizer: Any
+    device: str
+    dtype: Any  # torch.dtype
+    context: int
+    _model: TorchModel | None = field(default=None, repr=False)
+
+    @classmethod
+    def open(
+        cls,
+        model: str | None = None,
+        device: str | None = None,
+        dtype: str | None = None,
+        progress: modelstore.Progress | None = None,
+    ) -> Engine:
+        source = modelstore.resolve(model)
+        path = modelstore.prepare(source, progress)
+        dev = pick_device(device)
+        return cls(source, path, load_tokenizer(path), dev, pick_dtype(dtype, dev), context_length(path))
+
+    @property
+    def model(self) -> TorchModel:
+        if self._model is None:
+            self._model = TorchModel.load(self.path, self.device, self.dtype, self.tokenizer)
+        return self._model
+
+    @property
+    def dtype_name(self) -> str:
+        return str(self.dtype).removeprefix("torch.")
+
+    def encode(self, text: str) -> list[int]:
+        return list(self.tokenizer(text, add_special_tokens=False)["input_ids"])
+
+    def decode(self, ids: Sequence[int]) -> str:
+        return str(self.tokenizer.decode(list(ids), skip_special_tokens=False))
+
+
+@dataclass(frozen=True, slots=True)
+class ApplyResult:
+    path: str  # as written in the diff headers
+    before: str  # the file as read (original line endings, BOM)
+    after: str  # the new file, in the original's text style
+    diff: str  # "" when nothing changed
+    kind: str  # "snippet" | "instruction"
+    output: str  # the model's raw output text (after the pre-filled opening fence)
+    decode: DecodeResult
+    summary: Summary
+
+    @property
+    def changed(self) -> bool:
+        return self.before != self.after
+
+
+class FenceStop:
+    """Stops decoding once the output holds the closing fence line (`fence` alone, then a newline)."""
+
+    def __init__(self, engine: Engine, fence: str) -> None:
+        self.engine = engine
+        self.pattern = re.compile(r"(?:^|\n)" + re.escape(fence) + r"[ \t]*\n")
+
+    def __call__(self, output: Sequence[int]) -> int | None:
+        if not self.pattern.search(self.engine.decode(output)):
+            return None
+        # Cut right after the token that completed the closing line (searching from the end).
+        cut = len(output)
+        while cut > 0 and self.pattern.search(self.engine.decode(output[: cut - 1])):
+            cut -= 1
+        return cut
+
+
+def output_budget(source_tokens: int, edit_tokens: int) -> int:
+    """Room for the rewritten file: the original, what the edit may add, and some slack."""
+    return int(source_tokens * 1.2) + 2 * edit_tokens + 128
+
+
+def make_proposer(name: str, engine: Engine, body: str, fence: str, edit: str) -> Proposer:
+    if name == "none":
+        return NullProposer()
+    # The output is the file body followed by the closing fence: copy from exactly that text.
+    original = Source("original", tuple(engine.encode(body + fence + "\n")))
+    return CopyProposer([original, edit_source(engine, edit)])
+
+
+def edit_source(engine: Engine, edit: str) -> Source:
+    """The edit's tokens, with every token on a lazy-marker line blocked from drafting."""
+    enc = engine.tokenizer(edit, add_special_tokens=False, return_offsets_mapping=True)
+    ids, offsets = enc["input_ids"], enc["offset_mapping"]
+    marker_spans, pos = [], 0
+    for line in edit.split("\n"):
+        if merge.is_marker(line):
+            marker_spans.append((pos, pos + len(line)))
+        pos += len(line) + 1
+    blocked = tuple(any(s < e2 and s2 < e for s2, e2 in marker_spans) for s, e in offsets)
+    return Source("edit", tuple(ids), blocked)
+
+
+def apply(
+    file: str | Path,
+    edit: str,
+    *,
+    model: str | None = None,
+    engine: Engine | None = None,
+    proposer: str = "copy",
+    k: int = DEFAULT_K,
+    k_policy: str = "grow",
+    device: str | None = None,
+    dtype: str | None = None,
+    max_new_tokens: int | None = None,
+    language: str | None = None,
+    encoding: str = "utf-8",
+    cwd: Path | None = None,
+    allow_markers: bool = False,
+    on_step: Callable[[Step, int], None] | None = None,
+    progress: modelstore.Progress | None = None,
+) -> ApplyResult:
+    """Apply `edit` (an instruction or an update snippet) to `file` with the local model."""
+    if proposer not in PROPOSERS:
+        raise InputError(f"unknown --proposer {proposer!r}; choose one of {', '.join(PROPOSERS)}")
+    if k_policy not in ("grow", "fixed"):
+        raise InputError(f"unknown --k-policy {k_policy!r}; choose grow or fixed")
+    path = Path(file)
+    src = textio.read_source(path, language, encoding)
+    shown = diff_path(path, cwd)
+    edit_text = textio.extract_edit(edit, src.language)
+    if k < 0:
+        raise InputError("--k must be 0 or more")
+    engine = engine or Engine.open(model, device, dtype, progress)
+    fence = textio.fence_for(src.text, edit_text)
+    prompt = prompts.build(shown, src.language, src.text, edit_text, fence)
+    prompt_ids = chat_ids(engine.tokenizer, prompt.system, prompt.user, prompt.assistant_prefix)
+    budget = max_new_tokens or output_budget(len(engine.encode(src.text)), len(engine.encode(edit_text)))
+    if len(prompt_ids) + budget > engine.context:
+        raise PromptTooLongError(
+            f"{path}: the prompt ({len(prompt_ids):,} tokens) plus room for the output ({budget:,}) "
+            f"exceeds the model's context of {engine.context:,} tokens"
+        )
+    drafter = make_proposer(proposer, engine, src.text, fence, edit_text)
+    policy = FixedK(k) if k_policy == "fixed" else GrowShrinkK(k_max=max(k, 1), k=min(8, max(k, 1)))
+    result = run(engine.model, prompt_ids, drafter, policy, budget, FenceStop(engine, fence), on_step)
+    output = engine.decode(result.tokens)
+    if result.stop_reason == "budget":
+        raise DecodeError(
+            f"the output reached its budget of {budget:,} tokens before the file ended (truncated); "
+            "nothing was written. Raise it with --max-new-tokens"
+        )
+    body = textio.extract_body(output, fence)
+    check_output(src.text, body, allow_markers)
+    after = textio.restore(body, src.style)
+    before = src.raw.decode(encoding)
+    summary = summarise(result, model=engine.source.name, device=engine.device,
+                        dtype=engine.dtype_name, proposer=proposer)
+    return ApplyResult(shown, before, after, unified_diff(before, after, shown), prompt.kind, output,
+                       result, summary)
+
+
+def check_output(original: str, body: str, allow_markers: bool) -> None:
+    """Refuse outputs that would damage the file: emptied, or lazy markers the original did not have."""
+    if original.strip() and not body.strip():
+        raise OutputCheckError("the model returned an empty file for a non-empty original; nothing was written")
+    if allow_markers:
+        return
+    known = {line.strip() for line in original.split("\n")}
+    for n, line in enumerate(body.split("\n"), 1):
+        if merge.is_marker(line) and line.strip() not in known:
+            raise OutputCheckError(
+                f"the output still holds a lazy marker at line {n} ({line.strip()!r}); nothing was written "
+                "(--allow-markers to accept it)"
+            )

@@ -1,0 +1,379 @@
+"""The command line: options, help with examples, stdout for the diff, stderr for people, exit codes.
+
+Owns the typer app (`applyedit FILE --edit EDIT` as the default command; `apply`, `model`, `bench`
+subcommands), the one error-to-exit-code mapping, progress display and summaries on stderr, and
+atomic file writes for `--in-place` / `--output`. Heavy imports (torch, transformers) stay inside
+commands so `--help` and input errors are instant. Knows nothing of tensors or decoding internals.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import sys
+import tempfile
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from applyedit.errors import ApplyEditError, InputError
+
+EXIT_OK, EXIT_USAGE, EXIT_MODEL, EXIT_CHECK, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
+SUBCOMMANDS = {"apply", "model", "bench", "eval"}
+
+console = Console(stderr=True, highlight=False, soft_wrap=True)
+app = typer.Typer(
+    add_completion=False,
+    no_args_is_help=True,
+    rich_markup_mode=None,
+    pretty_exceptions_enable=False,
+    help=(
+        "Apply an edit (an instruction or a lazy update snippet) to a source file with a local code\n"
+        "LLM and print a unified diff. Lossless copy-drafted speculative decoding makes it fast.\n\n"
+        "Examples:\n\n"
+        "  applyedit app.py --edit edit.txt | git apply\n\n"
+        "  applyedit app.py --edit-text 'Rename foo to bar' --in-place\n\n"
+        "  applyedit model prepare"
+    ),
+)
+model_app = typer.Typer(add_completion=False, help="Show or prepare the local model.", invoke_without_command=True)
+app.add_typer(model_app, name="model")
+
+
+def _read_edit(edit: Path | None, edit_text: str | None) -> str:
+    if (edit is None) == (edit_text is None):
+        raise InputError("give the edit with exactly one of --edit FILE, --edit - (stdin) or --edit-text TEXT")
+    if edit_text is not None:
+        return edit_text
+    assert edit is not None
+    if str(edit) == "-":
+        return sys.stdin.read()
+    if not edit.is_file():
+        raise InputError(f"edit file {edit}: no such file")
+    try:
+        return edit.read_text(encoding="utf-8")
+    except UnicodeDecodeError as e:
+        raise InputError(f"edit file {edit} is not valid UTF-8") from e
+
+
+def write_atomic(target: Path, data: bytes, mode_from: Path | None = None) -> None:
+    """Write `data` to `target` via a temp file in the same directory and a rename (mode kept)."""
+    target = target.resolve() if target.is_symlink() else target  # write through a symlink
+    directory = target.parent if str(target.parent) else Path(".")
+    try:
+        fd, tmp = tempfile.mkstemp(dir=directory, prefix=f".{target.name}.", suffix=".applyedit")
+    except OSError as e:
+        raise InputError(f"cannot write in {directory}: {e.strerror}") from e
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        source = mode_from if mode_from is not None and mode_from.exists() else target
+        if source.exists():
+            os.chmod(tmp, source.stat().st_mode & 0o7777)
+        os.replace(tmp, target)
+    except OSError as e:
+        raise InputError(f"cannot write {target}: {e.strerror}") from e
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+
+
+class _Progress:
+    """A rich progress line on stderr while decoding (only when stderr is a terminal)."""
+
+    def __init__(self, enabled: bool) -> None:
+        self.enabled = enabled and console.is_terminal
+        self.progress: Any = None
+        self.task: Any = None
+
+    def __enter__(self) -> _Progress:
+        if self.enabled:
+            from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+            self.progress = Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(),
+                                     console=console, transient=True)
+            self.progress.__enter__()
+            self.task = self.progress.add_task("loading model…")
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.progress is not None:
+            self.progress.__exit__(None, None, None)
+
+    def model(self, phase: str, done: int, total: int) -> None:
+        if self.progress is not None:
+            self.progress.update(self.task, description=f"preparing model: {phase} {done}/{total}")
+        elif done == 0 or done == total:
+            console.print(f"preparing model: {phase} {done}/{total}")
+
+    def step(self, step: Any, tokens: int) -> None:
+        if self.progress is not None:
+            rate = tokens / (step.start_s + step.time_s) if step.start_s + step.time_s > 0 else 0.0
+            self.progress.update(
+                self.task,
+                description=f"decoding: {tokens} tokens, {step.index + 1} passes, "
+                f"{tokens / (step.index + 1):.1f} tok/pass, {rate:.1f} tok/s",
+            )
+
+
+def print_summary(summary: Any) -> None:
+    s = summary
+    console.print(
+        f"[bold]applyedit[/]: {s.tokens} tokens in {s.passes} target passes "
+        f"({s.tokens_per_pass:.1f} tokens/pass, acceptance {s.acceptance:.0%}), "
+        f"{s.wall_s:.1f} s wall ({s.prefill_s:.1f} s prefill of {s.prompt_tokens} tokens), "
+        f"{s.tokens_per_s:.1f} tokens/s; {s.model} on {s.device} ({s.dtype}), proposer {s.proposer}"
+    )
+
+
+def _fail(error: BaseException, debug: bool) -> typer.Exit:
+    if debug:
+        console.print_exception()
+    if isinstance(error, KeyboardInterrupt):
+        console.print("applyedit: interrupted; nothing was written")
+        return typer.Exit(EXIT_INTERRUPTED)
+    if isinstance(error, ApplyEditError):
+        console.print(f"applyedit: error: {error}", markup=False)
+        return typer.Exit(error.exit_code)
+    console.print(f"applyedit: internal error: {type(error).__name__}: {error} (run with --debug)", markup=False)
+    return typer.Exit(EXIT_MODEL)
+
+
+@app.command("apply")
+def apply_command(
+    file: Annotated[Path, typer.Argument(help="The source file to edit.", show_default=False)],
+    edit: Annotated[Path | None, typer.Option("--edit", "-e", help="File holding the edit; '-' reads stdin.")] = None,
+    edit_text: Annotated[str | None, typer.Option("--edit-text", help="The edit given inline.")] = None,
+    in_place: Annotated[bool, typer.Option("--in-place", "-i", help="Rewrite FILE atomically instead of printing a diff.")] = False,
+    output: Annotated[Path | None, typer.Option("--output", "-o", help="Write the new file here instead of printing a diff.")] = None,
+    model: Annotated[str | None, typer.Option("--model", "-m", envvar="APPLYEDIT_MODEL", help="Model dir, .gguf file or HF id (default: the installed Qwen2.5-Coder-1.5B-Instruct).")] = None,
+    device: Annotated[str | None, typer.Option(help="cpu, cuda or auto.")] = None,
+    dtype: Annotated[str | None, typer.Option(help="fp32, bf16 or fp16 (default: fp32 on CPU, bf16 on CUDA).")] = None,
+    proposer: Annotated[str, typer.Option(help="copy (speculative) or none (plain greedy).")] = "copy",
+    k: Annotated[int, typer.Option("--k", help="Draft length cap.")] = 32,
+    k_policy: Annotated[str, typer.Option(help="grow (adaptive) or fixed.")] = "grow",
+    max_new_tokens: Annotated[int | None, typer.Option(help="Output token budget (default: from the file and edit sizes).")] = None,
+    language: Annotated[str | None, typer.Option(help="Language when the extension does not say.")] = None,
+    encoding: Annotated[str, typer.Option(help="The file's text encoding.")] = "utf-8",
+    allow_markers: Annotated[bool, typer.Option(help="Accept output that still holds lazy markers.")] = False,
+    report_json: Annotated[Path | None, typer.Option(help="Write the run's statistics as JSON here.")] = None,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress or summary on stderr.")] = False,
+    debug: Annotated[bool, typer.Option(envvar="APPLYEDIT_DEBUG", help="Show tracebacks.")] = False,
+) -> None:
+    """Apply EDIT to FILE and print a unified diff (stdout carries only the diff).
+
+    Examples:
+
+      applyedit app.py --edit edit.txt | git apply --allow-empty
+
+      pbpaste | applyedit app.py --edit - --in-place
+
+      applyedit app.py --edit-text "Change MAX_RETRIES to 5" --proposer none
+    """
+    from applyedit import api
+
+    try:
+        if in_place and output is not None:
+            raise InputError("use either --in-place or --output, not both")
+        edit_value = _read_edit(edit, edit_text)
+        with _Progress(not quiet) as progress:
+            result = api.apply(
+                file, edit_value, model=model, proposer=proposer, k=k, k_policy=k_policy, device=device,
+                dtype=dtype, max_new_tokens=max_new_tokens, language=language, encoding=encoding,
+                allow_markers=allow_markers, on_step=progress.step, progress=progress.model,
+            )
+        if report_json is not None:
+            report_json.write_text(json.dumps({
+                "path": result.path, "changed": result.changed, "kind": result.kind,
+                "summary": result.summary.to_dict(), "tokens": result.decode.tokens,
+            }, indent=2))
+        if not quiet:
+            print_summary(result.summary)
+        if not result.changed:
+            console.print("applyedit: no change: the output equals the original; empty diff")
+            return
+        if in_place or output is not None:
+            target = file if in_place else output
+            assert target is not None
+            write_atomic(target, result.after.encode(encoding), mode_from=file)
+            if not quiet:
+                console.print(f"applyedit: wrote {target}")
+            return
+        sys.stdout.buffer.write(result.diff.encode("utf-8"))
+        sys.stdout.flush()
+    except (ApplyEditError, KeyboardInterrupt, Exception) as e:
+        raise _fail(e, debug) from None
+
+
+@model_app.callback()
+def model_show(ctx: typer.Context, model: Annotated[str | None, typer.Option("--model", "-m", envvar="APPLYEDIT_MODEL")] = None) -> None:
+    """Show which model is used, where its files are, and whether its cache is built.
+
+    Examples:
+
+      applyedit model
+
+      applyedit model prepare
+    """
+    if ctx.invoked_subcommand is not None:
+        return
+    from applyedit import modelstore
+
+    try:
+        source = modelstore.resolve(model)
+    except ApplyEditError as e:
+        raise _fail(e, False) from None
+    table = Table(show_header=False, box=None)
+    table.add_row("model", source.name)
+    table.add_row("kind", source.kind)
+    table.add_row("cache home", str(modelstore.home()))
+    if source.path is not None:
+        ready = source.kind in ("dir", "hub") or modelstore.is_ready(source.path)
+        table.add_row("weights", f"{source.path} ({'ready' if ready else 'not prepared yet: run `applyedit model prepare`'})")
+    if source.kind == "default":
+        try:
+            slices = modelstore.slice_files()
+            table.add_row("slices", f"{len(slices)} installed, e.g. {slices[0].parent}")
+        except ApplyEditError as e:
+            table.add_row("slices", str(e))
+        table.add_row("gguf", f"{source.gguf} ({'present' if source.gguf and source.gguf.exists() else 'absent'})")
+    console.print(table)
+
+
+@model_app.command("prepare")
+def model_prepare(model: Annotated[str | None, typer.Option("--model", "-m", envvar="APPLYEDIT_MODEL")] = None,
+                  debug: Annotated[bool, typer.Option(envvar="APPLYEDIT_DEBUG")] = False) -> None:
+    """Assemble, verify and convert the model once, so later runs start in seconds.
+
+    Examples:
+
+      applyedit model prepare
+
+      APPLYEDIT_HOME=/data/applyedit applyedit model prepare
+    """
+    from applyedit import modelstore
+
+    try:
+        with _Progress(True) as progress:
+            path = modelstore.prepare(modelstore.resolve(model), progress.model)
+        console.print(f"applyedit: model ready in {path}")
+    except (ApplyEditError, KeyboardInterrupt, Exception) as e:
+        raise _fail(e, debug) from None
+
+
+@app.command("bench")
+def bench_command(
+    file: Annotated[Path, typer.Argument(help="The source file.", show_default=False)],
+    edit: Annotated[Path, typer.Option("--edit", "-e", help="File holding the edit.")],
+    model: Annotated[str | None, typer.Option("--model", "-m", envvar="APPLYEDIT_MODEL")] = None,
+    device: Annotated[str | None, typer.Option()] = None,
+    dtype: Annotated[str | None, typer.Option()] = None,
+    k: Annotated[int, typer.Option("--k", help="applyedit's draft length cap.")] = 32,
+    json_path: Annotated[Path | None, typer.Option("--json", help="Write the results as JSON here.")] = None,
+    debug: Annotated[bool, typer.Option(envvar="APPLYEDIT_DEBUG")] = False,
+) -> None:
+    """Compare plain greedy, transformers' prompt lookup and applyedit on one edit, same model and prompt.
+
+    Examples:
+
+      applyedit bench fixtures/py_bench_150_snippet/before.py --edit fixtures/py_bench_150_snippet/edit.txt
+
+      applyedit bench app.py --edit edit.txt --dtype bf16 --json bench.json
+    """
+    from applyedit import bench
+
+    try:
+        report = bench.bench_one(file, edit.read_text(encoding="utf-8"), model=model, device=device, dtype=dtype,
+                                 k=k, log=lambda msg: console.print(msg, markup=False))
+        console.print(bench.render(report))
+        if json_path is not None:
+            json_path.write_text(json.dumps(report, indent=2))
+        if not report["outputs_agree"]:
+            raise typer.Exit(EXIT_CHECK)
+    except typer.Exit:
+        raise
+    except (ApplyEditError, KeyboardInterrupt, Exception) as e:
+        raise _fail(e, debug) from None
+
+
+@app.command("eval")
+def eval_command(
+    directory: Annotated[Path, typer.Argument(help="Folder of cases: <case>/before.<ext>, edit.txt, after.<ext>.")] = Path("fixtures"),
+    filter_: Annotated[str | None, typer.Option("--filter", help="Only cases whose name contains this.")] = None,
+    model: Annotated[str | None, typer.Option("--model", "-m", envvar="APPLYEDIT_MODEL")] = None,
+    device: Annotated[str | None, typer.Option()] = None,
+    dtype: Annotated[str | None, typer.Option()] = None,
+    proposer: Annotated[str, typer.Option(help="copy or none.")] = "copy",
+    k: Annotated[int, typer.Option("--k", help="Draft length cap.")] = 32,
+    json_path: Annotated[Path | None, typer.Option("--json", help="Write all results as JSON here.")] = None,
+    debug: Annotated[bool, typer.Option(envvar="APPLYEDIT_DEBUG")] = False,
+) -> None:
+    """Run fixture cases and score exact matches; exit 3 below the committed floor or on a new failure.
+
+    Examples:
+
+      applyedit eval fixtures
+
+      applyedit eval fixtures --filter py_ --json eval.json
+
+      applyedit eval ~/my-cases --model ./my-model.gguf
+    """
+    from applyedit import evaluate
+
+    def on_case(case: Any, r: Any) -> None:
+        status = "exact" if r.exact else ("error: " + r.error if r.error else "differs")
+        console.print(f"eval: {case.name}: {status} ({r.tokens} tokens, {r.passes} passes, {r.wall_s:.1f} s)",
+                      markup=False)
+
+    try:
+        if not directory.is_dir():
+            raise InputError(f"{directory} is not a directory of cases")
+        report = evaluate.evaluate(directory, filter_, on_case=on_case, model=model, device=device, dtype=dtype,
+                                   proposer=proposer, k=k)
+        console.print(render_eval(report))
+        if json_path is not None:
+            json_path.write_text(json.dumps(report, indent=2))
+        if not report["total"]:
+            raise InputError(f"no cases found in {directory}")
+        if not report["ok"]:
+            raise typer.Exit(EXIT_CHECK)
+    except typer.Exit:
+        raise
+    except (ApplyEditError, KeyboardInterrupt, Exception) as e:
+        raise _fail(e, debug) from None
+
+
+def render_eval(report: dict[str, Any]) -> Table:
+    def mark(value: bool | None) -> str:
+        return "–" if value is None else ("yes" if value else "NO")
+
+    table = Table(title=f"{report['root']}: {report['exact']}/{report['total']} exact "
+                        f"(floor {report['floor']}), {report['model']} on {report['device']} ({report['dtype']})")
+    for col in ("case", "exact", "ws match", "git apply", "syntax", "tokens", "tok/pass", "tok/s", "wall s", "note"):
+        table.add_column(col, justify="left" if col in ("case", "note") else "right")
+    for r in report["cases"]:
+        note = "known failure" if r["known_failure"] else ""
+        if r["error"]:
+            note = (note + "; " if note else "") + r["error"][:60]
+        table.add_row(r["name"], mark(r["exact"]), mark(r["whitespace_match"]), mark(r["git_apply_ok"]),
+                      mark(r["syntax_ok"]), str(r["tokens"]), f"{r['tokens_per_pass']:.1f}",
+                      f"{r['tokens_per_s']:.2f}", f"{r['wall_s']:.1f}", note)
+    table.caption = (f"speedup in passes {report['speedup_in_passes']:.1f}×; known failures "
+                     f"{report['known_failures']}; unexpected failures: {', '.join(report['unexpected_failures']) or 'none'}")
+    return table
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Entry point: `applyedit FILE ...` means `applyedit apply FILE ...` (a known subcommand wins)."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    logging.basicConfig(level=logging.WARNING, format="%(message)s")
+    os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    first = next((a for a in args if not a.startswith("-")), None)
+    if args and first is not None and first not in SUBCOMMANDS and args[0] not in ("--help", "-h"):
+        args = ["apply", *args]
+    app(args=args, prog_name="applyedit")

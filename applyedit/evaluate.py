@@ -1,0 +1,157 @@
+"""`applyedit eval DIR`: run fixture cases (DESIGN.md §8) and score them against their expected files.
+
+Owns case discovery (`<case>/before.<ext>`, `edit.txt`, `after.<ext>`, optional `case.toml`), running
+every case on one loaded model, the per-case checks (exact match, match modulo trailing whitespace,
+`git apply --check` of the produced diff, syntax still clean) and the committed exact-match floor.
+Rendering is the CLI's; this module returns data.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import tempfile
+import time
+import tomllib
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from applyedit import api
+from applyedit.errors import ApplyEditError
+
+FLOOR_FILE = "floor.toml"  # in the fixtures dir: `exact_match_floor = N`, may only rise
+
+
+@dataclass(frozen=True, slots=True)
+class Case:
+    name: str
+    dir: Path
+    before: Path
+    after: Path
+    edit: Path
+    meta: dict[str, Any]
+
+    @property
+    def known_failure(self) -> bool:
+        return bool(self.meta.get("known_failure", False))
+
+    @property
+    def bench(self) -> bool:
+        return bool(self.meta.get("bench", False))
+
+
+@dataclass
+class CaseResult:
+    name: str
+    known_failure: bool
+    exact: bool = False
+    whitespace_match: bool = False
+    git_apply_ok: bool | None = None  # None when there was no diff to check (no change, or an error)
+    syntax_ok: bool | None = None  # None: no grammar, or the original did not parse either
+    error: str | None = None
+    tokens: int = 0
+    passes: int = 0
+    wall_s: float = 0.0
+    tokens_per_s: float = 0.0
+    tokens_per_pass: float = 0.0
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def passed(self) -> bool:
+        return self.exact
+
+
+def discover(root: Path, pattern: str | None = None) -> list[Case]:
+    """Every folder under `root` holding before.*, after.* and edit.txt, sorted by name."""
+    cases = []
+    for d in sorted(p for p in root.iterdir() if p.is_dir()):
+        befores, afters = sorted(d.glob("before.*")), sorted(d.glob("after.*"))
+        if not (befores and afters and (d / "edit.txt").is_file()):
+            continue
+        if pattern and pattern not in d.name:
+            continue
+        meta = tomllib.loads((d / "case.toml").read_text()) if (d / "case.toml").is_file() else {}
+        cases.append(Case(d.name, d, befores[0], afters[0], d / "edit.txt", meta))
+    return cases
+
+
+def read_floor(root: Path) -> int:
+    path = root / FLOOR_FILE
+    return int(tomllib.loads(path.read_text()).get("exact_match_floor", 0)) if path.is_file() else 0
+
+
+def _strip_ws(text: str) -> str:
+    return "\n".join(line.rstrip() for line in text.replace("\r\n", "\n").split("\n")).rstrip("\n")
+
+
+def git_apply_check(case: Case, diff: str) -> bool:
+    """Does `git apply --check` accept the diff against a pristine copy of the original?"""
+    with tempfile.TemporaryDirectory() as tmp:
+        shutil.copy(case.before, Path(tmp) / case.before.name)
+        proc = subprocess.run(["git", "apply", "--check", "-"], cwd=tmp, input=diff.encode(),
+                              capture_output=True, env={"GIT_CONFIG_NOSYSTEM": "1", "HOME": tmp, "PATH": "/usr/bin:/bin"})
+        return proc.returncode == 0
+
+
+def syntax_ok(before: str, after: str, language: str) -> bool | None:
+    try:
+        from applyedit import syntax
+    except ImportError:
+        return None
+    if not syntax.supported(language):
+        return None
+    if syntax.parse_errors(before, language):
+        return None  # the original did not parse: nothing to keep
+    return not syntax.parse_errors(after, language)
+
+
+def run_case(engine: api.Engine, case: Case, **options: Any) -> CaseResult:
+    result = CaseResult(case.name, case.known_failure)
+    expected = case.after.read_bytes().decode("utf-8")
+    t0 = time.perf_counter()
+    try:
+        out = api.apply(case.before, case.edit.read_text(encoding="utf-8"), engine=engine, cwd=case.dir,
+                        language=case.meta.get("language"), **options)
+    except ApplyEditError as e:
+        result.error = str(e)
+        result.wall_s = time.perf_counter() - t0
+        return result
+    s = out.summary
+    result.wall_s, result.tokens, result.passes = s.wall_s, s.tokens, s.passes
+    result.tokens_per_s, result.tokens_per_pass = s.tokens_per_s, s.tokens_per_pass
+    result.exact = out.after == expected
+    result.whitespace_match = _strip_ws(out.after) == _strip_ws(expected)
+    result.git_apply_ok = git_apply_check(case, out.diff) if out.diff else None
+    result.syntax_ok = syntax_ok(out.before, out.after, case.meta.get("language") or "")
+    return result
+
+
+def evaluate(root: Path, pattern: str | None = None, engine: api.Engine | None = None,
+             on_case: Callable[[Case, CaseResult], None] | None = None, **options: Any) -> dict[str, Any]:
+    """Run every case; return per-case results, totals and whether the suite holds its floor."""
+    cases = discover(root, pattern)
+    engine = engine or api.Engine.open(options.pop("model", None), options.pop("device", None),
+                                       options.pop("dtype", None))
+    results = []
+    for case in cases:
+        r = run_case(engine, case, **options)
+        results.append(r)
+        if on_case:
+            on_case(case, r)
+    exact = sum(r.exact for r in results)
+    floor = read_floor(root) if pattern is None else 0
+    unexpected = [r.name for r in results if not r.exact and not r.known_failure]
+    tokens, passes = sum(r.tokens for r in results), sum(r.passes for r in results)
+    return {
+        "root": str(root), "model": engine.source.name, "device": engine.device, "dtype": engine.dtype_name,
+        "cases": [asdict(r) for r in results],
+        "total": len(results), "exact": exact,
+        "whitespace_match": sum(r.whitespace_match for r in results),
+        "known_failures": sum(r.known_failure for r in results),
+        "known_failures_passing": [r.name for r in results if r.known_failure and r.exact],
+        "unexpected_failures": unexpected, "floor": floor,
+        "tokens": tokens, "passes": passes, "speedup_in_passes": tokens / passes if passes else 0.0,
+        "ok": exact >= floor and not unexpected,
+    }

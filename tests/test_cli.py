@@ -1,0 +1,68 @@
+"""The CLI's edges without a model: help, usage errors as one stderr line with exit 1, nothing on stdout."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+
+def cli(*args: str, cwd: Path, stdin: bytes = b"") -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run([sys.executable, "-m", "applyedit", *args], cwd=cwd, input=stdin,
+                          capture_output=True, timeout=120)
+
+
+@pytest.fixture
+def work(tmp_path: Path) -> Path:
+    (tmp_path / "f.py").write_text("x = 1\n")
+    (tmp_path / "edit.txt").write_text("Change x to 2.\n")
+    return tmp_path
+
+
+def test_help_has_examples(work: Path) -> None:
+    """`python -m applyedit --help` works and shows examples; `apply --help` too."""
+    top = cli("--help", cwd=work)
+    assert top.returncode == 0 and b"Examples" in top.stdout and b"bench" in top.stdout
+    sub = cli("apply", "--help", cwd=work)
+    assert sub.returncode == 0 and b"git apply" in sub.stdout and b"--proposer" in sub.stdout
+
+
+@pytest.mark.parametrize(
+    "args, message, code",
+    [
+        (["missing.py", "--edit", "edit.txt"], "missing.py: no such file", 1),
+        (["f.py", "--edit", "nope.txt"], "edit file nope.txt: no such file", 1),
+        (["f.py"], "exactly one of --edit", 1),
+        (["f.py", "--edit", "edit.txt", "--edit-text", "x"], "exactly one of --edit", 1),
+        (["f.py", "--edit", "edit.txt", "--in-place", "--output", "g.py"], "either --in-place or --output", 1),
+        (["f.py", "--edit", "edit.txt", "--proposer", "magic"], "unknown --proposer 'magic'", 1),
+        (["f.py", "--edit-text", "   "], "the edit is empty", 1),
+        (["../outside.py", "--edit", "edit.txt"], "outside the current directory", 1),
+        (["sub", "--edit", "edit.txt"], "is a directory", 1),
+        (["bin.dat", "--edit", "edit.txt"], "looks binary", 1),
+        (["f.py", "--edit", "edit.txt", "--model", "/nonexistent/m.gguf"], "no GGUF file", 2),
+    ],
+)
+def test_bad_input_is_one_clear_line(work: Path, args: list[str], message: str, code: int) -> None:
+    """Each bad input exits non-zero with one line on stderr, no traceback, and nothing on stdout."""
+    (work.parent / "outside.py").write_text("y = 1\n")
+    (work / "sub").mkdir(exist_ok=True)
+    (work / "bin.dat").write_bytes(b"\x00\x01\x02")
+    result = cli(*args, cwd=work)
+    err = result.stderr.decode()
+    assert result.returncode == code, err
+    assert message in err
+    assert len(err.strip().splitlines()) == 1, err
+    assert "Traceback" not in err
+    assert result.stdout == b""
+    assert (work / "f.py").read_text() == "x = 1\n"
+
+
+def test_default_command_is_apply(work: Path) -> None:
+    """`applyedit FILE ...` and `applyedit apply FILE ...` are the same command."""
+    short = cli("missing.py", "--edit", "edit.txt", cwd=work)
+    long = cli("apply", "missing.py", "--edit", "edit.txt", cwd=work)
+    assert short.returncode == long.returncode == 1
+    assert short.stderr == long.stderr

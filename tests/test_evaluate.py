@@ -1,0 +1,57 @@
+"""`applyedit eval` plumbing without a model: case discovery, the floor, and the git apply check."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from applyedit import evaluate
+from applyedit.diff import unified_diff
+
+FIXTURES = Path(__file__).parent.parent / "fixtures"
+
+
+def test_discovers_every_fixture_case() -> None:
+    """Every fixture folder with before/edit/after is a case; case.toml is read."""
+    cases = evaluate.discover(FIXTURES)
+    names = {c.name for c in cases}
+    folders = {p.name for p in FIXTURES.iterdir() if (p / "edit.txt").is_file()}
+    assert names == folders and len(cases) >= 24
+    assert sum(c.bench for c in cases) >= 5
+    assert all(c.meta.get("kind") in ("snippet", "instruction") for c in cases)
+
+
+def test_filter_and_user_folders(tmp_path: Path) -> None:
+    """Any folder in the format works; --filter narrows by name; incomplete folders are ignored."""
+    for name in ("alpha_case", "beta_case"):
+        d = tmp_path / name
+        d.mkdir()
+        (d / "before.py").write_text("x = 1\n")
+        (d / "after.py").write_text("x = 2\n")
+        (d / "edit.txt").write_text("Set x to 2.\n")
+    (tmp_path / "incomplete").mkdir()
+    assert [c.name for c in evaluate.discover(tmp_path)] == ["alpha_case", "beta_case"]
+    assert [c.name for c in evaluate.discover(tmp_path, "beta")] == ["beta_case"]
+    assert evaluate.discover(tmp_path)[0].meta == {}
+
+
+def test_floor_is_read_from_the_suite(tmp_path: Path) -> None:
+    """The committed floor file sets the minimum exact-match count (0 when absent)."""
+    assert evaluate.read_floor(tmp_path) == 0
+    (tmp_path / "floor.toml").write_text("exact_match_floor = 7\n")
+    assert evaluate.read_floor(tmp_path) == 7
+
+
+def test_git_apply_check(tmp_path: Path) -> None:
+    """A diff made from the case's own before applies; a diff against other text does not."""
+    case = evaluate.discover(FIXTURES, "py_change_constant")[0]
+    before = case.before.read_text()
+    good = unified_diff(before, before.replace("MAX_RETRIES = 3", "MAX_RETRIES = 4"), case.before.name)
+    bad = unified_diff("nothing like it\n", "something else\n", case.before.name)
+    assert evaluate.git_apply_check(case, good)
+    assert not evaluate.git_apply_check(case, bad)
+
+
+def test_whitespace_normalisation() -> None:
+    """Trailing spaces, CRLF and trailing blank lines do not count for the whitespace match."""
+    assert evaluate._strip_ws("a  \r\nb\n\n") == evaluate._strip_ws("a\nb")
+    assert evaluate._strip_ws(" a\n") != evaluate._strip_ws("a\n")
