@@ -51,6 +51,7 @@ class CaseResult:
     git_apply_ok: bool | None = None  # None when there was no diff to check (no change, or an error)
     syntax_ok: bool | None = None  # None: no grammar, or the original did not parse either
     error: str | None = None
+    produced: str | None = None  # the new file as the model wrote it (None on error)
     tokens: int = 0
     passes: int = 0
     wall_s: float = 0.0
@@ -121,6 +122,7 @@ def run_case(engine: api.Engine, case: Case, **options: Any) -> CaseResult:
     s = out.summary
     result.wall_s, result.tokens, result.passes = s.wall_s, s.tokens, s.passes
     result.tokens_per_s, result.tokens_per_pass = s.tokens_per_s, s.tokens_per_pass
+    result.produced = out.after
     result.exact = out.after == expected
     result.whitespace_match = _strip_ws(out.after) == _strip_ws(expected)
     result.git_apply_ok = git_apply_check(case, out.diff) if out.diff else None

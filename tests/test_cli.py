@@ -43,6 +43,8 @@ def test_help_has_examples(work: Path) -> None:
         (["sub", "--edit", "edit.txt"], "is a directory", 1),
         (["bin.dat", "--edit", "edit.txt"], "looks binary", 1),
         (["f.py", "--edit", "edit.txt", "--model", "/nonexistent/m.gguf"], "no GGUF file", 2),
+        (["f.py", "--edit", "edit.txt", "--model", "nobody/no-such-model"], "not in the local Hugging Face cache", 2),
+        (["f.py", "--edit", "edit.txt", "--model", "./nodir"], "neither a model directory", 2),
     ],
 )
 def test_bad_input_is_one_clear_line(work: Path, args: list[str], message: str, code: int) -> None:
@@ -66,3 +68,35 @@ def test_default_command_is_apply(work: Path) -> None:
     long = cli("apply", "missing.py", "--edit", "edit.txt", cwd=work)
     assert short.returncode == long.returncode == 1
     assert short.stderr == long.stderr
+
+
+def test_write_atomic_keeps_mode_and_leaves_no_temp(tmp_path: Path) -> None:
+    """--in-place writes via temp file + rename: content replaced, mode kept, no temp file left."""
+    from applyedit.cli import write_atomic
+
+    target = tmp_path / "run.sh"
+    target.write_bytes(b"echo 1\n")
+    target.chmod(0o751)
+    write_atomic(target, b"echo 2\n", mode_from=target)
+    assert target.read_bytes() == b"echo 2\n"
+    assert target.stat().st_mode & 0o777 == 0o751
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["run.sh"]
+
+
+def test_write_atomic_writes_through_symlinks(tmp_path: Path) -> None:
+    """A symlinked file is written through to its target; the link stays a link."""
+    from applyedit.cli import write_atomic
+
+    real = tmp_path / "real.py"
+    real.write_text("x = 1\n")
+    link = tmp_path / "link.py"
+    link.symlink_to(real)
+    write_atomic(link, b"x = 2\n", mode_from=link)
+    assert link.is_symlink() and real.read_text() == "x = 2\n"
+
+
+def test_model_command_shows_the_default_model(work: Path) -> None:
+    """`applyedit model` names the default model and its cache home."""
+    result = cli("model", cwd=work)
+    assert result.returncode == 0
+    assert b"Qwen2.5-Coder-1.5B-Instruct" in result.stderr and b"cache home" in result.stderr

@@ -1,0 +1,49 @@
+"""Test doubles behind the model seam: a scripted target that "generates" a fixed token script.
+
+The real loop, proposer, checks, diff writer and CLI all run; only the forward pass is scripted
+(DESIGN.md §9 "Test doubles"). The product never ships this path.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import torch
+
+
+class ScriptedModel:
+    """Greedy-decodes exactly `script` (then `eos`) whatever the prompt, with a real position cache."""
+
+    def __init__(self, script: Sequence[int], eos: int, vocab: int) -> None:
+        self.script = [*script, eos]
+        self.eos_ids = frozenset({eos})
+        self.vocab = vocab
+        self.num_forwards = 0
+        self._len = 0
+        self._base: int | None = None  # cache length when decoding began (prompt minus its last token)
+
+    def reset(self) -> None:
+        self._len, self._base = 0, None
+
+    @property
+    def cached_len(self) -> int:
+        return self._len
+
+    def forward(self, ids: list[int], num_logits: int) -> torch.Tensor:
+        if self._base is None:  # the first call after reset is the prefill (prompt minus its last token)
+            self._base = self._len = len(ids)
+            self.num_forwards += 1
+            return torch.zeros(1, self.vocab)
+        start = self._len
+        self._len += len(ids)
+        self.num_forwards += 1
+        logits = torch.zeros(num_logits, self.vocab)
+        first = len(ids) - num_logits
+        for row in range(num_logits):
+            index = start + first + row - self._base  # output index this position predicts
+            logits[row, self.script[min(index, len(self.script) - 1)]] = 1.0
+        return logits
+
+    def crop_to(self, length: int) -> None:
+        assert 0 <= length <= self._len
+        self._len = length

@@ -1,0 +1,96 @@
+"""The eval runner and the CLI's output checks with a scripted target behind the real model seam.
+
+The tokenizer is the default model's real one; the forward pass is scripted (tests/fakes.py), so the
+runner, proposer, fence handling, checks and diff writer run for real in seconds.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from applyedit import api, evaluate, modelstore
+from applyedit.backend import context_length, load_tokenizer, pick_dtype
+from applyedit.errors import DecodeError, OutputCheckError
+from fakes import ScriptedModel
+
+FIXTURES = Path(__file__).parent.parent / "fixtures"
+
+
+@pytest.fixture(scope="module")
+def tokenizer():  # noqa: ANN201
+    path = modelstore.prepare(modelstore.resolve(None))
+    return path, load_tokenizer(path)
+
+
+def scripted_engine(tokenizer, text: str) -> api.Engine:  # noqa: ANN001
+    """An Engine whose target greedily writes `text` (the model's raw output after the opening fence)."""
+    path, tok = tokenizer
+    engine = api.Engine(modelstore.resolve(None), path, tok, "cpu", pick_dtype("fp32", "cpu"), context_length(path))
+    eos = tok.convert_tokens_to_ids("<|im_end|>")
+    engine._model = ScriptedModel(engine.encode(text), eos, len(tok))  # type: ignore[assignment]
+    return engine
+
+
+def case(name: str) -> evaluate.Case:
+    return evaluate.discover(FIXTURES, name)[0]
+
+
+def test_runner_scores_a_correct_output_as_exact(tokenizer) -> None:  # noqa: ANN001
+    """A target that writes the expected file: exact, whitespace match, git apply ok, syntax ok."""
+    c = case("py_change_constant_instr")
+    expected = c.after.read_text()
+    engine = scripted_engine(tokenizer, expected + "\n```\n")  # the model always ends lines with \n
+    r = evaluate.run_case(engine, c)
+    assert r.error is None and r.exact and r.whitespace_match
+    assert r.git_apply_ok is True and r.syntax_ok is True
+    assert r.tokens_per_pass > 5  # copy drafting accepted long blocks from the original
+
+
+def test_runner_reports_a_wrong_output(tokenizer) -> None:  # noqa: ANN001
+    """A target that writes the original unchanged: not exact, no diff to check."""
+    c = case("py_change_constant_instr")
+    engine = scripted_engine(tokenizer, c.before.read_text() + "\n```\n")
+    r = evaluate.run_case(engine, c)
+    assert not r.exact and r.git_apply_ok is None and r.error is None
+
+
+def test_runner_reports_a_syntax_break(tokenizer) -> None:  # noqa: ANN001
+    """An output that no longer parses is flagged (syntax_ok False) while the diff still applies."""
+    c = case("py_change_constant_instr")
+    broken = c.after.read_text().replace("MAX_RETRIES = 5", "MAX_RETRIES = (5")
+    r = evaluate.run_case(scripted_engine(tokenizer, broken + "\n```\n"), c)
+    assert r.syntax_ok is False and r.git_apply_ok is True and not r.exact
+
+
+def test_truncated_output_is_an_error_not_a_diff(tokenizer, tmp_path: Path) -> None:  # noqa: ANN001
+    """Output that ends before the closing fence is refused; nothing is produced."""
+    src = tmp_path / "f.py"
+    shutil.copy(FIXTURES / "py_change_constant_instr" / "before.py", src)
+    engine = scripted_engine(tokenizer, "import logging\n")  # then end-of-turn, no closing fence
+    with pytest.raises(DecodeError, match="cut short"):
+        api.apply(src, "Set MAX_RETRIES to 5.", engine=engine, cwd=tmp_path)
+    with pytest.raises(DecodeError, match="budget"):
+        api.apply(src, "Set MAX_RETRIES to 5.", engine=engine, cwd=tmp_path, max_new_tokens=3)
+
+
+def test_leftover_lazy_marker_is_refused(tokenizer, tmp_path: Path) -> None:  # noqa: ANN001
+    """An output that still holds `# ... existing code ...` is an output-check error (exit 3)."""
+    src = tmp_path / "f.py"
+    src.write_text("def a():\n    return 1\n\n\ndef b():\n    return 2\n")
+    engine = scripted_engine(tokenizer, "def a():\n    return 3\n\n\n# ... existing code ...\n```\n")
+    with pytest.raises(OutputCheckError, match="lazy marker at line 5") as info:
+        api.apply(src, "# ... existing code ...\ndef a():\n    return 3\n", engine=engine, cwd=tmp_path)
+    assert info.value.exit_code == 3
+    result = api.apply(src, "x", engine=engine, cwd=tmp_path, allow_markers=True)
+    assert "# ... existing code ..." in result.after
+
+
+def test_empty_output_for_nonempty_file_is_refused(tokenizer, tmp_path: Path) -> None:  # noqa: ANN001
+    """The model emptying a non-empty file is never taken as an edit."""
+    src = tmp_path / "f.py"
+    src.write_text("x = 1\n")
+    with pytest.raises(OutputCheckError, match="empty file"):
+        api.apply(src, "Set x to 2.", engine=scripted_engine(tokenizer, "```\n"), cwd=tmp_path)
