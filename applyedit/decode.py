@@ -22,7 +22,16 @@ StopCheck = Callable[[Sequence[int]], "int | None"]
 
 
 class KPolicy(Protocol):
-    def next_k(self) -> int: ...
+    state: str  # "aligned" | "in-edit", for progress displays
+
+    @property
+    def cap(self) -> int:
+        """The longest draft this policy could ask for at the next step."""
+        ...
+
+    def next_k(self, offered: int, support: int) -> int:
+        """K for this step, given the draft length on offer and the proposer's support for it."""
+        ...
 
     def observe(self, num_drafted: int, num_accepted: int) -> None: ...
 
@@ -32,12 +41,13 @@ class Step:
     """One verify pass. `emitted` = accepted draft tokens + the bonus, after any stop cut."""
 
     index: int
-    k: int  # draft length asked for
+    k: int  # draft length the policy allowed (the draft itself may be shorter)
     draft: tuple[int, ...]  # what the proposer offered (at most k)
     num_accepted: int  # leading draft tokens equal to the target's argmax
     emitted: tuple[int, ...]
     start_s: float  # since decoding began (after prefill)
     time_s: float  # this pass, forward + bookkeeping
+    state: str = ""  # the K policy's state after this step ("aligned" | "in-edit")
 
 
 @dataclass
@@ -76,11 +86,13 @@ def decode(
     index = 0
     while True:
         t_step = time.perf_counter()
-        # 1. Draft: at most k tokens, and never more than the budget leaves room for (the bonus
-        #    token takes one slot, so a fully accepted draft cannot overshoot).
-        k = policy.next_k()
+        # 1. Draft: the proposer offers up to the policy's cap; the policy picks k from the offer and
+        #    the proposer's support; never more than the budget leaves room for (the bonus token
+        #    takes one slot, so a fully accepted draft cannot overshoot).
+        offer = proposer.propose(output, policy.cap)
+        k = policy.next_k(len(offer), getattr(proposer, "support", 0))
         room = max_new_tokens - len(output) - 1
-        draft = proposer.propose(output, k)[: max(0, min(k, room))]
+        draft = offer[: max(0, min(k, room))]
         # 2. Verify: one forward pass over [last] + draft gives len(draft) + 1 next-token predictions.
         logits = model.forward([last, *draft], num_logits=len(draft) + 1)
         predicted = logits.argmax(dim=-1).tolist()  # (len(draft) + 1,)
@@ -114,7 +126,8 @@ def decode(
         assert len(output) <= max_new_tokens
         assert reason is not None or model.cached_len == len(prompt) - 1 + len(output), "cache = accepted prefix"
         now = time.perf_counter()
-        yield Step(index, k, tuple(draft), num_accepted, tuple(emitted), t_step - t_start, now - t_step)
+        yield Step(index, k, tuple(draft), num_accepted, tuple(emitted), t_step - t_start, now - t_step,
+                   policy.state)
         index += 1
         if reason is not None:
             state["stop_reason"] = reason

@@ -83,6 +83,7 @@ class CopyProposer:
     sources: list[Source]
     sizes: tuple[int, ...] = NGRAM_SIZES
     num_resyncs: int = 0
+    support: int = 0  # output tokens agreeing with the source right before the pointer
     _index: list[dict[tuple[int, ...], list[int]]] = field(default_factory=list, repr=False)
     _ptr: _Pointer | None = None
 
@@ -117,6 +118,7 @@ class CopyProposer:
                 if ptr.pos < len(ids) and ids[ptr.pos] == output[ptr.synced]:
                     ptr.pos += 1
                     ptr.synced += 1
+                    self.support += 1
                 else:
                     break
             if ptr.synced == len(output) and self.sources[ptr.source].can_draft(ptr.pos):
@@ -139,5 +141,7 @@ class CopyProposer:
                 anchor = old.pos if old is not None and old.source == s else 0
                 pos = nearest(positions, anchor)
                 if pos is not None:
+                    self.support = n
                     return _Pointer(s, pos, len(output))
+        self.support = 0
         return None

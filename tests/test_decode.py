@@ -12,7 +12,7 @@ from transformers import Qwen2Config, Qwen2ForCausalLM
 
 from applyedit.backend import TorchModel
 from applyedit.decode import run
-from applyedit.policy import FixedK, GrowShrinkK
+from applyedit.policy import AdaptiveK, FixedK
 from applyedit.proposers import CopyProposer, NullProposer, Source
 
 VOCAB = 256
@@ -97,11 +97,18 @@ PROPOSERS = {
 }
 
 
+POLICIES = {
+    "fixed4": lambda: FixedK(4),
+    "adaptive": lambda: AdaptiveK(k_max=8, k_probe=4, support_min=2),
+}
+
+
+@pytest.mark.parametrize("policy", POLICIES)
 @pytest.mark.parametrize("name", PROPOSERS)
 @pytest.mark.parametrize("seed", SEEDS)
-def test_speculative_equals_generate(seed: int, name: str) -> None:
-    """For every proposer, the loop's output equals model.generate(do_sample=False) token for token."""
-    result = loop(seed, PROPOSERS[name](seed), GrowShrinkK(k_max=8, k=4))
+def test_speculative_equals_generate(seed: int, name: str, policy: str) -> None:
+    """For every proposer and K policy, the output equals model.generate(do_sample=False) exactly."""
+    result = loop(seed, PROPOSERS[name](seed), POLICIES[policy]())
     assert tuple(result.tokens) == reference(seed)
     assert result.stop_reason == "budget"
 
