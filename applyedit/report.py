@@ -1,0 +1,158 @@
+"""Reports as data and as rich tables: a run's regions, and the eval and bench result tables.
+
+Owns the region report's shape (`report_data`, JSON-serialisable) and every rich rendering of
+results (`render_table`, `render_eval`, `render_bench`); the only module besides the CLI that
+imports rich. Knows nothing of how the statistics were computed: the metric
+definitions it shows are quoted from `stats`'s docstring and `regions.LEGEND`, never restated.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from rich import box
+from rich.table import Table
+from rich.text import Text
+
+from applyedit import regions as regions_module
+from applyedit import stats
+from applyedit.regions import Region, RegionStats
+from applyedit.stats import Summary
+
+__all__ = ["legend", "render_bench", "render_eval", "render_table", "report_data"]
+
+STYLES = {"unchanged": "dim green", "edited": "yellow", "deleted": "red", "end": "dim"}
+CAPTION_KEYS = ("acceptance", "tokens per pass", "mean K", "region of a pass")
+
+
+def _items(doc: str) -> dict[str, str]:
+    """`- name: definition` lines (indented lines continue the previous one) -> {name: definition}."""
+    items: dict[str, str] = {}
+    name = ""
+    for line in doc.splitlines():
+        if line.startswith("- ") and ": " in line:
+            name, _, text = line[2:].partition(": ")
+            items[name] = text.strip()
+        elif name and line.startswith("  ") and line.strip():
+            items[name] += " " + line.strip()
+        else:
+            name = ""
+    return items
+
+
+def legend() -> dict[str, str]:
+    """Every metric the report shows, with its definition quoted from `stats` and `regions`."""
+    return _items(stats.__doc__ or "") | _items(regions_module.LEGEND)
+
+
+def report_data(
+    regions: Sequence[Region], region_stats: Sequence[RegionStats], end: RegionStats, totals: RegionStats,
+    summary: Summary,
+) -> dict[str, Any]:
+    """The report as plain data (json.dumps-able): regions, the "end" pseudo-region, totals, legend."""
+    assert (totals.tokens, totals.passes, totals.drafted, totals.accepted) == (
+        summary.tokens, summary.passes, summary.drafted, summary.accepted), "stats from another run"
+    rows = [
+        {"kind": r.kind, "label": r.label, "start_line": r.start_line, "end_line": r.end_line,
+         "orig_start": r.orig_start, "orig_end": r.orig_end, **s.to_dict()}
+        for r, s in zip(regions, region_stats, strict=True)
+    ]
+    first = summary.prefill_s + totals.first_emit_s if totals.first_emit_s is not None else None
+    last = summary.prefill_s + totals.last_emit_s if totals.last_emit_s is not None else None
+    return {
+        "run": {name: getattr(summary, name) for name in (
+            "model", "device", "dtype", "proposer", "prompt_tokens", "stop_reason")},
+        "regions": rows,
+        "end": {"kind": "end", "label": "end of output", **end.to_dict()},
+        "totals": {
+            **totals.to_dict(),
+            "plain_passes": totals.tokens,
+            "speedup_in_passes": totals.tokens / totals.passes if totals.passes else 0.0,
+            "prefill_s": summary.prefill_s,
+            "decode_s": summary.decode_s,
+            "wall_s": summary.wall_s,
+            "tokens_per_s": summary.tokens_per_s,
+            "decode_tokens_per_s": summary.decode_tokens_per_s,
+            "time_to_first_token_s": first,
+            "time_to_last_token_s": last,
+        },
+        "legend": legend(),
+    }
+
+
+def _lines(row: dict[str, Any]) -> str:
+    if row["kind"] == "deleted":
+        return f"−{row['orig_end'] - row['orig_start'] + 1}"  # original lines lost
+    if row["kind"] == "end":
+        return ""
+    return f"{row['start_line']}-{row['end_line']}"
+
+
+def _cells(label: str, kind: str, lines: str, row: dict[str, Any]) -> list[str]:
+    drafted, passes = row["drafted"], row["passes"]
+    return [
+        label, kind, lines, str(row["tokens"]), str(drafted), str(row["accepted"]),
+        f"{row['acceptance']:.0%}" if drafted else "–", str(passes),
+        f"{row['tokens_per_pass']:.1f}" if passes else "–", f"{row['mean_k']:.1f}" if passes else "–",
+        f"{row['time_s']:.2f}",
+    ]
+
+
+def render_table(data: dict[str, Any]) -> Table:
+    """One row per region, then "end" and the totals; unchanged rows dim green, edited rows yellow."""
+    table = Table(title="regions", title_justify="left", caption_justify="left", box=box.SIMPLE_HEAD,
+                  show_edge=False, pad_edge=False)
+    table.add_column("region", overflow="fold")  # the only column that wraps
+    for name in ("kind", "lines"):
+        table.add_column(name, no_wrap=True)
+    for name in ("tokens", "drafted", "accepted", "accept", "passes", "tok/pass", "mean K", "time s"):
+        table.add_column(name, justify="right", no_wrap=True)
+    for row in data["regions"]:
+        table.add_row(*_cells(row["label"], row["kind"], _lines(row), row), style=STYLES[row["kind"]])
+    end = data["end"]
+    if end["tokens"] or end["passes"] or end["drafted"]:
+        table.add_row(*_cells(end["label"], "end", "", end), style=STYLES["end"])
+    totals = data["totals"]
+    table.add_section()
+    table.add_row(*_cells("total", "", str(totals["lines"]), totals), style="bold")
+    legend_ = data["legend"]
+    caption = Text(
+        f"{totals['tokens']} tokens in {totals['passes']} passes (plain decoding: {totals['plain_passes']}), "
+        f"speedup in passes {totals['speedup_in_passes']:.1f}×, {totals['tokens_per_s']:.1f} tokens/s.\n"
+    )
+    caption.append("  ".join(f"{key}: {legend_[key]}" for key in CAPTION_KEYS if key in legend_), style="dim")
+    table.caption = caption
+    return table
+
+
+def render_eval(report: dict[str, Any]) -> Table:
+    def mark(value: bool | None) -> str:
+        return "–" if value is None else ("yes" if value else "NO")
+
+    table = Table(title=f"{report['root']}: {report['exact']}/{report['total']} exact "
+                        f"(floor {report['floor']}), {report['model']} on {report['device']} ({report['dtype']})")
+    for col in ("case", "exact", "ws match", "git apply", "syntax", "tokens", "tok/pass", "tok/s", "wall s", "note"):
+        table.add_column(col, justify="left" if col in ("case", "note") else "right")
+    for r in report["cases"]:
+        note = "known failure" if r["known_failure"] else ""
+        if r["error"]:
+            note = (note + "; " if note else "") + r["error"][:60]
+        table.add_row(r["name"], mark(r["exact"]), mark(r["whitespace_match"]), mark(r["git_apply_ok"]),
+                      mark(r["syntax_ok"]), str(r["tokens"]), f"{r['tokens_per_pass']:.1f}",
+                      f"{r['tokens_per_s']:.2f}", f"{r['wall_s']:.1f}", note)
+    table.caption = (f"speedup in passes {report['speedup_in_passes']:.1f}×; known failures "
+                     f"{report['known_failures']}; unexpected failures: {', '.join(report['unexpected_failures']) or 'none'}")
+    return table
+
+
+def render_bench(report: dict[str, Any]) -> Table:
+    table = Table(title=f"{report['file']}: {report['model']} on {report['device']} ({report['dtype']}, "
+                        f"{report['threads']} threads); prompt {report['prompt_tokens']} tokens, "
+                        f"prefill {report['prefill_s']:.1f} s; outputs agree: {report['outputs_agree']}")
+    for col in ("method", "tokens", "target passes", "tokens/pass", "wall s", "tokens/s", "× greedy"):
+        table.add_column(col, justify="right" if col != "method" else "left")
+    for name, row in report["methods"].items():
+        table.add_row(name, str(row["num_tokens"]), str(row["passes"]), f"{row['tokens_per_pass']:.1f}",
+                      f"{row['wall_s']:.1f}", f"{row['tokens_per_s']:.2f}", f"{row['speedup_vs_greedy']:.2f}")
+    return table
