@@ -15,19 +15,22 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from applyedit import merge, modelstore, prompts, textio
+from applyedit import merge, modelstore, prompts, report, spans, textio
 from applyedit.backend import TorchModel, chat_ids, context_length, load_tokenizer, pick_device, pick_dtype
 from applyedit.decode import DecodeResult, Step, run
 from applyedit.diff import diff_path, unified_diff
 from applyedit.errors import DecodeError, InputError, OutputCheckError, PromptTooLongError
-from applyedit.policy import FixedK, GrowShrinkK
+from applyedit.costmodel import CostCurve, load_or_calibrate
+from applyedit.policy import AdaptiveK, FixedK
+from applyedit.regions import attribute, find_regions
 from applyedit.proposers import CopyProposer, NullProposer, Proposer, Source
 from applyedit.stats import Summary, summarise
 
 logger = logging.getLogger(__name__)
 
 PROPOSERS = ("copy", "none")
-DEFAULT_K = 32
+K_POLICIES = ("adaptive", "fixed")
+DEFAULT_K = 64
 
 
 @dataclass
@@ -40,6 +43,7 @@ class Engine:
     device: str
     dtype: Any  # torch.dtype
     context: int
+    cost: CostCurve | None = None  # the verify-pass cost curve; measured once and cached
     _model: TorchModel | None = field(default=None, repr=False)
 
     @classmethod
@@ -61,6 +65,14 @@ class Engine:
             self._model = TorchModel.load(self.path, self.device, self.dtype, self.tokenizer)
         return self._model
 
+    def cost_curve(self) -> CostCurve:
+        if self.cost is None:
+            import torch
+
+            key = f"{self.source.name}-{self.device}-{self.dtype_name}-{torch.get_num_threads()}t"
+            self.cost = load_or_calibrate(self.model, modelstore.home(), key)
+        return self.cost
+
     @property
     def dtype_name(self) -> str:
         return str(self.dtype).removeprefix("torch.")
@@ -72,7 +84,7 @@ class Engine:
         return str(self.tokenizer.decode(list(ids), skip_special_tokens=False))
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class ApplyResult:
     path: str  # as written in the diff headers
     before: str  # the file as read (original line endings, BOM)
@@ -82,6 +94,7 @@ class ApplyResult:
     output: str  # the model's raw output text (after the pre-filled opening fence)
     decode: DecodeResult
     summary: Summary
+    report: dict[str, Any] = field(default_factory=dict)  # per-region statistics (report.report_data)
 
     @property
     def changed(self) -> bool:
@@ -110,12 +123,23 @@ def output_budget(source_tokens: int, edit_tokens: int) -> int:
     return int(source_tokens * 1.2) + 2 * edit_tokens + 128
 
 
-def make_proposer(name: str, engine: Engine, body: str, fence: str, edit: str) -> Proposer:
+def make_proposer(name: str, engine: Engine, body: str, fence: str, edit: str, kind: str) -> Proposer:
+    """Copy sources, in order of preference: the predicted output, the original, the edit.
+
+    The output is the file body followed by the closing fence, so each source text ends the same
+    way. For an update snippet that merges unambiguously, the merged file predicts the whole
+    output, edits included; otherwise drafts come from the original and the edit's own lines.
+    """
     if name == "none":
         return NullProposer()
-    # The output is the file body followed by the closing fence: copy from exactly that text.
-    original = Source("original", tuple(engine.encode(body + fence + "\n")))
-    return CopyProposer([original, edit_source(engine, edit)])
+    sources = []
+    if kind == "snippet":
+        merged = merge.merge(body, edit)
+        if merged.ok and merged.merged is not None and merged.merged != body:
+            sources.append(Source("merged", tuple(engine.encode(merged.merged + fence + "\n"))))
+    sources.append(Source("original", tuple(engine.encode(body + fence + "\n"))))
+    sources.append(edit_source(engine, edit))
+    return CopyProposer(sources)
 
 
 def edit_source(engine: Engine, edit: str) -> Source:
@@ -139,7 +163,7 @@ def apply(
     engine: Engine | None = None,
     proposer: str = "copy",
     k: int = DEFAULT_K,
-    k_policy: str = "grow",
+    k_policy: str = "adaptive",
     device: str | None = None,
     dtype: str | None = None,
     max_new_tokens: int | None = None,
@@ -153,8 +177,8 @@ def apply(
     """Apply `edit` (an instruction or an update snippet) to `file` with the local model."""
     if proposer not in PROPOSERS:
         raise InputError(f"unknown --proposer {proposer!r}; choose one of {', '.join(PROPOSERS)}")
-    if k_policy not in ("grow", "fixed"):
-        raise InputError(f"unknown --k-policy {k_policy!r}; choose grow or fixed")
+    if k_policy not in K_POLICIES:
+        raise InputError(f"unknown --k-policy {k_policy!r}; choose adaptive or fixed")
     path = Path(file)
     src = textio.read_source(path, language, encoding)
     shown = diff_path(path, cwd)
@@ -171,8 +195,11 @@ def apply(
             f"{path}: the prompt ({len(prompt_ids):,} tokens) plus room for the output ({budget:,}) "
             f"exceeds the model's context of {engine.context:,} tokens"
         )
-    drafter = make_proposer(proposer, engine, src.text, fence, edit_text)
-    policy = FixedK(k) if k_policy == "fixed" else GrowShrinkK(k_max=max(k, 1), k=min(8, max(k, 1)))
+    drafter = make_proposer(proposer, engine, src.text, fence, edit_text, prompt.kind)
+    if proposer == "none" or k_policy == "fixed":
+        policy: FixedK | AdaptiveK = FixedK(0 if proposer == "none" else k)
+    else:
+        policy = AdaptiveK(cost=engine.cost_curve(), k_max=k)
     result = run(engine.model, prompt_ids, drafter, policy, budget, FenceStop(engine, fence), on_step)
     output = engine.decode(result.tokens)
     if result.stop_reason == "budget":
@@ -187,7 +214,17 @@ def apply(
     summary = summarise(result, model=engine.source.name, device=engine.device,
                         dtype=engine.dtype_name, proposer=proposer)
     return ApplyResult(shown, before, after, unified_diff(before, after, shown), prompt.kind, output,
-                       result, summary)
+                       result, summary, region_report(engine, src, body, result, summary))
+
+
+def region_report(engine: Engine, src: textio.SourceFile, body: str, result: DecodeResult,
+                  summary: Summary) -> dict[str, Any]:
+    """Regions of the new file (unchanged / edited / deleted, by definition) with their statistics."""
+    found = find_regions(src.text, body, src.language, src.path)
+    lines = spans.token_lines(engine.tokenizer, result.tokens)
+    num_body = spans.tokens_before_line(lines, body.count("\n"))
+    per_region, end, totals = attribute(found, result.steps, lines, num_body)
+    return report.report_data(found, per_region, end, totals, summary)
 
 
 def check_output(original: str, body: str, allow_markers: bool) -> None:

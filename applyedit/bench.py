@@ -12,8 +12,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from rich.table import Table
-
 from applyedit import api, prompts, textio
 from applyedit.backend import chat_ids
 from applyedit.diff import diff_path
@@ -56,6 +54,7 @@ def bench_one(
     device: str | None = None,
     dtype: str | None = None,
     k: int = api.DEFAULT_K,
+    k_policy: str = "adaptive",
     log: Callable[[str], None] = print,
 ) -> dict[str, Any]:
     """Run the three methods on one file and edit; return the results as data."""
@@ -86,10 +85,11 @@ def bench_one(
     record("greedy", _generate(engine, prompt_ids, budget, counter))
     log("bench: transformers prompt lookup (prompt_lookup_num_tokens=10)…")
     record("prompt_lookup", _generate(engine, prompt_ids, budget, counter, prompt_lookup_num_tokens=10))
-    log(f"bench: applyedit (copy proposer, k ≤ {k})…")
+    log(f"bench: applyedit (copy proposer, {k_policy} k ≤ {k})…")
     t0 = time.perf_counter()
     # The bench measures speed and agreement, not edit quality: output checks are off here.
-    result = api.apply(file, edit, engine=engine, k=k, allow_markers=True)
+    engine.cost_curve()  # calibrated once and cached: not part of any method's time
+    result = api.apply(file, edit, engine=engine, k=k, k_policy=k_policy, allow_markers=True)
     wall = time.perf_counter() - t0
     record("applyedit", {"tokens": result.decode.tokens, "wall_s": wall, "passes": result.summary.passes,
                          "text": result.output})
@@ -116,15 +116,3 @@ def _body(text: str, fence: str) -> str | None:
         return textio.extract_body(text, fence)
     except Exception:
         return None
-
-
-def render(report: dict[str, Any]) -> Table:
-    table = Table(title=f"{report['file']}: {report['model']} on {report['device']} ({report['dtype']}, "
-                        f"{report['threads']} threads); prompt {report['prompt_tokens']} tokens, "
-                        f"prefill {report['prefill_s']:.1f} s; outputs agree: {report['outputs_agree']}")
-    for col in ("method", "tokens", "target passes", "tokens/pass", "wall s", "tokens/s", "× greedy"):
-        table.add_column(col, justify="right" if col != "method" else "left")
-    for name, row in report["methods"].items():
-        table.add_row(name, str(row["num_tokens"]), str(row["passes"]), f"{row['tokens_per_pass']:.1f}",
-                      f"{row['wall_s']:.1f}", f"{row['tokens_per_s']:.2f}", f"{row['speedup_vs_greedy']:.2f}")
-    return table

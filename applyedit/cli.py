@@ -26,6 +26,8 @@ EXIT_OK, EXIT_USAGE, EXIT_MODEL, EXIT_CHECK, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
 SUBCOMMANDS = {"apply", "model", "bench", "eval"}
 
 console = Console(stderr=True, highlight=False, soft_wrap=True)
+if not console.is_terminal:
+    console.width = 160  # logs and pipes: wide enough that tables keep their columns
 app = typer.Typer(
     add_completion=False,
     no_args_is_help=True,
@@ -116,7 +118,7 @@ class _Progress:
             self.progress.update(
                 self.task,
                 description=f"decoding: {tokens} tokens, {step.index + 1} passes, "
-                f"{tokens / (step.index + 1):.1f} tok/pass, {rate:.1f} tok/s",
+                f"{tokens / (step.index + 1):.1f} tok/pass, {rate:.1f} tok/s, K {step.k} ({step.state})",
             )
 
 
@@ -154,8 +156,8 @@ def apply_command(
     device: Annotated[str | None, typer.Option(help="cpu, cuda or auto.")] = None,
     dtype: Annotated[str | None, typer.Option(help="fp32, bf16 or fp16 (default: fp32 on CPU, bf16 on CUDA).")] = None,
     proposer: Annotated[str, typer.Option(help="copy (speculative) or none (plain greedy).")] = "copy",
-    k: Annotated[int, typer.Option("--k", help="Draft length cap.")] = 32,
-    k_policy: Annotated[str, typer.Option(help="grow (adaptive) or fixed.")] = "grow",
+    k: Annotated[int, typer.Option("--k", help="Draft length: the cap for adaptive, the value for fixed.")] = 64,
+    k_policy: Annotated[str, typer.Option(help="adaptive (region-aware, cost-model K) or fixed.")] = "adaptive",
     max_new_tokens: Annotated[int | None, typer.Option(help="Output token budget (default: from the file and edit sizes).")] = None,
     language: Annotated[str | None, typer.Option(help="Language when the extension does not say.")] = None,
     encoding: Annotated[str, typer.Option(help="The file's text encoding.")] = "utf-8",
@@ -189,9 +191,12 @@ def apply_command(
         if report_json is not None:
             report_json.write_text(json.dumps({
                 "path": result.path, "changed": result.changed, "kind": result.kind,
-                "summary": result.summary.to_dict(), "tokens": result.decode.tokens,
+                "summary": result.summary.to_dict(), "report": result.report, "tokens": result.decode.tokens,
             }, indent=2))
         if not quiet:
+            from applyedit.report import render_table
+
+            console.print(render_table(result.report))
             print_summary(result.summary)
         if not result.changed:
             console.print("applyedit: no change: the output equals the original; empty diff")
@@ -272,7 +277,8 @@ def bench_command(
     model: Annotated[str | None, typer.Option("--model", "-m", envvar="APPLYEDIT_MODEL")] = None,
     device: Annotated[str | None, typer.Option()] = None,
     dtype: Annotated[str | None, typer.Option()] = None,
-    k: Annotated[int, typer.Option("--k", help="applyedit's draft length cap.")] = 32,
+    k: Annotated[int, typer.Option("--k", help="applyedit's draft length cap.")] = 64,
+    k_policy: Annotated[str, typer.Option(help="adaptive or fixed.")] = "adaptive",
     json_path: Annotated[Path | None, typer.Option("--json", help="Write the results as JSON here.")] = None,
     debug: Annotated[bool, typer.Option(envvar="APPLYEDIT_DEBUG")] = False,
 ) -> None:
@@ -288,8 +294,10 @@ def bench_command(
 
     try:
         report = bench.bench_one(file, edit.read_text(encoding="utf-8"), model=model, device=device, dtype=dtype,
-                                 k=k, log=lambda msg: console.print(msg, markup=False))
-        console.print(bench.render(report))
+                                 k=k, k_policy=k_policy, log=lambda msg: console.print(msg, markup=False))
+        from applyedit.report import render_bench
+
+        console.print(render_bench(report))
         if json_path is not None:
             json_path.write_text(json.dumps(report, indent=2))
         if not report["outputs_agree"]:
@@ -308,7 +316,8 @@ def eval_command(
     device: Annotated[str | None, typer.Option()] = None,
     dtype: Annotated[str | None, typer.Option()] = None,
     proposer: Annotated[str, typer.Option(help="copy or none.")] = "copy",
-    k: Annotated[int, typer.Option("--k", help="Draft length cap.")] = 32,
+    k: Annotated[int, typer.Option("--k", help="Draft length cap.")] = 64,
+    k_policy: Annotated[str, typer.Option(help="adaptive or fixed.")] = "adaptive",
     json_path: Annotated[Path | None, typer.Option("--json", help="Write all results as JSON here.")] = None,
     debug: Annotated[bool, typer.Option(envvar="APPLYEDIT_DEBUG")] = False,
 ) -> None:
@@ -333,7 +342,9 @@ def eval_command(
         if not directory.is_dir():
             raise InputError(f"{directory} is not a directory of cases")
         report = evaluate.evaluate(directory, filter_, on_case=on_case, model=model, device=device, dtype=dtype,
-                                   proposer=proposer, k=k)
+                                   proposer=proposer, k=k, k_policy=k_policy)
+        from applyedit.report import render_eval
+
         console.print(render_eval(report))
         if json_path is not None:
             json_path.write_text(json.dumps(report, indent=2))
@@ -345,26 +356,6 @@ def eval_command(
         raise
     except (ApplyEditError, KeyboardInterrupt, Exception) as e:
         raise _fail(e, debug) from None
-
-
-def render_eval(report: dict[str, Any]) -> Table:
-    def mark(value: bool | None) -> str:
-        return "–" if value is None else ("yes" if value else "NO")
-
-    table = Table(title=f"{report['root']}: {report['exact']}/{report['total']} exact "
-                        f"(floor {report['floor']}), {report['model']} on {report['device']} ({report['dtype']})")
-    for col in ("case", "exact", "ws match", "git apply", "syntax", "tokens", "tok/pass", "tok/s", "wall s", "note"):
-        table.add_column(col, justify="left" if col in ("case", "note") else "right")
-    for r in report["cases"]:
-        note = "known failure" if r["known_failure"] else ""
-        if r["error"]:
-            note = (note + "; " if note else "") + r["error"][:60]
-        table.add_row(r["name"], mark(r["exact"]), mark(r["whitespace_match"]), mark(r["git_apply_ok"]),
-                      mark(r["syntax_ok"]), str(r["tokens"]), f"{r['tokens_per_pass']:.1f}",
-                      f"{r['tokens_per_s']:.2f}", f"{r['wall_s']:.1f}", note)
-    table.caption = (f"speedup in passes {report['speedup_in_passes']:.1f}×; known failures "
-                     f"{report['known_failures']}; unexpected failures: {', '.join(report['unexpected_failures']) or 'none'}")
-    return table
 
 
 def main(argv: list[str] | None = None) -> None:

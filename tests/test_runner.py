@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from applyedit import api, evaluate, modelstore
+from applyedit.costmodel import prior
 from applyedit.backend import context_length, load_tokenizer, pick_dtype
 from applyedit.errors import DecodeError, OutputCheckError
 from fakes import ScriptedModel
@@ -28,7 +29,8 @@ def tokenizer():  # noqa: ANN201
 def scripted_engine(tokenizer, text: str) -> api.Engine:  # noqa: ANN001
     """An Engine whose target greedily writes `text` (the model's raw output after the opening fence)."""
     path, tok = tokenizer
-    engine = api.Engine(modelstore.resolve(None), path, tok, "cpu", pick_dtype("fp32", "cpu"), context_length(path))
+    engine = api.Engine(modelstore.resolve(None), path, tok, "cpu", pick_dtype("fp32", "cpu"), context_length(path),
+                        cost=prior())
     eos = tok.convert_tokens_to_ids("<|im_end|>")
     engine._model = ScriptedModel(engine.encode(text), eos, len(tok))  # type: ignore[assignment]
     return engine
