@@ -46,6 +46,19 @@ model_app = typer.Typer(add_completion=False, help="Show or prepare the local mo
 app.add_typer(model_app, name="model")
 
 
+
+# Options shared by several commands, declared once.
+ModelOpt = Annotated[str | None, typer.Option("--model", "-m", envvar="APPLYEDIT_MODEL",
+                     help="Model dir, .gguf file or HF id (default: the installed Qwen2.5-Coder-1.5B-Instruct).")]
+DeviceOpt = Annotated[str | None, typer.Option(help="cpu, cuda or auto.")]
+DtypeOpt = Annotated[str | None, typer.Option(help="fp32, bf16 or fp16 (default: fp32 on CPU, bf16 on CUDA).")]
+ProposerOpt = Annotated[str, typer.Option(help="copy (speculative) or none (plain greedy).")]
+KOpt = Annotated[int, typer.Option("--k", help="Draft length: the cap for adaptive, the value for fixed.")]
+KPolicyOpt = Annotated[str, typer.Option(help="adaptive (region-aware, cost-model K) or fixed.")]
+JsonOpt = Annotated[Path | None, typer.Option("--json", help="Write the results as JSON here.")]
+DebugOpt = Annotated[bool, typer.Option(envvar="APPLYEDIT_DEBUG", help="Show tracebacks.")]
+
+
 def _read_edit(edit: Path | None, edit_text: str | None) -> str:
     if (edit is None) == (edit_text is None):
         raise InputError("give the edit with exactly one of --edit FILE, --edit - (stdin) or --edit-text TEXT")
@@ -152,19 +165,19 @@ def apply_command(
     edit_text: Annotated[str | None, typer.Option("--edit-text", help="The edit given inline.")] = None,
     in_place: Annotated[bool, typer.Option("--in-place", "-i", help="Rewrite FILE atomically instead of printing a diff.")] = False,
     output: Annotated[Path | None, typer.Option("--output", "-o", help="Write the new file here instead of printing a diff.")] = None,
-    model: Annotated[str | None, typer.Option("--model", "-m", envvar="APPLYEDIT_MODEL", help="Model dir, .gguf file or HF id (default: the installed Qwen2.5-Coder-1.5B-Instruct).")] = None,
-    device: Annotated[str | None, typer.Option(help="cpu, cuda or auto.")] = None,
-    dtype: Annotated[str | None, typer.Option(help="fp32, bf16 or fp16 (default: fp32 on CPU, bf16 on CUDA).")] = None,
-    proposer: Annotated[str, typer.Option(help="copy (speculative) or none (plain greedy).")] = "copy",
-    k: Annotated[int, typer.Option("--k", help="Draft length: the cap for adaptive, the value for fixed.")] = 64,
-    k_policy: Annotated[str, typer.Option(help="adaptive (region-aware, cost-model K) or fixed.")] = "adaptive",
+    model: ModelOpt = None,
+    device: DeviceOpt = None,
+    dtype: DtypeOpt = None,
+    proposer: ProposerOpt = "copy",
+    k: KOpt = 64,
+    k_policy: KPolicyOpt = "adaptive",
     max_new_tokens: Annotated[int | None, typer.Option(help="Output token budget (default: from the file and edit sizes).")] = None,
     language: Annotated[str | None, typer.Option(help="Language when the extension does not say.")] = None,
     encoding: Annotated[str, typer.Option(help="The file's text encoding.")] = "utf-8",
     allow_markers: Annotated[bool, typer.Option(help="Accept output that still holds lazy markers.")] = False,
     report_json: Annotated[Path | None, typer.Option(help="Write the run's statistics as JSON here.")] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress or summary on stderr.")] = False,
-    debug: Annotated[bool, typer.Option(envvar="APPLYEDIT_DEBUG", help="Show tracebacks.")] = False,
+    debug: DebugOpt = False,
 ) -> None:
     """Apply EDIT to FILE and print a unified diff (stdout carries only the diff).
 
@@ -215,7 +228,7 @@ def apply_command(
 
 
 @model_app.callback()
-def model_show(ctx: typer.Context, model: Annotated[str | None, typer.Option("--model", "-m", envvar="APPLYEDIT_MODEL")] = None) -> None:
+def model_show(ctx: typer.Context, model: ModelOpt = None) -> None:
     """Show which model is used, where its files are, and whether its cache is built.
 
     Examples:
@@ -250,8 +263,7 @@ def model_show(ctx: typer.Context, model: Annotated[str | None, typer.Option("--
 
 
 @model_app.command("prepare")
-def model_prepare(model: Annotated[str | None, typer.Option("--model", "-m", envvar="APPLYEDIT_MODEL")] = None,
-                  debug: Annotated[bool, typer.Option(envvar="APPLYEDIT_DEBUG")] = False) -> None:
+def model_prepare(model: ModelOpt = None, debug: DebugOpt = False) -> None:
     """Assemble, verify and convert the model once, so later runs start in seconds.
 
     Examples:
@@ -274,13 +286,13 @@ def model_prepare(model: Annotated[str | None, typer.Option("--model", "-m", env
 def bench_command(
     file: Annotated[Path, typer.Argument(help="The source file.", show_default=False)],
     edit: Annotated[Path, typer.Option("--edit", "-e", help="File holding the edit.")],
-    model: Annotated[str | None, typer.Option("--model", "-m", envvar="APPLYEDIT_MODEL")] = None,
-    device: Annotated[str | None, typer.Option()] = None,
-    dtype: Annotated[str | None, typer.Option()] = None,
-    k: Annotated[int, typer.Option("--k", help="applyedit's draft length cap.")] = 64,
-    k_policy: Annotated[str, typer.Option(help="adaptive or fixed.")] = "adaptive",
-    json_path: Annotated[Path | None, typer.Option("--json", help="Write the results as JSON here.")] = None,
-    debug: Annotated[bool, typer.Option(envvar="APPLYEDIT_DEBUG")] = False,
+    model: ModelOpt = None,
+    device: DeviceOpt = None,
+    dtype: DtypeOpt = None,
+    k: KOpt = 64,
+    k_policy: KPolicyOpt = "adaptive",
+    json_path: JsonOpt = None,
+    debug: DebugOpt = False,
 ) -> None:
     """Compare plain greedy, transformers' prompt lookup and applyedit on one edit, same model and prompt.
 
@@ -312,14 +324,14 @@ def bench_command(
 def eval_command(
     directory: Annotated[Path, typer.Argument(help="Folder of cases: <case>/before.<ext>, edit.txt, after.<ext>.")] = Path("fixtures"),
     filter_: Annotated[str | None, typer.Option("--filter", help="Only cases whose name contains this.")] = None,
-    model: Annotated[str | None, typer.Option("--model", "-m", envvar="APPLYEDIT_MODEL")] = None,
-    device: Annotated[str | None, typer.Option()] = None,
-    dtype: Annotated[str | None, typer.Option()] = None,
-    proposer: Annotated[str, typer.Option(help="copy or none.")] = "copy",
-    k: Annotated[int, typer.Option("--k", help="Draft length cap.")] = 64,
-    k_policy: Annotated[str, typer.Option(help="adaptive or fixed.")] = "adaptive",
-    json_path: Annotated[Path | None, typer.Option("--json", help="Write all results as JSON here.")] = None,
-    debug: Annotated[bool, typer.Option(envvar="APPLYEDIT_DEBUG")] = False,
+    model: ModelOpt = None,
+    device: DeviceOpt = None,
+    dtype: DtypeOpt = None,
+    proposer: ProposerOpt = "copy",
+    k: KOpt = 64,
+    k_policy: KPolicyOpt = "adaptive",
+    json_path: JsonOpt = None,
+    debug: DebugOpt = False,
 ) -> None:
     """Run fixture cases and score exact matches; exit 3 below the committed floor or on a new failure.
 
