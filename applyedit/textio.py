@@ -104,11 +104,15 @@ _FENCE_OPEN = re.compile(r"^(`{3,}|~{3,})[ \t]*([\w+#.-]*)[^\n`]*$")
 
 
 def extract_edit(text: str, language: str = "") -> str:
-    """The edit as the model should see it: LF-only, and taken out of its chat fence if it had one.
+    """The edit as the model should see it: LF-only, and an update snippet taken out of its chat fence.
 
-    An edit pasted from a chat reply ("Here is the update:\\n```python\\n...\\n```\\nThis adds...")
-    becomes the block's body. Several blocks, or none, leave the text as it is (minus outer blank lines).
+    A snippet pasted from a chat reply ("Here is the update:\n```python\n# ... existing code ...\n
+    ...\n```\nThis adds...") becomes the block's body. Only a block holding a lazy-marker line is
+    unwrapped: in an instruction with a code block ("Write this module: ```...```") the prose is
+    the instruction and must stay. Several blocks, or none, leave the text as it is.
     """
+    from applyedit.merge import is_marker  # the one definition of a lazy marker
+
     text, _ = normalise(text)
     lines = text.split("\n")
     blocks: list[tuple[int, int]] = []
@@ -123,12 +127,14 @@ def extract_edit(text: str, language: str = "") -> str:
                     i = j
                     break
         i += 1
-    if language == "markdown":
-        nonblank = [n for n, line in enumerate(lines) if line.strip()]
-        blocks = [b for b in blocks if nonblank and b == (nonblank[0], nonblank[-1])]
     if len(blocks) == 1:
         start, end = blocks[0]
-        text = "\n".join(lines[start + 1 : end])
+        body = lines[start + 1 : end]
+        outside = [line for n, line in enumerate(lines) if not start <= n <= end and line.strip()]
+        if language == "markdown" and outside:
+            pass  # a Markdown edit with prose around a block is Markdown, not a chat reply
+        elif not outside or any(is_marker(line) for line in body):
+            text = "\n".join(body)
     text = text.strip("\n")
     if not text.strip():
         raise InputError("the edit is empty")

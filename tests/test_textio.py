@@ -60,10 +60,21 @@ def test_fence_is_longer_than_any_backtick_run(texts: tuple[str, ...], fence: st
     assert fence_for(*texts) == fence
 
 
-def test_edit_from_chat_reply_takes_the_block() -> None:
-    """An edit pasted with its chat fence and prose around it becomes the block's body."""
-    reply = "Here is the change:\n\n```python\ndef f():\n    return 2\n```\n\nThis returns 2 now.\n"
-    assert extract_edit(reply) == "def f():\n    return 2\n"
+def test_snippet_from_chat_reply_takes_the_block() -> None:
+    """An update snippet pasted with its chat fence and prose around it becomes the block's body."""
+    reply = "Here is the change:\n\n```python\n# ... existing code ...\ndef f():\n    return 2\n```\n\nDone.\n"
+    assert extract_edit(reply) == "# ... existing code ...\ndef f():\n    return 2\n"
+
+
+def test_instruction_with_a_code_block_keeps_its_prose() -> None:
+    """An instruction holding a code block (no lazy markers) is kept whole: the prose is the edit."""
+    edit = "Write this module into the empty file:\n\n```python\nx = 1\n```\n"
+    assert extract_edit(edit) == edit
+
+
+def test_bare_fenced_edit_is_unwrapped() -> None:
+    """An edit that is nothing but one fenced block loses its fence."""
+    assert extract_edit("```python\ndef f():\n    return 2\n```\n") == "def f():\n    return 2\n"
 
 
 def test_edit_without_fence_is_kept_and_crlf_normalised() -> None:
