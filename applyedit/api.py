@@ -155,6 +155,43 @@ def edit_source(engine: Engine, edit: str) -> Source:
     return Source("edit", tuple(ids), blocked)
 
 
+@dataclass(frozen=True)
+class Job:
+    """One file and edit made ready for decoding: the prompt's token ids and the output budget."""
+
+    engine: Engine
+    src: textio.SourceFile
+    shown: str  # the path as written in the diff headers
+    edit: str  # the edit as the model sees it (unwrapped from a chat fence)
+    kind: str  # "snippet" | "instruction"
+    fence: str
+    prompt_ids: list[int]
+    budget: int
+
+
+def prepare(file: str | Path, edit: str, engine: Engine | Callable[[], Engine], *, max_new_tokens: int | None = None,
+            language: str | None = None, encoding: str = "utf-8", cwd: Path | None = None) -> Job:
+    """Read the inputs, build the prompt and check it fits the context (no weights needed).
+
+    `engine` may be a function that opens one: bad input then fails before any model is prepared.
+    """
+    path = Path(file)
+    src = textio.read_source(path, language, encoding)
+    shown = diff_path(path, cwd)
+    edit_text = textio.extract_edit(edit, src.language)
+    engine = engine if isinstance(engine, Engine) else engine()
+    fence = textio.fence_for(src.text, edit_text)
+    prompt = prompts.build(shown, src.language, src.text, edit_text, fence)
+    prompt_ids = chat_ids(engine.tokenizer, prompt.system, prompt.user, prompt.assistant_prefix)
+    budget = max_new_tokens or output_budget(len(engine.encode(src.text)), len(engine.encode(edit_text)))
+    if len(prompt_ids) + budget > engine.context:
+        raise PromptTooLongError(
+            f"{path}: the prompt ({len(prompt_ids):,} tokens) plus room for the output ({budget:,}) "
+            f"exceeds the model's context of {engine.context:,} tokens"
+        )
+    return Job(engine, src, shown, edit_text, prompt.kind, fence, prompt_ids, budget)
+
+
 def apply(
     file: str | Path,
     edit: str,
@@ -179,28 +216,17 @@ def apply(
         raise InputError(f"unknown --proposer {proposer!r}; choose one of {', '.join(PROPOSERS)}")
     if k_policy not in K_POLICIES:
         raise InputError(f"unknown --k-policy {k_policy!r}; choose adaptive or fixed")
-    path = Path(file)
-    src = textio.read_source(path, language, encoding)
-    shown = diff_path(path, cwd)
-    edit_text = textio.extract_edit(edit, src.language)
     if k < 0:
         raise InputError("--k must be 0 or more")
-    engine = engine or Engine.open(model, device, dtype, progress)
-    fence = textio.fence_for(src.text, edit_text)
-    prompt = prompts.build(shown, src.language, src.text, edit_text, fence)
-    prompt_ids = chat_ids(engine.tokenizer, prompt.system, prompt.user, prompt.assistant_prefix)
-    budget = max_new_tokens or output_budget(len(engine.encode(src.text)), len(engine.encode(edit_text)))
-    if len(prompt_ids) + budget > engine.context:
-        raise PromptTooLongError(
-            f"{path}: the prompt ({len(prompt_ids):,} tokens) plus room for the output ({budget:,}) "
-            f"exceeds the model's context of {engine.context:,} tokens"
-        )
-    drafter = make_proposer(proposer, engine, src.text, fence, edit_text, prompt.kind)
+    job = prepare(file, edit, engine or (lambda: Engine.open(model, device, dtype, progress)),
+                  max_new_tokens=max_new_tokens, language=language, encoding=encoding, cwd=cwd)
+    engine, src, fence, budget = job.engine, job.src, job.fence, job.budget
+    drafter = make_proposer(proposer, engine, src.text, fence, job.edit, job.kind)
     if proposer == "none" or k_policy == "fixed":
         policy: FixedK | AdaptiveK = FixedK(0 if proposer == "none" else k)
     else:
         policy = AdaptiveK(cost=engine.cost_curve(), k_max=k)
-    result = run(engine.model, prompt_ids, drafter, policy, budget, FenceStop(engine, fence), on_step)
+    result = run(engine.model, job.prompt_ids, drafter, policy, budget, FenceStop(engine, fence), on_step)
     output = engine.decode(result.tokens)
     if result.stop_reason == "budget":
         raise DecodeError(
@@ -213,7 +239,7 @@ def apply(
     before = src.raw.decode(encoding)
     summary = summarise(result, model=engine.source.name, device=engine.device,
                         dtype=engine.dtype_name, proposer=proposer)
-    return ApplyResult(shown, before, after, unified_diff(before, after, shown), prompt.kind, output,
+    return ApplyResult(job.shown, before, after, unified_diff(before, after, job.shown), job.kind, output,
                        result, summary, region_report(engine, src, body, result, summary))
 
 

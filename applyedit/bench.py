@@ -1,114 +1,252 @@
-"""`applyedit bench`: plain greedy vs transformers' prompt lookup vs applyedit, one model, one prompt.
+"""`applyedit bench`: plain greedy, transformers' prompt lookup and applyedit's loop side by side.
 
-Owns running the methods side by side on one loaded model (same dtype, threads, prompt, budget and
-end-of-turn ids), counting every target forward pass with a hook, checking that the outputs agree,
-and the result table. Speed is reported here, never asserted in tests.
+Owns the methods compared (`model.generate` greedy and prompt lookup; applyedit's own loop under any
+proposer, K policy and K), running them on one loaded model with the same prompt, dtype, threads,
+budget and stop ids, interleaved repeats (repeat 1 of every method, then repeat 2, ...) with medians
+and spread, target forward-pass counting with a hook, the agreement check, and a resumable JSON
+record. Rendering is report.py's. Speed is reported here, never asserted in tests.
+
+Timing rules (one definition each, quoted by the README):
+- end to end (`wall_s`): from the start of the method's run to its last token, prefill included. The
+  loop's methods reuse one prefill of the prompt, measured once per case and added to each of them.
+- time to first token (`ttft_s`): prefill plus the first forward pass that yields output.
+- decode phase (`decode_s`): end to end minus time to first token.
 """
 
 from __future__ import annotations
 
+import json
+import os
+import statistics
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from applyedit import api, prompts, textio
-from applyedit.backend import chat_ids
-from applyedit.diff import diff_path
+from applyedit import api, evaluate, textio
+from applyedit.errors import InputError
+
+BASELINES = ("greedy", "lookup", "none")
+DEFAULT_LOOKUP = 10  # transformers' prompt_lookup_num_tokens default in its docs
 
 
-def _count_forwards(model: Any) -> list[int]:
+@dataclass(frozen=True, slots=True)
+class Method:
+    """One way to produce the output. `runner` is "generate" (transformers) or "loop" (applyedit's)."""
+
+    name: str
+    runner: str
+    lookup: int = 0  # prompt_lookup_num_tokens for generate; 0 is plain greedy
+    proposer: str = "copy"
+    k_policy: str = "adaptive"
+    k: int = api.DEFAULT_K
+
+
+def _values(spec: str, default: Sequence[int]) -> tuple[str, list[int]]:
+    """"fixed:4,8,16" -> ("fixed", [4, 8, 16]); "fixed" -> ("fixed", default)."""
+    head, _, tail = spec.partition(":")
+    try:
+        values = [int(v) for v in tail.split(",") if v.strip()] if tail else list(default)
+    except ValueError:
+        raise InputError(f"bad method {spec!r}: the values after ':' must be whole numbers") from None
+    if any(v < 0 for v in values):
+        raise InputError(f"bad method {spec!r}: K and lookup lengths are 0 or more")
+    return head.strip(), values
+
+
+def parse_methods(baselines: Sequence[str], k_policies: Sequence[str], ks: Sequence[int]) -> list[Method]:
+    """The methods to run, baselines first.
+
+    baselines: "greedy" (model.generate), "lookup[:K,...]" (its prompt lookup, default K=10), "none"
+    (applyedit's loop with no drafts). k_policies: "adaptive[:K,...]" (K is the cap) and
+    "fixed[:K,...]"; without a list they take `ks`.
+    """
+    methods: list[Method] = []
+    for spec in baselines:
+        name, values = _values(spec, [DEFAULT_LOOKUP])
+        if name == "greedy":
+            methods.append(Method("greedy", "generate"))
+        elif name == "lookup":
+            methods += [Method(f"lookup K={v}", "generate", lookup=v) for v in values]
+        elif name == "none":
+            methods.append(Method("loop, no drafts", "loop", proposer="none", k_policy="fixed", k=0))
+        else:
+            raise InputError(f"unknown baseline {spec!r}; choose from {', '.join(BASELINES)}")
+    for spec in k_policies:
+        name, values = _values(spec, ks)
+        if name not in api.K_POLICIES:
+            raise InputError(f"unknown --k-policy {spec!r}; use adaptive[:K,...] or fixed[:K,...]")
+        sign = "≤" if name == "adaptive" else "="
+        methods += [Method(f"{name} K{sign}{v}", "loop", k_policy=name, k=v) for v in values]
+    names = [m.name for m in methods]
+    if not methods or len(set(names)) != len(names):
+        raise InputError("bench needs at least one method, each named once")
+    return methods
+
+
+@dataclass(frozen=True, slots=True)
+class Target:
+    """One file and edit to bench, with what the eval would pass for it (cwd, language)."""
+
+    name: str
+    file: Path
+    edit: str
+    cwd: Path | None = None
+    language: str | None = None
+
+
+def targets(path: Path, edit: Path | None, pattern: str | None, everything: bool) -> list[Target]:
+    """A single FILE with --edit, or the cases of a fixture folder (its bench suite unless `everything`)."""
+    if path.is_dir():
+        if edit is not None:
+            raise InputError("--edit goes with a FILE; a folder of cases has each case's edit.txt")
+        cases = [c for c in evaluate.discover(path, pattern) if everything or c.bench]
+        if not cases:
+            raise InputError(f"no {'' if everything else 'bench-suite (bench = true) '}cases in {path}")
+        return [Target(c.name, c.before, c.edit.read_text(encoding="utf-8"), c.dir, c.meta.get("language"))
+                for c in cases]
+    if edit is None:
+        raise InputError(f"{path}: a FILE needs --edit (or give a folder of cases)")
+    if not path.is_file():
+        raise InputError(f"{path}: no such file or folder")
+    return [Target(path.name, path, edit.read_text(encoding="utf-8"))]
+
+
+class _FirstTokenClock:
+    """A `generate` streamer that only notes when the first new token arrived (its 2nd `put`)."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+        self.first: float | None = None
+
+    def put(self, _value: Any) -> None:
+        self.calls += 1
+        if self.calls == 2:
+            self.first = time.perf_counter()
+
+    def end(self) -> None:
+        pass
+
+
+def _count_forwards(model: Any) -> tuple[list[int], Any]:
+    """A counter of `model`'s forward calls, and the hook's handle (`.remove()` it when done)."""
     counter = [0]
 
     def hook(*_: Any) -> None:
         counter[0] += 1
 
-    model.register_forward_pre_hook(hook)
-    return counter
+    return counter, model.register_forward_pre_hook(hook)
 
 
-def _generate(engine: api.Engine, prompt_ids: list[int], budget: int, counter: list[int], **kwargs: Any) -> dict[str, Any]:
-    """One `model.generate` run (greedy), timed, with its forward passes counted."""
+def _generate(engine: api.Engine, job: api.Job, lookup: int, counter: list[int]) -> dict[str, Any]:
+    """One `model.generate` run (greedy, optionally with prompt lookup), timed. Every forward counts
+    as a target pass, the prefill too (it yields the first token), as in the loop, whose prefill
+    yields none: plain greedy needs one pass per token either way."""
     import torch
 
-    model = engine.model.model
-    ids = torch.tensor([prompt_ids], device=engine.device)
+    ids = torch.tensor([job.prompt_ids], device=engine.device)
     eos = sorted(engine.model.eos_ids)
-    before = counter[0]
+    extra = {"prompt_lookup_num_tokens": lookup} if lookup else {}
+    clock, before = _FirstTokenClock(), counter[0]
     t0 = time.perf_counter()
-    out = model.generate(ids, attention_mask=torch.ones_like(ids), do_sample=False, max_new_tokens=budget,
-                         eos_token_id=eos, pad_token_id=eos[0], top_p=None, top_k=None, temperature=None,
-                         **kwargs)
+    out = engine.model.model.generate(
+        ids, attention_mask=torch.ones_like(ids), do_sample=False, max_new_tokens=job.budget, eos_token_id=eos,
+        pad_token_id=eos[0], top_p=None, top_k=None, temperature=None, streamer=clock, **extra)
     wall = time.perf_counter() - t0
-    tokens = out[0, len(prompt_ids):].tolist()
+    tokens = out[0, len(job.prompt_ids):].tolist()
     while tokens and tokens[-1] in engine.model.eos_ids:
         tokens.pop()
-    return {"tokens": tokens, "wall_s": wall, "passes": counter[0] - before - 1, "text": engine.decode(tokens)}
+    ttft = (clock.first or time.perf_counter()) - t0
+    return {"tokens": tokens, "wall_s": wall, "ttft_s": ttft, "passes": counter[0] - before}
 
 
-def bench_one(
-    file: Path,
-    edit: str,
-    *,
-    model: str | None = None,
-    device: str | None = None,
-    dtype: str | None = None,
-    k: int = api.DEFAULT_K,
-    k_policy: str = "adaptive",
-    log: Callable[[str], None] = print,
-) -> dict[str, Any]:
-    """Run the three methods on one file and edit; return the results as data."""
+def _loop(engine: api.Engine, target: Target, method: Method, prefill_s: float) -> dict[str, Any]:
+    """One run of applyedit's loop through `api.apply` (output checks off: speed, not quality)."""
+    t0 = time.perf_counter()
+    result = api.apply(target.file, target.edit, engine=engine, proposer=method.proposer, k=method.k,
+                       k_policy=method.k_policy, cwd=target.cwd, language=target.language, allow_markers=True)
+    wall = time.perf_counter() - t0
+    d = result.decode
+    shared = prefill_s if d.prefilled == 0 else 0.0  # reused the bench's prefill: count it here
+    first = d.steps[0].start_s + d.steps[0].time_s if d.steps else 0.0
+    return {"tokens": d.tokens, "wall_s": wall + shared, "ttft_s": shared + d.prefill_s + first,
+            "passes": len(d.steps)}
+
+
+def bench_target(engine: api.Engine, target: Target, methods: Sequence[Method], repeats: int, counter: list[int],
+                 record: dict[str, Any], save: Callable[[], None], log: Callable[[str], None]) -> dict[str, Any]:
+    """Run every method `repeats` times, interleaved; fill `record` (resuming what it holds) and
+    return the target's summary. `counter` counts the target's forward passes."""
     import torch
 
-    engine = api.Engine.open(model, device, dtype)
-    counter = _count_forwards(engine.model.model)
-    src = textio.read_source(file)
-    edit_text = textio.extract_edit(edit, src.language)
-    fence = textio.fence_for(src.text, edit_text)
-    prompt = prompts.build(diff_path(file), src.language, src.text, edit_text, fence)
-    prompt_ids = chat_ids(engine.tokenizer, prompt.system, prompt.user, prompt.assistant_prefix)
-    budget = api.output_budget(len(engine.encode(src.text)), len(engine.encode(edit_text)))
-    rows: dict[str, dict[str, Any]] = {}
-
-    # Prefill alone, measured once: the floor every method pays before its first token.
-    t0 = time.perf_counter()
+    job = api.prepare(target.file, target.edit, engine, cwd=target.cwd, language=target.language)
+    engine.cost_curve()  # calibrated once and cached: part of no method's time
+    # Prefill alone, once: the floor every method pays before its first token. The loop's methods
+    # reuse this cache; generate() builds its own.
     engine.model.reset()
-    engine.model.forward(prompt_ids, num_logits=1)
-    prefill_s = time.perf_counter() - t0
-    log(f"bench: prompt {len(prompt_ids)} tokens, prefill {prefill_s:.1f} s, budget {budget}, threads {torch.get_num_threads()}")
-
-    def record(name: str, row: dict[str, Any]) -> None:
-        rows[name] = row
-        log(f"bench: {name}: {len(row['tokens'])} tokens, {row['passes']} passes, {row['wall_s']:.1f} s")
-
-    log("bench: plain greedy (model.generate)…")
-    record("greedy", _generate(engine, prompt_ids, budget, counter))
-    log("bench: transformers prompt lookup (prompt_lookup_num_tokens=10)…")
-    record("prompt_lookup", _generate(engine, prompt_ids, budget, counter, prompt_lookup_num_tokens=10))
-    log(f"bench: applyedit (copy proposer, {k_policy} k ≤ {k})…")
     t0 = time.perf_counter()
-    # The bench measures speed and agreement, not edit quality: output checks are off here.
-    engine.cost_curve()  # calibrated once and cached: not part of any method's time
-    result = api.apply(file, edit, engine=engine, k=k, k_policy=k_policy, allow_markers=True)
-    wall = time.perf_counter() - t0
-    record("applyedit", {"tokens": result.decode.tokens, "wall_s": wall, "passes": result.summary.passes,
-                         "text": result.output})
+    engine.model.prefill(job.prompt_ids[:-1])
+    prefill_s = time.perf_counter() - t0
+    record.setdefault("runs", {})
+    record.update({"file": str(target.file), "prompt_tokens": len(job.prompt_ids), "budget": job.budget,
+                   "threads": torch.get_num_threads()})
+    record.setdefault("prefill_s", []).append(prefill_s)
+    log(f"bench: {target.name}: prompt {len(job.prompt_ids)} tokens, prefill {prefill_s:.1f} s, "
+        f"budget {job.budget}, {torch.get_num_threads()} threads")
+    for rep in range(repeats):
+        for method in methods:
+            runs = record["runs"].setdefault(method.name, [])
+            if any(r["repeat"] == rep for r in runs):
+                continue  # done in an earlier, interrupted run
+            if method.runner == "generate":
+                row = _generate(engine, job, method.lookup, counter)
+            else:
+                row = _loop(engine, target, method, prefill_s)
+            row["repeat"] = rep
+            row["text"] = engine.decode(row["tokens"])
+            runs.append(row)
+            log(f"bench: {target.name}: {method.name} #{rep + 1}: {len(row['tokens'])} tokens, "
+                f"{row['passes']} passes, {row['wall_s']:.1f} s")
+            save()
+    return summarise_target(record, methods, job.fence)
 
-    bodies = {name: _body(row["text"], fence) for name, row in rows.items()}
-    reference = rows["greedy"]["tokens"]
-    agree = all(bodies[n] == bodies["greedy"] for n in rows) and all(
-        reference[: len(r["tokens"])] == r["tokens"] for r in rows.values())
-    for name, row in rows.items():
-        row["num_tokens"] = len(row.pop("tokens"))
-        row.pop("text")
-        row["tokens_per_s"] = row["num_tokens"] / row["wall_s"]
-        row["tokens_per_pass"] = row["num_tokens"] / max(1, row["passes"])
-        row["speedup_vs_greedy"] = rows["greedy"]["wall_s"] / row["wall_s"]
-    return {
-        "file": str(file), "model": engine.source.name, "device": engine.device, "dtype": engine.dtype_name,
-        "threads": torch.get_num_threads(), "prompt_tokens": len(prompt_ids), "prefill_s": prefill_s,
-        "budget": budget, "outputs_agree": agree, "methods": rows,
-    }
+
+def summarise_target(record: dict[str, Any], methods: Sequence[Method], fence: str) -> dict[str, Any]:
+    """Medians and spread per method, ratios to greedy (when run) and whether every output agrees."""
+    rows: dict[str, dict[str, Any]] = {}
+    for m in methods:
+        runs = record["runs"].get(m.name, [])
+        if not runs:
+            continue
+        walls = [r["wall_s"] for r in runs]
+        decodes = [r["wall_s"] - r["ttft_s"] for r in runs]
+        tokens = len(runs[0]["tokens"])
+        rows[m.name] = {
+            "method": asdict(m), "repeats": len(runs), "num_tokens": tokens,
+            "passes": statistics.median(r["passes"] for r in runs),
+            "wall_s": statistics.median(walls), "wall_min_s": min(walls), "wall_max_s": max(walls),
+            "decode_s": statistics.median(decodes), "ttft_s": statistics.median(r["ttft_s"] for r in runs),
+        }
+        rows[m.name]["tokens_per_pass"] = tokens / max(1, rows[m.name]["passes"])
+        rows[m.name]["tokens_per_s"] = tokens / rows[m.name]["wall_s"]
+    reference = next(iter(record["runs"][m.name] for m in methods if m.name in rows))[0]
+    ref_body = _body(reference["text"], fence)
+    agree = ref_body is not None and all(
+        _body(r["text"], fence) == ref_body and _prefix_agrees(reference["tokens"], r["tokens"])
+        for m in methods for r in record["runs"].get(m.name, []))
+    base = rows.get("greedy")
+    for row in rows.values():
+        row["speedup_vs_greedy"] = base["wall_s"] / row["wall_s"] if base else None
+        row["decode_speedup_vs_greedy"] = base["decode_s"] / row["decode_s"] if base and row["decode_s"] else None
+    return {"prompt_tokens": record["prompt_tokens"], "prefill_s": statistics.median(record["prefill_s"]),
+            "budget": record["budget"], "file": record["file"], "outputs_agree": agree, "methods": rows}
+
+
+def _prefix_agrees(a: Sequence[int], b: Sequence[int]) -> bool:
+    """generate() runs on to EOS, the loop stops at the closing fence: the shorter is a prefix."""
+    n = min(len(a), len(b))
+    return list(a[:n]) == list(b[:n])
 
 
 def _body(text: str, fence: str) -> str | None:
@@ -116,3 +254,42 @@ def _body(text: str, fence: str) -> str | None:
         return textio.extract_body(text, fence)
     except Exception:
         return None
+
+
+def run(engine: api.Engine, items: Sequence[Target], methods: Sequence[Method], repeats: int,
+        json_path: Path | None = None, resume: bool = False,
+        log: Callable[[str], None] = print) -> dict[str, Any]:
+    """Bench every target; with `json_path` the raw runs are saved after each one, and `resume` picks
+    up the runs a previous, interrupted call with the same methods already saved there."""
+    import torch
+
+    config = {"model": engine.source.name, "device": engine.device, "dtype": engine.dtype_name,
+              "threads": torch.get_num_threads(), "methods": [m.name for m in methods], "repeats": repeats}
+    raw: dict[str, Any] = {"config": config, "raw": {}}
+    if resume and json_path is not None and json_path.is_file():
+        saved = json.loads(json_path.read_text())
+        if {k: v for k, v in saved.get("config", {}).items() if k != "repeats"} != \
+                {k: v for k, v in config.items() if k != "repeats"}:
+            raise InputError(f"{json_path} holds a bench of other methods or another model; drop --resume")
+        raw["raw"] = saved.get("raw", {})
+
+    def save() -> None:
+        if json_path is not None:
+            tmp = json_path.with_name(json_path.name + ".tmp")
+            tmp.write_text(json.dumps(raw, indent=1))
+            os.replace(tmp, json_path)
+
+    counter, hook = [0], None
+    if any(m.runner == "generate" for m in methods):
+        counter, hook = _count_forwards(engine.model.model)
+    results = {}
+    try:
+        for target in items:
+            record = raw["raw"].setdefault(target.name, {})
+            results[target.name] = bench_target(engine, target, methods, repeats, counter, record, save, log)
+    finally:
+        if hook is not None:
+            hook.remove()
+    raw.update(config=config, cases=results)
+    save()
+    return {**config, "cases": results, "outputs_agree": all(c["outputs_agree"] for c in results.values())}

@@ -20,7 +20,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from applyedit.errors import ApplyEditError, InputError
+from applyedit.errors import ApplyEditError, InputError, UsageError
 
 EXIT_OK, EXIT_USAGE, EXIT_MODEL, EXIT_CHECK, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
 SUBCOMMANDS = {"apply", "model", "bench", "eval"}
@@ -284,35 +284,58 @@ def model_prepare(model: ModelOpt = None, debug: DebugOpt = False) -> None:
 
 @app.command("bench")
 def bench_command(
-    file: Annotated[Path, typer.Argument(help="The source file.", show_default=False)],
-    edit: Annotated[Path, typer.Option("--edit", "-e", help="File holding the edit.")],
+    path: Annotated[Path, typer.Argument(help="A source FILE (with --edit), or a folder of cases.")] = Path("fixtures"),
+    edit: Annotated[Path | None, typer.Option("--edit", "-e", help="File holding the edit, for a FILE.")] = None,
+    filter_: Annotated[str | None, typer.Option("--filter", help="Only cases whose name contains this.")] = None,
+    all_cases: Annotated[bool, typer.Option("--all", help="Every case of the folder, not only the bench suite.")] = False,
+    baseline: Annotated[list[str] | None, typer.Option(
+        help="Repeatable: greedy (model.generate), lookup[:K,...] (its prompt lookup, K=10 by default), "
+             "none (applyedit's loop without drafts). Default: greedy and lookup.")] = None,
+    no_baselines: Annotated[bool, typer.Option(help="Run only applyedit's configurations.")] = False,
+    k_policy: Annotated[list[str] | None, typer.Option(
+        help="Repeatable: adaptive[:K,...] (K is the cap) or fixed[:K,...], e.g. --k-policy adaptive "
+             "--k-policy fixed:4,8,16,32. Default: adaptive.")] = None,
+    k: Annotated[list[int] | None, typer.Option("--k", help="K for a --k-policy given without its own list "
+                                                           "(repeatable; default 64).")] = None,
+    repeats: Annotated[int, typer.Option(help="Interleaved repeats per method; medians are reported.")] = 1,
     model: ModelOpt = None,
     device: DeviceOpt = None,
     dtype: DtypeOpt = None,
-    k: KOpt = 64,
-    k_policy: KPolicyOpt = "adaptive",
-    json_path: JsonOpt = None,
+    json_path: Annotated[Path | None, typer.Option("--json", help="Save every run here as it finishes.")] = None,
+    resume: Annotated[bool, typer.Option(help="Skip the runs already saved in --json by an interrupted bench.")] = False,
     debug: DebugOpt = False,
 ) -> None:
-    """Compare plain greedy, transformers' prompt lookup and applyedit on one edit, same model and prompt.
+    """Compare plain greedy, transformers' prompt lookup and applyedit's K settings, one model, same prompt.
 
     Examples:
 
-      applyedit bench fixtures/py_bench_150_snippet/before.py --edit fixtures/py_bench_150_snippet/edit.txt
+      applyedit bench fixtures --repeats 3 --json bench.json
 
-      applyedit bench app.py --edit edit.txt --dtype bf16 --json bench.json
+      applyedit bench fixtures --no-baselines --k-policy adaptive --k-policy fixed:4,8,16,32
+
+      applyedit bench app.py --edit edit.txt --baseline greedy --dtype bf16
     """
     from applyedit import bench
 
     try:
-        report = bench.bench_one(file, edit.read_text(encoding="utf-8"), model=model, device=device, dtype=dtype,
-                                 k=k, k_policy=k_policy, log=lambda msg: console.print(msg, markup=False))
+        if repeats < 1:
+            raise UsageError("--repeats must be 1 or more")
+        if resume and json_path is None:
+            raise UsageError("--resume needs --json PATH")
+        baselines = [] if no_baselines else (baseline or ["greedy", "lookup"])
+        methods = bench.parse_methods(baselines, k_policy or ["adaptive"], k or [64])
+        items = bench.targets(path, edit, filter_, all_cases)
+        from applyedit.api import Engine
+
+        engine = Engine.open(model, device, dtype)
+        report = bench.run(engine, items, methods, repeats, json_path, resume,
+                           log=lambda msg: console.print(msg, markup=False))
         from applyedit.report import render_bench
 
-        console.print(render_bench(report))
-        if json_path is not None:
-            json_path.write_text(json.dumps(report, indent=2))
+        for table in render_bench(report):
+            console.print(table)
         if not report["outputs_agree"]:
+            console.print("applyedit bench: the methods' outputs differ", markup=False)
             raise typer.Exit(EXIT_CHECK)
     except typer.Exit:
         raise

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Protocol
 
 from applyedit.backend import TargetModel
@@ -58,7 +58,7 @@ class DecodeResult:
     prompt_tokens: int
     prefill_s: float
     decode_s: float
-    extra: dict[str, float] = field(default_factory=dict)
+    prefilled: int = 0  # prompt tokens computed by the prefill (0 when a cached prefill was reused)
 
 
 def decode(
@@ -75,11 +75,10 @@ def decode(
     state = state if state is not None else {}
     output: list[int] = []
     # 0. Prefill all prompt tokens but the last: the last one opens the first verify block, so even
-    #    the first output tokens can be drafted.
+    #    the first output tokens can be drafted. A cache that already holds exactly this prefix is
+    #    reused (`bench` runs several methods on one prompt).
     t0 = time.perf_counter()
-    model.reset()
-    if len(prompt) > 1:
-        model.forward(list(prompt[:-1]), num_logits=1)
+    state["prefilled"] = model.prefill(list(prompt[:-1]))
     state["prefill_s"] = time.perf_counter() - t0
     last = prompt[-1]
     t_start = time.perf_counter()
@@ -161,4 +160,5 @@ def run(
         prompt_tokens=len(prompt),
         prefill_s=float(state["prefill_s"]),  # type: ignore[arg-type]
         decode_s=float(state["decode_s"]),  # type: ignore[arg-type]
+        prefilled=int(state["prefilled"]),  # type: ignore[call-overload]
     )

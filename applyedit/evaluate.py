@@ -18,7 +18,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from applyedit import api
+from applyedit import api, textio
 from applyedit.errors import ApplyEditError
 
 FLOOR_FILE = "floor.toml"  # in the fixtures dir: `exact_match_floor = N`, may only rise
@@ -126,7 +126,7 @@ def run_case(engine: api.Engine, case: Case, **options: Any) -> CaseResult:
     result.exact = out.after == expected
     result.whitespace_match = _strip_ws(out.after) == _strip_ws(expected)
     result.git_apply_ok = git_apply_check(case, out.diff) if out.diff else None
-    result.syntax_ok = syntax_ok(out.before, out.after, case.meta.get("language") or "")
+    result.syntax_ok = syntax_ok(out.before, out.after, textio.language_for(case.before, case.meta.get("language")))
     return result
 
 

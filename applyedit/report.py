@@ -146,13 +146,39 @@ def render_eval(report: dict[str, Any]) -> Table:
     return table
 
 
-def render_bench(report: dict[str, Any]) -> Table:
-    table = Table(title=f"{report['file']}: {report['model']} on {report['device']} ({report['dtype']}, "
-                        f"{report['threads']} threads); prompt {report['prompt_tokens']} tokens, "
-                        f"prefill {report['prefill_s']:.1f} s; outputs agree: {report['outputs_agree']}")
-    for col in ("method", "tokens", "target passes", "tokens/pass", "wall s", "tokens/s", "× greedy"):
-        table.add_column(col, justify="right" if col != "method" else "left")
-    for name, row in report["methods"].items():
-        table.add_row(name, str(row["num_tokens"]), str(row["passes"]), f"{row['tokens_per_pass']:.1f}",
-                      f"{row['wall_s']:.1f}", f"{row['tokens_per_s']:.2f}", f"{row['speedup_vs_greedy']:.2f}")
-    return table
+def render_bench(report: dict[str, Any]) -> list[Table]:
+    """One table per case (medians of the repeats, spread of end-to-end time), then, for several
+    cases, a cases × methods table of median end-to-end seconds with the fastest marked."""
+    tables = []
+    for name, case in report["cases"].items():
+        table = Table(title=f"{name}: prompt {case['prompt_tokens']} tokens, prefill {case['prefill_s']:.1f} s; "
+                            f"outputs agree: {'yes' if case['outputs_agree'] else 'NO'}", title_justify="left")
+        for col in ("method", "tokens", "passes", "tok/pass", "end to end s", "spread s", "first token s",
+                    "decode s", "tok/s", "× greedy", "decode × greedy"):
+            table.add_column(col, justify="left" if col == "method" else "right", no_wrap=True)
+        for method, row in case["methods"].items():
+            table.add_row(method, str(row["num_tokens"]), f"{row['passes']:g}", f"{row['tokens_per_pass']:.1f}",
+                          f"{row['wall_s']:.1f}", f"{row['wall_min_s']:.1f}–{row['wall_max_s']:.1f}",
+                          f"{row['ttft_s']:.1f}", f"{row['decode_s']:.1f}", f"{row['tokens_per_s']:.2f}",
+                          _ratio(row["speedup_vs_greedy"]), _ratio(row["decode_speedup_vs_greedy"]))
+        table.caption = (f"{report['model']} on {report['device']} ({report['dtype']}, {report['threads']} threads); "
+                         f"medians of {report['repeats']} interleaved repeats")
+        table.caption_justify = "left"
+        tables.append(table)
+    if len(report["cases"]) > 1:
+        methods = report["methods"]
+        matrix = Table(title="end to end, median seconds (fastest in bold)", title_justify="left")
+        matrix.add_column("case")
+        for m in methods:
+            matrix.add_column(m, justify="right")
+        for name, case in report["cases"].items():
+            walls = {m: case["methods"][m]["wall_s"] for m in methods if m in case["methods"]}
+            best = min(walls, key=walls.__getitem__) if walls else None
+            matrix.add_row(name, *(Text(f"{walls[m]:.1f}", style="bold" if m == best else "") if m in walls else "–"
+                                   for m in methods))
+        tables.append(matrix)
+    return tables
+
+
+def _ratio(value: float | None) -> str:
+    return "–" if value is None else f"{value:.2f}×"

@@ -7,8 +7,14 @@ The real loop, proposer, checks, diff writer and CLI all run; only the forward p
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
 
 import torch
+
+from applyedit import api, modelstore
+from applyedit.backend import context_length, pick_dtype
+from applyedit.costmodel import prior
 
 
 class ScriptedModel:
@@ -24,6 +30,11 @@ class ScriptedModel:
 
     def reset(self) -> None:
         self._len, self._base = 0, None
+
+    def prefill(self, ids: list[int]) -> int:
+        self._len = self._base = len(ids)
+        self.num_forwards += bool(ids)
+        return len(ids)
 
     @property
     def cached_len(self) -> int:
@@ -47,3 +58,13 @@ class ScriptedModel:
     def crop_to(self, length: int) -> None:
         assert 0 <= length <= self._len
         self._len = length
+
+
+def scripted_engine(tokenizer: tuple[Path, Any], text: str) -> api.Engine:
+    """An Engine (real tokenizer) whose target greedily writes `text`, the raw output after the opening fence."""
+    path, tok = tokenizer
+    engine = api.Engine(modelstore.resolve(None), path, tok, "cpu", pick_dtype("fp32", "cpu"), context_length(path),
+                        cost=prior())
+    eos = tok.convert_tokens_to_ids("<|im_end|>")
+    engine._model = ScriptedModel(engine.encode(text), eos, len(tok))  # type: ignore[assignment]
+    return engine

@@ -181,3 +181,21 @@ def test_stop_check_cuts_inside_a_block() -> None:
     )
     assert tuple(result.tokens) == ref[:13]
     assert result.stop_reason == "stop"
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_prefill_is_reused_only_for_the_same_prompt(seed: int) -> None:
+    """A second run on the same prompt reuses the cached prefill (0 tokens computed) and gives the
+    same output; a prompt that shares only a prefix is prefilled from scratch, and is still exact."""
+    model = TorchModel(model=tiny_model(seed), eos_ids=frozenset())
+    prompt = prompt_for(seed)
+    first = run(model, prompt, Oracle(reference(seed)), FixedK(4), MAX_NEW)
+    again = run(model, prompt, NullProposer(), FixedK(0), MAX_NEW)
+    assert first.prefilled == len(prompt) - 1 and again.prefilled == 0
+    assert first.tokens == again.tokens == list(reference(seed))
+    other = [*prompt[:-3], (prompt[-3] + 1) % VOCAB, *prompt[-2:]]
+    third = run(model, other, NullProposer(), FixedK(0), 8)
+    assert third.prefilled == len(other) - 1
+    expected = tiny_model(seed).generate(torch.tensor([other]), attention_mask=torch.ones(1, len(other), dtype=torch.long),
+                                         do_sample=False, max_new_tokens=8, pad_token_id=VOCAB - 1)
+    assert third.tokens == expected[0, len(other):].tolist()

@@ -10,13 +10,12 @@ from typing import Any
 import pytest
 from rich.console import Console
 
-from applyedit import api, modelstore, stats, textio
-from applyedit.backend import context_length, load_tokenizer, pick_dtype
+from applyedit import api, stats, textio
 from applyedit.decode import DecodeResult, Step
 from applyedit.regions import LEGEND, Region, attribute, find_regions
 from applyedit.report import legend, render_table, report_data
 from applyedit.spans import token_lines, tokens_before_line
-from fakes import ScriptedModel
+from fakes import scripted_engine
 
 REGIONS = [
     Region("unchanged", 1, 2, 1, 2, "def add"),
@@ -105,12 +104,6 @@ def test_render_table_without_steps() -> None:
     assert json.dumps(empty)
 
 
-@pytest.fixture(scope="module")
-def tokenizer() -> tuple[Path, Any]:
-    path = modelstore.prepare(modelstore.resolve(None))
-    return path, load_tokenizer(path)
-
-
 ORIGINAL = '''def add(a, b):
     total = a + b
     return total
@@ -125,10 +118,9 @@ def sub(a, b):
 
 def test_report_after_a_scripted_run(tokenizer: tuple[Path, Any], tmp_path: Path) -> None:
     """The full chain after api.apply (real tokenizer, loop and proposer; scripted target) adds up."""
-    path, tok = tokenizer
-    engine = api.Engine(modelstore.resolve(None), path, tok, "cpu", pick_dtype("fp32", "cpu"), context_length(path))
+    tok = tokenizer[1]
     body = ORIGINAL.replace("return total", "return total * 2").replace('    print("debug")\n', "")
-    engine._model = ScriptedModel(engine.encode(body + "```\n"), tok.convert_tokens_to_ids("<|im_end|>"), len(tok))
+    engine = scripted_engine(tokenizer, body + "```\n")
     src = tmp_path / "calc.py"
     src.write_text(ORIGINAL)
     result = api.apply(src, "Double add's result and drop the debug print.", engine=engine, cwd=tmp_path)
@@ -150,3 +142,15 @@ def test_report_after_a_scripted_run(tokenizer: tuple[Path, Any], tmp_path: Path
     assert d["regions"][0]["acceptance"] > 0.5 and d["end"]["tokens"] >= 1  # the closing fence
     assert d["totals"]["tokens"] == len(result.decode.tokens) and d["totals"]["passes"] == len(result.decode.steps)
     assert json.dumps(d) and "def add" in render(render_table(d))
+
+
+def test_readme_quotes_every_metric_definition() -> None:
+    """The README quotes the legend and the bench's timing rules word for word, so they cannot drift."""
+    from applyedit import bench
+    from applyedit.report import _items
+
+    readme = (Path(__file__).parent.parent / "README.md").read_text()
+    quoted = {**legend(), **_items(bench.__doc__ or "")}
+    assert len(quoted) >= 15
+    missing = [name for name, text in quoted.items() if f"- {name}: {text}\n" not in readme]
+    assert not missing, f"README lacks the definitions of {missing}"

@@ -11,29 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from applyedit import api, evaluate, modelstore
-from applyedit.costmodel import prior
-from applyedit.backend import context_length, load_tokenizer, pick_dtype
+from applyedit import api, evaluate
 from applyedit.errors import DecodeError, OutputCheckError
-from fakes import ScriptedModel
+from fakes import scripted_engine
 
 FIXTURES = Path(__file__).parent.parent / "fixtures"
-
-
-@pytest.fixture(scope="module")
-def tokenizer():  # noqa: ANN201
-    path = modelstore.prepare(modelstore.resolve(None))
-    return path, load_tokenizer(path)
-
-
-def scripted_engine(tokenizer, text: str) -> api.Engine:  # noqa: ANN001
-    """An Engine whose target greedily writes `text` (the model's raw output after the opening fence)."""
-    path, tok = tokenizer
-    engine = api.Engine(modelstore.resolve(None), path, tok, "cpu", pick_dtype("fp32", "cpu"), context_length(path),
-                        cost=prior())
-    eos = tok.convert_tokens_to_ids("<|im_end|>")
-    engine._model = ScriptedModel(engine.encode(text), eos, len(tok))  # type: ignore[assignment]
-    return engine
 
 
 def case(name: str) -> evaluate.Case:
@@ -59,9 +41,14 @@ def test_runner_reports_a_wrong_output(tokenizer) -> None:  # noqa: ANN001
     assert not r.exact and r.git_apply_ok is None and r.error is None
 
 
-def test_runner_reports_a_syntax_break(tokenizer) -> None:  # noqa: ANN001
-    """An output that no longer parses is flagged (syntax_ok False) while the diff still applies."""
-    c = case("py_change_constant_instr")
+@pytest.mark.parametrize("with_case_toml", [True, False])
+def test_runner_reports_a_syntax_break(tokenizer, tmp_path: Path, with_case_toml: bool) -> None:  # noqa: ANN001
+    """An output that no longer parses is flagged (syntax_ok False) while the diff still applies; a
+    user's case folder without case.toml gets its language from the file's extension."""
+    shutil.copytree(case("py_change_constant_instr").dir, tmp_path / "c")
+    if not with_case_toml:
+        (tmp_path / "c" / "case.toml").unlink()
+    c = evaluate.discover(tmp_path)[0]
     broken = c.after.read_text().replace("MAX_RETRIES = 5", "MAX_RETRIES = (5")
     r = evaluate.run_case(scripted_engine(tokenizer, broken + "\n```\n"), c)
     assert r.syntax_ok is False and r.git_apply_ok is True and not r.exact

@@ -1,0 +1,18 @@
+"""Fixtures shared by several test modules."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from applyedit import modelstore
+from applyedit.backend import load_tokenizer
+
+
+@pytest.fixture(scope="session")
+def tokenizer() -> tuple[Path, Any]:
+    """The default model's folder and its real tokenizer (the weights are not loaded)."""
+    path = modelstore.prepare(modelstore.resolve(None))
+    return path, load_tokenizer(path)

@@ -1,0 +1,135 @@
+"""`applyedit bench`: method parsing, case selection, interleaved repeats, resume, agreement, generate().
+
+The loop's methods run on a scripted target behind the real model seam (real tokenizer, proposer,
+policies and prompt); `model.generate` runs on a tiny random Qwen2 built in-process.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+import torch
+
+from applyedit import api, bench
+from applyedit.backend import TorchModel
+from applyedit.errors import InputError
+from fakes import scripted_engine
+from test_decode import VOCAB, prompt_for, reference, tiny_model
+
+FIXTURES = Path(__file__).parent.parent / "fixtures"
+CASE = FIXTURES / "py_change_constant_instr"
+
+
+@pytest.mark.parametrize(("baselines", "policies", "ks", "names"), [
+    (["greedy", "lookup"], ["adaptive"], [64], ["greedy", "lookup K=10", "adaptive K≤64"]),
+    ([], ["adaptive", "fixed:4,8,16,32"], [64],
+     ["adaptive K≤64", "fixed K=4", "fixed K=8", "fixed K=16", "fixed K=32"]),
+    (["lookup:10,32", "none"], ["fixed"], [8, 16], ["lookup K=10", "lookup K=32", "loop, no drafts", "fixed K=8",
+                                                     "fixed K=16"]),
+    ([], ["adaptive:16,64"], [4], ["adaptive K≤16", "adaptive K≤64"]),
+])
+def test_parse_methods(baselines: list[str], policies: list[str], ks: list[int], names: list[str]) -> None:
+    methods = bench.parse_methods(baselines, policies, ks)
+    assert [m.name for m in methods] == names
+    fixed = [m for m in methods if m.k_policy == "fixed" and m.proposer == "copy"]
+    assert all(m.runner == "loop" and m.name == f"fixed K={m.k}" for m in fixed)
+
+
+@pytest.mark.parametrize(("baselines", "policies", "error"), [
+    (["beam"], ["adaptive"], "unknown baseline"),
+    ([], ["fixed:4,x"], "whole numbers"),
+    ([], ["fixed:-4"], "0 or more"),
+    ([], ["greedy"], "unknown --k-policy"),
+    ([], ["fixed:8", "fixed:8"], "each named once"),
+    ([], [], "at least one"),
+])
+def test_parse_methods_rejects(baselines: list[str], policies: list[str], error: str) -> None:
+    with pytest.raises(InputError, match=error):
+        bench.parse_methods(baselines, policies, [64])
+
+
+def test_targets_take_the_bench_suite_or_everything(tmp_path: Path) -> None:
+    suite = bench.targets(FIXTURES, None, None, everything=False)
+    marked = [t.parent.name for t in sorted(FIXTURES.glob("*/case.toml")) if "\nbench = true" in t.read_text()]
+    assert [t.name for t in suite] == marked and len(suite) >= 6
+    assert all(t.cwd == FIXTURES / t.name for t in suite)
+    assert len(bench.targets(FIXTURES, None, None, everything=True)) > len(suite)
+    assert [t.name for t in bench.targets(FIXTURES, None, "py_change", everything=False)] == [CASE.name]
+    single = bench.targets(CASE / "before.py", CASE / "edit.txt", None, everything=False)
+    assert single[0].edit == (CASE / "edit.txt").read_text() and single[0].cwd is None
+    with pytest.raises(InputError, match="needs --edit"):
+        bench.targets(CASE / "before.py", None, None, everything=False)
+    with pytest.raises(InputError, match="--edit goes with a FILE"):
+        bench.targets(FIXTURES, CASE / "edit.txt", None, everything=False)
+    with pytest.raises(InputError, match="no bench-suite"):
+        bench.targets(tmp_path, None, None, everything=False)
+
+
+def scripted(tokenizer: tuple[Path, Any]) -> api.Engine:
+    return scripted_engine(tokenizer, (CASE / "after.py").read_text() + "\n```\n")
+
+
+def test_interleaved_repeats_resume_and_agreement(tokenizer: tuple[Path, Any], tmp_path: Path) -> None:
+    """Repeat r of every method runs before repeat r+1; --resume re-runs only what is missing; a
+    tampered output breaks the agreement check."""
+    methods = bench.parse_methods(["none"], ["adaptive", "fixed:4"], [64])
+    items = bench.targets(FIXTURES, None, "py_change_constant", everything=False)
+    out = tmp_path / "bench.json"
+    log: list[str] = []
+    report = bench.run(scripted(tokenizer), items, methods, 2, out, log=log.append)
+    order = [line.split(": ")[2].rsplit(" #", 1) for line in log if " #" in line]
+    assert order == [[m.name, str(r)] for r in (1, 2) for m in methods]
+    case = report["cases"][CASE.name]
+    assert report["outputs_agree"] and case["outputs_agree"]
+    rows = case["methods"]
+    tokens = rows["loop, no drafts"]["num_tokens"]
+    assert rows["loop, no drafts"]["passes"] == tokens  # one pass per token without drafts
+    assert tokens / 5 <= rows["fixed K=4"]["passes"] < tokens  # at most K + 1 tokens per pass
+    assert rows["adaptive K≤64"]["passes"] < rows["fixed K=4"]["passes"]
+    for row in rows.values():
+        assert row["repeats"] == 2 and row["wall_min_s"] <= row["wall_s"] <= row["wall_max_s"]
+        assert 0 <= row["ttft_s"] <= row["wall_s"] and row["decode_s"] == pytest.approx(
+            row["wall_s"] - row["ttft_s"], abs=row["wall_max_s"] - row["wall_min_s"] + 1e-9)
+        assert row["speedup_vs_greedy"] is None  # greedy was not run
+
+    saved = json.loads(out.read_text())
+    runs = saved["raw"][CASE.name]["runs"]
+    runs["fixed K=4"] = [r for r in runs["fixed K=4"] if r["repeat"] == 0]
+    runs["adaptive K≤64"][1]["text"] = runs["adaptive K≤64"][1]["text"].replace("MAX_RETRIES", "MAX_TRIES")
+    out.write_text(json.dumps(saved))
+    log.clear()
+    again = bench.run(scripted(tokenizer), items, methods, 2, out, resume=True, log=log.append)
+    assert [line.split(": ")[2].rsplit(" #", 1) for line in log if " #" in line] == [["fixed K=4", "2"]]
+    assert not again["outputs_agree"]
+
+    with pytest.raises(InputError, match="other methods"):
+        bench.run(scripted(tokenizer), items, methods[:1], 2, out, resume=True, log=log.append)
+
+
+def test_generate_baselines_count_passes_and_agree() -> None:
+    """Plain greedy and prompt lookup through model.generate: same tokens as the reference, one pass
+    per token for greedy, fewer for lookup on a prompt it can copy from, first token before the end."""
+    seed = 3
+    ref = list(reference(seed))
+    prompt = prompt_for(seed) + ref[:20]  # the continuation repeats in the prompt: lookup can copy it
+    engine = api.Engine.__new__(api.Engine)
+    engine.device = "cpu"
+    engine._model = TorchModel(model=tiny_model(seed), eos_ids=frozenset({VOCAB - 1}))
+    job = api.Job(engine, None, "x", "", "instruction", "```", prompt, 12)  # type: ignore[arg-type]
+    counter, hook = bench._count_forwards(engine.model.model)
+    greedy = bench._generate(engine, job, 0, counter)
+    lookup = bench._generate(engine, job, 10, counter)
+    hook.remove()
+    expected = tiny_model(seed).generate(torch.tensor([prompt]), attention_mask=torch.ones(1, len(prompt), dtype=torch.long),
+                                         do_sample=False, max_new_tokens=12, eos_token_id=VOCAB - 1,
+                                         pad_token_id=VOCAB - 1)[0, len(prompt):].tolist()
+    while expected and expected[-1] == VOCAB - 1:
+        expected.pop()
+    assert greedy["tokens"] == lookup["tokens"] == expected and len(expected) >= 4
+    assert greedy["passes"] == len(greedy["tokens"])  # one pass per token, the prefill's included
+    assert lookup["passes"] < greedy["passes"]
+    for row in (greedy, lookup):
+        assert 0 < row["ttft_s"] <= row["wall_s"]
