@@ -19,7 +19,7 @@ from applyedit import merge, modelstore, prompts, report, spans, textio
 from applyedit.backend import TorchModel, chat_ids, context_length, load_tokenizer, pick_device, pick_dtype
 from applyedit.decode import DecodeResult, Step, run
 from applyedit.diff import diff_path, unified_diff
-from applyedit.errors import DecodeError, InputError, OutputCheckError, PromptTooLongError
+from applyedit.errors import DecodeError, InputError, ModelError, OutputCheckError, PromptTooLongError
 from applyedit.costmodel import CostCurve, load_or_calibrate
 from applyedit.policy import AdaptiveK, FixedK
 from applyedit.regions import attribute, find_regions
@@ -29,6 +29,7 @@ from applyedit.stats import Summary, summarise
 logger = logging.getLogger(__name__)
 
 PROPOSERS = ("copy", "none")
+BACKENDS = ("torch", "llamacpp")
 K_POLICIES = ("adaptive", "fixed")
 DEFAULT_K = 64
 
@@ -44,7 +45,8 @@ class Engine:
     dtype: Any  # torch.dtype
     context: int
     cost: CostCurve | None = None  # the verify-pass cost curve; measured once and cached
-    _model: TorchModel | None = field(default=None, repr=False)
+    backend: str = "torch"  # "torch" (transformers) or "llamacpp" (the GGUF itself)
+    _model: Any = field(default=None, repr=False)  # TorchModel | LlamaCppModel, loaded on first use
 
     @classmethod
     def open(
@@ -53,35 +55,76 @@ class Engine:
         device: str | None = None,
         dtype: str | None = None,
         progress: modelstore.Progress | None = None,
+        backend: str | None = None,
     ) -> Engine:
         source = modelstore.resolve(model)
-        path = modelstore.prepare(source, progress)
+        if backend == "llamacpp" and dtype not in (None, "auto"):
+            raise InputError("--dtype applies to the torch backend; llama.cpp runs the GGUF's own quantisation")
         dev = pick_device(device)
-        return cls(source, path, load_tokenizer(path), dev, pick_dtype(dtype, dev), context_length(path))
+        chosen = pick_backend(backend, dev)
+        if chosen == "llamacpp":
+            path = modelstore.prepare_tokenizer(source, progress)
+        else:
+            path = modelstore.prepare(source, progress)
+        return cls(source, path, load_tokenizer(path), dev, pick_dtype(dtype, dev), context_length(path),
+                   backend=chosen)
 
     @property
-    def model(self) -> TorchModel:
+    def model(self) -> Any:
+        """The loaded target behind the `TargetModel` seam (the decode loop sees nothing more)."""
         if self._model is None:
-            self._model = TorchModel.load(self.path, self.device, self.dtype, self.tokenizer)
+            if self.backend == "llamacpp":
+                from applyedit.backend import stop_ids
+                from applyedit.llamacpp import LlamaCppModel
+
+                assert self.source.gguf is not None
+                self._model = LlamaCppModel.load(self.source.gguf, stop_ids(self.tokenizer, None), self.context)
+            else:
+                self._model = TorchModel.load(self.path, self.device, self.dtype, self.tokenizer)
         return self._model
 
     def cost_curve(self) -> CostCurve:
         if self.cost is None:
-            import torch
-
-            key = f"{self.source.name}-{self.device}-{self.dtype_name}-{torch.get_num_threads()}t"
+            key = f"{self.source.name}-{self.backend}-{self.device}-{self.dtype_name}-{self.threads}t"
             self.cost = load_or_calibrate(self.model, modelstore.home(), key)
         return self.cost
 
     @property
+    def threads(self) -> int:
+        if self.backend == "llamacpp":
+            from applyedit.llamacpp import threads
+
+            return threads()
+        import torch
+
+        return torch.get_num_threads()
+
+    @property
     def dtype_name(self) -> str:
-        return str(self.dtype).removeprefix("torch.")
+        return "gguf" if self.backend == "llamacpp" else str(self.dtype).removeprefix("torch.")
 
     def encode(self, text: str) -> list[int]:
         return list(self.tokenizer(text, add_special_tokens=False)["input_ids"])
 
     def decode(self, ids: Sequence[int]) -> str:
         return str(self.tokenizer.decode(list(ids), skip_special_tokens=False))
+
+
+def pick_backend(backend: str | None, device: str) -> str:
+    """torch on CUDA and whenever asked; llama.cpp when asked (CPU only). The default stays torch
+    until the llama.cpp backend's speed and agreement are measured on the bench suite."""
+    if backend in (None, "auto"):
+        return "torch"
+    if backend not in BACKENDS:
+        raise InputError(f"unknown --backend {backend!r}; choose torch or llamacpp")
+    if backend == "llamacpp":
+        from applyedit import llamacpp
+
+        if device != "cpu":
+            raise InputError("--backend llamacpp runs on the CPU here; drop --device or use --backend torch")
+        if not llamacpp.available():
+            raise ModelError("--backend llamacpp needs llama-cpp-python: pip install -e '.[llamacpp]'")
+    return backend
 
 
 @dataclass(frozen=True)
@@ -198,11 +241,12 @@ def apply(
     *,
     model: str | None = None,
     engine: Engine | None = None,
-    proposer: str = "copy",
+    proposer: str | Proposer = "copy",
     k: int = DEFAULT_K,
     k_policy: str = "adaptive",
     device: str | None = None,
     dtype: str | None = None,
+    backend: str | None = None,
     max_new_tokens: int | None = None,
     language: str | None = None,
     encoding: str = "utf-8",
@@ -212,16 +256,18 @@ def apply(
     progress: modelstore.Progress | None = None,
 ) -> ApplyResult:
     """Apply `edit` (an instruction or an update snippet) to `file` with the local model."""
-    if proposer not in PROPOSERS:
+    if isinstance(proposer, str) and proposer not in PROPOSERS:
         raise InputError(f"unknown --proposer {proposer!r}; choose one of {', '.join(PROPOSERS)}")
     if k_policy not in K_POLICIES:
         raise InputError(f"unknown --k-policy {k_policy!r}; choose adaptive or fixed")
     if k < 0:
         raise InputError("--k must be 0 or more")
-    job = prepare(file, edit, engine or (lambda: Engine.open(model, device, dtype, progress)),
+    job = prepare(file, edit, engine or (lambda: Engine.open(model, device, dtype, progress, backend)),
                   max_new_tokens=max_new_tokens, language=language, encoding=encoding, cwd=cwd)
     engine, src, fence, budget = job.engine, job.src, job.fence, job.budget
-    drafter = make_proposer(proposer, engine, src.text, fence, job.edit, job.kind)
+    # A Proposer object (Python API, `bench`'s break-it mode) drafts instead of the named ones.
+    drafter = make_proposer(proposer, engine, src.text, fence, job.edit, job.kind) if isinstance(proposer, str) \
+        else proposer
     if proposer == "none" or k_policy == "fixed":
         policy: FixedK | AdaptiveK = FixedK(0 if proposer == "none" else k)
     else:
@@ -238,7 +284,8 @@ def apply(
     after = textio.restore(body, src.style)
     before = src.raw.decode(encoding)
     summary = summarise(result, model=engine.source.name, device=engine.device,
-                        dtype=engine.dtype_name, proposer=proposer)
+                        dtype=engine.dtype_name, proposer=proposer if isinstance(proposer, str) else type(proposer).__name__,
+                        backend=engine.backend)
     return ApplyResult(job.shown, before, after, unified_diff(before, after, job.shown), job.kind, output,
                        result, summary, region_report(engine, src, body, result, summary))
 

@@ -26,6 +26,7 @@ from typing import Any
 
 from applyedit import api, evaluate, textio
 from applyedit.errors import InputError
+from applyedit.proposers import CopyProposer, Proposer, Source
 
 BASELINES = ("greedy", "lookup", "none")
 DEFAULT_LOOKUP = 10  # transformers' prompt_lookup_num_tokens default in its docs
@@ -41,6 +42,7 @@ class Method:
     proposer: str = "copy"
     k_policy: str = "adaptive"
     k: int = api.DEFAULT_K
+    drafts_from: str = ""  # break-it mode: copy-draft from this unrelated file instead of the real sources
 
 
 def _values(spec: str, default: Sequence[int]) -> tuple[str, list[int]]:
@@ -55,12 +57,14 @@ def _values(spec: str, default: Sequence[int]) -> tuple[str, list[int]]:
     return head.strip(), values
 
 
-def parse_methods(baselines: Sequence[str], k_policies: Sequence[str], ks: Sequence[int]) -> list[Method]:
+def parse_methods(baselines: Sequence[str], k_policies: Sequence[str], ks: Sequence[int],
+                  break_it: Path | None = None) -> list[Method]:
     """The methods to run, baselines first.
 
     baselines: "greedy" (model.generate), "lookup[:K,...]" (its prompt lookup, default K=10), "none"
     (applyedit's loop with no drafts). k_policies: "adaptive[:K,...]" (K is the cap) and
-    "fixed[:K,...]"; without a list they take `ks`.
+    "fixed[:K,...]"; without a list they take `ks`. `break_it` adds adaptive K drafting only from
+    that unrelated file: what a useless drafter costs.
     """
     methods: list[Method] = []
     for spec in baselines:
@@ -79,6 +83,10 @@ def parse_methods(baselines: Sequence[str], k_policies: Sequence[str], ks: Seque
             raise InputError(f"unknown --k-policy {spec!r}; use adaptive[:K,...] or fixed[:K,...]")
         sign = "≤" if name == "adaptive" else "="
         methods += [Method(f"{name} K{sign}{v}", "loop", k_policy=name, k=v) for v in values]
+    if break_it is not None:
+        if not break_it.is_file():
+            raise InputError(f"--break-it {break_it}: no such file")
+        methods.append(Method(f"break-it: drafts from {break_it.name}", "loop", drafts_from=str(break_it)))
     names = [m.name for m in methods]
     if not methods or len(set(names)) != len(names):
         raise InputError("bench needs at least one method, each named once")
@@ -163,23 +171,28 @@ def _generate(engine: api.Engine, job: api.Job, lookup: int, counter: list[int])
 
 def _loop(engine: api.Engine, target: Target, method: Method, prefill_s: float) -> dict[str, Any]:
     """One run of applyedit's loop through `api.apply` (output checks off: speed, not quality)."""
+    proposer: str | Proposer = method.proposer
+    if method.drafts_from:
+        unrelated = Path(method.drafts_from).read_text(encoding="utf-8", errors="replace")
+        proposer = CopyProposer([Source("unrelated", tuple(engine.encode(unrelated)))])
     t0 = time.perf_counter()
-    result = api.apply(target.file, target.edit, engine=engine, proposer=method.proposer, k=method.k,
+    result = api.apply(target.file, target.edit, engine=engine, proposer=proposer, k=method.k,
                        k_policy=method.k_policy, cwd=target.cwd, language=target.language, allow_markers=True)
     wall = time.perf_counter() - t0
     d = result.decode
     shared = prefill_s if d.prefilled == 0 else 0.0  # reused the bench's prefill: count it here
     first = d.steps[0].start_s + d.steps[0].time_s if d.steps else 0.0
+    # The pass pattern (block length and tokens kept per verify pass) lets `applyedit.replay` time
+    # the same passes on another device with random weights.
+    pattern = {"blocks": [len(s.draft) + 1 for s in d.steps], "emitted": [len(s.emitted) for s in d.steps]}
     return {"tokens": d.tokens, "wall_s": wall + shared, "ttft_s": shared + d.prefill_s + first,
-            "passes": len(d.steps)}
+            "passes": len(d.steps), "pattern": pattern}
 
 
 def bench_target(engine: api.Engine, target: Target, methods: Sequence[Method], repeats: int, counter: list[int],
                  record: dict[str, Any], save: Callable[[], None], log: Callable[[str], None]) -> dict[str, Any]:
     """Run every method `repeats` times, interleaved; fill `record` (resuming what it holds) and
     return the target's summary. `counter` counts the target's forward passes."""
-    import torch
-
     job = api.prepare(target.file, target.edit, engine, cwd=target.cwd, language=target.language)
     engine.cost_curve()  # calibrated once and cached: part of no method's time
     # Prefill alone, once: the floor every method pays before its first token. The loop's methods
@@ -190,10 +203,10 @@ def bench_target(engine: api.Engine, target: Target, methods: Sequence[Method], 
     prefill_s = time.perf_counter() - t0
     record.setdefault("runs", {})
     record.update({"file": str(target.file), "prompt_tokens": len(job.prompt_ids), "budget": job.budget,
-                   "threads": torch.get_num_threads()})
+                   "threads": engine.threads})
     record.setdefault("prefill_s", []).append(prefill_s)
     log(f"bench: {target.name}: prompt {len(job.prompt_ids)} tokens, prefill {prefill_s:.1f} s, "
-        f"budget {job.budget}, {torch.get_num_threads()} threads")
+        f"budget {job.budget}, {engine.threads} threads")
     for rep in range(repeats):
         for method in methods:
             runs = record["runs"].setdefault(method.name, [])
@@ -261,10 +274,12 @@ def run(engine: api.Engine, items: Sequence[Target], methods: Sequence[Method], 
         log: Callable[[str], None] = print) -> dict[str, Any]:
     """Bench every target; with `json_path` the raw runs are saved after each one, and `resume` picks
     up the runs a previous, interrupted call with the same methods already saved there."""
-    import torch
-
+    if engine.backend != "torch" and any(m.runner == "generate" for m in methods):
+        raise InputError("the greedy and lookup baselines run transformers' generate (torch backend); "
+                         "on llama.cpp use --baseline none for its plain decoding")
     config = {"model": engine.source.name, "device": engine.device, "dtype": engine.dtype_name,
-              "threads": torch.get_num_threads(), "methods": [m.name for m in methods], "repeats": repeats}
+              "backend": engine.backend, "threads": engine.threads, "methods": [m.name for m in methods],
+              "repeats": repeats}
     raw: dict[str, Any] = {"config": config, "raw": {}}
     if resume and json_path is not None and json_path.is_file():
         saved = json.loads(json_path.read_text())
@@ -290,6 +305,8 @@ def run(engine: api.Engine, items: Sequence[Target], methods: Sequence[Method], 
     finally:
         if hook is not None:
             hook.remove()
-    raw.update(config=config, cases=results)
+    config_file = engine.path / "config.json"
+    model_config = json.loads(config_file.read_text()) if config_file.is_file() else {}
+    raw.update(config=config, cases=results, model_config=model_config)  # model_config: for applyedit.replay
     save()
     return {**config, "cases": results, "outputs_agree": all(c["outputs_agree"] for c in results.values())}

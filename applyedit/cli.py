@@ -52,6 +52,8 @@ ModelOpt = Annotated[str | None, typer.Option("--model", "-m", envvar="APPLYEDIT
                      help="Model dir, .gguf file or HF id (default: the installed Qwen2.5-Coder-1.5B-Instruct).")]
 DeviceOpt = Annotated[str | None, typer.Option(help="cpu, cuda or auto.")]
 DtypeOpt = Annotated[str | None, typer.Option(help="fp32, bf16 or fp16 (default: fp32 on CPU, bf16 on CUDA).")]
+BackendOpt = Annotated[str | None, typer.Option(
+    envvar="APPLYEDIT_BACKEND", help="torch (the exactness reference) or llamacpp (the GGUF on the CPU; the llamacpp extra).")]
 ProposerOpt = Annotated[str, typer.Option(help="copy (speculative) or none (plain greedy).")]
 KOpt = Annotated[int, typer.Option("--k", help="Draft length: the cap for adaptive, the value for fixed.")]
 KPolicyOpt = Annotated[str, typer.Option(help="adaptive (region-aware, cost-model K) or fixed.")]
@@ -141,7 +143,7 @@ def print_summary(summary: Any) -> None:
         f"[bold]applyedit[/]: {s.tokens} tokens in {s.passes} target passes "
         f"({s.tokens_per_pass:.1f} tokens/pass, acceptance {s.acceptance:.0%}), "
         f"{s.wall_s:.1f} s wall ({s.prefill_s:.1f} s prefill of {s.prompt_tokens} tokens), "
-        f"{s.tokens_per_s:.1f} tokens/s; {s.model} on {s.device} ({s.dtype}), proposer {s.proposer}"
+        f"{s.tokens_per_s:.1f} tokens/s; {s.model} on {s.device} via {s.backend} ({s.dtype}), proposer {s.proposer}"
     )
 
 
@@ -168,6 +170,7 @@ def apply_command(
     model: ModelOpt = None,
     device: DeviceOpt = None,
     dtype: DtypeOpt = None,
+    backend: BackendOpt = None,
     proposer: ProposerOpt = "copy",
     k: KOpt = 64,
     k_policy: KPolicyOpt = "adaptive",
@@ -198,7 +201,7 @@ def apply_command(
         with _Progress(not quiet) as progress:
             result = api.apply(
                 file, edit_value, model=model, proposer=proposer, k=k, k_policy=k_policy, device=device,
-                dtype=dtype, max_new_tokens=max_new_tokens, language=language, encoding=encoding,
+                dtype=dtype, backend=backend, max_new_tokens=max_new_tokens, language=language, encoding=encoding,
                 allow_markers=allow_markers, on_step=progress.step, progress=progress.model,
             )
         if report_json is not None:
@@ -291,16 +294,19 @@ def bench_command(
     baseline: Annotated[list[str] | None, typer.Option(
         help="Repeatable: greedy (model.generate), lookup[:K,...] (its prompt lookup, K=10 by default), "
              "none (applyedit's loop without drafts). Default: greedy and lookup.")] = None,
-    no_baselines: Annotated[bool, typer.Option(help="Run only applyedit's configurations.")] = False,
+    no_baselines: Annotated[bool, typer.Option("--no-baselines", help="Run only applyedit's configurations.")] = False,
     k_policy: Annotated[list[str] | None, typer.Option(
         help="Repeatable: adaptive[:K,...] (K is the cap) or fixed[:K,...], e.g. --k-policy adaptive "
              "--k-policy fixed:4,8,16,32. Default: adaptive.")] = None,
     k: Annotated[list[int] | None, typer.Option("--k", help="K for a --k-policy given without its own list "
                                                            "(repeatable; default 64).")] = None,
     repeats: Annotated[int, typer.Option(help="Interleaved repeats per method; medians are reported.")] = 1,
+    break_it: Annotated[Path | None, typer.Option(
+        help="Also run adaptive K drafting only from this unrelated file: what a useless drafter costs.")] = None,
     model: ModelOpt = None,
     device: DeviceOpt = None,
     dtype: DtypeOpt = None,
+    backend: BackendOpt = None,
     json_path: Annotated[Path | None, typer.Option("--json", help="Save every run here as it finishes.")] = None,
     resume: Annotated[bool, typer.Option(help="Skip the runs already saved in --json by an interrupted bench.")] = False,
     debug: DebugOpt = False,
@@ -314,6 +320,8 @@ def bench_command(
       applyedit bench fixtures --no-baselines --k-policy adaptive --k-policy fixed:4,8,16,32
 
       applyedit bench app.py --edit edit.txt --baseline greedy --dtype bf16
+
+      applyedit bench fixtures --baseline greedy --break-it applyedit/decode.py
     """
     from applyedit import bench
 
@@ -323,11 +331,11 @@ def bench_command(
         if resume and json_path is None:
             raise UsageError("--resume needs --json PATH")
         baselines = [] if no_baselines else (baseline or ["greedy", "lookup"])
-        methods = bench.parse_methods(baselines, k_policy or ["adaptive"], k or [64])
+        methods = bench.parse_methods(baselines, k_policy or ["adaptive"], k or [64], break_it)
         items = bench.targets(path, edit, filter_, all_cases)
         from applyedit.api import Engine
 
-        engine = Engine.open(model, device, dtype)
+        engine = Engine.open(model, device, dtype, backend=backend)
         report = bench.run(engine, items, methods, repeats, json_path, resume,
                            log=lambda msg: console.print(msg, markup=False))
         from applyedit.report import render_bench
@@ -350,6 +358,7 @@ def eval_command(
     model: ModelOpt = None,
     device: DeviceOpt = None,
     dtype: DtypeOpt = None,
+    backend: BackendOpt = None,
     proposer: ProposerOpt = "copy",
     k: KOpt = 64,
     k_policy: KPolicyOpt = "adaptive",
@@ -377,7 +386,7 @@ def eval_command(
         if not directory.is_dir():
             raise InputError(f"{directory} is not a directory of cases")
         report = evaluate.evaluate(directory, filter_, on_case=on_case, model=model, device=device, dtype=dtype,
-                                   proposer=proposer, k=k, k_policy=k_policy)
+                                   backend=backend, proposer=proposer, k=k, k_policy=k_policy)
         from applyedit.report import render_eval
 
         console.print(render_eval(report))

@@ -135,7 +135,7 @@ def evaluate(root: Path, pattern: str | None = None, engine: api.Engine | None =
     """Run every case; return per-case results, totals and whether the suite holds its floor."""
     cases = discover(root, pattern)
     engine = engine or api.Engine.open(options.pop("model", None), options.pop("device", None),
-                                       options.pop("dtype", None))
+                                       options.pop("dtype", None), backend=options.pop("backend", None))
     results = []
     for case in cases:
         r = run_case(engine, case, **options)
@@ -148,6 +148,7 @@ def evaluate(root: Path, pattern: str | None = None, engine: api.Engine | None =
     tokens, passes = sum(r.tokens for r in results), sum(r.passes for r in results)
     return {
         "root": str(root), "model": engine.source.name, "device": engine.device, "dtype": engine.dtype_name,
+        "backend": engine.backend,
         "cases": [asdict(r) for r in results],
         "total": len(results), "exact": exact,
         "whitespace_match": sum(r.whitespace_match for r in results),

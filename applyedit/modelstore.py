@@ -9,6 +9,7 @@ caching a safetensors copy under `APPLYEDIT_HOME`. Knows nothing of decoding, de
 from __future__ import annotations
 
 import hashlib
+import json
 import importlib.metadata as metadata
 import logging
 import os
@@ -187,6 +188,56 @@ def resolve(spec: str | None) -> ModelSource:
             f"`hf download {spec}` and copy ~/.cache/huggingface, or pass a local directory"
         ) from e
     return ModelSource(spec, Path(local), "hub")
+
+
+def gguf_context_length(gguf: Path) -> int:
+    """The training context length from a GGUF's metadata (`<arch>.context_length`)."""
+    from gguf import GGUFReader
+
+    try:
+        fields = GGUFReader(gguf).fields
+        arch = bytes(fields["general.architecture"].parts[-1]).decode()
+        return int(fields[f"{arch}.context_length"].parts[-1][0])
+    except Exception as e:
+        raise ModelError(f"could not read the context length from {gguf}: {e}") from e
+
+
+def prepare_tokenizer(source: ModelSource, progress: Progress | None = None) -> Path:
+    """A directory with the tokenizer and a config.json giving the context, for backends that run
+    the GGUF itself (no dequantisation): the converted model's directory when it exists already,
+    else a tokenizer-only cache built from the GGUF in seconds."""
+    if source.kind == "default":
+        if is_ready(default_model_dir()):
+            return default_model_dir()
+        gguf = assemble_default_gguf(progress)
+    elif source.kind == "gguf":
+        assert source.path is not None and source.gguf is not None
+        if is_ready(source.path):
+            return source.path
+        gguf = source.gguf
+    else:
+        raise ModelError(f"--backend llamacpp runs GGUF files; {source.name} is not one (pass --model FILE.gguf)")
+    dest = home() / "tokenizers" / _gguf_cache_dir(gguf).name
+    if is_ready(dest):
+        return dest
+    from transformers import AutoTokenizer
+
+    try:
+        tokenizer = AutoTokenizer.from_pretrained(gguf.parent, gguf_file=gguf.name)
+    except Exception as e:  # transformers raises many kinds here; the user needs one line
+        raise ModelError(f"could not read the tokenizer of {gguf}: {e}") from e
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(dir=dest.parent, prefix=".tokenizer-"))
+    try:
+        tokenizer.save_pretrained(tmp)
+        (tmp / "config.json").write_text(json.dumps({"max_position_embeddings": gguf_context_length(gguf)}))
+        (tmp / READY).write_text(f"source: {gguf.name} (tokenizer only)\n")
+        if dest.exists():
+            shutil.rmtree(dest)
+        os.replace(tmp, dest)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return dest
 
 
 def prepare(source: ModelSource, progress: Progress | None = None) -> Path:

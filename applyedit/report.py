@@ -62,7 +62,7 @@ def report_data(
     last = summary.prefill_s + totals.last_emit_s if totals.last_emit_s is not None else None
     return {
         "run": {name: getattr(summary, name) for name in (
-            "model", "device", "dtype", "proposer", "prompt_tokens", "stop_reason")},
+            "model", "device", "dtype", "backend", "proposer", "prompt_tokens", "stop_reason")},
         "regions": rows,
         "end": {"kind": "end", "label": "end of output", **end.to_dict()},
         "totals": {
@@ -131,7 +131,7 @@ def render_eval(report: dict[str, Any]) -> Table:
         return "–" if value is None else ("yes" if value else "NO")
 
     table = Table(title=f"{report['root']}: {report['exact']}/{report['total']} exact "
-                        f"(floor {report['floor']}), {report['model']} on {report['device']} ({report['dtype']})")
+                        f"(floor {report['floor']}), {report['model']} on {report['device']} via {report['backend']} ({report['dtype']})")
     for col in ("case", "exact", "ws match", "git apply", "syntax", "tokens", "tok/pass", "tok/s", "wall s", "note"):
         table.add_column(col, justify="left" if col in ("case", "note") else "right")
     for r in report["cases"]:
@@ -161,7 +161,8 @@ def render_bench(report: dict[str, Any]) -> list[Table]:
                           f"{row['wall_s']:.1f}", f"{row['wall_min_s']:.1f}–{row['wall_max_s']:.1f}",
                           f"{row['ttft_s']:.1f}", f"{row['decode_s']:.1f}", f"{row['tokens_per_s']:.2f}",
                           _ratio(row["speedup_vs_greedy"]), _ratio(row["decode_speedup_vs_greedy"]))
-        table.caption = (f"{report['model']} on {report['device']} ({report['dtype']}, {report['threads']} threads); "
+        table.caption = (f"{report['model']} on {report['device']} via {report['backend']} ({report['dtype']}, "
+                         f"{report['threads']} threads); "
                          f"medians of {report['repeats']} interleaved repeats")
         table.caption_justify = "left"
         tables.append(table)

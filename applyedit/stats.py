@@ -34,6 +34,7 @@ class Summary:
     decode_s: float
     first_token_s: float  # from the start of prefill to the end of the first verify pass
     stop_reason: str
+    backend: str = "torch"  # "torch" | "llamacpp"
 
     @property
     def wall_s(self) -> float:
@@ -62,7 +63,8 @@ class Summary:
         return data
 
 
-def summarise(result: DecodeResult, *, model: str, device: str, dtype: str, proposer: str) -> Summary:
+def summarise(result: DecodeResult, *, model: str, device: str, dtype: str, proposer: str,
+              backend: str = "torch") -> Summary:
     first = result.steps[0].time_s if result.steps else 0.0
     return Summary(
         model=model,
@@ -78,4 +80,5 @@ def summarise(result: DecodeResult, *, model: str, device: str, dtype: str, prop
         decode_s=result.decode_s,
         first_token_s=result.prefill_s + first,
         stop_reason=result.stop_reason,
+        backend=backend,
     )

@@ -100,3 +100,20 @@ def test_model_command_shows_the_default_model(work: Path) -> None:
     result = cli("model", cwd=work)
     assert result.returncode == 0
     assert b"Qwen2.5-Coder-1.5B-Instruct" in result.stderr and b"cache home" in result.stderr
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (("bench", "f.py"), b"needs --edit"),
+    (("bench", "f.py", "--edit", "edit.txt", "--k-policy", "fixed:4,x"), b"whole numbers"),
+    (("bench", "f.py", "--edit", "edit.txt", "--baseline", "beam"), b"unknown baseline"),
+    (("bench", "f.py", "--edit", "edit.txt", "--resume"), b"--resume needs --json"),
+    (("bench", "f.py", "--edit", "edit.txt", "--repeats", "0"), b"--repeats must be 1 or more"),
+    (("bench", "f.py", "--edit", "edit.txt", "--break-it", "nope.txt"), b"no such file"),
+    (("bench", "f.py", "--edit", "edit.txt", "--backend", "tensorflow"), b"unknown --backend"),
+    (("f.py", "--edit", "edit.txt", "--backend", "llamacpp", "--dtype", "bf16"), b"--dtype applies to the torch"),
+])
+def test_bench_and_backend_usage_errors(work: Path, args: tuple[str, ...], message: bytes) -> None:
+    """Bad bench and backend options: one line on stderr, exit 1, nothing on stdout, no model loaded."""
+    result = cli(*args, cwd=work)
+    assert result.returncode == 1, result.stderr
+    assert message in result.stderr and result.stderr.count(b"\n") == 1 and result.stdout == b""

@@ -1,0 +1,169 @@
+"""The llama.cpp backend: a GGUF model behind the same `TargetModel` seam as torch (DESIGN.md §6).
+
+Owns every llama-cpp-python call: loading a GGUF (no dequantisation), one context with all cores on
+both thread counts, the verify batch (`[last] + draft` with logits requested for exactly those
+positions and read for every one of them), prefill in `n_batch` chunks, and KV rollback with
+`llama_memory_seq_rm` (the name of llama-cpp-python 0.3.36, pinned: older 0.3.x releases called it
+`llama_kv_self_seq_rm` / `llama_kv_cache_seq_rm`). llama.cpp's own samplers, speculative helpers and
+prompt-lookup draft model are not used: applyedit's loop, proposer and K policy drive it. Knows
+nothing of proposers, K, regions or files; the tokenizer stays the Hugging Face one, so both
+backends see identical prompt ids.
+
+Exactness: llama.cpp's kernels differ between batch sizes, so a near-tie can resolve differently in a
+one-token pass and in a block pass; outputs are compared with the same backend's plain decoding and
+reported as an agreement rate, while the torch fp32 path keeps the strict equality tests.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from applyedit.errors import ModelError
+
+if TYPE_CHECKING:
+    import torch
+
+N_BATCH = 512  # tokens per llama_decode call: prefill chunk and the largest verify block
+
+_LOG_CALLBACK: Any = None  # keeps the ctypes callback alive for as long as the library may call it
+
+
+def available() -> bool:
+    """Whether llama-cpp-python is installed (the `llamacpp` extra)."""
+    try:
+        import llama_cpp  # type: ignore[import-not-found]  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def _silence(lib: Any) -> None:
+    """llama.cpp logs to stderr by default; stderr belongs to applyedit's progress and summary."""
+    global _LOG_CALLBACK
+    if _LOG_CALLBACK is None:
+        _LOG_CALLBACK = lib.llama_log_callback(lambda level, text, user_data: None)
+        lib.llama_log_set(_LOG_CALLBACK, ctypes.c_void_p(0))
+
+
+def threads() -> int:
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+
+
+@dataclass
+class LlamaCppModel:
+    """A GGUF model in one llama.cpp context whose memory always holds exactly the accepted prefix."""
+
+    path: Path
+    eos_ids: frozenset[int]
+    n_ctx: int
+    device: str = "cpu"
+    num_forwards: int = 0  # every llama_decode call, prefill chunks included
+    load_s: float = 0.0
+    _lib: Any = field(default=None, repr=False)
+    _model: Any = field(default=None, repr=False)
+    _ctx: Any = field(default=None, repr=False)
+    _mem: Any = field(default=None, repr=False)
+    _batch: Any = field(default=None, repr=False)
+    _n_vocab: int = 0
+    _ids: list[int] = field(default_factory=list, repr=False)  # the tokens the context's memory holds
+
+    @classmethod
+    def load(cls, path: Path, eos_ids: frozenset[int], n_ctx: int, n_threads: int | None = None) -> LlamaCppModel:
+        try:
+            import llama_cpp as lib  # type: ignore[import-not-found]
+        except ImportError as e:
+            raise ModelError("--backend llamacpp needs llama-cpp-python (pip install -e '.[llamacpp]')") from e
+        _silence(lib)
+        lib.llama_backend_init()
+        t0 = time.perf_counter()
+        mparams = lib.llama_model_default_params()
+        mparams.n_gpu_layers = 0
+        model = lib.llama_model_load_from_file(str(path).encode(), mparams)
+        if not model:
+            raise ModelError(f"llama.cpp could not load {path}")
+        cparams = lib.llama_context_default_params()
+        n = n_threads or threads()
+        cparams.n_ctx, cparams.n_batch, cparams.n_ubatch = n_ctx, N_BATCH, N_BATCH
+        cparams.n_threads = cparams.n_threads_batch = n
+        ctx = lib.llama_init_from_model(model, cparams)
+        if not ctx:
+            lib.llama_model_free(model)
+            raise ModelError(f"llama.cpp could not create a context of {n_ctx} tokens for {path}")
+        vocab = lib.llama_model_get_vocab(model)
+        return cls(path=path, eos_ids=eos_ids, n_ctx=n_ctx, load_s=time.perf_counter() - t0, _lib=lib, _model=model,
+                   _ctx=ctx, _mem=lib.llama_get_memory(ctx), _batch=lib.llama_batch_init(N_BATCH, 0, 1),
+                   _n_vocab=lib.llama_vocab_n_tokens(vocab))
+
+    def close(self) -> None:
+        if self._ctx:
+            self._lib.llama_batch_free(self._batch)
+            self._lib.llama_free(self._ctx)
+            self._lib.llama_model_free(self._model)
+            self._ctx = self._model = None
+
+    def __del__(self) -> None:
+        try:
+            self.close()
+        except Exception:  # interpreter shutdown: the library may be gone already
+            pass
+
+    @property
+    def cached_len(self) -> int:
+        return len(self._ids)
+
+    def reset(self) -> None:
+        self._lib.llama_memory_clear(self._mem, True)
+        self._ids = []
+
+    def prefill(self, ids: list[int]) -> int:
+        """As `TorchModel.prefill`: reuse only an exact cached prefix, else start from scratch."""
+        if ids and self._ids[: len(ids)] == ids:
+            self.crop_to(len(ids))
+            return 0
+        self.reset()
+        if ids:
+            self.forward(ids, num_logits=1)
+        return len(ids)
+
+    def forward(self, ids: list[int], num_logits: int) -> torch.Tensor:
+        """Append `ids`; logits `(num_logits, V)` for the last positions, as float32 on the CPU."""
+        import numpy as np
+        import torch
+
+        assert 1 <= num_logits <= len(ids)
+        chunks = [ids[i : i + N_BATCH] for i in range(0, len(ids), N_BATCH)]
+        assert num_logits <= len(chunks[-1]), "a verify block must fit in one batch"
+        if len(self._ids) + len(ids) > self.n_ctx:
+            raise ModelError(f"llama.cpp context full ({self.n_ctx} tokens)")
+        batch = self._batch
+        for n, chunk in enumerate(chunks):
+            first_out = len(chunk) - (num_logits if n == len(chunks) - 1 else 1)
+            start = len(self._ids)
+            for i, token in enumerate(chunk):
+                batch.token[i] = token
+                batch.pos[i] = start + i
+                batch.n_seq_id[i] = 1
+                batch.seq_id[i][0] = 0
+                batch.logits[i] = i >= first_out
+            batch.n_tokens = len(chunk)
+            rc = self._lib.llama_decode(self._ctx, batch)
+            if rc != 0:
+                raise ModelError(f"llama_decode failed with code {rc} at position {start}")
+            self.num_forwards += 1
+            self._ids.extend(chunk)
+        # The outputs of the last call, in batch order: exactly the `num_logits` rows asked for.
+        ptr = self._lib.llama_get_logits(self._ctx)
+        rows = np.ctypeslib.as_array(ptr, shape=(num_logits, self._n_vocab))
+        return torch.from_numpy(rows.copy())
+
+    def crop_to(self, length: int) -> None:
+        assert 0 <= length <= len(self._ids)
+        if length < len(self._ids):
+            if not self._lib.llama_memory_seq_rm(self._mem, 0, length, -1):
+                raise ModelError(f"llama.cpp could not drop cached positions from {length}")
+            del self._ids[length:]
