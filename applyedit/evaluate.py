@@ -57,7 +57,7 @@ class CaseResult:
     wall_s: float = 0.0
     tokens_per_s: float = 0.0
     tokens_per_pass: float = 0.0
-    extra: dict[str, Any] = field(default_factory=dict)
+    regions: dict[str, Any] = field(default_factory=dict)  # the run's per-region report (report.report_data)
 
     @property
     def passed(self) -> bool:
@@ -123,6 +123,7 @@ def run_case(engine: api.Engine, case: Case, **options: Any) -> CaseResult:
     result.wall_s, result.tokens, result.passes = s.wall_s, s.tokens, s.passes
     result.tokens_per_s, result.tokens_per_pass = s.tokens_per_s, s.tokens_per_pass
     result.produced = out.after
+    result.regions = out.report
     result.exact = out.after == expected
     result.whitespace_match = _strip_ws(out.after) == _strip_ws(expected)
     result.git_apply_ok = git_apply_check(case, out.diff) if out.diff else None

@@ -31,6 +31,7 @@ def test_runner_scores_a_correct_output_as_exact(tokenizer) -> None:  # noqa: AN
     assert r.error is None and r.exact and r.whitespace_match
     assert r.git_apply_ok is True and r.syntax_ok is True
     assert r.tokens_per_pass > 5  # copy drafting accepted long blocks from the original
+    assert r.regions["totals"]["tokens"] == r.tokens and any(g["kind"] == "edited" for g in r.regions["regions"])
 
 
 def test_runner_reports_a_wrong_output(tokenizer) -> None:  # noqa: ANN001
