@@ -125,8 +125,39 @@ def transpose_linear_weights(model: Any) -> int:
     return count
 
 
+class ExactPrefill:
+    """`prefill` and `cached_len` for a backend that tracks the ids its cache holds in `_ids`."""
+
+    _ids: list[int]
+
+    def reset(self) -> None:
+        raise NotImplementedError
+
+    def forward(self, ids: list[int], num_logits: int) -> torch.Tensor:
+        raise NotImplementedError
+
+    def crop_to(self, length: int) -> None:
+        raise NotImplementedError
+
+    @property
+    def cached_len(self) -> int:
+        return len(self._ids)
+
+    def prefill(self, ids: list[int]) -> int:
+        """Reuse the cache only when it already starts with all of `ids` (the same prompt again, as in
+        `bench`); a partial match is recomputed from scratch, so an output never depends on what ran
+        before it in the process (chunk boundaries, hence float rounding, stay those of a fresh run)."""
+        if ids and self._ids[: len(ids)] == ids:
+            self.crop_to(len(ids))
+            return 0
+        self.reset()
+        if ids:
+            self.forward(ids, num_logits=1)
+        return len(ids)
+
+
 @dataclass
-class TorchModel:
+class TorchModel(ExactPrefill):
     """A transformers causal LM plus its DynamicCache, behind the `TargetModel` seam."""
 
     model: Any  # transformers PreTrainedModel, eval mode
@@ -162,21 +193,6 @@ class TorchModel:
         self._cache = DynamicCache(config=self.model.config)
         self._ids = []
 
-    def prefill(self, ids: list[int]) -> int:
-        """Reuse the cache only when it already starts with all of `ids` (the same prompt again, as in
-        `bench`); a partial match is recomputed from scratch, so an output never depends on what ran
-        before it in the process (chunk boundaries, hence float rounding, stay those of a fresh run)."""
-        if self._cache is not None and ids and self._ids[: len(ids)] == ids:
-            self.crop_to(len(ids))
-            return 0
-        self.reset()
-        if ids:
-            self.forward(ids, num_logits=1)
-        return len(ids)
-
-    @property
-    def cached_len(self) -> int:
-        return len(self._ids)
 
     def forward(self, ids: list[int], num_logits: int) -> torch.Tensor:
         import torch

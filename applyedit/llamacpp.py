@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from applyedit.backend import ExactPrefill
 from applyedit.errors import ModelError
 
 if TYPE_CHECKING:
@@ -55,7 +56,7 @@ def threads() -> int:
 
 
 @dataclass
-class LlamaCppModel:
+class LlamaCppModel(ExactPrefill):
     """A GGUF model in one llama.cpp context whose memory always holds exactly the accepted prefix."""
 
     path: Path
@@ -112,23 +113,9 @@ class LlamaCppModel:
         except Exception:  # interpreter shutdown: the library may be gone already
             pass
 
-    @property
-    def cached_len(self) -> int:
-        return len(self._ids)
-
     def reset(self) -> None:
         self._lib.llama_memory_clear(self._mem, True)
         self._ids = []
-
-    def prefill(self, ids: list[int]) -> int:
-        """As `TorchModel.prefill`: reuse only an exact cached prefix, else start from scratch."""
-        if ids and self._ids[: len(ids)] == ids:
-            self.crop_to(len(ids))
-            return 0
-        self.reset()
-        if ids:
-            self.forward(ids, num_logits=1)
-        return len(ids)
 
     def forward(self, ids: list[int], num_logits: int) -> torch.Tensor:
         """Append `ids`; logits `(num_logits, V)` for the last positions, as float32 on the CPU."""

@@ -109,6 +109,21 @@ def assemble_default_gguf(progress: Progress | None = None) -> Path:
     return dest
 
 
+def publish(dest: Path, write: Callable[[Path], None], note: str) -> Path:
+    """Build a cache directory in a temp sibling with `write`, mark it ready, and swap it in whole."""
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(dir=dest.parent, prefix=".building-"))
+    try:
+        write(tmp)
+        (tmp / READY).write_text(note + "\n")
+        if dest.exists():
+            shutil.rmtree(dest)
+        os.replace(tmp, dest)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return dest
+
+
 def convert_gguf(gguf: Path, dest: Path, progress: Progress | None = None) -> Path:
     """Dequantize a GGUF with transformers and save config, bf16 safetensors and tokenizer in `dest`."""
     import torch
@@ -132,17 +147,12 @@ def convert_gguf(gguf: Path, dest: Path, progress: Progress | None = None) -> Pa
     model.hf_quantizer = None
     if hasattr(model.config, "quantization_config"):
         del model.config.quantization_config
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(dir=dest.parent, prefix=".convert-"))
-    try:
+
+    def write(tmp: Path) -> None:
         model.save_pretrained(tmp)
         tokenizer.save_pretrained(tmp)
-        (tmp / READY).write_text(f"source: {gguf.name}\n")
-        if dest.exists():
-            shutil.rmtree(dest)
-        os.replace(tmp, dest)
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
+
+    publish(dest, write, f"source: {gguf.name}")
     if progress:
         progress("convert", 2, 2)
     return dest
@@ -226,18 +236,12 @@ def prepare_tokenizer(source: ModelSource, progress: Progress | None = None) -> 
         tokenizer = AutoTokenizer.from_pretrained(gguf.parent, gguf_file=gguf.name)
     except Exception as e:  # transformers raises many kinds here; the user needs one line
         raise ModelError(f"could not read the tokenizer of {gguf}: {e}") from e
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(dir=dest.parent, prefix=".tokenizer-"))
-    try:
+
+    def write(tmp: Path) -> None:
         tokenizer.save_pretrained(tmp)
         (tmp / "config.json").write_text(json.dumps({"max_position_embeddings": gguf_context_length(gguf)}))
-        (tmp / READY).write_text(f"source: {gguf.name} (tokenizer only)\n")
-        if dest.exists():
-            shutil.rmtree(dest)
-        os.replace(tmp, dest)
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-    return dest
+
+    return publish(dest, write, f"source: {gguf.name} (tokenizer only)")
 
 
 def prepare(source: ModelSource, progress: Progress | None = None) -> Path:
