@@ -19,7 +19,7 @@ from applyedit import merge, modelstore, prompts, report, spans, textio
 from applyedit.backend import TorchModel, chat_ids, context_length, load_tokenizer, pick_device, pick_dtype
 from applyedit.decode import DecodeResult, Step, run
 from applyedit.diff import diff_path, unified_diff
-from applyedit.errors import DecodeError, InputError, ModelError, OutputCheckError, PromptTooLongError
+from applyedit.errors import ApplyEditError, DecodeError, InputError, ModelError, OutputCheckError, PromptTooLongError
 from applyedit.costmodel import CostCurve, load_or_calibrate
 from applyedit.policy import AdaptiveK, FixedK
 from applyedit.regions import attribute, find_regions
@@ -138,6 +138,7 @@ class ApplyResult:
     decode: DecodeResult
     summary: Summary
     report: dict[str, Any] = field(default_factory=dict)  # per-region statistics (report.report_data)
+    notes: tuple[str, ...] = ()  # warnings for the user (e.g. a check that could not run)
 
     @property
     def changed(self) -> bool:
@@ -166,7 +167,8 @@ def output_budget(source_tokens: int, edit_tokens: int) -> int:
     return int(source_tokens * 1.2) + 2 * edit_tokens + 128
 
 
-def make_proposer(name: str, engine: Engine, body: str, fence: str, edit: str, kind: str) -> Proposer:
+def make_proposer(name: str, engine: Engine, body: str, fence: str, edit: str, kind: str,
+                  merged: merge.MergeResult | None = None) -> Proposer:
     """Copy sources, in order of preference: the predicted output, the original, the edit.
 
     The output is the file body followed by the closing fence, so each source text ends the same
@@ -177,7 +179,7 @@ def make_proposer(name: str, engine: Engine, body: str, fence: str, edit: str, k
         return NullProposer()
     sources = []
     if kind == "snippet":
-        merged = merge.merge(body, edit)
+        merged = merged or merge.merge(body, edit)
         if merged.ok and merged.merged is not None and merged.merged != body:
             sources.append(Source("merged", tuple(engine.encode(merged.merged + fence + "\n"))))
     sources.append(Source("original", tuple(engine.encode(body + fence + "\n"))))
@@ -252,6 +254,7 @@ def apply(
     encoding: str = "utf-8",
     cwd: Path | None = None,
     allow_markers: bool = False,
+    allow_drops: bool = False,
     on_step: Callable[[Step, int], None] | None = None,
     progress: modelstore.Progress | None = None,
 ) -> ApplyResult:
@@ -265,29 +268,37 @@ def apply(
     job = prepare(file, edit, engine or (lambda: Engine.open(model, device, dtype, progress, backend)),
                   max_new_tokens=max_new_tokens, language=language, encoding=encoding, cwd=cwd)
     engine, src, fence, budget = job.engine, job.src, job.fence, job.budget
+    # The snippet read against the original: the copy proposer's predicted output and the reference
+    # for the dropped-code check.
+    merged = merge.merge(src.text, job.edit) if job.kind == "snippet" else None
     # A Proposer object (Python API, `bench`'s break-it mode) drafts instead of the named ones.
-    drafter = make_proposer(proposer, engine, src.text, fence, job.edit, job.kind) if isinstance(proposer, str) \
-        else proposer
+    drafter = make_proposer(proposer, engine, src.text, fence, job.edit, job.kind, merged) \
+        if isinstance(proposer, str) else proposer
     if proposer == "none" or k_policy == "fixed":
         policy: FixedK | AdaptiveK = FixedK(0 if proposer == "none" else k)
     else:
         policy = AdaptiveK(cost=engine.cost_curve(), k_max=k)
     result = run(engine.model, job.prompt_ids, drafter, policy, budget, FenceStop(engine, fence), on_step)
     output = engine.decode(result.tokens)
-    if result.stop_reason == "budget":
-        raise DecodeError(
-            f"the output reached its budget of {budget:,} tokens before the file ended (truncated); "
-            "nothing was written. Raise it with --max-new-tokens"
-        )
-    body = textio.extract_body(output, fence)
-    check_output(src.text, body, allow_markers)
+    try:
+        if result.stop_reason == "budget":
+            raise DecodeError(
+                f"the output reached its budget of {budget:,} tokens before the file ended (truncated); "
+                "nothing was written. Raise it with --max-new-tokens"
+            )
+        body = textio.extract_body(output, fence)
+        check_output(src.text, body, allow_markers)
+        notes = check_drops(src.text, body, merged, allow_drops)
+    except ApplyEditError as e:
+        e.output, e.decode = output, result  # type: ignore[attr-defined]  # what the model wrote, for eval
+        raise
     after = textio.restore(body, src.style)
     before = src.raw.decode(encoding)
     summary = summarise(result, model=engine.source.name, device=engine.device,
                         dtype=engine.dtype_name, proposer=proposer if isinstance(proposer, str) else type(proposer).__name__,
                         backend=engine.backend)
     return ApplyResult(job.shown, before, after, unified_diff(before, after, job.shown), job.kind, output,
-                       result, summary, region_report(engine, src, body, result, summary))
+                       result, summary, region_report(engine, src, body, result, summary), tuple(notes))
 
 
 def region_report(engine: Engine, src: textio.SourceFile, body: str, result: DecodeResult,
@@ -298,6 +309,34 @@ def region_report(engine: Engine, src: textio.SourceFile, body: str, result: Dec
     num_body = spans.tokens_before_line(lines, body.count("\n"))
     per_region, end, totals = attribute(found, result.steps, lines, num_body)
     return report.report_data(found, per_region, end, totals, summary)
+
+
+def _ranges(numbers: Sequence[int]) -> str:
+    """[3, 4, 5, 9] -> "3-5, 9"."""
+    spans: list[list[int]] = []
+    for n in numbers:
+        if spans and n == spans[-1][1] + 1:
+            spans[-1][1] = n
+        else:
+            spans.append([n, n])
+    return ", ".join(f"{a}-{b}" if a != b else str(a) for a, b in spans)
+
+
+def check_drops(original: str, body: str, merged: merge.MergeResult | None, allow: bool) -> list[str]:
+    """Refuse an output that lost original lines an update snippet left alone (the commonest failure
+    of apply models: code behind a lazy marker silently vanishes). Returns notes for the user."""
+    if merged is None:
+        return []
+    if not merged.ok:
+        return [f"the dropped-code check could not run: the snippet has no unambiguous reading ({merged.reason})"]
+    lost = merge.dropped_lines(original, body, merged)
+    if not lost:
+        return []
+    message = (f"the output dropped {len(lost)} original line{'s' if len(lost) > 1 else ''} that the snippet left "
+               f"alone (original lines {_ranges(lost)})")
+    if allow:
+        return [message + "; accepted (--allow-drops)"]
+    raise OutputCheckError(message + "; nothing was written (--allow-drops to accept it)")
 
 
 def check_output(original: str, body: str, allow_markers: bool) -> None:

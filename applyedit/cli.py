@@ -178,6 +178,8 @@ def apply_command(
     language: Annotated[str | None, typer.Option(help="Language when the extension does not say.")] = None,
     encoding: Annotated[str, typer.Option(help="The file's text encoding.")] = "utf-8",
     allow_markers: Annotated[bool, typer.Option(help="Accept output that still holds lazy markers.")] = False,
+    allow_drops: Annotated[bool, typer.Option(
+        help="Accept output that lost original lines an update snippet left alone.")] = False,
     report_json: Annotated[Path | None, typer.Option(help="Write the run's statistics as JSON here.")] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress or summary on stderr.")] = False,
     debug: DebugOpt = False,
@@ -202,8 +204,10 @@ def apply_command(
             result = api.apply(
                 file, edit_value, model=model, proposer=proposer, k=k, k_policy=k_policy, device=device,
                 dtype=dtype, backend=backend, max_new_tokens=max_new_tokens, language=language, encoding=encoding,
-                allow_markers=allow_markers, on_step=progress.step, progress=progress.model,
+                allow_markers=allow_markers, allow_drops=allow_drops, on_step=progress.step, progress=progress.model,
             )
+        for note in result.notes:
+            console.print(f"applyedit: warning: {note}", markup=False)
         if report_json is not None:
             report_json.write_text(json.dumps({
                 "path": result.path, "changed": result.changed, "kind": result.kind,

@@ -52,6 +52,7 @@ class CaseResult:
     syntax_ok: bool | None = None  # None: no grammar, or the original did not parse either
     error: str | None = None
     produced: str | None = None  # the new file as the model wrote it (None on error)
+    raw_output: str | None = None  # on an output-check error: the model's raw output, for diagnosis
     tokens: int = 0
     passes: int = 0
     wall_s: float = 0.0
@@ -118,6 +119,10 @@ def run_case(engine: api.Engine, case: Case, **options: Any) -> CaseResult:
     except ApplyEditError as e:
         result.error = str(e)
         result.wall_s = time.perf_counter() - t0
+        result.raw_output = getattr(e, "output", None)
+        decoded = getattr(e, "decode", None)
+        if decoded is not None:
+            result.tokens, result.passes = len(decoded.tokens), len(decoded.steps)
         return result
     s = out.summary
     result.wall_s, result.tokens, result.passes = s.wall_s, s.tokens, s.passes

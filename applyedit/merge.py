@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-__all__ = ["Hunk", "LineKind", "MergeResult", "is_marker", "merge"]
+__all__ = ["Hunk", "LineKind", "MergeResult", "dropped_lines", "is_marker", "merge"]
 
 LineKind = Literal["kept", "context", "replaced", "deleted"]
 _Pair = tuple[int, int]  # (snippet line, original line) read as the same line
@@ -113,8 +113,9 @@ def merge(original: str, snippet: str) -> MergeResult:
       continue the original, or edit it in place (same indentation, close text, not an opener),
       pair up; a shallower opener in the head replaces the original from the anchor's enclosing
       opener (which must look alike); a tail that goes deeper than the last paired line and then
-      leaves that block (next marker not deeper) replaces the rest of the block; a tail line equal
-      to the next original line pairs with it after new lines. Unpaired lines are inserted.
+      leaves that block (next marker not deeper) replaces the rest of the block, and so does a tail
+      that stays in the block up to a shallower marker; a tail line equal to the next original
+      line pairs with it after new lines. Unpaired lines are inserted.
     - A missing leading/trailing marker reads as present (the rest is kept), except that a snippet
       without markers matching over half the original's non-blank lines is a whole-file rewrite:
       merged is the snippet verbatim.
@@ -135,6 +136,49 @@ def merge(original: str, snippet: str) -> MergeResult:
         return _merge(original, snippet)
     except _NoMerge as exc:
         return MergeResult(ok=False, reason=str(exc))
+
+
+def dropped_lines(original: str, output: str, result: MergeResult) -> list[int]:
+    """1-based numbers of original lines the snippet left alone (kept or context) that `output`
+    lost. The output is line-diffed against the merged file (trailing blanks ignored), so the
+    snippet's own new lines line up with the output's; an original line the diff cannot match was
+    edited in place rather than lost when a changed output line of the same block resembles it
+    (difflib ratio ≥ 0.6, each output line explaining one original line: a call site updated for a
+    rename, say). Blank lines never count. Only meaningful for an `ok` merge."""
+    assert result.ok
+    if result.whole_file or result.merged is None:
+        return []  # the snippet replaced everything: nothing was left alone
+    ol, ml, nl = _lines(original), _lines(result.merged), _lines(output)
+    source: list[int | None] = []  # merged line -> the original line it is, None for the snippet's own
+    i, hunks = 0, list(result.hunks)
+    while i < len(ol) or hunks:
+        if hunks and hunks[0].orig_start == i:
+            hunk = hunks.pop(0)
+            source += [None] * len(hunk.new_lines)
+            i = hunk.orig_end
+        elif i < len(ol):
+            source.append(i)
+            i += 1
+        else:
+            break
+    assert len(source) == len(ml), "hunks and merged text disagree"
+    matcher = difflib.SequenceMatcher(None, [x.rstrip() for x in ml], [x.rstrip() for x in nl], autojunk=False)
+    lost = []
+    for tag, m1, m2, j1, j2 in matcher.get_opcodes():
+        if tag not in ("delete", "replace"):
+            continue
+        free = list(range(j1, min(j2, j1 + 200)))
+        for m in range(m1, m2):
+            o = source[m]
+            if o is None or not ol[o].strip():
+                continue
+            scores = [(difflib.SequenceMatcher(None, _key(ol[o]), _key(nl[j])).ratio(), j) for j in free]
+            best = max(scores, default=(0.0, -1))
+            if best[0] >= 0.6:
+                free.remove(best[1])
+            else:
+                lost.append(o + 1)
+    return lost
 
 
 def _merge(original: str, snippet: str) -> MergeResult:
@@ -273,6 +317,18 @@ def _extend(
             s, o = s + 1, o + 1
         elif o < hi and okeys[o] and okeys[o] in skeys[s + 1 :]:  # new lines, then it goes on
             s = skeys.index(okeys[o], s + 1)
+        elif seg.marker_after is not None and seg.marker_after < depth and all(
+                _indent(x) >= depth for x in sl[s:] if x.strip()):
+            # The segment ends inside a block and the marker after it is shallower: the marker
+            # stands for what follows the block, so the segment gave the rest of the block.
+            q = o
+            while q < hi and (not ol[q].strip() or _indent(ol[q]) >= depth):
+                q += 1
+            q, u = _rtrim(ol, o, q), _rtrim(sl, s, n)
+            if (u, q) == (s, o):
+                break  # only blank lines left
+            pairs += _fill(skeys, okeys, (s - 1, o - 1), (u, q))
+            s, o = u, q  # blank lines after it pair with the original's, as above
         else:
             break
     return start, o, sorted(pairs)

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from applyedit.merge import Hunk, MergeResult, is_marker, merge
+from applyedit.merge import Hunk, MergeResult, dropped_lines, is_marker, merge
 
 M = "# ... existing code ...\n"  # the marker most snippets below use
 
@@ -591,3 +591,33 @@ def test_merge_is_total_and_consistent(original_lines: list[str], data: st.DataO
         assert result.merged == _apply(original, result.hunks)
     for h in result.hunks:
         assert set(result.ops[h.orig_start : h.orig_end]) <= {"replaced", "deleted"}
+
+
+@pytest.mark.parametrize(("output", "lost"), [
+    ("a()\nb()\nX()\nd()\ne()\n", []),  # the merged result itself
+    ("b()\nX()\nd()\ne()\n", [1]),  # a() was under a marker and vanished
+    ("a()\nb()\nX()\nd()\n", [5]),  # e() too, at the end
+    ("a()\nX()\nd()\ne()\n", [2]),  # b() was context: the snippet kept it
+    ("a()\nb()\nd()\ne()\n", []),  # c() was the snippet's to replace; missing X() is not a drop
+    ("a(1)\nb()\nX()\nd()\ne()\n", []),  # a kept line edited in place (a call site): not lost
+    ("\n".join(["zzz"] * 5) + "\n", [1, 2, 4, 5]),  # everything replaced by unrelated lines
+])
+def test_dropped_lines(output: str, lost: list[int]) -> None:
+    original = "a()\nb()\nc()\nd()\ne()\n"
+    result = merge("a()\nb()\nc()\nd()\ne()\n", "# ... existing code ...\nb()\nX()\nd()\n# ... existing code ...\n")
+    assert result.ok and result.ops == ("kept", "context", "replaced", "context", "kept")
+    assert dropped_lines(original, output, result) == lost
+
+
+def test_tail_that_ends_its_block_at_a_shallower_marker_replaces_the_rest_of_the_block() -> None:
+    """The snippet rewrites a function's last lines and a top-level marker follows: the original's
+    remaining body lines are replaced (not kept under the marker), blank lines pair with blank lines."""
+    original = "def f(x):\n    a = x + 1\n    b = a * 2\n    return b\n\n\ndef g():\n    return 0\n"
+    snippet = "def f(x):\n    a = x + 1\n    c = a * 3\n    return max(c, 0)\n\n\n# ... existing code ...\n"
+    result = merge(original, snippet)
+    assert result.ok
+    assert result.merged == "def f(x):\n    a = x + 1\n    c = a * 3\n    return max(c, 0)\n\n\ndef g():\n    return 0\n"
+    assert result.ops == ("context", "context", "replaced", "replaced", "context", "context", "kept", "kept")
+    # a marker as deep as the block keeps the rest of the body instead (c = a * 3 edits b's line in place)
+    deep = merge(original, "def f(x):\n    a = x + 1\n    c = a * 3\n    # ... existing code ...\n")
+    assert deep.ok and deep.merged == original.replace("    b = a * 2\n", "    c = a * 3\n")

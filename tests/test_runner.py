@@ -66,6 +66,14 @@ def test_truncated_output_is_an_error_not_a_diff(tokenizer, tmp_path: Path) -> N
         api.apply(src, "Set MAX_RETRIES to 5.", engine=engine, cwd=tmp_path, max_new_tokens=3)
 
 
+
+def test_eval_keeps_the_raw_output_of_a_refused_case(tokenizer) -> None:  # noqa: ANN001
+    """A case whose output fails a check records the error and what the model wrote, for diagnosis."""
+    r = evaluate.run_case(scripted_engine(tokenizer, "import logging\n"), case("py_change_constant_instr"))
+    assert r.error is not None and "cut short" in r.error and not r.exact
+    assert r.raw_output == "import logging\n" and r.tokens > 0 and r.passes > 0 and r.produced is None
+
+
 def test_leftover_lazy_marker_is_refused(tokenizer, tmp_path: Path) -> None:  # noqa: ANN001
     """An output that still holds `# ... existing code ...` is an output-check error (exit 3)."""
     src = tmp_path / "f.py"
@@ -84,3 +92,33 @@ def test_empty_output_for_nonempty_file_is_refused(tokenizer, tmp_path: Path) ->
     src.write_text("x = 1\n")
     with pytest.raises(OutputCheckError, match="empty file"):
         api.apply(src, "Set x to 2.", engine=scripted_engine(tokenizer, "```\n"), cwd=tmp_path)
+
+
+SHOP = "class Cart:\n    def __init__(self):\n        self.items = []\n\n\nclass Price:\n    def __init__(self, cents):\n        self.cents = cents\n\n    def euros(self):\n        return self.cents / 100\n"
+SHOP_SNIPPET = "# ... existing code ...\n\nclass Price:\n    def __init__(self, cents):\n        self.cents = cents\n\n    def euros(self):\n        return round(self.cents / 100, 2)\n"
+
+
+def test_dropped_code_is_refused(tokenizer, tmp_path: Path) -> None:  # noqa: ANN001
+    """A snippet hides class Cart behind a marker; an output without it fails the dropped-code check
+    (exit 3) naming the lost lines; --allow-drops takes it with a warning; a faithful output passes."""
+    src = tmp_path / "shop.py"
+    src.write_text(SHOP)
+    lossy = SHOP_SNIPPET.removeprefix("# ... existing code ...\n\n")
+    with pytest.raises(OutputCheckError, match=r"dropped 3 original lines .*original lines 1-3\)") as info:
+        api.apply(src, SHOP_SNIPPET, engine=scripted_engine(tokenizer, lossy + "```\n"), cwd=tmp_path)
+    assert info.value.exit_code == 3 and src.read_text() == SHOP
+    taken = api.apply(src, SHOP_SNIPPET, engine=scripted_engine(tokenizer, lossy + "```\n"), cwd=tmp_path,
+                      allow_drops=True)
+    assert taken.after == lossy and "--allow-drops" in taken.notes[0]
+    good = SHOP.replace("return self.cents / 100", "return round(self.cents / 100, 2)")
+    ok = api.apply(src, SHOP_SNIPPET, engine=scripted_engine(tokenizer, good + "```\n"), cwd=tmp_path)
+    assert ok.after == good and ok.notes == ()
+
+
+def test_dropped_code_check_says_when_it_cannot_run(tokenizer, tmp_path: Path) -> None:  # noqa: ANN001
+    src = tmp_path / "f.py"
+    src.write_text("def f():\n    return 1\n\n\ndef f():\n    return 1\n")
+    snippet = "# ... existing code ...\ndef f():\n    return 2\n# ... existing code ...\n"
+    out = "def f():\n    return 2\n\n\ndef f():\n    return 1\n"
+    result = api.apply(src, snippet, engine=scripted_engine(tokenizer, out + "```\n"), cwd=tmp_path)
+    assert result.after == out and "could not run" in result.notes[0]
