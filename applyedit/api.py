@@ -286,7 +286,7 @@ def apply(
                 f"the output reached its budget of {budget:,} tokens before the file ended (truncated); "
                 "nothing was written. Raise it with --max-new-tokens"
             )
-        body = textio.extract_body(output, fence)
+        body = textio.extract_body(output, fence, ended=result.stop_reason == "eos", original=src.text)
         check_output(src.text, body, allow_markers)
         notes = check_drops(src.text, body, merged, allow_drops)
     except ApplyEditError as e:

@@ -147,11 +147,15 @@ def fence_for(*texts: str) -> str:
     return "`" * max(3, longest + 1)
 
 
-def extract_body(output: str, fence: str) -> str:
+def extract_body(output: str, fence: str, ended: bool = False, original: str = "") -> str:
     """The file body from the model's output, which continues a prompt ending in the opening fence.
 
-    The body ends at the first line that is exactly `fence`. No closing fence means the output was cut
-    short (budget or end-of-turn before the file ended): an error, never a partial file.
+    The body ends at the first line that is exactly `fence`. When the model ended its turn (`ended`)
+    right after a shorter fence of the same character (``` where ```` was opened, as models do), that
+    last line closes the block too, provided the body before it already holds as many such lines as
+    the `original` (else it may be the file's own last fence line, and the file was cut short). No
+    closing fence means the output was cut short (budget or end-of-turn before the file ended): an
+    error, never a partial file.
     """
     if output.startswith(fence) and output[len(fence) :].strip() == "":
         return ""  # the empty file: the model closed the block at once
@@ -159,4 +163,12 @@ def extract_body(output: str, fence: str) -> str:
     for n, line in enumerate(lines):
         if line.rstrip() == fence:
             return "".join(line + "\n" for line in lines[:n])
+    last = len(lines) - 1
+    while last > 0 and not lines[last].strip():
+        last -= 1
+    closing = lines[last].strip()
+    if ended and 3 <= len(closing) < len(fence) and set(closing) == {fence[0]}:
+        own = sum(line.strip() == closing for line in original.split("\n"))
+        if sum(line.strip() == closing for line in lines[:last]) >= own:
+            return "".join(line + "\n" for line in lines[:last])
     raise DecodeError("the model's output ended before the closing fence: the file was cut short")

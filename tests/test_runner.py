@@ -122,3 +122,13 @@ def test_dropped_code_check_says_when_it_cannot_run(tokenizer, tmp_path: Path) -
     out = "def f():\n    return 2\n\n\ndef f():\n    return 1\n"
     result = api.apply(src, snippet, engine=scripted_engine(tokenizer, out + "```\n"), cwd=tmp_path)
     assert result.after == out and "could not run" in result.notes[0]
+
+
+def test_a_shorter_closing_fence_before_end_of_turn_is_accepted(tokenizer) -> None:  # noqa: ANN001
+    """py_empty_original_instr's edit holds a ``` block, so the reply opens with ````; the default model
+    writes the file, closes with ``` and ends its turn (seen in the eval): that is the file, exact."""
+    c = case("py_empty_original_instr")
+    r = evaluate.run_case(scripted_engine(tokenizer, c.after.read_text() + "```"), c)
+    assert r.error is None and r.exact
+    cut = evaluate.run_case(scripted_engine(tokenizer, c.after.read_text()), c)  # no close at all
+    assert cut.error is not None and "cut short" in cut.error

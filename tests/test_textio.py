@@ -110,6 +110,23 @@ def test_extract_body(output: str, body: str) -> None:
     assert extract_body(output, "```") == body
 
 
+@pytest.mark.parametrize(("output", "ended", "original", "body"), [
+    ("a\n```\nb\n```", True, "", "a\n```\nb\n"),  # ```` opened, ``` closed, then end of turn
+    ("a\n```\nb\n```\n\n", True, "", "a\n```\nb\n"),
+    ("a\n```\nb\n~~~", True, "", None),  # another fence character
+    ("a\n```\nb\n```", False, "", None),  # cut by the budget: a shorter fence may be the file's own
+    ("a\n```\nb\n", True, "", None),  # the file's own fence, then more lines: not a close
+    ("x\n```\n", True, "x\n```\ny\n```\n", None),  # could be the original's 1st of 2 ```: cut short
+    ("x\n```\ny\n```\n", True, "x\n```\n", "x\n```\ny\n"),  # the original's one ```, then the close
+])
+def test_shorter_closing_fence_at_end_of_turn(output: str, ended: bool, original: str, body: str | None) -> None:
+    if body is None:
+        with pytest.raises(DecodeError, match="cut short"):
+            extract_body(output, "````", ended, original)
+    else:
+        assert extract_body(output, "````", ended, original) == body
+
+
 def test_unclosed_block_is_an_error() -> None:
     """Output without the closing fence (budget hit) is never taken as a file."""
     with pytest.raises(DecodeError, match="cut short"):
