@@ -83,10 +83,11 @@ class Engine:
                 self._model = TorchModel.load(self.path, self.device, self.dtype, self.tokenizer)
         return self._model
 
-    def cost_curve(self) -> CostCurve:
-        if self.cost is None:
+    def cost_curve(self, fresh: bool = False) -> CostCurve:
+        """The verify-pass cost curve of this model, backend, device, dtype and thread count (cached)."""
+        if self.cost is None or fresh:
             key = f"{self.source.name}-{self.backend}-{self.device}-{self.dtype_name}-{self.threads}t"
-            self.cost = load_or_calibrate(self.model, modelstore.home(), key)
+            self.cost = load_or_calibrate(self.model, modelstore.home(), key, fresh)
         return self.cost
 
     @property

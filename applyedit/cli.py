@@ -289,6 +289,35 @@ def model_prepare(model: ModelOpt = None, debug: DebugOpt = False) -> None:
         raise _fail(e, debug) from None
 
 
+@model_app.command("calibrate")
+def model_calibrate(model: ModelOpt = None, device: DeviceOpt = None, dtype: DtypeOpt = None,
+                    backend: BackendOpt = None, debug: DebugOpt = False) -> None:
+    """Measure again what one verify pass costs per draft length (the K policy's cost curve) and cache it.
+
+    Run it on a quiet machine: a curve measured under load misleads the K policy until replaced.
+
+    Examples:
+
+      applyedit model calibrate
+
+      applyedit model calibrate --backend llamacpp
+    """
+    from applyedit.api import Engine
+
+    try:
+        engine = Engine.open(model, device, dtype, backend=backend)
+        curve = engine.cost_curve(fresh=True)
+        table = Table(title=f"verify-pass cost, {engine.source.name} via {engine.backend} on {engine.device} "
+                            f"({engine.dtype_name}, {engine.threads} threads)")
+        for col in ("draft K", "pass ms", "ms per token (K + 1)"):
+            table.add_column(col, justify="right")
+        for k, seconds in sorted(curve.points.items()):
+            table.add_row(str(k), f"{seconds * 1000:.1f}", f"{seconds * 1000 / (k + 1):.1f}")
+        console.print(table)
+    except (ApplyEditError, KeyboardInterrupt, Exception) as e:
+        raise _fail(e, debug) from None
+
+
 @app.command("bench")
 def bench_command(
     path: Annotated[Path, typer.Argument(help="A source FILE (with --edit), or a folder of cases.")] = Path("fixtures"),

@@ -89,12 +89,15 @@ def cache_path(home: Path, key: str) -> Path:
     return home / "calibration" / f"{safe}.json"
 
 
-def load_or_calibrate(model: TargetModel, home: Path, key: str) -> CostCurve:
-    """The cached curve for `key`, else a fresh calibration written to the cache."""
+def load_or_calibrate(model: TargetModel, home: Path, key: str, fresh: bool = False) -> CostCurve:
+    """The cached curve for `key`, else (or when `fresh`) a new calibration written to the cache.
+
+    A calibration taken while other work loads the CPU is wrong for as long as it is cached:
+    `applyedit model calibrate` measures again."""
     path = cache_path(home, key)
     try:
         points = {int(k): float(v) for k, v in json.loads(path.read_text()).items()}
-        if points:
+        if points and not fresh:
             return CostCurve(points, "cache")
     except (OSError, ValueError):
         pass

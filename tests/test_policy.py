@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
-import pytest
+import time
+from pathlib import Path
 
-from applyedit.costmodel import CostCurve
+import pytest
+import torch
+
+from applyedit.costmodel import CostCurve, load_or_calibrate
 from applyedit.policy import ALIGNED, IN_EDIT, AdaptiveK, FixedK, best_k, expected_tokens
 
 # A CPU-like curve: one token cheap, any block ~4x that, slowly rising (seconds per pass).
@@ -93,3 +97,37 @@ def test_fixed_k() -> None:
     """Fixed K always asks for the same k."""
     p = FixedK(6)
     assert p.next_k(100, 0) == 6 and p.cap == 6
+
+
+class Clocked:
+    """A target whose pass takes `delay` seconds per position: calibration must see that shape."""
+
+    eos_ids = frozenset()
+
+    def __init__(self, delay: float) -> None:
+        self.delay, self.n = delay, 0
+
+    def reset(self) -> None:
+        self.n = 0
+
+    def forward(self, ids: list[int], num_logits: int) -> torch.Tensor:
+        time.sleep(self.delay * len(ids) if num_logits > 1 or len(ids) < 64 else 0)
+        self.n += len(ids)
+        return torch.zeros(num_logits, 8)
+
+    def crop_to(self, length: int) -> None:
+        self.n = length
+
+    @property
+    def cached_len(self) -> int:
+        return self.n
+
+
+def test_calibration_is_cached_and_fresh_measures_again(tmp_path: Path) -> None:
+    slow = load_or_calibrate(Clocked(0.002), tmp_path, "m")
+    assert slow.source == "calibrated" and slow(32) > slow(0) * 10  # 33 positions vs 1
+    cached = load_or_calibrate(Clocked(0.0), tmp_path, "m")
+    assert cached.source == "cache" and cached.points == slow.points
+    fresh = load_or_calibrate(Clocked(0.0), tmp_path, "m", fresh=True)
+    assert fresh.source == "calibrated" and fresh(32) < slow(32) / 5
+    assert load_or_calibrate(Clocked(0.0), tmp_path, "m").points == fresh.points
