@@ -112,8 +112,8 @@ def targets(path: Path, edit: Path | None, pattern: str | None, everything: bool
         cases = [c for c in evaluate.discover(path, pattern) if everything or c.bench]
         if not cases:
             raise InputError(f"no {'' if everything else 'bench-suite (bench = true) '}cases in {path}")
-        return [Target(c.name, c.before, c.edit.read_text(encoding="utf-8"), c.dir, c.meta.get("language"))
-                for c in cases]
+        return [Target(c.name, c.before.resolve(), c.edit.read_text(encoding="utf-8"), c.dir.resolve(),
+                       c.meta.get("language")) for c in cases]
     if edit is None:
         raise InputError(f"{path}: a FILE needs --edit (or give a folder of cases)")
     if not path.is_file():

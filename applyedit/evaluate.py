@@ -114,7 +114,9 @@ def run_case(engine: api.Engine, case: Case, **options: Any) -> CaseResult:
     expected = case.after.read_bytes().decode("utf-8")
     t0 = time.perf_counter()
     try:
-        out = api.apply(case.before, case.edit.read_text(encoding="utf-8"), engine=engine, cwd=case.dir,
+        # Absolute paths: the diff and the prompt name the file relative to its case folder
+        # ("before.py"), wherever eval runs from and however the folder was given.
+        out = api.apply(case.before.resolve(), case.edit.read_text(encoding="utf-8"), engine=engine, cwd=case.dir.resolve(),
                         language=case.meta.get("language"), **options)
     except ApplyEditError as e:
         result.error = str(e)

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from applyedit import api, evaluate
+from applyedit import api, bench, evaluate
 from applyedit.errors import DecodeError, OutputCheckError
 from fakes import scripted_engine
 
@@ -132,3 +132,21 @@ def test_a_shorter_closing_fence_before_end_of_turn_is_accepted(tokenizer) -> No
     assert r.error is None and r.exact
     cut = evaluate.run_case(scripted_engine(tokenizer, c.after.read_text()), c)  # no close at all
     assert cut.error is not None and "cut short" in cut.error
+
+
+def test_eval_from_a_relative_folder_names_the_file_as_in_its_case(tokenizer, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: ANN001
+    """`applyedit eval fixtures` (a relative folder, as the README runs it) must put `before.py` in
+    the prompt and the diff, as a user in the case folder would, so git apply --check passes there."""
+    monkeypatch.chdir(FIXTURES.parent)
+    c = evaluate.discover(Path("fixtures"), "py_change_constant_instr")[0]
+    assert not c.dir.is_absolute()
+    engine = scripted_engine(tokenizer, c.after.read_text() + "\n```\n")
+    seen: list[list[int]] = []
+    real_prefill = engine.model.prefill
+    engine.model.prefill = lambda ids: seen.append(ids) or real_prefill(ids)  # type: ignore[method-assign]
+    r = evaluate.run_case(engine, c)
+    assert r.exact and r.git_apply_ok is True
+    prompt = engine.decode(seen[0])
+    assert "before.py" in prompt and "fixtures/" not in prompt
+    b = bench.targets(Path("fixtures"), None, "py_change_constant", everything=False)[0]
+    assert b.file.is_absolute() and b.cwd is not None and b.cwd.is_absolute()
