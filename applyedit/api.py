@@ -8,8 +8,10 @@ bench). Writes no files and prints nothing: the CLI does both.
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import re
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,7 +21,8 @@ from applyedit import merge, modelstore, prompts, report, spans, textio
 from applyedit.backend import TorchModel, chat_ids, context_length, load_tokenizer, pick_device, pick_dtype
 from applyedit.decode import DecodeResult, Step, run
 from applyedit.diff import diff_path, unified_diff
-from applyedit.errors import ApplyEditError, DecodeError, InputError, ModelError, OutputCheckError, PromptTooLongError
+from applyedit.errors import (ApplyEditError, DecodeError, InputError, ModelError, OutputCheckError,
+                              PromptTooLongError, RunTimeout)
 from applyedit.costmodel import CostCurve, load_or_calibrate
 from applyedit.policy import AdaptiveK, FixedK
 from applyedit.regions import attribute, find_regions
@@ -140,6 +143,7 @@ class ApplyResult:
     summary: Summary
     report: dict[str, Any] = field(default_factory=dict)  # per-region statistics (report.report_data)
     notes: tuple[str, ...] = ()  # warnings for the user (e.g. a check that could not run)
+    source_sha256: str = ""  # of the file's bytes as read at the start: `--in-place` refuses if they changed
 
     @property
     def changed(self) -> bool:
@@ -225,6 +229,11 @@ def prepare(file: str | Path, edit: str, engine: Engine | Callable[[], Engine], 
     src = textio.read_source(path, language, encoding)
     shown = diff_path(path, cwd)
     edit_text = textio.extract_edit(edit, src.language)
+    if foreign := merge.foreign_markers(edit_text, src.language):
+        raise InputError(
+            f"the edit's lazy markers are {' and '.join(foreign)} comments, which {src.language} does not use: "
+            f"is the snippet meant for another file? (pass --language if {path.name} is not {src.language})"
+        )
     engine = engine if isinstance(engine, Engine) else engine()
     fence = textio.fence_for(src.text, edit_text)
     prompt = prompts.build(shown, src.language, src.text, edit_text, fence)
@@ -256,10 +265,19 @@ def apply(
     cwd: Path | None = None,
     allow_markers: bool = False,
     allow_drops: bool = False,
+    allow_syntax_errors: bool = False,
+    timeout: float | None = None,
     on_step: Callable[[Step, int], None] | None = None,
     progress: modelstore.Progress | None = None,
 ) -> ApplyResult:
-    """Apply `edit` (an instruction or an update snippet) to `file` with the local model."""
+    """Apply `edit` (an instruction or an update snippet) to `file` with the local model.
+
+    `timeout` (seconds, from the call) is checked before decoding and between verify passes: a run
+    past it stops with `RunTimeout` and returns nothing.
+    """
+    deadline = None if timeout is None else time.monotonic() + timeout
+    if timeout is not None and timeout <= 0:
+        raise InputError("--timeout must be more than 0 seconds")
     if isinstance(proposer, str) and proposer not in PROPOSERS:
         raise InputError(f"unknown --proposer {proposer!r}; choose one of {', '.join(PROPOSERS)}")
     if k_policy not in K_POLICIES:
@@ -279,7 +297,9 @@ def apply(
         policy: FixedK | AdaptiveK = FixedK(0 if proposer == "none" else k)
     else:
         policy = AdaptiveK(cost=engine.cost_curve(), k_max=k)
-    result = run(engine.model, job.prompt_ids, drafter, policy, budget, FenceStop(engine, fence), on_step)
+    target = engine.model  # loads the weights on first use
+    result = run(target, job.prompt_ids, drafter, policy, budget, FenceStop(engine, fence),
+                 watch(deadline, timeout, on_step))
     output = engine.decode(result.tokens)
     try:
         if result.stop_reason == "budget":
@@ -289,7 +309,7 @@ def apply(
             )
         body = textio.extract_body(output, fence, ended=result.stop_reason == "eos", original=src.text)
         check_output(src.text, body, allow_markers)
-        notes = check_drops(src.text, body, merged, allow_drops)
+        notes = check_drops(src.text, body, merged, allow_drops) + check_syntax(src, body, allow_syntax_errors)
     except ApplyEditError as e:
         e.output, e.decode = output, result  # type: ignore[attr-defined]  # what the model wrote, for eval
         raise
@@ -299,7 +319,41 @@ def apply(
                         dtype=engine.dtype_name, proposer=proposer if isinstance(proposer, str) else type(proposer).__name__,
                         backend=engine.backend)
     return ApplyResult(job.shown, before, after, unified_diff(before, after, job.shown), job.kind, output,
-                       result, summary, region_report(engine, src, body, result, summary), tuple(notes))
+                       result, summary, region_report(engine, src, body, result, summary), tuple(notes),
+                       hashlib.sha256(src.raw).hexdigest())
+
+
+def watch(deadline: float | None, timeout: float | None,
+          on_step: Callable[[Step, int], None] | None) -> Callable[[Step, int], None] | None:
+    """The loop's per-pass callback, raising `RunTimeout` once the deadline has passed."""
+    if deadline is None:
+        return on_step
+    if time.monotonic() > deadline:  # loading the model used it all up
+        raise RunTimeout(f"stopped by --timeout {timeout:g} s before decoding began (loading the model took "
+                         "longer); nothing was written")
+
+    def step(s: Step, tokens: int) -> None:
+        if on_step is not None:
+            on_step(s, tokens)
+        if time.monotonic() > deadline:
+            raise RunTimeout(f"stopped by --timeout {timeout:g} s after {tokens:,} output tokens in "
+                             f"{s.index + 1} passes; nothing was written")
+
+    return step
+
+
+def check_syntax(src: textio.SourceFile, body: str, allow: bool) -> list[str]:
+    """Refuse an output that no longer parses (tree-sitter) when the original did."""
+    from applyedit import syntax
+
+    errors = syntax.new_errors(src.text, body, src.language, src.path)
+    if not errors:
+        return []
+    message = (f"the output no longer parses as {src.language} (syntax errors at line{'s' if len(errors) > 1 else ''} "
+               f"{_ranges(errors)}) while the original did")
+    if allow:
+        return [message + "; accepted (--allow-syntax-errors)"]
+    raise OutputCheckError(message + "; nothing was written (--allow-syntax-errors to accept it)")
 
 
 def region_report(engine: Engine, src: textio.SourceFile, body: str, result: DecodeResult,

@@ -38,6 +38,10 @@ class DecodeError(ApplyEditError):
     exit_code = 2
 
 
+class RunTimeout(DecodeError):
+    """`--timeout` passed before the output was complete (exit 2)."""
+
+
 class OutputCheckError(ApplyEditError):
     """The model's output failed a check (markers left, dropped code, syntax) (exit 3)."""
 

@@ -98,15 +98,10 @@ def git_apply_check(case: Case, diff: str) -> bool:
 
 
 def syntax_ok(before: str, after: str, language: str) -> bool | None:
-    try:
-        from applyedit import syntax
-    except ImportError:
-        return None
-    if not syntax.supported(language):
-        return None
-    if syntax.parse_errors(before, language):
-        return None  # the original did not parse: nothing to keep
-    return not syntax.parse_errors(after, language)
+    from applyedit import syntax
+
+    errors = syntax.new_errors(before, after, language)
+    return None if errors is None else not errors
 
 
 def run_case(engine: api.Engine, case: Case, **options: Any) -> CaseResult:
@@ -117,7 +112,7 @@ def run_case(engine: api.Engine, case: Case, **options: Any) -> CaseResult:
         # Absolute paths: the diff and the prompt name the file relative to its case folder
         # ("before.py"), wherever eval runs from and however the folder was given.
         out = api.apply(case.before.resolve(), case.edit.read_text(encoding="utf-8"), engine=engine, cwd=case.dir.resolve(),
-                        language=case.meta.get("language"), **options)
+                        language=case.meta.get("language"), allow_syntax_errors=True, **options)
     except ApplyEditError as e:
         result.error = str(e)
         result.wall_s = time.perf_counter() - t0

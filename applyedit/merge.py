@@ -98,6 +98,27 @@ def is_marker(line: str) -> bool:
     return _MARKER_TEXT.fullmatch(text) is not None
 
 
+_OPENER = re.compile(r"\s*(#|//|--|;|/\*|\{\s*/\*|<!--)")
+# The comment forms each language writes its lazy markers in (languages not listed are not checked).
+_C_LIKE = frozenset({"//", "/*"})
+COMMENT_FORMS: dict[str, frozenset[str]] = {
+    **{lang: _C_LIKE for lang in ("go", "rust", "java", "c", "cpp", "csharp", "kotlin", "swift", "scala")},
+    **{lang: _C_LIKE | {"{/*"} for lang in ("javascript", "typescript")},
+    **{lang: frozenset({"#"}) for lang in ("python", "ruby", "bash", "yaml", "toml")},
+    "php": _C_LIKE | {"#"}, "css": frozenset({"/*"}), "lua": frozenset({"--"}), "sql": frozenset({"--", "/*"}),
+    "html": frozenset({"<!--"}),
+}
+
+
+def foreign_markers(snippet: str, language: str) -> list[str]:
+    """The comment forms of `snippet`'s lazy markers when none of them is one `language` writes
+    (`// ...` markers in a Python edit: a snippet meant for another file); [] otherwise."""
+    allowed = COMMENT_FORMS.get(language)
+    found = {m.group(1).replace(" ", "") for line in snippet.split("\n")
+             if is_marker(line) and (m := _OPENER.match(line))}
+    return sorted(found) if allowed and found and not found & allowed else []
+
+
 def merge(original: str, snippet: str) -> MergeResult:
     """Read `snippet` (LF-only) as an edit of `original` (LF-only) and apply it.
 

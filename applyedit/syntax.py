@@ -147,6 +147,16 @@ def parse_errors(text: str, language: str, path: _Path = None) -> list[int] | No
     return sorted(lines)
 
 
+def new_errors(before: str, after: str, language: str, path: _Path = None) -> list[int] | None:
+    """Lines of `after` with parse errors when `before` parsed cleanly ([] when `after` parses too).
+
+    None when the check cannot say anything: no grammar, or the original did not parse either.
+    """
+    if parse_errors(before, language, path) != []:
+        return None
+    return parse_errors(after, language, path)
+
+
 def _text(node: tree_sitter.Node | None) -> str:
     return " ".join((node.text or b"").decode("utf-8", "replace").split()) if node is not None else ""
 
