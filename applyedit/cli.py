@@ -23,6 +23,14 @@ from rich.table import Table
 from applyedit.errors import ApplyEditError, InputError, UsageError
 
 EXIT_OK, EXIT_USAGE, EXIT_MODEL, EXIT_CHECK, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
+EXIT_CODES = {  # the one table (DESIGN.md §9); --help and the README quote it
+    EXIT_OK: "success (an empty diff when nothing changed)",
+    EXIT_USAGE: "bad usage or input (nothing was run or written)",
+    EXIT_MODEL: "model or decoding failure (missing model, truncated output, --timeout)",
+    EXIT_CHECK: "a failed output check (lazy markers left, dropped code, syntax errors, eval below its floor)",
+    EXIT_INTERRUPTED: "interrupted (Ctrl-C); nothing was written",
+}
+EXIT_HELP = "Exit codes:\n\n" + "\n\n".join(f"  {code}  {text}" for code, text in EXIT_CODES.items())
 SUBCOMMANDS = {"apply", "model", "bench", "eval"}
 
 console = Console(stderr=True, highlight=False, soft_wrap=True)
@@ -39,7 +47,7 @@ app = typer.Typer(
         "Examples:\n\n"
         "  applyedit app.py --edit edit.txt | git apply\n\n"
         "  applyedit app.py --edit-text 'Rename foo to bar' --in-place\n\n"
-        "  applyedit model prepare"
+        "  applyedit model prepare\n\n" + EXIT_HELP
     ),
 )
 model_app = typer.Typer(add_completion=False, help="Show or prepare the local model.", invoke_without_command=True)
@@ -97,6 +105,30 @@ def write_atomic(target: Path, data: bytes, mode_from: Path | None = None) -> No
     finally:
         if os.path.exists(tmp):
             os.unlink(tmp)
+
+
+def _sha256(path: Path) -> str:
+    import hashlib
+
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+    except OSError:
+        return ""  # gone or unreadable: it changed
+
+
+def check_writable(target: Path) -> None:
+    """Refuse before any work when the file or its directory cannot (or should not) be written.
+
+    Mode bits are read, not only access(2): root may write anything, but a file its owner made
+    read-only is not applyedit's to replace."""
+    target = target.resolve() if target.is_symlink() else target
+    directory = target.parent if str(target.parent) else Path(".")
+    if target.exists() and not (target.stat().st_mode & 0o222 and os.access(target, os.W_OK)):
+        raise InputError(f"{target} is read-only; nothing was run")
+    if not directory.is_dir():
+        raise InputError(f"{directory}: no such directory")
+    if not (directory.stat().st_mode & 0o222 and os.access(directory, os.W_OK)):
+        raise InputError(f"cannot write in {directory}: the directory is read-only; nothing was run")
 
 
 class _Progress:
@@ -160,7 +192,7 @@ def _fail(error: BaseException, debug: bool) -> typer.Exit:
     return typer.Exit(EXIT_MODEL)
 
 
-@app.command("apply")
+@app.command("apply", epilog=EXIT_HELP)
 def apply_command(
     file: Annotated[Path, typer.Argument(help="The source file to edit.", show_default=False)],
     edit: Annotated[Path | None, typer.Option("--edit", "-e", help="File holding the edit; '-' reads stdin.")] = None,
@@ -180,6 +212,12 @@ def apply_command(
     allow_markers: Annotated[bool, typer.Option(help="Accept output that still holds lazy markers.")] = False,
     allow_drops: Annotated[bool, typer.Option(
         help="Accept output that lost original lines an update snippet left alone.")] = False,
+    allow_syntax_errors: Annotated[bool, typer.Option(
+        help="Accept output that no longer parses (tree-sitter) although the original did.")] = False,
+    backup: Annotated[bool, typer.Option(
+        "--backup", help="With --in-place or --output: keep the file being replaced as FILE.orig.")] = False,
+    timeout: Annotated[float | None, typer.Option(
+        help="Stop the run after this many seconds (checked between verify passes); nothing is written.")] = None,
     report_json: Annotated[Path | None, typer.Option(help="Write the run's statistics as JSON here.")] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress or summary on stderr.")] = False,
     debug: DebugOpt = False,
@@ -190,7 +228,7 @@ def apply_command(
 
       applyedit app.py --edit edit.txt | git apply --allow-empty
 
-      pbpaste | applyedit app.py --edit - --in-place
+      pbpaste | applyedit app.py --edit - --in-place --backup
 
       applyedit app.py --edit-text "Change MAX_RETRIES to 5" --proposer none
     """
@@ -199,12 +237,18 @@ def apply_command(
     try:
         if in_place and output is not None:
             raise InputError("use either --in-place or --output, not both")
+        if backup and not (in_place or output is not None):
+            raise InputError("--backup keeps the file that --in-place or --output replaces; give one of them")
+        target = file if in_place else output
+        if target is not None:
+            check_writable(target)
         edit_value = _read_edit(edit, edit_text)
         with _Progress(not quiet) as progress:
             result = api.apply(
                 file, edit_value, model=model, proposer=proposer, k=k, k_policy=k_policy, device=device,
                 dtype=dtype, backend=backend, max_new_tokens=max_new_tokens, language=language, encoding=encoding,
-                allow_markers=allow_markers, allow_drops=allow_drops, on_step=progress.step, progress=progress.model,
+                allow_markers=allow_markers, allow_drops=allow_drops, allow_syntax_errors=allow_syntax_errors,
+                timeout=timeout, on_step=progress.step, progress=progress.model,
             )
         for note in result.notes:
             console.print(f"applyedit: warning: {note}", markup=False)
@@ -221,9 +265,11 @@ def apply_command(
         if not result.changed:
             console.print("applyedit: no change: the output equals the original; empty diff")
             return
-        if in_place or output is not None:
-            target = file if in_place else output
-            assert target is not None
+        if target is not None:
+            if in_place and _sha256(file) != result.source_sha256:
+                raise InputError(f"{file} changed on disk while applyedit ran; nothing was written (run it again)")
+            if backup and target.exists():
+                write_atomic(target.with_name(target.name + ".orig"), target.read_bytes(), mode_from=target)
             write_atomic(target, result.after.encode(encoding), mode_from=file)
             if not quiet:
                 console.print(f"applyedit: wrote {target}")
