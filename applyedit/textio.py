@@ -152,8 +152,9 @@ def extract_body(output: str, fence: str, ended: bool = False, original: str = "
 
     The body ends at the first line that is exactly `fence`. When the model ended its turn (`ended`)
     right after a shorter fence of the same character (``` where ```` was opened, as models do), that
-    last line closes the block too, provided the body before it already holds as many such lines as
-    the `original` (else it may be the file's own last fence line, and the file was cut short). No
+    last line closes the block too, provided the body before it already holds as many lines starting
+    with that run as the `original` (else it may be the file's own fence line, or the start of one,
+    and the file was cut short). No
     closing fence means the output was cut short (budget or end-of-turn before the file ended): an
     error, never a partial file.
     """
@@ -168,7 +169,8 @@ def extract_body(output: str, fence: str, ended: bool = False, original: str = "
         last -= 1
     closing = lines[last].strip()
     if ended and 3 <= len(closing) < len(fence) and set(closing) == {fence[0]}:
-        own = sum(line.strip() == closing for line in original.split("\n"))
-        if sum(line.strip() == closing for line in lines[:last]) >= own:
+        # A line of the file that starts with this run (```, ```py, ````) may be what was cut.
+        own = sum(line.strip().startswith(closing) for line in original.split("\n"))
+        if sum(line.strip().startswith(closing) for line in lines[:last]) >= own:
             return "".join(line + "\n" for line in lines[:last])
     raise DecodeError("the model's output ended before the closing fence: the file was cut short")

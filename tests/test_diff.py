@@ -309,7 +309,7 @@ def texts(draw: st.DrawFn) -> str:
     return "".join(c + e for c, e in zip(contents, endings))
 
 
-@settings(derandomize=True, deadline=None, max_examples=150)
+@settings(derandomize=True, deadline=None, max_examples=1000)
 @given(before=texts(), after=texts(), context=st.sampled_from([1, 3]))
 def test_property_git_apply_round_trips(
     shared_repo: Path, before: str, after: str, context: int

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from applyedit.errors import DecodeError, InputError
 from applyedit.textio import decode_text, extract_body, extract_edit, fence_for, normalise, restore
@@ -131,3 +133,21 @@ def test_unclosed_block_is_an_error() -> None:
     """Output without the closing fence (budget hit) is never taken as a file."""
     with pytest.raises(DecodeError, match="cut short"):
         extract_body("a\nb\n", "```")
+
+
+@settings(derandomize=True, deadline=None, max_examples=300)
+@given(lines=st.lists(st.sampled_from(["x = 1", "", "```", "``", "````", "~~~", "  ```py", "é"]), max_size=8),
+       data=st.data())
+def test_property_a_cut_output_is_never_taken_as_complete(lines: list[str], data: st.DataObject) -> None:
+    """Any output cut before its closing fence line (by the budget or by an end of turn) is refused
+    or, at most, gives back the whole body: never a shorter file passed off as complete."""
+    body = "".join(line + "\n" for line in lines)
+    fence = fence_for(body)
+    output = body + fence + "\n"
+    cut = data.draw(st.integers(0, len(body) + len(fence) - 1))
+    ended = data.draw(st.booleans())
+    try:
+        got = extract_body(output[:cut], fence, ended=ended, original=body)
+    except DecodeError:
+        return
+    assert got == body
