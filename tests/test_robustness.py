@@ -133,6 +133,17 @@ def test_snippet_for_another_language_is_refused(work: Path, run: Callable[..., 
     run("f.py", "--edit-text", snippet).one_line(f"lazy markers are {form} comments, which python does not use")
 
 
+def test_snippet_that_shares_no_line_with_the_file_is_flagged(work: Path, run: Callable[..., Run],
+                                                             model: Callable[..., Any]) -> None:
+    """A same-language snippet from another file may still be a pure addition: the run goes on, and
+    the warning says no line of it matches this file (so the dropped-code check could not run)."""
+    snippet = "# ... existing code ...\ndef unrelated(x):\n    y = x * 2\n    return y\n# ... existing code ...\n"
+    model(PY + "\n\ndef unrelated(x):\n    y = x * 2\n    return y\n```\n")
+    r = run("f.py", "--edit-text", snippet)
+    assert r.code == 0 and b"+def unrelated(x):" in r.out
+    assert "warning: the dropped-code check could not run" in r.err and "no snippet line matches the original" in r.err
+
+
 def test_chat_reply_with_fence_and_prose_takes_the_block(work: Path, run: Callable[..., Run],
                                                          model: Callable[..., api.Engine]) -> None:
     reply = ("Sure! Here is the change:\n\n```python\ndef a():\n    return 10\n\n# ... existing code ...\n```\n\n"
