@@ -388,6 +388,11 @@ def bench_command(
     backend: BackendOpt = None,
     json_path: Annotated[Path | None, typer.Option("--json", help="Save every run here as it finishes.")] = None,
     resume: Annotated[bool, typer.Option(help="Skip the runs already saved in --json by an interrupted bench.")] = False,
+    chart: Annotated[Path | None, typer.Option(
+        help="Also draw the results as a PNG here (tokens/s per case and method; the K sweep). "
+             "Needs the chart extra.")] = None,
+    show: Annotated[Path | None, typer.Option(
+        help="Run nothing: print the tables (and --chart) of a finished bench saved with --json.")] = None,
     debug: DebugOpt = False,
 ) -> None:
     """Compare plain greedy, transformers' prompt lookup and applyedit's K settings, one model, same prompt.
@@ -401,10 +406,22 @@ def bench_command(
       applyedit bench app.py --edit edit.txt --baseline greedy --dtype bf16
 
       applyedit bench fixtures --baseline greedy --break-it applyedit/decode.py
+
+      applyedit bench --show bench.json --chart bench.png
     """
     from applyedit import bench
+    from applyedit.report import render_bench
 
     try:
+        if show is not None:
+            from applyedit.chart import load_report, render
+
+            report = load_report(show)
+            for table in render_bench(report):
+                console.print(table)
+            if chart is not None:
+                console.print(f"applyedit bench: chart written to {render(report, chart)}", markup=False)
+            return
         if repeats < 1:
             raise UsageError("--repeats must be 1 or more")
         if resume and json_path is None:
@@ -417,10 +434,12 @@ def bench_command(
         engine = Engine.open(model, device, dtype, backend=backend)
         report = bench.run(engine, items, methods, repeats, json_path, resume,
                            log=lambda msg: console.print(msg, markup=False))
-        from applyedit.report import render_bench
-
         for table in render_bench(report):
             console.print(table)
+        if chart is not None:
+            from applyedit.chart import render
+
+            console.print(f"applyedit bench: chart written to {render(report, chart)}", markup=False)
         if not report["outputs_agree"]:
             console.print("applyedit bench: the methods' outputs differ", markup=False)
             raise typer.Exit(EXIT_CHECK)

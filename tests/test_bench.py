@@ -170,3 +170,40 @@ def test_break_it_and_replay_of_the_pass_pattern(tokenizer: tuple[Path, Any], tm
     # the last replay (break-it) ends with the cache holding the prompt and every kept token
     assert model.cached_len >= record["prompt_tokens"] - 1 + tokens - 1
     assert len(seen) == sum(r["passes"] for r in result.values()) + 4  # + one prefill each
+
+
+def test_show_and_chart_from_a_saved_bench(tokenizer: tuple[Path, Any], tmp_path: Path,
+                                           capfd: pytest.CaptureFixture[str]) -> None:
+    """`bench --show JSON --chart PNG` re-renders a finished bench without running it: the tables on
+    stderr and a PNG with the K-sweep panel beside the bars (wider than the bars alone)."""
+    import struct
+
+    from applyedit import cli
+
+    methods = bench.parse_methods([], ["adaptive", "fixed:4,8"], [64])
+    items = bench.targets(FIXTURES, None, "py_change_constant", everything=False)
+    out = tmp_path / "bench.json"
+    bench.run(scripted(tokenizer), items, methods, 1, out, log=lambda _: None)
+
+    def png_size(path: Path) -> tuple[int, int]:
+        data = path.read_bytes()
+        assert data[:8] == b"\x89PNG\r\n\x1a\n"
+        return struct.unpack(">II", data[16:24])
+
+    with pytest.raises(SystemExit) as info:
+        cli.main(["bench", "--show", str(out), "--chart", str(tmp_path / "sweep.png")])
+    assert info.value.code == 0
+    assert "fixed K=8" in capfd.readouterr().err
+    no_sweep = json.loads(out.read_text())
+    for case in no_sweep["cases"].values():
+        case["methods"] = {k: v for k, v in case["methods"].items() if not k.startswith("fixed")}
+    (tmp_path / "bars.json").write_text(json.dumps(no_sweep))
+    with pytest.raises(SystemExit):
+        cli.main(["bench", "--show", str(tmp_path / "bars.json"), "--chart", str(tmp_path / "bars.png")])
+    assert png_size(tmp_path / "sweep.png")[0] > png_size(tmp_path / "bars.png")[0] > 800
+
+    unfinished = tmp_path / "unfinished.json"
+    unfinished.write_text(json.dumps({"config": {}, "raw": {}}))
+    with pytest.raises(SystemExit) as info:
+        cli.main(["bench", "--show", str(unfinished)])
+    assert info.value.code == 1 and "holds no finished bench" in capfd.readouterr().err

@@ -1,0 +1,104 @@
+"""The bench chart: a PNG of a bench report (what `applyedit bench --chart` and `--show` write).
+
+Owns drawing two panels from `bench.run`'s report (or a saved `--json` file): end-to-end tokens/s per
+case and method (medians, with whiskers from the fastest to the slowest repeat), and, when the bench
+ran fixed K values, the K sweep (tokens/s against K per case, adaptive K as a dashed line at its
+own speed). Knows nothing of models or timing: it draws numbers that bench.py measured.
+matplotlib is an optional extra (`applyedit[chart]`), imported only here.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from applyedit.errors import UsageError
+
+
+def _fixed_k(row: dict[str, Any]) -> int | None:
+    """K of a fixed-K copy-drafting run of the loop, else None."""
+    m = row["method"]
+    if m["runner"] == "loop" and m["k_policy"] == "fixed" and m["proposer"] == "copy" and not m["drafts_from"]:
+        return int(m["k"])
+    return None
+
+
+def _is_adaptive(row: dict[str, Any]) -> bool:
+    m = row["method"]
+    return m["runner"] == "loop" and m["k_policy"] == "adaptive" and m["proposer"] == "copy" and not m["drafts_from"]
+
+
+def render(report: dict[str, Any], path: Path) -> Path:
+    """Draw `report` into the PNG at `path`; returns the path."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError as e:
+        raise UsageError("--chart needs matplotlib: pip install 'applyedit[chart]'") from e
+    cases = report["cases"]
+    if not cases:
+        raise UsageError("the bench report holds no cases to chart")
+    names = list(cases)
+    methods = list(dict.fromkeys(m for c in cases.values() for m in c["methods"]))
+    sweep = {n: sorted((k, row["tokens_per_s"]) for row in c["methods"].values() if (k := _fixed_k(row)) is not None)
+             for n, c in cases.items()}
+    has_sweep = any(len(points) >= 2 for points in sweep.values())
+    fig, axes = plt.subplots(1, 2 if has_sweep else 1, figsize=(15 if has_sweep else 10, 5.5), squeeze=False)
+    bars = axes[0][0]
+    width = 0.8 / len(methods)
+    for i, method in enumerate(methods):
+        xs, ys, low, high = [], [], [], []
+        for j, name in enumerate(names):
+            row = cases[name]["methods"].get(method)
+            if row is None:
+                continue
+            tokens = row["num_tokens"]
+            xs.append(j + (i - (len(methods) - 1) / 2) * width)
+            ys.append(row["tokens_per_s"])
+            low.append(row["tokens_per_s"] - tokens / row["wall_max_s"])  # the slowest repeat
+            high.append(tokens / row["wall_min_s"] - row["tokens_per_s"])  # the fastest repeat
+        bars.bar(xs, ys, width, yerr=[low, high], capsize=2, label=method)
+    bars.set_xticks(range(len(names)), names, rotation=25, ha="right", fontsize=8)
+    bars.set_ylabel("tokens/s, end to end (median; whiskers: fastest and slowest repeat)")
+    bars.set_title(f"{report.get('model', '')} on {report.get('device', '')} ({report.get('dtype', '')}, "
+                   f"{report.get('backend', 'torch')}), {report.get('repeats', 1)} repeat(s)", fontsize=9)
+    bars.legend(fontsize=8)
+    if has_sweep:
+        ax = axes[0][1]
+        for name in names:
+            points = sweep[name]
+            if len(points) < 2:
+                continue
+            line = ax.plot([k for k, _ in points], [v for _, v in points], marker="o", label=name)[0]
+            adaptive = [row["tokens_per_s"] for row in cases[name]["methods"].values() if _is_adaptive(row)]
+            if adaptive:
+                ax.axhline(adaptive[0], color=line.get_color(), linestyle="--", linewidth=1)
+        ax.set_xscale("log", base=2)
+        ks = sorted({k for points in sweep.values() for k, _ in points})
+        ax.set_xticks(ks, [str(k) for k in ks])
+        ax.minorticks_off()
+        ax.set_xlabel("fixed K (dashed: adaptive K on the same case)")
+        ax.set_ylabel("tokens/s, end to end (median)")
+        ax.set_title("K sweep", fontsize=9)
+        ax.legend(fontsize=8)
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+def load_report(json_path: Path) -> dict[str, Any]:
+    """The report of a finished bench from its `--json` file (the summaries it saved at the end)."""
+    import json
+
+    try:
+        saved = json.loads(json_path.read_text())
+    except (OSError, ValueError) as e:
+        raise UsageError(f"cannot read the bench record {json_path}: {e}") from e
+    if "cases" not in saved:
+        raise UsageError(f"{json_path} holds no finished bench (run it to the end, or --resume it)")
+    return {**saved.get("config", {}), "cases": saved["cases"],
+            "outputs_agree": all(c["outputs_agree"] for c in saved["cases"].values())}
