@@ -1,8 +1,8 @@
 """The command line: options, help with examples, stdout for the diff, stderr for people, exit codes.
 
 Owns the typer app (`applyedit FILE --edit EDIT` as the default command; `apply`, `model`, `bench`
-subcommands), the one error-to-exit-code mapping, progress display and summaries on stderr, and
-atomic file writes for `--in-place` / `--output`. Heavy imports (torch, transformers) stay inside
+subcommands), the one error-to-exit-code mapping, progress display and summaries on stderr; writing
+files is files.py's. Heavy imports (torch, transformers) stay inside
 commands so `--help` and input errors are instant. Knows nothing of tensors or decoding internals.
 """
 
@@ -12,7 +12,6 @@ import json
 import logging
 import os
 import sys
-import tempfile
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -20,6 +19,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from applyedit import files
 from applyedit.errors import ApplyEditError, InputError, UsageError
 
 EXIT_OK, EXIT_USAGE, EXIT_MODEL, EXIT_CHECK, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
@@ -83,52 +83,6 @@ def _read_edit(edit: Path | None, edit_text: str | None) -> str:
         return edit.read_text(encoding="utf-8")
     except UnicodeDecodeError as e:
         raise InputError(f"edit file {edit} is not valid UTF-8") from e
-
-
-def write_atomic(target: Path, data: bytes, mode_from: Path | None = None) -> None:
-    """Write `data` to `target` via a temp file in the same directory and a rename (mode kept)."""
-    target = target.resolve() if target.is_symlink() else target  # write through a symlink
-    directory = target.parent if str(target.parent) else Path(".")
-    try:
-        fd, tmp = tempfile.mkstemp(dir=directory, prefix=f".{target.name}.", suffix=".applyedit")
-    except OSError as e:
-        raise InputError(f"cannot write in {directory}: {e.strerror}") from e
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        source = mode_from if mode_from is not None and mode_from.exists() else target
-        if source.exists():
-            os.chmod(tmp, source.stat().st_mode & 0o7777)
-        os.replace(tmp, target)
-    except OSError as e:
-        raise InputError(f"cannot write {target}: {e.strerror}") from e
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-
-
-def _sha256(path: Path) -> str:
-    import hashlib
-
-    try:
-        return hashlib.sha256(path.read_bytes()).hexdigest()
-    except OSError:
-        return ""  # gone or unreadable: it changed
-
-
-def check_writable(target: Path) -> None:
-    """Refuse before any work when the file or its directory cannot (or should not) be written.
-
-    Mode bits are read, not only access(2): root may write anything, but a file its owner made
-    read-only is not applyedit's to replace."""
-    target = target.resolve() if target.is_symlink() else target
-    directory = target.parent if str(target.parent) else Path(".")
-    if target.exists() and not (target.stat().st_mode & 0o222 and os.access(target, os.W_OK)):
-        raise InputError(f"{target} is read-only; nothing was run")
-    if not directory.is_dir():
-        raise InputError(f"{directory}: no such directory")
-    if not (directory.stat().st_mode & 0o222 and os.access(directory, os.W_OK)):
-        raise InputError(f"cannot write in {directory}: the directory is read-only; nothing was run")
 
 
 class _Progress:
@@ -241,7 +195,7 @@ def apply_command(
             raise InputError("--backup keeps the file that --in-place or --output replaces; give one of them")
         target = file if in_place else output
         if target is not None:
-            check_writable(target)
+            files.check_writable(target)
         edit_value = _read_edit(edit, edit_text)
         with _Progress(not quiet) as progress:
             result = api.apply(
@@ -266,11 +220,8 @@ def apply_command(
             console.print("applyedit: no change: the output equals the original; empty diff")
             return
         if target is not None:
-            if in_place and _sha256(file) != result.source_sha256:
-                raise InputError(f"{file} changed on disk while applyedit ran; nothing was written (run it again)")
-            if backup and target.exists():
-                write_atomic(target.with_name(target.name + ".orig"), target.read_bytes(), mode_from=target)
-            write_atomic(target, result.after.encode(encoding), mode_from=file)
+            files.replace(target, result.after.encode(encoding), mode_from=file, backup=backup,
+                          unchanged_since=result.source_sha256 if in_place else None)
             if not quiet:
                 console.print(f"applyedit: wrote {target}")
             return

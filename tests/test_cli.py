@@ -72,7 +72,7 @@ def test_default_command_is_apply(work: Path) -> None:
 
 def test_write_atomic_keeps_mode_and_leaves_no_temp(tmp_path: Path) -> None:
     """--in-place writes via temp file + rename: content replaced, mode kept, no temp file left."""
-    from applyedit.cli import write_atomic
+    from applyedit.files import write_atomic
 
     target = tmp_path / "run.sh"
     target.write_bytes(b"echo 1\n")
@@ -85,7 +85,7 @@ def test_write_atomic_keeps_mode_and_leaves_no_temp(tmp_path: Path) -> None:
 
 def test_write_atomic_writes_through_symlinks(tmp_path: Path) -> None:
     """A symlinked file is written through to its target; the link stays a link."""
-    from applyedit.cli import write_atomic
+    from applyedit.files import write_atomic
 
     real = tmp_path / "real.py"
     real.write_text("x = 1\n")

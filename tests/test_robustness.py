@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from applyedit import api, cli, modelstore
+from applyedit import api, cli, files, modelstore
 from fakes import ScriptedModel, scripted_engine
 
 PY = "def a():\n    return 1\n\n\ndef b():\n    return 2\n"
@@ -341,7 +341,7 @@ def test_ctrl_c_during_the_rename_leaves_no_temp_file(tmp_path: Path, monkeypatc
 
     monkeypatch.setattr(os, "replace", interrupted)
     with pytest.raises(KeyboardInterrupt):
-        cli.write_atomic(tmp_path / "f.py", PY_NEW.encode())
+        files.write_atomic(tmp_path / "f.py", PY_NEW.encode())
     assert sorted(os.listdir(tmp_path)) == ["f.py"] and (tmp_path / "f.py").read_text() == PY
 
 
