@@ -120,6 +120,7 @@ def run_case(engine: api.Engine, case: Case, **options: Any) -> CaseResult:
         decoded = getattr(e, "decode", None)
         if decoded is not None:
             result.tokens, result.passes = len(decoded.tokens), len(decoded.steps)
+            result.tokens_per_pass = result.tokens / max(1, result.passes)
         return result
     s = out.summary
     result.wall_s, result.tokens, result.passes = s.wall_s, s.tokens, s.passes
