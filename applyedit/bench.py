@@ -178,7 +178,7 @@ def _loop(engine: api.Engine, target: Target, method: Method, prefill_s: float) 
     t0 = time.perf_counter()
     result = api.apply(target.file, target.edit, engine=engine, proposer=proposer, k=method.k,
                        k_policy=method.k_policy, cwd=target.cwd, language=target.language, allow_markers=True,
-                       allow_drops=True)
+                       allow_drops=True, allow_syntax_errors=True)
     wall = time.perf_counter() - t0
     d = result.decode
     shared = prefill_s if d.prefilled == 0 else 0.0  # reused the bench's prefill: count it here

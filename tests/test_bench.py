@@ -207,3 +207,19 @@ def test_show_and_chart_from_a_saved_bench(tokenizer: tuple[Path, Any], tmp_path
     with pytest.raises(SystemExit) as info:
         cli.main(["bench", "--show", str(unfinished)])
     assert info.value.code == 1 and "holds no finished bench" in capfd.readouterr().err
+
+
+def test_bench_measures_an_output_that_changes_language(tokenizer: tuple[Path, Any], tmp_path: Path,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Bench measures speed, not quality: translating a .py into JavaScript (which no longer parses
+    as Python, so `apply` would refuse it) is timed, and its outputs agree."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "m.py").write_text("def mean(values):\n    return sum(values) / len(values)\n")
+    (tmp_path / "edit.txt").write_text("Translate this module to JavaScript.\n")
+    js = "function mean(values) {\n  return values.reduce((a, b) => a + b, 0) / values.length;\n}\n```\n"
+    items = bench.targets(Path("m.py"), Path("edit.txt"), None, everything=False)
+    methods = bench.parse_methods(["none"], ["adaptive"], [64])
+    report = bench.run(scripted_engine(tokenizer, js), items, methods, 1, log=lambda _: None)
+    case = next(iter(report["cases"].values()))
+    assert report["outputs_agree"] and set(case["methods"]) == {"loop, no drafts", "adaptive K≤64"}
+    assert case["methods"]["loop, no drafts"]["num_tokens"] == case["methods"]["adaptive K≤64"]["num_tokens"] > 10
