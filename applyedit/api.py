@@ -351,9 +351,7 @@ def check_syntax(src: textio.SourceFile, body: str, allow: bool) -> list[str]:
         return []
     message = (f"the output no longer parses as {src.language} (syntax errors at line{'s' if len(errors) > 1 else ''} "
                f"{_ranges(errors)}) while the original did")
-    if allow:
-        return [message + "; accepted (--allow-syntax-errors)"]
-    raise OutputCheckError(message + "; nothing was written (--allow-syntax-errors to accept it)")
+    return _refuse(message, allow, "--allow-syntax-errors")
 
 
 def region_report(engine: Engine, src: textio.SourceFile, body: str, result: DecodeResult,
@@ -389,9 +387,14 @@ def check_drops(original: str, body: str, merged: merge.MergeResult | None, allo
         return []
     message = (f"the output dropped {len(lost)} original line{'s' if len(lost) > 1 else ''} that the snippet left "
                f"alone (original lines {_ranges(lost)})")
+    return _refuse(message, allow, "--allow-drops")
+
+
+def _refuse(message: str, allow: bool, flag: str) -> list[str]:
+    """A failed output check: a note for the user when `flag` allows it, else the refusal (exit 3)."""
     if allow:
-        return [message + "; accepted (--allow-drops)"]
-    raise OutputCheckError(message + "; nothing was written (--allow-drops to accept it)")
+        return [f"{message}; accepted ({flag})"]
+    raise OutputCheckError(f"{message}; nothing was written ({flag} to accept it)")
 
 
 def check_output(original: str, body: str, allow_markers: bool) -> None:
