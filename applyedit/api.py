@@ -27,7 +27,7 @@ from applyedit.costmodel import CostCurve, load_or_calibrate
 from applyedit.policy import AdaptiveK, FixedK
 from applyedit.regions import attribute, find_regions
 from applyedit.proposers import CopyProposer, NullProposer, Proposer, Source
-from applyedit.stats import Summary, summarise
+from applyedit.stats import Summary, process_age_s, profile, summarise
 
 logger = logging.getLogger(__name__)
 
@@ -71,6 +71,10 @@ class Engine:
             path = modelstore.prepare(source, progress)
         return cls(source, path, load_tokenizer(path), dev, pick_dtype(dtype, dev), context_length(path),
                    backend=chosen)
+
+    @property
+    def loaded(self) -> bool:
+        return self._model is not None
 
     @property
     def model(self) -> Any:
@@ -287,6 +291,7 @@ def apply(
     job = prepare(file, edit, engine or (lambda: Engine.open(model, device, dtype, progress, backend)),
                   max_new_tokens=max_new_tokens, language=language, encoding=encoding, cwd=cwd)
     engine, src, fence, budget = job.engine, job.src, job.fence, job.budget
+    cold = not engine.loaded  # this run loads the weights: its report can show the startup
     # The snippet read against the original: the copy proposer's predicted output and the reference
     # for the dropped-code check.
     merged = merge.merge(src.text, job.edit) if job.kind == "snippet" else None
@@ -319,7 +324,7 @@ def apply(
                         dtype=engine.dtype_name, proposer=proposer if isinstance(proposer, str) else type(proposer).__name__,
                         backend=engine.backend)
     return ApplyResult(job.shown, before, after, unified_diff(before, after, job.shown), job.kind, output,
-                       result, summary, region_report(engine, src, body, result, summary), tuple(notes),
+                       result, summary, region_report(engine, src, body, result, summary, cold), tuple(notes),
                        hashlib.sha256(src.raw).hexdigest())
 
 
@@ -355,13 +360,14 @@ def check_syntax(src: textio.SourceFile, body: str, allow: bool) -> list[str]:
 
 
 def region_report(engine: Engine, src: textio.SourceFile, body: str, result: DecodeResult,
-                  summary: Summary) -> dict[str, Any]:
+                  summary: Summary, cold: bool = False) -> dict[str, Any]:
     """Regions of the new file (unchanged / edited / deleted, by definition) with their statistics."""
     found = find_regions(src.text, body, src.language, src.path)
     lines = spans.token_lines(engine.tokenizer, result.tokens)
     num_body = spans.tokens_before_line(lines, body.count("\n"))
     per_region, end, totals = attribute(found, result.steps, lines, num_body)
-    return report.report_data(found, per_region, end, totals, summary)
+    startup = process_age_s(result.started_at) if cold else None  # a warm engine (eval, bench): none
+    return report.report_data(found, per_region, end, totals, summary, profile(result), startup)
 
 
 def _ranges(numbers: Sequence[int]) -> str:

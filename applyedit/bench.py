@@ -27,6 +27,7 @@ from typing import Any
 from applyedit import api, evaluate, textio
 from applyedit.errors import InputError
 from applyedit.proposers import CopyProposer, Proposer, Source
+from applyedit.stats import profile
 
 BASELINES = ("greedy", "lookup", "none")
 DEFAULT_LOOKUP = 10  # transformers' prompt_lookup_num_tokens default in its docs
@@ -187,7 +188,7 @@ def _loop(engine: api.Engine, target: Target, method: Method, prefill_s: float) 
     # the same passes on another device with random weights.
     pattern = {"blocks": [len(s.draft) + 1 for s in d.steps], "emitted": [len(s.emitted) for s in d.steps]}
     return {"tokens": d.tokens, "wall_s": wall + shared, "ttft_s": shared + d.prefill_s + first,
-            "passes": len(d.steps), "pattern": pattern}
+            "passes": len(d.steps), "pattern": pattern, "profile": profile(d).to_dict()}
 
 
 def bench_target(engine: api.Engine, target: Target, methods: Sequence[Method], repeats: int, counter: list[int],

@@ -48,6 +48,10 @@ class Step:
     start_s: float  # since decoding began (after prefill)
     time_s: float  # this pass, forward + bookkeeping
     state: str = ""  # the K policy's state after this step ("aligned" | "in-edit")
+    # where time_s went (the rest of it is the loop's own bookkeeping: accept, observe, stop rules)
+    draft_s: float = 0.0  # proposer + K policy (step 1)
+    forward_s: float = 0.0  # the verify pass, up to reading its argmax back (step 2)
+    crop_s: float = 0.0  # matching the draft and cropping the cache (steps 3-4)
 
 
 @dataclass
@@ -59,6 +63,7 @@ class DecodeResult:
     prefill_s: float
     decode_s: float
     prefilled: int = 0  # prompt tokens computed by the prefill (0 when a cached prefill was reused)
+    started_at: float = 0.0  # time.perf_counter() when the prefill began (the first forward)
 
 
 def decode(
@@ -77,7 +82,7 @@ def decode(
     # 0. Prefill all prompt tokens but the last: the last one opens the first verify block, so even
     #    the first output tokens can be drafted. A cache that already holds exactly this prefix is
     #    reused (`bench` runs several methods on one prompt).
-    t0 = time.perf_counter()
+    t0 = state["started_at"] = time.perf_counter()
     state["prefilled"] = model.prefill(list(prompt[:-1]))
     state["prefill_s"] = time.perf_counter() - t0
     last = prompt[-1]
@@ -92,9 +97,11 @@ def decode(
         k = policy.next_k(len(offer), getattr(proposer, "support", 0))
         room = max_new_tokens - len(output) - 1
         draft = offer[: max(0, min(k, room))]
+        t_draft = time.perf_counter()
         # 2. Verify: one forward pass over [last] + draft gives len(draft) + 1 next-token predictions.
         logits = model.forward([last, *draft], num_logits=len(draft) + 1)
         predicted = logits.argmax(dim=-1).tolist()  # (len(draft) + 1,)
+        t_forward = time.perf_counter()
         # 3. Accept the longest draft prefix the target agrees with, then one token of its own:
         #    the bonus after a fully accepted draft, or the correction at the first mismatch.
         num_accepted = 0
@@ -104,6 +111,7 @@ def decode(
         # 4. Crop the cache back to the accepted prefix: it held [last] + draft; it keeps [last] +
         #    the accepted tokens. The bonus is not in the cache yet: it is the next step's `last`.
         model.crop_to(model.cached_len - len(draft) + num_accepted)
+        t_crop = time.perf_counter()
         proposer.observe(len(draft), num_accepted)
         policy.observe(len(draft), num_accepted)
         # 5. Stop rules, in emission order: EOS ends the output before itself; the text stop check
@@ -126,7 +134,7 @@ def decode(
         assert reason is not None or model.cached_len == len(prompt) - 1 + len(output), "cache = accepted prefix"
         now = time.perf_counter()
         yield Step(index, k, tuple(draft), num_accepted, tuple(emitted), t_step - t_start, now - t_step,
-                   policy.state)
+                   policy.state, t_draft - t_step, t_forward - t_draft, t_crop - t_forward)
         index += 1
         if reason is not None:
             state["stop_reason"] = reason
@@ -161,4 +169,5 @@ def run(
         prefill_s=float(state["prefill_s"]),  # type: ignore[arg-type]
         decode_s=float(state["decode_s"]),  # type: ignore[arg-type]
         prefilled=int(state["prefilled"]),  # type: ignore[call-overload]
+        started_at=float(state["started_at"]),  # type: ignore[arg-type]
     )

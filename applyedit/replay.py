@@ -26,6 +26,9 @@ from typing import Any
 from applyedit.backend import TorchModel, pick_dtype
 
 
+GREEDY = "plain greedy (replayed)"
+
+
 def build_model(config: dict[str, Any], device: str, dtype: str, overrides: dict[str, Any] | None = None) -> TorchModel:
     """A randomly initialised model of `config`'s architecture (seeded), behind the usual seam."""
     import torch
@@ -76,28 +79,33 @@ def time_passes(model: TorchModel, prefill: int, blocks: Sequence[int], kept: Se
     return {"prefill_s": t_prefill, "wall_s": time.perf_counter() - t0, "passes": len(blocks)}
 
 
-def replay(bench: dict[str, Any], model: TorchModel, repeats: int = 1,
-           log: Callable[[str], None] = print) -> dict[str, Any]:
-    """Per case: plain greedy and every recorded loop method, replayed `repeats` times (medians)."""
+def replay(bench: dict[str, Any], model: TorchModel, repeats: int = 1, log: Callable[[str], None] = print,
+           only: Sequence[str] = (), greedy_repeats: int | None = None) -> dict[str, Any]:
+    """Per case: plain greedy and every recorded loop method (those whose name contains one of
+    `only`, when given), replayed `repeats` times (plain greedy `greedy_repeats` times); medians."""
     out: dict[str, Any] = {}
+    greedy_repeats = repeats if greedy_repeats is None else greedy_repeats
     for name, record in bench["raw"].items():
         prompt = record["prompt_tokens"]
-        runs = {m: rs[0] for m, rs in record["runs"].items() if rs and "pattern" in rs[0]}
+        runs = {m: rs[0] for m, rs in record["runs"].items()
+                if rs and "pattern" in rs[0] and (not only or any(o in m for o in only))}
         if not runs:
             continue
         tokens = len(next(iter(runs.values()))["tokens"])
         # plain greedy: the prefill yields the first token, then one pass per remaining token
-        plans = {"plain greedy (replayed)": (prompt, [1] * max(0, tokens - 1), [1] * max(0, tokens - 1))}
+        plans = {GREEDY: (prompt, [1] * max(0, tokens - 1), [1] * max(0, tokens - 1))}
         for method, run in runs.items():
             plans[method] = (prompt - 1, run["pattern"]["blocks"], run["pattern"]["emitted"])
         rows: dict[str, Any] = {}
-        for rep in range(repeats):
+        for rep in range(max(repeats, greedy_repeats)):
             for method, (prefill, blocks, kept) in plans.items():
+                if rep >= (greedy_repeats if method == GREEDY else repeats):
+                    continue
                 timing = time_passes(model, prefill, blocks, kept)
                 rows.setdefault(method, []).append(timing)
                 log(f"replay: {name}: {method} #{rep + 1}: {timing['passes']} passes, {timing['wall_s']:.2f} s")
-        base = statistics.median(t["wall_s"] for t in rows["plain greedy (replayed)"])
-        out[name] = {method: {"passes": ts[0]["passes"], "wall_s": statistics.median(t["wall_s"] for t in ts),
+        base = statistics.median(t["wall_s"] for t in rows[GREEDY])
+        out[name] = {method: {"passes": ts[0]["passes"], "repeats": len(ts), "wall_s": statistics.median(t["wall_s"] for t in ts),
                               "prefill_s": statistics.median(t["prefill_s"] for t in ts),
                               "speedup_vs_greedy": base / statistics.median(t["wall_s"] for t in ts)}
                      for method, ts in rows.items()}
@@ -110,6 +118,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--device", default="cuda")
     parser.add_argument("--dtype", default="bf16")
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--greedy-repeats", type=int, help="repeats of plain greedy (default: --repeats)")
+    parser.add_argument("--only", action="append", default=[], metavar="SUBSTR",
+                        help="replay only the methods whose name contains this (repeatable)")
     parser.add_argument("--json", type=Path, help="write the results here")
     args = parser.parse_args(argv)
     bench = json.loads(args.bench_json.read_text())
@@ -117,7 +128,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"{args.bench_json}: no model_config saved (rerun applyedit bench --json)", file=sys.stderr)
         return 1
     model = build_model(bench["model_config"], args.device, args.dtype)
-    result = replay(bench, model, args.repeats, log=lambda m: print(m, file=sys.stderr))
+    result = replay(bench, model, args.repeats, log=lambda m: print(m, file=sys.stderr), only=args.only,
+                    greedy_repeats=args.greedy_repeats)
     for name, rows in result.items():
         print(f"\n{name} ({args.device}, {args.dtype}, random weights, medians of {args.repeats})")
         for method, row in rows.items():

@@ -18,7 +18,7 @@ from rich.text import Text
 from applyedit import regions as regions_module
 from applyedit import stats
 from applyedit.regions import Region, RegionStats
-from applyedit.stats import Summary
+from applyedit.stats import Profile, Summary
 
 __all__ = ["legend", "render_bench", "render_eval", "render_table", "report_data"]
 
@@ -48,9 +48,10 @@ def legend() -> dict[str, str]:
 
 def report_data(
     regions: Sequence[Region], region_stats: Sequence[RegionStats], end: RegionStats, totals: RegionStats,
-    summary: Summary,
+    summary: Summary, profile: Profile | None = None, startup_s: float | None = None,
 ) -> dict[str, Any]:
-    """The report as plain data (json.dumps-able): regions, the "end" pseudo-region, totals, legend."""
+    """The report as plain data (json.dumps-able): regions, the "end" pseudo-region, totals, where
+    the time went (profile, with the startup when known), legend."""
     assert (totals.tokens, totals.passes, totals.drafted, totals.accepted) == (
         summary.tokens, summary.passes, summary.drafted, summary.accepted), "stats from another run"
     rows = [
@@ -77,6 +78,7 @@ def report_data(
             "time_to_first_token_s": first,
             "time_to_last_token_s": last,
         },
+        "profile": {**(profile.to_dict() if profile else {}), "startup_s": startup_s},
         "legend": legend(),
     }
 
@@ -121,9 +123,25 @@ def render_table(data: dict[str, Any]) -> Table:
         f"{totals['tokens']} tokens in {totals['passes']} passes (plain decoding: {totals['plain_passes']}), "
         f"speedup in passes {totals['speedup_in_passes']:.1f}×, {totals['tokens_per_s']:.1f} tokens/s.\n"
     )
+    caption.append(profile_line(data.get("profile") or {}) + "\n")
     caption.append("  ".join(f"{key}: {legend_[key]}" for key in CAPTION_KEYS if key in legend_), style="dim")
     table.caption = caption
     return table
+
+
+PROFILE_PARTS = (("prefill", "prefill_s"), ("forward", "forward_s"), ("drafting", "drafting_s"),
+                 ("cache", "cache_s"), ("loop", "loop_s"), ("outside", "outside_s"))
+
+
+def profile_line(profile: dict[str, Any]) -> str:
+    """'startup 8.2 s; prefill 3.10 s; decode: forward 20.40 s (95.1%), drafting ...' ('' without data)."""
+    if "forward_s" not in profile:
+        return ""
+    decode = sum(profile[key] for _, key in PROFILE_PARTS[1:]) or 1.0
+    parts = [f"{name} {profile[key]:.2f} s ({profile[key] / decode:.1%})" for name, key in PROFILE_PARTS[1:]]
+    startup = profile.get("startup_s")
+    return ((f"startup {startup:.1f} s; " if startup is not None else "")
+            + f"prefill {profile['prefill_s']:.2f} s; decode: " + ", ".join(parts))
 
 
 def render_eval(report: dict[str, Any]) -> Table:

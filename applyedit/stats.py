@@ -8,12 +8,19 @@ Metric definitions (the report's legend quotes these):
 - acceptance: accepted / drafted.
 - speedup in passes: tokens / passes (the passes a plain decoder would need, over ours).
 - tokens/s: tokens / (prefill + decode wall time); decode tokens/s leaves the prefill out.
+- forward: time in the target's verify passes, up to reading their argmax back (waits for the device).
+- drafting: time in the proposer and the K policy, choosing each step's draft.
+- cache: time matching each draft against the target's choices and cropping the KV cache.
+- loop: the rest of each step: stop rules, observing acceptance, building the step record.
+- outside: decode time between steps, spent by whoever consumes them (progress display, timeout watch).
+- startup: from process start to the first forward (the prefill), imports and weight loading included.
 Knows nothing of rendering: `report`-style output lives in the CLI.
 """
 
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
+from pathlib import Path
 from typing import Any
 
 from applyedit.decode import DecodeResult
@@ -61,6 +68,47 @@ class Summary:
         for name in ("wall_s", "tokens_per_pass", "acceptance", "tokens_per_s", "decode_tokens_per_s"):
             data[name] = getattr(self, name)
         return data
+
+
+@dataclass(frozen=True, slots=True)
+class Profile:
+    """Where one decode's wall time went (seconds); the parts add up to prefill + decode."""
+
+    prefill_s: float
+    forward_s: float
+    drafting_s: float
+    cache_s: float
+    loop_s: float
+    outside_s: float
+
+    def to_dict(self) -> dict[str, float]:
+        return asdict(self)
+
+
+def profile(result: DecodeResult) -> Profile:
+    steps = result.steps
+    forward = sum(s.forward_s for s in steps)
+    drafting = sum(s.draft_s for s in steps)
+    cache = sum(s.crop_s for s in steps)
+    in_steps = sum(s.time_s for s in steps)
+    return Profile(prefill_s=result.prefill_s, forward_s=forward, drafting_s=drafting, cache_s=cache,
+                   loop_s=max(0.0, in_steps - forward - drafting - cache),
+                   outside_s=max(0.0, result.decode_s - in_steps))
+
+
+def process_age_s(at: float | None = None) -> float | None:
+    """Seconds from this process's start to `at` (a time.perf_counter() value; default now), from
+    /proc (Linux; 10 ms resolution). None where /proc is not there."""
+    import os
+    import time
+
+    try:
+        start_ticks = int(Path("/proc/self/stat").read_text().rsplit(")", 1)[1].split()[19])
+        uptime = float(Path("/proc/uptime").read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return None
+    age_now = uptime - start_ticks / os.sysconf("SC_CLK_TCK")
+    return age_now - (time.perf_counter() - at if at is not None else 0.0)
 
 
 def summarise(result: DecodeResult, *, model: str, device: str, dtype: str, proposer: str,

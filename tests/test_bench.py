@@ -171,6 +171,13 @@ def test_break_it_and_replay_of_the_pass_pattern(tokenizer: tuple[Path, Any], tm
     assert model.cached_len >= record["prompt_tokens"] - 1 + tokens - 1
     assert len(seen) == sum(r["passes"] for r in result.values()) + 4  # + one prefill each
 
+    # --only and --greedy-repeats: a subset of methods, plain greedy timed fewer times
+    seen.clear()
+    subset = replay.replay(saved, model, repeats=2, log=lambda _: None, only=["adaptive"], greedy_repeats=1)[CASE.name]
+    assert set(subset) == {"plain greedy (replayed)", "adaptive K≤64"}
+    assert (subset["plain greedy (replayed)"]["repeats"], subset["adaptive K≤64"]["repeats"]) == (1, 2)
+    assert len(seen) == subset["plain greedy (replayed)"]["passes"] + 2 * subset["adaptive K≤64"]["passes"] + 3
+
 
 def test_show_and_chart_from_a_saved_bench(tokenizer: tuple[Path, Any], tmp_path: Path,
                                            capfd: pytest.CaptureFixture[str]) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import time
 from collections.abc import Sequence
 from functools import lru_cache
 
@@ -11,9 +12,10 @@ import torch
 from transformers import Qwen2Config, Qwen2ForCausalLM
 
 from applyedit.backend import TorchModel
-from applyedit.decode import run
+from applyedit.decode import Step, run
 from applyedit.policy import AdaptiveK, FixedK
 from applyedit.proposers import CopyProposer, NullProposer, Source
+from applyedit.stats import process_age_s, profile
 
 VOCAB = 256
 MAX_NEW = 40
@@ -199,3 +201,44 @@ def test_prefill_is_reused_only_for_the_same_prompt(seed: int) -> None:
     expected = tiny_model(seed).generate(torch.tensor([other]), attention_mask=torch.ones(1, len(other), dtype=torch.long),
                                          do_sample=False, max_new_tokens=8, pad_token_id=VOCAB - 1)
     assert third.tokens == expected[0, len(other):].tolist()
+
+
+class SlowDrafter(Oracle):
+    """The oracle, sleeping 5 ms per proposal: the profile must put that time under drafting."""
+
+    def propose(self, output: Sequence[int], k: int) -> list[int]:
+        time.sleep(0.005)
+        return super().propose(output, k)
+
+
+def test_profile_puts_each_cost_where_it_was_spent() -> None:
+    """Drafting, forward and outside time land in their own parts, and the parts add up to the wall time."""
+    seed = 0
+    model = TorchModel(model=tiny_model(seed), eos_ids=frozenset())
+    slept: list[float] = []
+
+    def consumer(step: Step, tokens: int) -> None:  # a slow progress display
+        time.sleep(0.004)
+        slept.append(0.004)
+
+    result = run(model, prompt_for(seed), SlowDrafter(reference(seed)), FixedK(3), MAX_NEW, on_step=consumer)
+    p = profile(result)
+    passes = len(result.steps)
+    assert tuple(result.tokens) == reference(seed)
+    assert p.drafting_s >= 0.005 * passes
+    assert p.outside_s >= 0.004 * passes
+    assert p.drafting_s < p.drafting_s + p.forward_s < result.decode_s  # the forward passes took time too
+    assert p.forward_s > 0 and p.cache_s > 0 and p.loop_s >= 0
+    parts = p.prefill_s + p.forward_s + p.drafting_s + p.cache_s + p.loop_s + p.outside_s
+    assert parts == pytest.approx(result.prefill_s + result.decode_s, rel=1e-6)
+    assert 0 < result.started_at <= time.perf_counter()
+
+
+def test_process_age_counts_from_process_start() -> None:
+    """Seconds since this process started: positive, growing, and earlier for an earlier clock reading."""
+    then = time.perf_counter()
+    time.sleep(0.05)
+    now_age, then_age = process_age_s(), process_age_s(then)
+    assert now_age is not None and then_age is not None
+    assert 0 < then_age < now_age
+    assert now_age - then_age == pytest.approx(0.05, abs=0.03)

@@ -13,7 +13,7 @@ from rich.console import Console
 from applyedit import api, stats, textio
 from applyedit.decode import DecodeResult, Step
 from applyedit.regions import LEGEND, Region, attribute, find_regions
-from applyedit.report import legend, render_table, report_data
+from applyedit.report import legend, profile_line, render_table, report_data
 from applyedit.spans import token_lines, tokens_before_line
 from fakes import scripted_engine
 
@@ -48,7 +48,7 @@ def data() -> dict[str, Any]:
 def test_report_data_schema_and_sums() -> None:
     """Every region row and the totals carry all stats; regions + end add up to the totals; it is JSON."""
     d = data()
-    assert set(d) == {"run", "regions", "end", "totals", "legend"}
+    assert set(d) == {"run", "regions", "end", "totals", "profile", "legend"}
     assert [(r["kind"], r["label"], r["start_line"], r["end_line"]) for r in d["regions"]] == [
         ("unchanged", "def add", 1, 2), ("edited", "def add", 3, 3), ("deleted", "def sub", 4, 3),
         ("unchanged", "def sub", 4, 4),
@@ -143,6 +143,22 @@ def test_report_after_a_scripted_run(tokenizer: tuple[Path, Any], tmp_path: Path
     assert d["totals"]["tokens"] == len(result.decode.tokens) and d["totals"]["passes"] == len(result.decode.steps)
     assert json.dumps(d) and "def add" in render(render_table(d))
 
+    p = result.report["profile"]  # where the time went, from the same run
+    assert set(p) == {"prefill_s", "forward_s", "drafting_s", "cache_s", "loop_s", "outside_s", "startup_s"}
+    assert p["startup_s"] is None  # the engine was loaded before the call: no startup to report
+    parts = sum(v for k, v in p.items() if k != "startup_s")
+    assert parts == pytest.approx(result.summary.wall_s, rel=1e-6)
+    text = render(render_table(result.report))
+    assert "decode: forward" in text and "startup" not in text
+
+
+def test_profile_line_shows_shares_of_decode_and_the_startup() -> None:
+    line = profile_line({"prefill_s": 2.0, "forward_s": 9.0, "drafting_s": 0.5, "cache_s": 0.25,
+                         "loop_s": 0.15, "outside_s": 0.1, "startup_s": 7.25})
+    assert line == ("startup 7.2 s; prefill 2.00 s; decode: forward 9.00 s (90.0%), drafting 0.50 s (5.0%), "
+                    "cache 0.25 s (2.5%), loop 0.15 s (1.5%), outside 0.10 s (1.0%)")
+    assert profile_line({}) == ""
+
 
 def test_readme_quotes_every_metric_definition() -> None:
     """The README quotes the legend and the bench's timing rules word for word, so they cannot drift."""
@@ -154,3 +170,21 @@ def test_readme_quotes_every_metric_definition() -> None:
     assert len(quoted) >= 15
     missing = [name for name, text in quoted.items() if f"- {name}: {text}\n" not in readme]
     assert not missing, f"README lacks the definitions of {missing}"
+
+
+def test_a_run_that_loads_the_model_reports_its_startup(tokenizer: tuple[Path, Any], tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """When apply loads the weights itself (the CLI's case), the report carries process start → first forward."""
+    from applyedit.backend import TorchModel
+    from applyedit.stats import process_age_s
+
+    engine = scripted_engine(tokenizer, ORIGINAL + "```\n")
+    scripted, engine._model = engine._model, None
+    monkeypatch.setattr(TorchModel, "load", classmethod(lambda cls, *args: scripted))
+    src = tmp_path / "calc.py"
+    src.write_text(ORIGINAL)
+    before = process_age_s()
+    result = api.apply(src, "Change nothing.", engine=engine, cwd=tmp_path)
+    startup = result.report["profile"]["startup_s"]
+    assert before is not None and before <= startup <= process_age_s()
+    assert "startup" in render(render_table(result.report))
