@@ -31,7 +31,7 @@ from applyedit.stats import Summary, process_age_s, profile, summarise
 
 logger = logging.getLogger(__name__)
 
-PROPOSERS = ("copy", "none")
+PROPOSERS = ("copy", "copy-original", "none")
 BACKENDS = ("torch", "llamacpp")
 K_POLICIES = ("adaptive", "fixed")
 DEFAULT_K = 64
@@ -178,7 +178,8 @@ def output_budget(source_tokens: int, edit_tokens: int) -> int:
 
 def make_proposer(name: str, engine: Engine, body: str, fence: str, edit: str, kind: str,
                   merged: merge.MergeResult | None = None) -> Proposer:
-    """Copy sources, in order of preference: the predicted output, the original, the edit.
+    """Copy sources, in order of preference: the predicted output, the original, the edit
+    ("copy-original": the last two only, to measure what the prediction adds).
 
     The output is the file body followed by the closing fence, so each source text ends the same
     way. For an update snippet that merges unambiguously, the merged file predicts the whole
@@ -187,7 +188,7 @@ def make_proposer(name: str, engine: Engine, body: str, fence: str, edit: str, k
     if name == "none":
         return NullProposer()
     sources = []
-    if kind == "snippet":
+    if kind == "snippet" and name == "copy":  # copy-original: without the predicted output
         merged = merged or merge.merge(body, edit)
         if merged.ok and merged.merged is not None and merged.merged != body:
             sources.append(Source("merged", tuple(engine.encode(merged.merged + fence + "\n"))))

@@ -29,7 +29,7 @@ from applyedit.errors import InputError
 from applyedit.proposers import CopyProposer, Proposer, Source
 from applyedit.stats import profile
 
-BASELINES = ("greedy", "lookup", "none")
+BASELINES = ("greedy", "lookup", "none", "nomerge")
 DEFAULT_LOOKUP = 10  # transformers' prompt_lookup_num_tokens default in its docs
 
 
@@ -63,7 +63,8 @@ def parse_methods(baselines: Sequence[str], k_policies: Sequence[str], ks: Seque
     """The methods to run, baselines first.
 
     baselines: "greedy" (model.generate), "lookup[:K,...]" (its prompt lookup, default K=10), "none"
-    (applyedit's loop with no drafts). k_policies: "adaptive[:K,...]" (K is the cap) and
+    (applyedit's loop with no drafts), "nomerge" (adaptive K drafting from the original and the
+    snippet only, not from the merged snippet: what the predicted output adds). k_policies: "adaptive[:K,...]" (K is the cap) and
     "fixed[:K,...]"; without a list they take `ks`. `break_it` adds adaptive K drafting only from
     that unrelated file: what a useless drafter costs.
     """
@@ -76,6 +77,8 @@ def parse_methods(baselines: Sequence[str], k_policies: Sequence[str], ks: Seque
             methods += [Method(f"lookup K={v}", "generate", lookup=v) for v in values]
         elif name == "none":
             methods.append(Method("loop, no drafts", "loop", proposer="none", k_policy="fixed", k=0))
+        elif name == "nomerge":
+            methods.append(Method("adaptive, no merged prediction", "loop", proposer="copy-original"))
         else:
             raise InputError(f"unknown baseline {spec!r}; choose from {', '.join(BASELINES)}")
     for spec in k_policies:

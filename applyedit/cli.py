@@ -62,7 +62,8 @@ DeviceOpt = Annotated[str | None, typer.Option(help="cpu, cuda or auto.")]
 DtypeOpt = Annotated[str | None, typer.Option(help="fp32, bf16 or fp16 (default: fp32 on CPU, bf16 on CUDA).")]
 BackendOpt = Annotated[str | None, typer.Option(
     envvar="APPLYEDIT_BACKEND", help="torch (the exactness reference) or llamacpp (the GGUF on the CPU; the llamacpp extra).")]
-ProposerOpt = Annotated[str, typer.Option(help="copy (speculative) or none (plain greedy).")]
+ProposerOpt = Annotated[str, typer.Option(
+    help="copy (speculative), copy-original (no drafts from the merged snippet) or none (plain greedy).")]
 KOpt = Annotated[int, typer.Option("--k", help="Draft length: the cap for adaptive, the value for fixed.")]
 KPolicyOpt = Annotated[str, typer.Option(help="adaptive (region-aware, cost-model K) or fixed.")]
 JsonOpt = Annotated[Path | None, typer.Option("--json", help="Write the results as JSON here.")]
@@ -323,7 +324,8 @@ def bench_command(
     all_cases: Annotated[bool, typer.Option("--all", help="Every case of the folder, not only the bench suite.")] = False,
     baseline: Annotated[list[str] | None, typer.Option(
         help="Repeatable: greedy (model.generate), lookup[:K,...] (its prompt lookup, K=10 by default), "
-             "none (applyedit's loop without drafts). Default: greedy and lookup.")] = None,
+             "none (applyedit's loop without drafts), nomerge (adaptive K without drafts from the merged "
+             "snippet). Default: greedy and lookup.")] = None,
     no_baselines: Annotated[bool, typer.Option("--no-baselines", help="Run only applyedit's configurations.")] = False,
     k_policy: Annotated[list[str] | None, typer.Option(
         help="Repeatable: adaptive[:K,...] (K is the cap) or fixed[:K,...], e.g. --k-policy adaptive "

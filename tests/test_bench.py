@@ -30,6 +30,7 @@ CASE = FIXTURES / "py_change_constant_instr"
     (["lookup:10,32", "none"], ["fixed"], [8, 16], ["lookup K=10", "lookup K=32", "loop, no drafts", "fixed K=8",
                                                      "fixed K=16"]),
     ([], ["adaptive:16,64"], [4], ["adaptive K≤16", "adaptive K≤64"]),
+    (["nomerge"], ["adaptive"], [64], ["adaptive, no merged prediction", "adaptive K≤64"]),
 ])
 def test_parse_methods(baselines: list[str], policies: list[str], ks: list[int], names: list[str]) -> None:
     methods = bench.parse_methods(baselines, policies, ks)
@@ -230,3 +231,21 @@ def test_bench_measures_an_output_that_changes_language(tokenizer: tuple[Path, A
     case = next(iter(report["cases"].values()))
     assert report["outputs_agree"] and set(case["methods"]) == {"loop, no drafts", "adaptive K≤64"}
     assert case["methods"]["loop, no drafts"]["num_tokens"] == case["methods"]["adaptive K≤64"]["num_tokens"] > 10
+
+
+def test_nomerge_drafts_without_the_predicted_output(tokenizer: tuple[Path, Any], tmp_path: Path) -> None:
+    """copy-original (bench's nomerge) drafts from the original and the snippet only: same output, and
+    more passes than copy, whose merged snippet predicts the new lines too."""
+    original = "".join(f"def f{i}(x):\n    return x + {i}\n\n\n" for i in range(12))
+    new_lines = "def f5(x):\n    y = x * 5 + 17\n    return abs(y) - 3\n\n\n"
+    body = original.replace("def f5(x):\n    return x + 5\n\n\n", new_lines)
+    snippet = "# ... existing code ...\n" + new_lines + "# ... existing code ...\n"
+    src = tmp_path / "m.py"
+    src.write_text(original)
+    passes = {}
+    for proposer in ("copy", "copy-original"):
+        result = api.apply(src, snippet, engine=scripted_engine(tokenizer, body + "```\n"), proposer=proposer,
+                           cwd=tmp_path, k_policy="fixed", k=16)
+        assert result.after == body
+        passes[proposer] = result.summary.passes
+    assert passes["copy"] < passes["copy-original"]
