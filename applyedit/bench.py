@@ -1,6 +1,7 @@
 """`applyedit bench`: plain greedy, transformers' prompt lookup and applyedit's loop side by side.
 
-Owns the methods compared (`model.generate` greedy and prompt lookup; applyedit's own loop under any
+Owns the methods compared (`model.generate` greedy and prompt lookup on torch, llama.cpp's own greedy
+loop on the llamacpp backend; applyedit's own loop under any
 proposer, K policy and K), running them on one loaded model with the same prompt, dtype, threads,
 budget and stop ids, interleaved repeats (repeat 1 of every method, then repeat 2, ...) with medians
 and spread, target forward-pass counting with a hook, the agreement check, and a resumable JSON
@@ -173,6 +174,15 @@ def _generate(engine: api.Engine, job: api.Job, lookup: int, counter: list[int])
     return {"tokens": tokens, "wall_s": wall, "ttft_s": ttft, "passes": counter[0] - before}
 
 
+def _llama_greedy(engine: api.Engine, job: api.Job) -> dict[str, Any]:
+    """llama.cpp's own plain greedy loop (what an Ollama user runs), timed like `_generate`: the
+    prompt's prefill yields the first token, then one pass per token."""
+    t0 = time.perf_counter()
+    tokens, ttft = engine.model.greedy(job.prompt_ids, job.budget)
+    wall = time.perf_counter() - t0
+    return {"tokens": tokens, "wall_s": wall, "ttft_s": ttft, "passes": len(tokens)}
+
+
 def _loop(engine: api.Engine, target: Target, method: Method, prefill_s: float) -> dict[str, Any]:
     """One run of applyedit's loop through `api.apply` (output checks off: speed, not quality)."""
     proposer: str | Proposer = method.proposer
@@ -199,6 +209,9 @@ def bench_target(engine: api.Engine, target: Target, methods: Sequence[Method], 
     """Run every method `repeats` times, interleaved; fill `record` (resuming what it holds) and
     return the target's summary. `counter` counts the target's forward passes."""
     job = api.prepare(target.file, target.edit, engine, cwd=target.cwd, language=target.language)
+    if all({r["repeat"] for r in record.get("runs", {}).get(m.name, [])} >= set(range(repeats)) for m in methods):
+        log(f"bench: {target.name}: every run saved already")
+        return summarise_target(record, methods, job.fence)
     engine.cost_curve()  # calibrated once and cached: part of no method's time
     # Prefill alone, once: the floor every method pays before its first token. The loop's methods
     # reuse this cache; generate() builds its own.
@@ -217,7 +230,9 @@ def bench_target(engine: api.Engine, target: Target, methods: Sequence[Method], 
             runs = record["runs"].setdefault(method.name, [])
             if any(r["repeat"] == rep for r in runs):
                 continue  # done in an earlier, interrupted run
-            if method.runner == "generate":
+            if method.runner == "generate" and engine.backend == "llamacpp":
+                row = _llama_greedy(engine, job)
+            elif method.runner == "generate":
                 row = _generate(engine, job, method.lookup, counter)
             else:
                 row = _loop(engine, target, method, prefill_s)
@@ -250,9 +265,12 @@ def summarise_target(record: dict[str, Any], methods: Sequence[Method], fence: s
         rows[m.name]["tokens_per_s"] = tokens / rows[m.name]["wall_s"]
     reference = next(iter(record["runs"][m.name] for m in methods if m.name in rows))[0]
     ref_body = _body(reference["text"], fence)
-    agree = ref_body is not None and all(
-        _body(r["text"], fence) == ref_body and _prefix_agrees(reference["tokens"], r["tokens"])
-        for m in methods for r in record["runs"].get(m.name, []))
+    for name, row in rows.items():  # agreement with the reference (the first method's first run)
+        runs = record["runs"][name]
+        row["same_output"] = ref_body is not None and all(
+            _body(r["text"], fence) == ref_body and _prefix_agrees(reference["tokens"], r["tokens"]) for r in runs)
+        row["tokens_before_divergence"] = min(_common_prefix(reference["tokens"], r["tokens"]) for r in runs)
+    agree = all(row["same_output"] for row in rows.values())
     base = rows.get("greedy")
     for row in rows.values():
         row["speedup_vs_greedy"] = base["wall_s"] / row["wall_s"] if base else None
@@ -267,6 +285,16 @@ def _prefix_agrees(a: Sequence[int], b: Sequence[int]) -> bool:
     return list(a[:n]) == list(b[:n])
 
 
+def _common_prefix(a: Sequence[int], b: Sequence[int]) -> int:
+    """How many leading tokens `a` and `b` share."""
+    n = 0
+    for x, y in zip(a, b):
+        if x != y:
+            break
+        n += 1
+    return n
+
+
 def _body(text: str, fence: str) -> str | None:
     try:
         return textio.extract_body(text, fence)
@@ -279,9 +307,9 @@ def run(engine: api.Engine, items: Sequence[Target], methods: Sequence[Method], 
         log: Callable[[str], None] = print) -> dict[str, Any]:
     """Bench every target; with `json_path` the raw runs are saved after each one, and `resume` picks
     up the runs a previous, interrupted call with the same methods already saved there."""
-    if engine.backend != "torch" and any(m.runner == "generate" for m in methods):
-        raise InputError("the greedy and lookup baselines run transformers' generate (torch backend); "
-                         "on llama.cpp use --baseline none for its plain decoding")
+    if engine.backend != "torch" and any(m.lookup for m in methods):
+        raise InputError("the lookup baseline is transformers' prompt lookup (torch backend); on llama.cpp "
+                         "the baselines are greedy (llama.cpp's own loop) and none")
     config = {"model": engine.source.name, "device": engine.device, "dtype": engine.dtype_name,
               "backend": engine.backend, "threads": engine.threads, "methods": [m.name for m in methods],
               "repeats": repeats}
@@ -314,4 +342,13 @@ def run(engine: api.Engine, items: Sequence[Target], methods: Sequence[Method], 
     model_config = json.loads(config_file.read_text()) if config_file.is_file() else {}
     raw.update(config=config, cases=results, model_config=model_config)  # model_config: for applyedit.replay
     save()
-    return {**config, "cases": results, "outputs_agree": all(c["outputs_agree"] for c in results.values())}
+    agreement = {m.name: sum(c["methods"][m.name]["same_output"] for c in results.values() if m.name in c["methods"])
+                 for m in methods}
+    return {**config, "cases": results, "outputs_agree": all(c["outputs_agree"] for c in results.values()),
+            "same_output_cases": agreement, "strict": strict(engine)}
+
+
+def strict(engine: api.Engine) -> bool:
+    """Whether every method must write the same tokens: on the reference path (torch, fp32) a
+    difference is a bug; on other dtypes and backends near-ties may flip, and agreement is reported."""
+    return engine.backend == "torch" and engine.dtype_name == "float32"

@@ -122,6 +122,14 @@ class LlamaCppModel(ExactPrefill):
         import numpy as np
         import torch
 
+        self._decode(ids, num_logits)
+        # The outputs of the last call, in batch order: exactly the `num_logits` rows asked for.
+        ptr = self._lib.llama_get_logits(self._ctx)
+        rows = np.ctypeslib.as_array(ptr, shape=(num_logits, self._n_vocab))
+        return torch.from_numpy(rows.copy())
+
+    def _decode(self, ids: list[int], num_logits: int) -> None:
+        """Append `ids` in `n_batch` chunks, asking for the logits of the last `num_logits` positions."""
         assert 1 <= num_logits <= len(ids)
         chunks = [ids[i : i + N_BATCH] for i in range(0, len(ids), N_BATCH)]
         assert num_logits <= len(chunks[-1]), "a verify block must fit in one batch"
@@ -143,10 +151,32 @@ class LlamaCppModel(ExactPrefill):
                 raise ModelError(f"llama_decode failed with code {rc} at position {start}")
             self.num_forwards += 1
             self._ids.extend(chunk)
-        # The outputs of the last call, in batch order: exactly the `num_logits` rows asked for.
-        ptr = self._lib.llama_get_logits(self._ctx)
-        rows = np.ctypeslib.as_array(ptr, shape=(num_logits, self._n_vocab))
-        return torch.from_numpy(rows.copy())
+
+    def greedy(self, prompt: list[int], max_new_tokens: int) -> tuple[list[int], float]:
+        """llama.cpp's own plain greedy decoding, what a llama.cpp or Ollama user runs: the prompt in
+        `n_batch` chunks, then one single-token `llama_decode` per token, each chosen by llama.cpp's
+        greedy sampler (no logits leave the library). Returns the tokens (up to EOS, which is left
+        out, or the budget) and the time to the first token. The cache is reset first."""
+        lib = self._lib
+        self.reset()
+        sampler = lib.llama_sampler_init_greedy()
+        tokens: list[int] = []
+        first = 0.0
+        try:
+            t0 = time.perf_counter()
+            self._decode(prompt, 1)
+            while len(tokens) < max_new_tokens:
+                token = int(lib.llama_sampler_sample(sampler, self._ctx, -1))
+                if not tokens:
+                    first = time.perf_counter() - t0
+                if token in self.eos_ids:
+                    break
+                tokens.append(token)
+                if len(tokens) < max_new_tokens:
+                    self._decode([token], 1)
+        finally:
+            lib.llama_sampler_free(sampler)
+        return tokens, first
 
     def crop_to(self, length: int) -> None:
         assert 0 <= length <= len(self._ids)

@@ -128,6 +128,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"{args.bench_json}: no model_config saved (rerun applyedit bench --json)", file=sys.stderr)
         return 1
     model = build_model(bench["model_config"], args.device, args.dtype)
+    time_passes(model, 512, [1, 8, 33, 65] * 4, [1, 4, 20, 65] * 4)  # warm-up: kernels, allocator, cuBLAS
     result = replay(bench, model, args.repeats, log=lambda m: print(m, file=sys.stderr), only=args.only,
                     greedy_repeats=args.greedy_repeats)
     for name, rows in result.items():
@@ -135,7 +136,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         for method, row in rows.items():
             print(f"  {method:40} {row['passes']:6d} passes {row['wall_s']:9.2f} s  {row['speedup_vs_greedy']:6.2f}x")
     if args.json:
-        args.json.write_text(json.dumps({"device": args.device, "dtype": args.dtype, "cases": result}, indent=1))
+        import torch
+        import transformers
+
+        name = torch.cuda.get_device_name() if args.device.startswith("cuda") else "cpu"
+        args.json.write_text(json.dumps({"device": args.device, "device_name": name, "dtype": args.dtype,
+                                         "torch": torch.__version__, "transformers": transformers.__version__,
+                                         "repeats": args.repeats, "greedy_repeats": args.greedy_repeats,
+                                         "source": str(args.bench_json), "cases": result}, indent=1))
     return 0
 
 

@@ -172,13 +172,14 @@ def render_bench(report: dict[str, Any]) -> list[Table]:
         table = Table(title=f"{name}: prompt {case['prompt_tokens']} tokens, prefill {case['prefill_s']:.1f} s; "
                             f"outputs agree: {'yes' if case['outputs_agree'] else 'NO'}", title_justify="left")
         for col in ("method", "tokens", "passes", "tok/pass", "end to end s", "spread s", "first token s",
-                    "decode s", "tok/s", "× greedy", "decode × greedy"):
+                    "decode s", "tok/s", "× greedy", "decode × greedy", "same output"):
             table.add_column(col, justify="left" if col == "method" else "right", no_wrap=True)
         for method, row in case["methods"].items():
             table.add_row(method, str(row["num_tokens"]), f"{row['passes']:g}", f"{row['tokens_per_pass']:.1f}",
                           f"{row['wall_s']:.1f}", f"{row['wall_min_s']:.1f}–{row['wall_max_s']:.1f}",
                           f"{row['ttft_s']:.1f}", f"{row['decode_s']:.1f}", f"{row['tokens_per_s']:.2f}",
-                          _ratio(row["speedup_vs_greedy"]), _ratio(row["decode_speedup_vs_greedy"]))
+                          _ratio(row["speedup_vs_greedy"]), _ratio(row["decode_speedup_vs_greedy"]),
+                          _same(row))
         table.caption = (f"{report['model']} on {report['device']} via {report['backend']} ({report['dtype']}, "
                          f"{report['threads']} threads); "
                          f"medians of {report['repeats']} interleaved repeats")
@@ -197,6 +198,13 @@ def render_bench(report: dict[str, Any]) -> list[Table]:
                                    for m in methods))
         tables.append(matrix)
     return tables
+
+
+def _same(row: dict[str, Any]) -> str:
+    """'yes', or where the output left the reference's (the first method's) tokens."""
+    if "same_output" not in row:
+        return "–"
+    return "yes" if row["same_output"] else f"no, from token {row['tokens_before_divergence']}"
 
 
 def _ratio(value: float | None) -> str:

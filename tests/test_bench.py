@@ -100,11 +100,18 @@ def test_interleaved_repeats_resume_and_agreement(tokenizer: tuple[Path, Any], t
     runs = saved["raw"][CASE.name]["runs"]
     runs["fixed K=4"] = [r for r in runs["fixed K=4"] if r["repeat"] == 0]
     runs["adaptive K≤64"][1]["text"] = runs["adaptive K≤64"][1]["text"].replace("MAX_RETRIES", "MAX_TRIES")
+    runs["adaptive K≤64"][1]["tokens"][5] += 1
     out.write_text(json.dumps(saved))
     log.clear()
     again = bench.run(scripted(tokenizer), items, methods, 2, out, resume=True, log=log.append)
     assert [line.split(": ")[2].rsplit(" #", 1) for line in log if " #" in line] == [["fixed K=4", "2"]]
-    assert not again["outputs_agree"]
+    assert not again["outputs_agree"] and again["strict"]  # torch fp32: a difference fails the bench
+    assert again["same_output_cases"] == {"loop, no drafts": 1, "adaptive K≤64": 0, "fixed K=4": 1}
+    tampered = again["cases"][CASE.name]["methods"]["adaptive K≤64"]
+    assert tampered["tokens_before_divergence"] == 5 and not tampered["same_output"]
+    log.clear()
+    bench.run(scripted(tokenizer), items, methods, 2, out, resume=True, log=log.append)
+    assert log == [f"bench: {CASE.name}: every run saved already"]  # no prefill, no runs
 
     with pytest.raises(InputError, match="other methods"):
         bench.run(scripted(tokenizer), items, methods[:1], 2, out, resume=True, log=log.append)

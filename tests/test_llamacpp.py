@@ -80,3 +80,14 @@ def test_apply_end_to_end_matches_the_expected_file(engine: api.Engine) -> None:
     result = api.apply(CASE / "before.py", (CASE / "edit.txt").read_text(), engine=engine, cwd=CASE)
     assert result.after == (CASE / "after.py").read_text()
     assert result.summary.backend == "llamacpp" and result.summary.tokens_per_pass > 4
+
+
+def test_llamacpp_own_greedy_is_the_plain_baseline(engine: api.Engine) -> None:
+    """llama.cpp's own greedy loop (bench's baseline on this backend) writes what applyedit's loop
+    without drafts writes on the same backend, up to the closing fence where the loop stops."""
+    job = api.prepare(CASE / "before.py", (CASE / "edit.txt").read_text(), engine, cwd=CASE)
+    plain = run(engine.model, job.prompt_ids, NullProposer(), FixedK(0), job.budget, api.FenceStop(engine, job.fence))
+    tokens, first = engine.model.greedy(job.prompt_ids, len(plain.tokens) + 5)
+    assert tokens[: len(plain.tokens)] == plain.tokens and 0 < first
+    assert engine.model.cached_len == len(job.prompt_ids) + len(tokens) - 1  # the last token is never fed
+    assert engine.model.greedy(job.prompt_ids, 3)[0] == plain.tokens[:3]  # a budget stops it
