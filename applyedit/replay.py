@@ -9,7 +9,7 @@ pass kept, every row's argmax read as the loop reads it). A transformer's comput
 its weight values, so these wall-clock ratios are honest; the token ids are random and never used.
 Knows nothing of proposers or text. Tests run it on a CPU with a shrunken config; it never needs a GPU.
 
-    python -m applyedit.replay bench.json --device cuda --dtype bf16 --json replay.json
+    python -m applyedit.replay bench.json [more.json ...] --device cuda --dtype bf16 --json replay.json
 """
 
 from __future__ import annotations
@@ -114,7 +114,7 @@ def replay(bench: dict[str, Any], model: TorchModel, repeats: int = 1, log: Call
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m applyedit.replay", description=__doc__.split("\n\n")[0])
-    parser.add_argument("bench_json", type=Path, help="the output of `applyedit bench --json`")
+    parser.add_argument("bench_json", type=Path, nargs="+", help="the output of `applyedit bench --json` (one or more)")
     parser.add_argument("--device", default="cuda")
     parser.add_argument("--dtype", default="bf16")
     parser.add_argument("--repeats", type=int, default=3)
@@ -123,11 +123,16 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="replay only the methods whose name contains this (repeatable)")
     parser.add_argument("--json", type=Path, help="write the results here")
     args = parser.parse_args(argv)
-    bench = json.loads(args.bench_json.read_text())
-    if not bench.get("model_config"):
-        print(f"{args.bench_json}: no model_config saved (rerun applyedit bench --json)", file=sys.stderr)
+    benches = [json.loads(path.read_text()) for path in args.bench_json]
+    for path, bench in zip(args.bench_json, benches, strict=True):
+        if not bench.get("model_config"):
+            print(f"{path}: no model_config saved (rerun applyedit bench --json)", file=sys.stderr)
+            return 1
+    if any(b["model_config"] != benches[0]["model_config"] for b in benches):
+        print("the bench files hold different models", file=sys.stderr)
         return 1
-    model = build_model(bench["model_config"], args.device, args.dtype)
+    bench = {"raw": {name: record for b in benches for name, record in b["raw"].items()}}
+    model = build_model(benches[0]["model_config"], args.device, args.dtype)
     time_passes(model, 512, [1, 8, 33, 65] * 4, [1, 4, 20, 65] * 4)  # warm-up: kernels, allocator, cuBLAS
     result = replay(bench, model, args.repeats, log=lambda m: print(m, file=sys.stderr), only=args.only,
                     greedy_repeats=args.greedy_repeats)
@@ -143,7 +148,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         args.json.write_text(json.dumps({"device": args.device, "device_name": name, "dtype": args.dtype,
                                          "torch": torch.__version__, "transformers": transformers.__version__,
                                          "repeats": args.repeats, "greedy_repeats": args.greedy_repeats,
-                                         "source": str(args.bench_json), "cases": result}, indent=1))
+                                         "sources": [str(p) for p in args.bench_json], "cases": result}, indent=1))
     return 0
 
 

@@ -186,6 +186,23 @@ def test_break_it_and_replay_of_the_pass_pattern(tokenizer: tuple[Path, Any], tm
     assert (subset["plain greedy (replayed)"]["repeats"], subset["adaptive K≤64"]["repeats"]) == (1, 2)
     assert len(seen) == subset["plain greedy (replayed)"]["passes"] + 2 * subset["adaptive K≤64"]["passes"] + 3
 
+    # the command line: several bench files (one model), one result per case, written as JSON
+    tiny = {k: v for k, v in {**saved["model_config"], **TINY}.items() if k != "layer_types"}
+    files = []
+    for n, name in enumerate((CASE.name, "copy of the case")):
+        path = tmp_path / f"part{n}.json"
+        path.write_text(json.dumps({"raw": {name: record}, "model_config": tiny}))
+        files.append(str(path))
+    out_json = tmp_path / "replay.json"
+    assert replay.main([*files, "--device", "cpu", "--dtype", "fp32", "--repeats", "1", "--only", "adaptive",
+                        "--json", str(out_json)]) == 0
+    written = json.loads(out_json.read_text())
+    assert set(written["cases"]) == {CASE.name, "copy of the case"} and written["device_name"] == "cpu"
+    assert written["cases"]["copy of the case"]["adaptive K≤64"]["passes"] == rows["adaptive K≤64"]["passes"]
+    other = tmp_path / "other.json"
+    other.write_text(json.dumps({"raw": {}, "model_config": {**tiny, "hidden_size": 32}}))
+    assert replay.main([files[0], str(other), "--device", "cpu"]) == 1  # two models: refused
+
 
 def test_show_and_chart_from_a_saved_bench(tokenizer: tuple[Path, Any], tmp_path: Path,
                                            capfd: pytest.CaptureFixture[str]) -> None:

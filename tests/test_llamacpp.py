@@ -87,7 +87,9 @@ def test_llamacpp_own_greedy_is_the_plain_baseline(engine: api.Engine) -> None:
     without drafts writes on the same backend, up to the closing fence where the loop stops."""
     job = api.prepare(CASE / "before.py", (CASE / "edit.txt").read_text(), engine, cwd=CASE)
     plain = run(engine.model, job.prompt_ids, NullProposer(), FixedK(0), job.budget, api.FenceStop(engine, job.fence))
-    tokens, first = engine.model.greedy(job.prompt_ids, len(plain.tokens) + 5)
+    budget = len(plain.tokens) + 5
+    tokens, first = engine.model.greedy(job.prompt_ids, budget)
     assert tokens[: len(plain.tokens)] == plain.tokens and 0 < first
-    assert engine.model.cached_len == len(job.prompt_ids) + len(tokens) - 1  # the last token is never fed
-    assert engine.model.greedy(job.prompt_ids, 3)[0] == plain.tokens[:3]  # a budget stops it
+    assert len(tokens) < budget and engine.model.cached_len == len(job.prompt_ids) + len(tokens)  # ended at EOS
+    assert engine.model.greedy(job.prompt_ids, 3)[0] == plain.tokens[:3]  # a budget stops it,
+    assert engine.model.cached_len == len(job.prompt_ids) + 2  # before feeding the last token
