@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from applyedit import merge, modelstore, prompts, report, spans, textio
+from applyedit import merge, modelstore, prompts, report, sampling, spans, textio
 from applyedit.backend import TorchModel, chat_ids, context_length, load_tokenizer, pick_device, pick_dtype
 from applyedit.decode import DecodeResult, Step, run
 from applyedit.diff import diff_path, unified_diff
@@ -272,13 +272,18 @@ def apply(
     allow_drops: bool = False,
     allow_syntax_errors: bool = False,
     timeout: float | None = None,
+    temperature: float = 0.0,
+    top_p: float = 1.0,
+    seed: int | None = None,
     on_step: Callable[[Step, int], None] | None = None,
     progress: modelstore.Progress | None = None,
 ) -> ApplyResult:
     """Apply `edit` (an instruction or an update snippet) to `file` with the local model.
 
     `timeout` (seconds, from the call) is checked before decoding and between verify passes: a run
-    past it stops with `RunTimeout` and returns nothing.
+    past it stops with `RunTimeout` and returns nothing. `temperature` 0 (the default) decodes
+    greedily; above 0 the output is sampled (after `top_p`), exactly as from the model alone, and
+    `seed` reproduces it (the summary names the seed a run without one drew).
     """
     deadline = None if timeout is None else time.monotonic() + timeout
     if timeout is not None and timeout <= 0:
@@ -289,6 +294,7 @@ def apply(
         raise InputError(f"unknown --k-policy {k_policy!r}; choose adaptive or fixed")
     if k < 0:
         raise InputError("--k must be 0 or more")
+    decoding = sampling.settings(temperature, top_p, seed)
     job = prepare(file, edit, engine or (lambda: Engine.open(model, device, dtype, progress, backend)),
                   max_new_tokens=max_new_tokens, language=language, encoding=encoding, cwd=cwd)
     engine, src, fence, budget = job.engine, job.src, job.fence, job.budget
@@ -305,7 +311,7 @@ def apply(
         policy = AdaptiveK(cost=engine.cost_curve(), k_max=k)
     target = engine.model  # loads the weights on first use
     result = run(target, job.prompt_ids, drafter, policy, budget, FenceStop(engine, fence),
-                 watch(deadline, timeout, on_step))
+                 watch(deadline, timeout, on_step), sampling=decoding)
     output = engine.decode(result.tokens)
     try:
         if result.stop_reason == "budget":
@@ -323,7 +329,7 @@ def apply(
     before = src.raw.decode(encoding)
     summary = summarise(result, model=engine.source.name, device=engine.device,
                         dtype=engine.dtype_name, proposer=proposer if isinstance(proposer, str) else type(proposer).__name__,
-                        backend=engine.backend)
+                        backend=engine.backend, sampling=decoding)
     return ApplyResult(job.shown, before, after, unified_diff(before, after, job.shown), job.kind, output,
                        result, summary, region_report(engine, src, body, result, summary, cold), tuple(notes),
                        hashlib.sha256(src.raw).hexdigest())

@@ -126,11 +126,13 @@ class _Progress:
 
 def print_summary(summary: Any) -> None:
     s = summary
+    sampled = f"; sampled at temperature {s.temperature:g}, top-p {s.top_p:g}, seed {s.seed}" if s.temperature else ""
     console.print(
         f"[bold]applyedit[/]: {s.tokens} tokens in {s.passes} target passes "
         f"({s.tokens_per_pass:.1f} tokens/pass, acceptance {s.acceptance:.0%}), "
         f"{s.wall_s:.1f} s wall ({s.prefill_s:.1f} s prefill of {s.prompt_tokens} tokens), "
         f"{s.tokens_per_s:.1f} tokens/s; {s.model} on {s.device} via {s.backend} ({s.dtype}), proposer {s.proposer}"
+        + sampled
     )
 
 
@@ -173,6 +175,15 @@ def apply_command(
         "--backup", help="With --in-place or --output: keep the file being replaced as FILE.orig.")] = False,
     timeout: Annotated[float | None, typer.Option(
         help="Stop the run after this many seconds (checked between verify passes); nothing is written.")] = None,
+    temperature: Annotated[float, typer.Option(
+        help="0: greedy (the default; identical to plain greedy decoding). Above 0: sample, exactly as "
+             "from the model alone.")] = 0.0,
+    top_p: Annotated[float, typer.Option(
+        "--top-p", help="With --temperature: sample only from the most probable tokens holding this much "
+                        "of the probability (0 < P <= 1).")] = 1.0,
+    seed: Annotated[int | None, typer.Option(
+        help="With --temperature: the same seed and inputs give the same output (default: a fresh seed, "
+             "named in the summary).")] = None,
     report_json: Annotated[Path | None, typer.Option(help="Write the run's statistics as JSON here.")] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress or summary on stderr.")] = False,
     debug: DebugOpt = False,
@@ -203,7 +214,8 @@ def apply_command(
                 file, edit_value, model=model, proposer=proposer, k=k, k_policy=k_policy, device=device,
                 dtype=dtype, backend=backend, max_new_tokens=max_new_tokens, language=language, encoding=encoding,
                 allow_markers=allow_markers, allow_drops=allow_drops, allow_syntax_errors=allow_syntax_errors,
-                timeout=timeout, on_step=progress.step, progress=progress.model,
+                timeout=timeout, temperature=temperature, top_p=top_p, seed=seed, on_step=progress.step,
+                progress=progress.model,
             )
         for note in result.notes:
             console.print(f"applyedit: warning: {note}", markup=False)

@@ -3,8 +3,10 @@
 Owns the one loop: prefill, then per step draft → verify `[last] + draft` in one forward pass →
 keep the matching prefix plus the target's own next token (the bonus) → crop the cache → update K.
 It yields one `Step` record per verify pass; `run()` collects them. Invariant: for any proposer and
-any K schedule the emitted tokens equal plain greedy decoding of the same model. Knows nothing of
-text, files, regions or rendering; stopping on text (the closing fence) comes in as a callback.
+any K schedule the emitted tokens equal plain greedy decoding of the same model. With sampling
+(temperature > 0) step 3 hands the block to sampling.py's exact rule instead, and the output is
+distributed as sampling from the model alone. Knows nothing of text, files, regions or rendering;
+stopping on text (the closing fence) comes in as a callback.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from typing import Protocol
 
 from applyedit.backend import TargetModel
 from applyedit.proposers import Proposer
+from applyedit.sampling import Sampler, Sampling
 
 # Given all output tokens so far, return the length the output should be cut to, or None to go on.
 StopCheck = Callable[[Sequence[int]], "int | None"]
@@ -43,14 +46,14 @@ class Step:
     index: int
     k: int  # draft length the policy allowed (the draft itself may be shorter)
     draft: tuple[int, ...]  # what the proposer offered (at most k)
-    num_accepted: int  # leading draft tokens equal to the target's argmax
+    num_accepted: int  # leading draft tokens kept: equal to the target's argmax (greedy) or kept by the rule
     emitted: tuple[int, ...]
     start_s: float  # since decoding began (after prefill)
     time_s: float  # this pass, forward + bookkeeping
     state: str = ""  # the K policy's state after this step ("aligned" | "in-edit")
     # where time_s went (the rest of it is the loop's own bookkeeping: accept, observe, stop rules)
     draft_s: float = 0.0  # proposer + K policy (step 1)
-    forward_s: float = 0.0  # the verify pass, up to reading its argmax back (step 2)
+    forward_s: float = 0.0  # the verify pass, up to reading its argmax back (step 2; sampling: up to its logits)
     crop_s: float = 0.0  # matching the draft and cropping the cache (steps 3-4)
 
 
@@ -74,10 +77,16 @@ def decode(
     max_new_tokens: int,
     stop: StopCheck | None = None,
     state: dict[str, object] | None = None,
+    sampling: Sampling | None = None,
 ) -> Iterator[Step]:
-    """Yield verify steps until EOS, `stop` or `max_new_tokens`; `state` receives the stop reason."""
+    """Yield verify steps until EOS, `stop` or `max_new_tokens`; `state` receives the stop reason.
+
+    `sampling` with a temperature above 0 samples (its seed seeds this run's one random stream);
+    None or temperature 0 is greedy decoding.
+    """
     assert len(prompt) >= 1 and max_new_tokens >= 1
     state = state if state is not None else {}
+    sampler = Sampler(sampling) if sampling is not None and not sampling.greedy else None
     output: list[int] = []
     # 0. Prefill all prompt tokens but the last: the last one opens the first verify block, so even
     #    the first output tokens can be drafted. A cache that already holds exactly this prefix is
@@ -97,17 +106,30 @@ def decode(
         k = policy.next_k(len(offer), getattr(proposer, "support", 0))
         room = max_new_tokens - len(output) - 1
         draft = offer[: max(0, min(k, room))]
+        # A proposer that samples its drafts (a draft model) says from which distribution q, one row
+        # per offered token, in `draft_probs`; copied tokens have none (point masses).
+        draft_probs = getattr(proposer, "draft_probs", None) if sampler is not None else None
+        if draft_probs is not None:
+            assert draft_probs.shape[0] == len(offer), "one draft distribution per offered token"
+            draft_probs = draft_probs[: len(draft)]
         t_draft = time.perf_counter()
         # 2. Verify: one forward pass over [last] + draft gives len(draft) + 1 next-token predictions.
         logits = model.forward([last, *draft], num_logits=len(draft) + 1)
-        predicted = logits.argmax(dim=-1).tolist()  # (len(draft) + 1,)
+        if sampler is None:
+            predicted = logits.argmax(dim=-1).tolist()  # (len(draft) + 1,)
         t_forward = time.perf_counter()
         # 3. Accept the longest draft prefix the target agrees with, then one token of its own:
         #    the bonus after a fully accepted draft, or the correction at the first mismatch.
-        num_accepted = 0
-        while num_accepted < len(draft) and draft[num_accepted] == predicted[num_accepted]:
-            num_accepted += 1
-        emitted = [*draft[:num_accepted], predicted[num_accepted]]
+        if sampler is None:
+            num_accepted = 0
+            while num_accepted < len(draft) and draft[num_accepted] == predicted[num_accepted]:
+                num_accepted += 1
+            token = predicted[num_accepted]
+        else:
+            # Sampling: keep each draft token with the exact rule's probability; the correction comes
+            # from the residual, the bonus from the target's distribution (sampling.py).
+            num_accepted, token = sampler.verify(logits, draft, draft_probs)
+        emitted = [*draft[:num_accepted], token]
         # 4. Crop the cache back to the accepted prefix: it held [last] + draft; it keeps [last] +
         #    the accepted tokens. The bonus is not in the cache yet: it is the next step's `last`.
         model.crop_to(model.cached_len - len(draft) + num_accepted)
@@ -151,12 +173,13 @@ def run(
     max_new_tokens: int,
     stop: StopCheck | None = None,
     on_step: Callable[[Step, int], None] | None = None,
+    sampling: Sampling | None = None,
 ) -> DecodeResult:
     """Collect `decode` into a `DecodeResult`; `on_step(step, tokens_so_far)` drives progress displays."""
     state: dict[str, object] = {}
     steps: list[Step] = []
     tokens: list[int] = []
-    for step in decode(model, prompt, proposer, policy, max_new_tokens, stop, state):
+    for step in decode(model, prompt, proposer, policy, max_new_tokens, stop, state, sampling):
         steps.append(step)
         tokens.extend(step.emitted)
         if on_step is not None:

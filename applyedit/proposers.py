@@ -17,6 +17,15 @@ NGRAM_SIZES = (12, 8, 6, 4, 3, 2, 1)  # resync tries the longest suffix first
 
 
 class Proposer(Protocol):
+    """Two verbs. Optional attributes the loop reads when present: `support` (int, for the K policy)
+    and `draft_probs` (read only when sampling): a proposer that samples its drafts (a draft model)
+    sets it in `propose` to the distributions q it drew them from, a `(len(offer), V)` tensor warped
+    like the target (`sampling.warp` at the same temperature and top-p), so the exact rule can use
+    min(1, p/q) and the residual max(0, p − q); its draws must come from a random stream of its own,
+    independent of the loop's. Absent or None: each draft token is a point mass (copied), kept with
+    probability p(x).
+    """
+
     def propose(self, output: Sequence[int], k: int) -> list[int]:
         """Up to `k` draft tokens to follow `output` (the tokens emitted so far)."""
         ...

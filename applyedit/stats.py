@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from applyedit.decode import DecodeResult
+from applyedit.sampling import Sampling
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,6 +43,9 @@ class Summary:
     first_token_s: float  # from the start of prefill to the end of the first verify pass
     stop_reason: str
     backend: str = "torch"  # "torch" | "llamacpp"
+    temperature: float = 0.0  # 0: greedy decoding
+    top_p: float = 1.0
+    seed: int | None = None  # the seed that reproduces a sampling run
 
     @property
     def wall_s(self) -> float:
@@ -112,7 +116,8 @@ def process_age_s(at: float | None = None) -> float | None:
 
 
 def summarise(result: DecodeResult, *, model: str, device: str, dtype: str, proposer: str,
-              backend: str = "torch") -> Summary:
+              backend: str = "torch", sampling: Sampling | None = None) -> Summary:
+    sampling = sampling or Sampling()
     first = result.steps[0].time_s if result.steps else 0.0
     return Summary(
         model=model,
@@ -129,4 +134,7 @@ def summarise(result: DecodeResult, *, model: str, device: str, dtype: str, prop
         first_token_s=result.prefill_s + first,
         stop_reason=result.stop_reason,
         backend=backend,
+        temperature=sampling.temperature,
+        top_p=sampling.top_p,
+        seed=None if sampling.greedy else sampling.seed,
     )
