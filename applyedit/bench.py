@@ -328,7 +328,7 @@ def run(engine: api.Engine, items: Sequence[Target], methods: Sequence[Method], 
             os.replace(tmp, json_path)
 
     counter, hook = [0], None
-    if any(m.runner == "generate" for m in methods):
+    if engine.backend == "torch" and any(m.runner == "generate" for m in methods):
         counter, hook = _count_forwards(engine.model.model)
     results = {}
     try:
