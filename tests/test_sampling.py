@@ -30,6 +30,7 @@ from applyedit.errors import InputError
 from applyedit.policy import AdaptiveK, FixedK
 from applyedit.proposers import CopyProposer, NullProposer, Source
 from applyedit.sampling import Sampling, accept, warp
+from test_decode import Oracle  # point masses on the greedy continuation: the likeliest drafts, often kept
 
 Joint = dict[tuple[int, ...], float]
 Rule = Callable[[torch.Tensor, Sequence[int], "torch.Tensor | None", torch.Generator], "tuple[int, int]"]
@@ -328,19 +329,6 @@ def greedy_reference(length: int = LENGTH) -> tuple[int, ...]:
     out = tiny_model().generate(ids, attention_mask=torch.ones_like(ids), do_sample=False, max_new_tokens=length,
                                 pad_token_id=0)
     return tuple(out[0, len(PROMPT):].tolist())
-
-
-class Oracle:
-    """Point masses on the greedy continuation: the likeliest drafts, often kept."""
-
-    def __init__(self, ref: Sequence[int]) -> None:
-        self.ref = list(ref)
-
-    def propose(self, output: Sequence[int], k: int) -> list[int]:
-        return self.ref[len(output) : len(output) + k]
-
-    def observe(self, num_drafted: int, num_accepted: int) -> None:
-        pass
 
 
 class Contrarian(Oracle):
