@@ -186,5 +186,7 @@ def test_a_run_that_loads_the_model_reports_its_startup(tokenizer: tuple[Path, A
     before = process_age_s()
     result = api.apply(src, "Change nothing.", engine=engine, cwd=tmp_path)
     startup = result.report["profile"]["startup_s"]
-    assert before is not None and before <= startup <= process_age_s()
+    after = process_age_s()
+    assert before is not None and after is not None
+    assert before - 0.02 <= startup <= after + 0.02  # /proc's clock ticks are 10 ms
     assert "startup" in render(render_table(result.report))
