@@ -28,7 +28,6 @@ from typing import Any
 from applyedit import api, evaluate, textio
 from applyedit.errors import InputError
 from applyedit.proposers import CopyProposer, Proposer, Source
-from applyedit.stats import profile
 
 BASELINES = ("greedy", "lookup", "none", "nomerge")
 DEFAULT_LOOKUP = 10  # transformers' prompt_lookup_num_tokens default in its docs
@@ -201,7 +200,7 @@ def _loop(engine: api.Engine, target: Target, method: Method, prefill_s: float) 
     # the same passes on another device with random weights.
     pattern = {"blocks": [len(s.draft) + 1 for s in d.steps], "emitted": [len(s.emitted) for s in d.steps]}
     return {"tokens": d.tokens, "wall_s": wall + shared, "ttft_s": shared + d.prefill_s + first,
-            "passes": len(d.steps), "pattern": pattern, "profile": profile(d).to_dict()}
+            "passes": len(d.steps), "pattern": pattern, "profile": result.report["profile"]}
 
 
 def bench_target(engine: api.Engine, target: Target, methods: Sequence[Method], repeats: int, counter: list[int],
@@ -281,8 +280,7 @@ def summarise_target(record: dict[str, Any], methods: Sequence[Method], fence: s
 
 def _prefix_agrees(a: Sequence[int], b: Sequence[int]) -> bool:
     """generate() runs on to EOS, the loop stops at the closing fence: the shorter is a prefix."""
-    n = min(len(a), len(b))
-    return list(a[:n]) == list(b[:n])
+    return _common_prefix(a, b) == min(len(a), len(b))
 
 
 def _common_prefix(a: Sequence[int], b: Sequence[int]) -> int:
