@@ -27,11 +27,14 @@ from applyedit.costmodel import CostCurve, load_or_calibrate
 from applyedit.policy import AdaptiveK, FixedK
 from applyedit.regions import attribute, find_regions
 from applyedit.proposers import CopyProposer, NullProposer, Proposer, Source
+from applyedit.draftmodel import DraftModelProposer, HybridProposer
 from applyedit.stats import Summary, process_age_s, profile, summarise
 
 logger = logging.getLogger(__name__)
 
-PROPOSERS = ("copy", "copy-original", "none")
+PROPOSERS = ("copy", "copy-original", "none", "draft", "hybrid")
+DRAFT_BACKENDS = ("auto", "torch", "llamacpp")
+DRAFT_K_MAX = 8  # the longest draft a draft model makes (its length is chosen by policy.draft_k up to this)
 BACKENDS = ("torch", "llamacpp")
 K_POLICIES = ("adaptive", "fixed")
 DEFAULT_K = 64
@@ -50,6 +53,7 @@ class Engine:
     cost: CostCurve | None = None  # the verify-pass cost curve; measured once and cached
     backend: str = "torch"  # "torch" (transformers) or "llamacpp" (the GGUF itself)
     _model: Any = field(default=None, repr=False)  # TorchModel | LlamaCppModel, loaded on first use
+    _drafts: dict[str, Any] = field(default_factory=dict, repr=False)  # loaded draft models, by source and backend
 
     @classmethod
     def open(
@@ -89,6 +93,42 @@ class Engine:
             else:
                 self._model = TorchModel.load(self.path, self.device, self.dtype, self.tokenizer)
         return self._model
+
+    def draft_model(self, spec: str | None = None, backend: str | None = None,
+                    progress: modelstore.Progress | None = None) -> Any:
+        """The draft model of `--draft-model` (default: the packaged Qwen2.5-Coder-0.5B-Instruct) behind
+        the `TargetModel` seam, loaded once. Backend "auto": llama.cpp on the CPU when it is installed
+        and the draft is a GGUF (far faster per token there than torch fp32), else torch like the target."""
+        from applyedit import llamacpp
+        from applyedit.backend import stop_ids
+
+        source = modelstore.resolve_draft(spec)
+        if backend not in (None, *DRAFT_BACKENDS):
+            raise InputError(f"unknown --draft-backend {backend!r}; choose {', '.join(DRAFT_BACKENDS)}")
+        chosen = backend if backend not in (None, "auto") else (
+            "llamacpp" if self.device == "cpu" and source.gguf is not None and llamacpp.available() else "torch")
+        key = f"{source.name}:{chosen}"
+        if key not in self._drafts:
+            if chosen == "llamacpp":
+                gguf = modelstore.draft_gguf(source, progress)
+                if gguf is None:
+                    raise ModelError(f"--draft-backend llamacpp runs GGUF files; {source.name} is not one")
+                if not llamacpp.available():
+                    raise ModelError("--draft-backend llamacpp needs llama-cpp-python: pip install -e '.[llamacpp]'")
+                self._drafts[key] = llamacpp.LlamaCppModel.load(gguf, stop_ids(self.tokenizer, None), self.context)
+            else:
+                path = modelstore.prepare(source, progress)
+                if source.kind != "draft" and load_tokenizer(path).get_vocab() != self.tokenizer.get_vocab():
+                    raise ModelError(f"--draft-model {source.name} has another tokenizer than {self.source.name}; "
+                                     "a draft model must share the target's")
+                self._drafts[key] = TorchModel.load(path, self.device, self.dtype, self.tokenizer)
+        return self._drafts[key]
+
+    @property
+    def vocab_size(self) -> int:
+        """The number of rows of the target's logits (its vocabulary, padding included)."""
+        model = self.model
+        return int(model._n_vocab) if self.backend == "llamacpp" else int(model.model.config.vocab_size)
 
     def cost_curve(self, fresh: bool = False) -> CostCurve:
         """The verify-pass cost curve of this model, backend, device, dtype and thread count (cached)."""
@@ -179,16 +219,17 @@ def output_budget(source_tokens: int, edit_tokens: int) -> int:
 def make_proposer(name: str, engine: Engine, body: str, fence: str, edit: str, kind: str,
                   merged: merge.MergeResult | None = None) -> Proposer:
     """Copy sources, in order of preference: the predicted output, the original, the edit
-    ("copy-original": the last two only, to measure what the prediction adds).
+    ("copy-original": the last two only, to measure what the prediction adds). "hybrid" gets the
+    same copy sources as "copy" (its draft model is added by `apply`); "draft" has none.
 
     The output is the file body followed by the closing fence, so each source text ends the same
     way. For an update snippet that merges unambiguously, the merged file predicts the whole
     output, edits included; otherwise drafts come from the original and the edit's own lines.
     """
-    if name == "none":
+    if name in ("none", "draft"):
         return NullProposer()
     sources = []
-    if kind == "snippet" and name == "copy":  # copy-original: without the predicted output
+    if kind == "snippet" and name in ("copy", "hybrid"):  # copy-original: without the predicted output
         merged = merged or merge.merge(body, edit)
         if merged.ok and merged.merged is not None and merged.merged != body:
             sources.append(Source("merged", tuple(engine.encode(merged.merged + fence + "\n"))))
@@ -277,13 +318,17 @@ def apply(
     seed: int | None = None,
     on_step: Callable[[Step, int], None] | None = None,
     progress: modelstore.Progress | None = None,
+    draft_model: str | None = None,
+    draft_backend: str | None = None,
 ) -> ApplyResult:
     """Apply `edit` (an instruction or an update snippet) to `file` with the local model.
 
     `timeout` (seconds, from the call) is checked before decoding and between verify passes: a run
     past it stops with `RunTimeout` and returns nothing. `temperature` 0 (the default) decodes
     greedily; above 0 the output is sampled (after `top_p`), exactly as from the model alone, and
-    `seed` reproduces it (the summary names the seed a run without one drew).
+    `seed` reproduces it (the summary names the seed a run without one drew). `proposer` "draft"
+    drafts with `draft_model` (default: the packaged 0.5B) alone, "hybrid" with copy drafts while
+    aligned and the draft model inside edits; `draft_backend` "auto", "torch" or "llamacpp" runs it.
     """
     deadline = None if timeout is None else time.monotonic() + timeout
     if timeout is not None and timeout <= 0:
@@ -302,13 +347,27 @@ def apply(
     # The snippet read against the original: the copy proposer's predicted output and the reference
     # for the dropped-code check.
     merged = merge.merge(src.text, job.edit) if job.kind == "snippet" else None
-    # A Proposer object (Python API, `bench`'s break-it mode) drafts instead of the named ones.
-    drafter = make_proposer(proposer, engine, src.text, fence, job.edit, job.kind, merged) \
-        if isinstance(proposer, str) else proposer
     if proposer == "none" or k_policy == "fixed":
         policy: FixedK | AdaptiveK = FixedK(0 if proposer == "none" else k)
     else:
         policy = AdaptiveK(cost=engine.cost_curve(), k_max=k)
+    # A Proposer object (Python API, `bench`'s break-it mode) drafts instead of the named ones.
+    drafter = make_proposer(proposer, engine, src.text, fence, job.edit, job.kind, merged) \
+        if isinstance(proposer, str) else proposer
+    proposer_name = proposer if isinstance(proposer, str) else type(proposer).__name__
+    if proposer in ("draft", "hybrid"):
+        small = engine.draft_model(draft_model, draft_backend, progress)
+        # Adaptive: the draft length maximises tokens/s on the target's cost curve; fixed: always k.
+        model_drafts = DraftModelProposer(small, tuple(job.prompt_ids), k_max=min(k, DRAFT_K_MAX) if k_policy != "fixed" else k,
+                                          cost=engine.cost_curve() if k_policy != "fixed" else None,
+                                          sampling=decoding, vocab=engine.vocab_size)
+        if proposer == "draft":
+            drafter = model_drafts
+        else:
+            assert isinstance(drafter, CopyProposer)
+            drafter = HybridProposer(drafter, model_drafts, state=lambda: policy.state,
+                                     support_min=getattr(policy, "support_min", 0))
+        proposer_name += f" ({modelstore.resolve_draft(draft_model).name})"
     target = engine.model  # loads the weights on first use
     result = run(target, job.prompt_ids, drafter, policy, budget, FenceStop(engine, fence),
                  watch(deadline, timeout, on_step), sampling=decoding)
@@ -328,7 +387,7 @@ def apply(
     after = textio.restore(body, src.style)
     before = src.raw.decode(encoding)
     summary = summarise(result, model=engine.source.name, device=engine.device,
-                        dtype=engine.dtype_name, proposer=proposer if isinstance(proposer, str) else type(proposer).__name__,
+                        dtype=engine.dtype_name, proposer=proposer_name,
                         backend=engine.backend, sampling=decoding)
     return ApplyResult(job.shown, before, after, unified_diff(before, after, job.shown), job.kind, output,
                        result, summary, region_report(engine, src, body, result, summary, cold), tuple(notes),

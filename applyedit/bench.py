@@ -29,7 +29,7 @@ from applyedit import api, evaluate, textio
 from applyedit.errors import InputError
 from applyedit.proposers import CopyProposer, Proposer, Source
 
-BASELINES = ("greedy", "lookup", "none", "nomerge")
+BASELINES = ("greedy", "lookup", "none", "nomerge", "draft", "hybrid")
 DEFAULT_LOOKUP = 10  # transformers' prompt_lookup_num_tokens default in its docs
 
 
@@ -44,6 +44,8 @@ class Method:
     k_policy: str = "adaptive"
     k: int = api.DEFAULT_K
     drafts_from: str = ""  # break-it mode: copy-draft from this unrelated file instead of the real sources
+    draft_model: str | None = None  # proposer "draft" / "hybrid": --draft-model (None: the packaged 0.5B)
+    draft_backend: str | None = None  # ... and the backend that runs it (None: auto)
 
 
 def _values(spec: str, default: Sequence[int]) -> tuple[str, list[int]]:
@@ -59,12 +61,15 @@ def _values(spec: str, default: Sequence[int]) -> tuple[str, list[int]]:
 
 
 def parse_methods(baselines: Sequence[str], k_policies: Sequence[str], ks: Sequence[int],
-                  break_it: Path | None = None) -> list[Method]:
+                  break_it: Path | None = None, draft_model: str | None = None,
+                  draft_backend: str | None = None) -> list[Method]:
     """The methods to run, baselines first.
 
     baselines: "greedy" (model.generate), "lookup[:K,...]" (its prompt lookup, default K=10), "none"
     (applyedit's loop with no drafts), "nomerge" (adaptive K drafting from the original and the
-    snippet only, not from the merged snippet: what the predicted output adds). k_policies: "adaptive[:K,...]" (K is the cap) and
+    snippet only, not from the merged snippet: what the predicted output adds), "draft" (adaptive, the draft
+    model `draft_model` alone), "hybrid" (copy drafts while aligned, the draft model inside edits).
+    k_policies: "adaptive[:K,...]" (K is the cap) and
     "fixed[:K,...]"; without a list they take `ks`. `break_it` adds adaptive K drafting only from
     that unrelated file: what a useless drafter costs.
     """
@@ -79,6 +84,9 @@ def parse_methods(baselines: Sequence[str], k_policies: Sequence[str], ks: Seque
             methods.append(Method("loop, no drafts", "loop", proposer="none", k_policy="fixed", k=0))
         elif name == "nomerge":
             methods.append(Method("adaptive, no merged prediction", "loop", proposer="copy-original"))
+        elif name in ("draft", "hybrid"):
+            label = "draft model only" if name == "draft" else "hybrid"
+            methods.append(Method(label, "loop", proposer=name, draft_model=draft_model, draft_backend=draft_backend))
         else:
             raise InputError(f"unknown baseline {spec!r}; choose from {', '.join(BASELINES)}")
     for spec in k_policies:
@@ -191,7 +199,8 @@ def _loop(engine: api.Engine, target: Target, method: Method, prefill_s: float) 
     t0 = time.perf_counter()
     result = api.apply(target.file, target.edit, engine=engine, proposer=proposer, k=method.k,
                        k_policy=method.k_policy, cwd=target.cwd, language=target.language, allow_markers=True,
-                       allow_drops=True, allow_syntax_errors=True)
+                       allow_drops=True, allow_syntax_errors=True, draft_model=method.draft_model,
+                       draft_backend=method.draft_backend)
     wall = time.perf_counter() - t0
     d = result.decode
     shared = prefill_s if d.prefilled == 0 else 0.0  # reused the bench's prefill: count it here
@@ -199,8 +208,13 @@ def _loop(engine: api.Engine, target: Target, method: Method, prefill_s: float) 
     # The pass pattern (block length and tokens kept per verify pass) lets `applyedit.replay` time
     # the same passes on another device with random weights.
     pattern = {"blocks": [len(s.draft) + 1 for s in d.steps], "emitted": [len(s.emitted) for s in d.steps]}
+    drafted_by: dict[str, int] = {}
+    for s in d.steps:
+        if s.drafter:
+            drafted_by[s.drafter] = drafted_by.get(s.drafter, 0) + len(s.draft)
     return {"tokens": d.tokens, "wall_s": wall + shared, "ttft_s": shared + d.prefill_s + first,
-            "passes": len(d.steps), "pattern": pattern, "profile": result.report["profile"]}
+            "passes": len(d.steps), "pattern": pattern, "profile": result.report["profile"],
+            "drafted_by": drafted_by}
 
 
 def bench_target(engine: api.Engine, target: Target, methods: Sequence[Method], repeats: int, counter: list[int],
@@ -259,6 +273,9 @@ def summarise_target(record: dict[str, Any], methods: Sequence[Method], fence: s
             "passes": statistics.median(r["passes"] for r in runs),
             "wall_s": statistics.median(walls), "wall_min_s": min(walls), "wall_max_s": max(walls),
             "decode_s": statistics.median(decodes), "ttft_s": statistics.median(r["ttft_s"] for r in runs),
+            # the proposer's own time (a draft model's forwards, its prefill included), and who drafted what
+            "drafting_s": statistics.median((r.get("profile") or {}).get("drafting_s", 0.0) for r in runs),
+            "drafted_by": runs[0].get("drafted_by", {}),
         }
         rows[m.name]["tokens_per_pass"] = tokens / max(1, rows[m.name]["passes"])
         rows[m.name]["tokens_per_s"] = tokens / rows[m.name]["wall_s"]

@@ -63,7 +63,13 @@ DtypeOpt = Annotated[str | None, typer.Option(help="fp32, bf16 or fp16 (default:
 BackendOpt = Annotated[str | None, typer.Option(
     envvar="APPLYEDIT_BACKEND", help="torch (the exactness reference) or llamacpp (the GGUF on the CPU; the llamacpp extra).")]
 ProposerOpt = Annotated[str, typer.Option(
-    help="copy (speculative), copy-original (no drafts from the merged snippet) or none (plain greedy).")]
+    help="copy (speculative), copy-original (no drafts from the merged snippet), none (plain greedy), "
+         "draft (a small draft model drafts) or hybrid (copy drafts while aligned, the draft model inside edits).")]
+DraftModelOpt = Annotated[str | None, typer.Option(
+    "--draft-model", help="With --proposer draft or hybrid: a model with the same tokenizer (model dir, .gguf "
+                          "or HF id; default: Qwen2.5-Coder-0.5B-Instruct, the draft extra).")]
+DraftBackendOpt = Annotated[str | None, typer.Option(
+    help="Runs the draft model: auto (llama.cpp on the CPU when installed, else torch), torch or llamacpp.")]
 KOpt = Annotated[int, typer.Option("--k", help="Draft length: the cap for adaptive, the value for fixed.")]
 KPolicyOpt = Annotated[str, typer.Option(help="adaptive (region-aware, cost-model K) or fixed.")]
 JsonOpt = Annotated[Path | None, typer.Option("--json", help="Write the results as JSON here.")]
@@ -161,6 +167,8 @@ def apply_command(
     dtype: DtypeOpt = None,
     backend: BackendOpt = None,
     proposer: ProposerOpt = "copy",
+    draft_model: DraftModelOpt = None,
+    draft_backend: DraftBackendOpt = None,
     k: KOpt = 64,
     k_policy: KPolicyOpt = "adaptive",
     max_new_tokens: Annotated[int | None, typer.Option(help="Output token budget (default: from the file and edit sizes).")] = None,
@@ -215,7 +223,7 @@ def apply_command(
                 dtype=dtype, backend=backend, max_new_tokens=max_new_tokens, language=language, encoding=encoding,
                 allow_markers=allow_markers, allow_drops=allow_drops, allow_syntax_errors=allow_syntax_errors,
                 timeout=timeout, temperature=temperature, top_p=top_p, seed=seed, on_step=progress.step,
-                progress=progress.model,
+                progress=progress.model, draft_model=draft_model, draft_backend=draft_backend,
             )
         for note in result.notes:
             console.print(f"applyedit: warning: {note}", markup=False)
@@ -337,7 +345,8 @@ def bench_command(
     baseline: Annotated[list[str] | None, typer.Option(
         help="Repeatable: greedy (model.generate), lookup[:K,...] (its prompt lookup, K=10 by default), "
              "none (applyedit's loop without drafts), nomerge (adaptive K without drafts from the merged "
-             "snippet). Default: greedy and lookup.")] = None,
+             "snippet), draft (the draft model only), hybrid (copy drafts while "
+             "aligned, the draft model inside edits). Default: greedy and lookup.")] = None,
     no_baselines: Annotated[bool, typer.Option("--no-baselines", help="Run only applyedit's configurations.")] = False,
     k_policy: Annotated[list[str] | None, typer.Option(
         help="Repeatable: adaptive[:K,...] (K is the cap) or fixed[:K,...], e.g. --k-policy adaptive "
@@ -351,6 +360,8 @@ def bench_command(
     device: DeviceOpt = None,
     dtype: DtypeOpt = None,
     backend: BackendOpt = None,
+    draft_model: DraftModelOpt = None,
+    draft_backend: DraftBackendOpt = None,
     json_path: Annotated[Path | None, typer.Option("--json", help="Save every run here as it finishes.")] = None,
     resume: Annotated[bool, typer.Option(help="Skip the runs already saved in --json by an interrupted bench.")] = False,
     chart: Annotated[Path | None, typer.Option(
@@ -372,6 +383,8 @@ def bench_command(
 
       applyedit bench fixtures --baseline greedy --break-it applyedit/decode.py
 
+      applyedit bench fixtures --baseline hybrid --baseline draft   # against copy-only (adaptive)
+
       applyedit bench --show bench.json --chart bench.png
     """
     from applyedit import bench
@@ -392,7 +405,8 @@ def bench_command(
         if resume and json_path is None:
             raise UsageError("--resume needs --json PATH")
         baselines = [] if no_baselines else (baseline or ["greedy", "lookup"])
-        methods = bench.parse_methods(baselines, k_policy or ["adaptive"], k or [64], break_it)
+        methods = bench.parse_methods(baselines, k_policy or ["adaptive"], k or [64], break_it, draft_model,
+                                      draft_backend)
         items = bench.targets(path, edit, filter_, all_cases)
         from applyedit.api import Engine
 

@@ -32,11 +32,12 @@ class KPolicy(Protocol):
         """The longest draft this policy could ask for at the next step."""
         ...
 
-    def next_k(self, offered: int, support: int) -> int:
-        """K for this step, given the draft length on offer and the proposer's support for it."""
+    def next_k(self, offered: int, support: int, drafter: str = "copy") -> int:
+        """K for this step, given the draft length on offer, the proposer's support for it and who
+        drafted it ("copy" | "draft-model")."""
         ...
 
-    def observe(self, num_drafted: int, num_accepted: int) -> None: ...
+    def observe(self, num_drafted: int, num_accepted: int, drafter: str = "copy") -> None: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,6 +56,7 @@ class Step:
     draft_s: float = 0.0  # proposer + K policy (step 1)
     forward_s: float = 0.0  # the verify pass, up to reading its argmax back (step 2; sampling: up to its logits)
     crop_s: float = 0.0  # matching the draft and cropping the cache (steps 3-4)
+    drafter: str = ""  # who drafted: "copy" | "draft-model" | "" (no draft: a plain pass)
 
 
 @dataclass
@@ -103,7 +105,8 @@ def decode(
         #    the proposer's support; never more than the budget leaves room for (the bonus token
         #    takes one slot, so a fully accepted draft cannot overshoot).
         offer = proposer.propose(output, policy.cap)
-        k = policy.next_k(len(offer), getattr(proposer, "support", 0))
+        drafter = getattr(proposer, "drafter", "copy")  # a copy proposer unless it says otherwise
+        k = policy.next_k(len(offer), getattr(proposer, "support", 0), drafter)
         room = max_new_tokens - len(output) - 1
         draft = offer[: max(0, min(k, room))]
         # A proposer that samples its drafts (a draft model) says from which distribution q, one row
@@ -135,7 +138,7 @@ def decode(
         model.crop_to(model.cached_len - len(draft) + num_accepted)
         t_crop = time.perf_counter()
         proposer.observe(len(draft), num_accepted)
-        policy.observe(len(draft), num_accepted)
+        policy.observe(len(draft), num_accepted, drafter)
         # 5. Stop rules, in emission order: EOS ends the output before itself; the text stop check
         #    may cut inside the block; the budget is checked last (never exceeded, by construction).
         reason = None
@@ -156,7 +159,7 @@ def decode(
         assert reason is not None or model.cached_len == len(prompt) - 1 + len(output), "cache = accepted prefix"
         now = time.perf_counter()
         yield Step(index, k, tuple(draft), num_accepted, tuple(emitted), t_step - t_start, now - t_step,
-                   policy.state, t_draft - t_step, t_forward - t_draft, t_crop - t_forward)
+                   policy.state, t_draft - t_step, t_forward - t_draft, t_crop - t_forward, drafter if draft else "")
         index += 1
         if reason is not None:
             state["stop_reason"] = reason

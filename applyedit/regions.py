@@ -11,7 +11,7 @@ from __future__ import annotations
 import difflib
 import os
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from itertools import pairwise
 from typing import Any, Literal
 
@@ -27,6 +27,7 @@ LEGEND = """\
 - region of a token: the region holding its output line; the closing fence and anything after the body go to "end".
 - region of a draft token: its output position; a rejected draft token, the position of the correction token.
 - region of a pass: the region of its first emitted token (with the pass's time and K).
+- drafted by: which proposer drafted the region's draft tokens (copy, draft-model), with its share of them.
 - plain passes: passes a plain greedy decoder needs for the same output, one per token.
 - first / last emit: when the pass that emitted the region's first / last token ended, on the decode clock.
 - time to first / last token: from the start of the prefill to the end of the pass that emitted it.
@@ -140,15 +141,19 @@ class RegionStats:
     time_ns: int = 0  # integer nanoseconds, so that region times add up to the total exactly
     first_emit_s: float | None = None  # decode clock: end of the pass emitting the first token here
     last_emit_s: float | None = None  # ... and the last one
+    drafted_by: dict[str, int] = field(default_factory=dict)  # drafter ("copy" | "draft-model") -> drafted
+    accepted_by: dict[str, int] = field(default_factory=dict)  # drafter -> accepted
 
     def observe_token(self, step: Step) -> None:  # steps come in order: the first seen is the earliest
         self.tokens += 1
         self.last_emit_s = step.start_s + step.time_s
         self.first_emit_s = self.last_emit_s if self.first_emit_s is None else self.first_emit_s
 
-    def observe_draft(self, accepted: bool) -> None:
+    def observe_draft(self, accepted: bool, drafter: str = "copy") -> None:
         self.drafted += 1
         self.accepted += accepted
+        self.drafted_by[drafter] = self.drafted_by.get(drafter, 0) + 1
+        self.accepted_by[drafter] = self.accepted_by.get(drafter, 0) + accepted
 
     def observe_pass(self, step: Step) -> None:
         self.passes += 1
@@ -208,7 +213,7 @@ def attribute(
             target.observe_pass(step)
         for i in range(len(step.draft)):  # a rejected one (i >= num_accepted): where the correction goes
             for target in (at(position + min(i, step.num_accepted)), totals):
-                target.observe_draft(i < step.num_accepted)
+                target.observe_draft(i < step.num_accepted, step.drafter or "copy")
         for i in range(len(step.emitted)):
             for target in (at(position + i), totals):
                 target.observe_token(step)

@@ -91,11 +91,25 @@ def _lines(row: dict[str, Any]) -> str:
     return f"{row['start_line']}-{row['end_line']}"
 
 
+DRAFTER_NAMES = {"copy": "copy", "draft-model": "model"}
+
+
+def drafted_by(counts: dict[str, int]) -> str:
+    """'copy', 'model', or 'copy 70% model 30%' (shares of the drafted tokens); '–' when none."""
+    total = sum(counts.values())
+    shown = {DRAFTER_NAMES.get(name, name): n for name, n in sorted(counts.items()) if n}
+    if not total:
+        return "–"
+    if len(shown) == 1:
+        return next(iter(shown))
+    return " ".join(f"{name} {n / total:.0%}" for name, n in shown.items())
+
+
 def _cells(label: str, kind: str, lines: str, row: dict[str, Any]) -> list[str]:
     drafted, passes = row["drafted"], row["passes"]
     return [
         label, kind, lines, str(row["tokens"]), str(drafted), str(row["accepted"]),
-        f"{row['acceptance']:.0%}" if drafted else "–", str(passes),
+        f"{row['acceptance']:.0%}" if drafted else "–", drafted_by(row.get("drafted_by") or {}), str(passes),
         f"{row['tokens_per_pass']:.1f}" if passes else "–", f"{row['mean_k']:.1f}" if passes else "–",
         f"{row['time_s']:.2f}",
     ]
@@ -108,8 +122,8 @@ def render_table(data: dict[str, Any]) -> Table:
     table.add_column("region", overflow="fold")  # the only column that wraps
     for name in ("kind", "lines"):
         table.add_column(name, no_wrap=True)
-    for name in ("tokens", "drafted", "accepted", "accept", "passes", "tok/pass", "mean K", "time s"):
-        table.add_column(name, justify="right", no_wrap=True)
+    for name in ("tokens", "drafted", "accepted", "accept", "drafted by", "passes", "tok/pass", "mean K", "time s"):
+        table.add_column(name, justify="left" if name == "drafted by" else "right", no_wrap=True)
     for row in data["regions"]:
         table.add_row(*_cells(row["label"], row["kind"], _lines(row), row), style=STYLES[row["kind"]])
     end = data["end"]
@@ -171,13 +185,15 @@ def render_bench(report: dict[str, Any]) -> list[Table]:
     for name, case in report["cases"].items():
         table = Table(title=f"{name}: prompt {case['prompt_tokens']} tokens, prefill {case['prefill_s']:.1f} s; "
                             f"outputs agree: {'yes' if case['outputs_agree'] else 'NO'}", title_justify="left")
-        for col in ("method", "tokens", "passes", "tok/pass", "end to end s", "spread s", "first token s",
-                    "decode s", "tok/s", "× greedy", "decode × greedy", "same output"):
+        for col in ("method", "tokens", "passes", "tok/pass", "drafted by", "end to end s", "spread s",
+                    "first token s", "decode s", "drafting s", "tok/s", "× greedy", "decode × greedy", "same output"):
             table.add_column(col, justify="left" if col == "method" else "right", no_wrap=True)
         for method, row in case["methods"].items():
             table.add_row(method, str(row["num_tokens"]), f"{row['passes']:g}", f"{row['tokens_per_pass']:.1f}",
+                          drafted_by(row.get("drafted_by") or {}),
                           f"{row['wall_s']:.1f}", f"{row['wall_min_s']:.1f}–{row['wall_max_s']:.1f}",
-                          f"{row['ttft_s']:.1f}", f"{row['decode_s']:.1f}", f"{row['tokens_per_s']:.2f}",
+                          f"{row['ttft_s']:.1f}", f"{row['decode_s']:.1f}", f"{row.get('drafting_s', 0.0):.1f}",
+                          f"{row['tokens_per_s']:.2f}",
                           _ratio(row["speedup_vs_greedy"]), _ratio(row["decode_speedup_vs_greedy"]),
                           _same(row))
         table.caption = (f"{report['model']} on {report['device']} via {report['backend']} ({report['dtype']}, "

@@ -1,0 +1,181 @@
+"""Draft-model drafting (issue 8): a small model with the target's tokenizer proposes the next tokens,
+alone (`DraftModelProposer`) or inside edits only, with copy drafts elsewhere (`HybridProposer`).
+
+Owns the draft model's cache discipline: the draft runs behind the same `TargetModel` seam as the
+target (torch or llama.cpp), and its cache holds the prompt plus the output it has seen. After each
+verify it is cropped to the accepted prefix; the tokens it has not seen (the bonus, or a run the copy
+proposer drafted) are fed lazily, in one block, at its next `propose`. Drafts are drawn one token
+per forward: greedily, or when sampling from q warped like the target, with a generator of its own,
+and q is handed to the loop as `draft_probs`. Owns the hybrid's switch: copy drafts while the K
+policy's region state says the output is aligned (or the copy source agrees again), the draft model
+otherwise. The draft length comes from `policy.draft_k`. Knows nothing of text, regions or the target.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from applyedit.backend import TargetModel
+from applyedit.costmodel import CostCurve
+from applyedit.policy import ALIGNED, draft_k
+from applyedit.proposers import CopyProposer
+from applyedit.sampling import Sampling, warp
+
+if TYPE_CHECKING:
+    import torch
+
+COPY, MODEL = "copy", "draft-model"  # the `drafter` of a proposal
+EMA = 0.3  # weight of a new observation in the acceptance and cost estimates
+SEED_SALT = 0x5EED_D4AF7  # the draft's random stream: derived from the run's seed, but not the same stream
+
+
+def common_prefix(a: Sequence[int], b: Sequence[int]) -> int:
+    """How many leading tokens `a` and `b` share."""
+    n = 0
+    for x, y in zip(a, b):
+        if x != y:
+            break
+        n += 1
+    return n
+
+
+@dataclass
+class DraftModelProposer:
+    """Drafts with a small model that keeps its own cache = prompt + accepted output (see module docstring).
+
+    The draft length is `min(k, k_max)` when `cost` is None, else `policy.draft_k` from the target's
+    cost curve, the draft's own measured seconds per token and its acceptance so far.
+    """
+
+    model: TargetModel  # the draft model, behind the same seam as the target
+    prompt: tuple[int, ...]  # the target's prompt: the draft's context starts with it
+    k_max: int = 8  # the longest draft it offers
+    cost: CostCurve | None = None  # the target's verify-pass cost curve (None: always k_max)
+    sampling: Sampling | None = None  # the run's sampling settings; None or greedy: argmax drafts
+    vocab: int | None = None  # the target's vocabulary size: draft logits are cut or padded to it
+    alpha: float = 0.7  # per-token acceptance estimate of this draft model
+    token_s: float = 0.0  # seconds per one-token draft forward (exponential average; 0 until measured)
+    drafter: str = MODEL
+    support: int = 0  # the K policy's copy-alignment evidence: a draft model never has any
+    draft_probs: torch.Tensor | None = None  # (len(offer), V) q rows, set by `propose` when sampling
+    num_fed: int = 0  # tokens fed to the draft model (prefill and catch-up included)
+    _fed: list[int] = field(default_factory=list, repr=False)  # what the draft's cache holds
+    _started: bool = False
+    _offered_at: int = 0  # context length when the last draft was offered
+    _generator: torch.Generator | None = field(default=None, repr=False)
+
+    def length(self, k: int) -> int:
+        """How many tokens to draft when the loop allows `k`."""
+        limit = min(k, self.k_max)
+        if self.cost is None or limit <= 0:
+            return max(0, limit)
+        return draft_k(self.alpha, self.cost, self.token_s, limit)
+
+    def propose(self, output: Sequence[int], k: int) -> list[int]:
+        self.draft_probs = None
+        n = self.length(k)
+        if n <= 0:
+            return []
+        logits = self._catch_up(output)
+        self._offered_at = len(self._fed)
+        draft: list[int] = []
+        rows: list[torch.Tensor] = []
+        while True:
+            draft.append(self._choose(logits, rows))
+            if len(draft) == n:
+                break
+            # One token per forward: the next draft token depends on this one.
+            t0 = time.perf_counter()
+            logits = self._feed([draft[-1]])
+            seconds = time.perf_counter() - t0
+            self.token_s = seconds if self.token_s == 0.0 else (1 - EMA) * self.token_s + EMA * seconds
+        if rows:
+            import torch
+
+            self.draft_probs = torch.stack(rows)
+        return draft
+
+    def observe(self, num_drafted: int, num_accepted: int) -> None:
+        if num_drafted == 0:
+            return
+        # Crop now to what the target kept; the bonus token is fed at the next propose.
+        self._crop(min(len(self._fed), self._offered_at + num_accepted))
+        rejected = num_accepted < num_drafted
+        sample = num_accepted / (num_accepted + (1 if rejected else 0))
+        self.alpha = min(0.995, (1 - EMA) * self.alpha + EMA * sample)
+
+    def _catch_up(self, output: Sequence[int]) -> torch.Tensor:
+        """Bring the cache to prompt + output and return the draft's logits `(V,)` for the next token."""
+        context = [*self.prompt, *output]
+        if not self._started:  # the first draft: a fresh cache, its prefill counted in this run's drafting
+            self.model.reset()
+            self._fed, self._started = [], True
+        keep = min(common_prefix(self._fed, context), len(context) - 1)
+        self._crop(keep)
+        return self._feed(context[keep:])
+
+    def _feed(self, ids: list[int]) -> torch.Tensor:
+        logits = self.model.forward(ids, num_logits=1)[0]
+        self._fed.extend(ids)
+        self.num_fed += len(ids)
+        assert self.model.cached_len == len(self._fed), "draft cache = the tokens fed to it"
+        return logits
+
+    def _crop(self, length: int) -> None:
+        if length < len(self._fed):
+            self.model.crop_to(length)
+            del self._fed[length:]
+
+    def _choose(self, logits: torch.Tensor, rows: list[torch.Tensor]) -> int:
+        """The next draft token: the argmax, or a draw from q (appended to `rows`) when sampling."""
+        import torch
+
+        if self.vocab is not None and logits.shape[-1] != self.vocab:  # a token the target cannot score
+            pad = logits.new_full((max(0, self.vocab - logits.shape[-1]),), float("-inf"))
+            logits = torch.cat([logits[: self.vocab], pad])
+        if self.sampling is None or self.sampling.greedy:
+            return int(logits.argmax())
+        q = warp(logits, self.sampling.temperature, self.sampling.top_p)
+        if self._generator is None:
+            seed = (self.sampling.seed or 0) ^ SEED_SALT
+            self._generator = torch.Generator(device=q.device).manual_seed(seed)
+        rows.append(q)
+        return int(torch.multinomial(q, 1, generator=self._generator))
+
+
+@dataclass
+class HybridProposer:
+    """Copy drafts while aligned with a source, draft-model drafts inside edits.
+
+    Copies when the copy proposer has a draft and the K policy's `state()` is aligned, or its support
+    (output tokens agreeing with the copy source) reached `support_min` (the policy then probes the
+    copy draft); otherwise the draft model drafts. `drafter` says which one did, for the loop.
+    """
+
+    copy: CopyProposer
+    model: DraftModelProposer
+    state: Callable[[], str]  # the K policy's region state: "aligned" | "in-edit"
+    support_min: int = 3
+    drafter: str = COPY
+
+    @property
+    def support(self) -> int:
+        return self.copy.support
+
+    @property
+    def draft_probs(self) -> torch.Tensor | None:
+        return self.model.draft_probs if self.drafter == MODEL else None
+
+    def propose(self, output: Sequence[int], k: int) -> list[int]:
+        offer = self.copy.propose(output, k)  # always: keeps the copy pointer following the output
+        if offer and (self.state() == ALIGNED or self.copy.support >= self.support_min):
+            self.drafter = COPY
+            return offer
+        self.drafter = MODEL
+        return self.model.propose(output, k)
+
+    def observe(self, num_drafted: int, num_accepted: int) -> None:
+        (self.model if self.drafter == MODEL else self.copy).observe(num_drafted, num_accepted)
