@@ -107,7 +107,7 @@ class Engine:
             raise InputError(f"unknown --draft-backend {backend!r}; choose {', '.join(DRAFT_BACKENDS)}")
         chosen = backend if backend not in (None, "auto") else (
             "llamacpp" if self.device == "cpu" and source.gguf is not None and llamacpp.available() else "torch")
-        key = f"{source.name}:{chosen}"
+        key = f"{source.name}-{chosen}"
         if key not in self._drafts:
             if chosen == "llamacpp":
                 gguf = modelstore.draft_gguf(source, progress)
@@ -123,6 +123,14 @@ class Engine:
                                      "a draft model must share the target's")
                 self._drafts[key] = TorchModel.load(path, self.device, self.dtype, self.tokenizer)
         return self._drafts[key]
+
+    def draft_cost(self, spec: str | None = None, backend: str | None = None) -> CostCurve:
+        """The draft model's own cost curve (calibrated once per draft, backend and device, and cached):
+        its t(0) is what one draft token costs."""
+        small = self.draft_model(spec, backend)
+        name = next(key for key, model in self._drafts.items() if model is small)
+        key = f"draft-{name}-{self.device}-{self.dtype_name if 'torch' in name else 'gguf'}-{self.threads}t"
+        return load_or_calibrate(small, modelstore.home(), key)
 
     @property
     def vocab_size(self) -> int:
@@ -360,7 +368,9 @@ def apply(
         # Adaptive: the draft length maximises tokens/s on the target's cost curve; fixed: always k.
         model_drafts = DraftModelProposer(small, tuple(job.prompt_ids), k_max=min(k, DRAFT_K_MAX) if k_policy != "fixed" else k,
                                           cost=engine.cost_curve() if k_policy != "fixed" else None,
-                                          sampling=decoding, vocab=engine.vocab_size)
+                                          sampling=decoding, vocab=engine.vocab_size,
+                                          token_s=engine.draft_cost(draft_model, draft_backend)(0)
+                                          if k_policy != "fixed" else 0.0)
         if proposer == "draft":
             drafter = model_drafts
         else:

@@ -13,7 +13,6 @@ otherwise. The draft length comes from `policy.draft_k`. Knows nothing of text, 
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -28,7 +27,7 @@ if TYPE_CHECKING:
     import torch
 
 COPY, MODEL = "copy", "draft-model"  # the `drafter` of a proposal
-EMA = 0.3  # weight of a new observation in the acceptance and cost estimates
+EMA = 0.3  # weight of a new observation in the acceptance estimate
 SEED_SALT = 0x5EED_D4AF7  # the draft's random stream: derived from the run's seed, but not the same stream
 
 
@@ -47,7 +46,9 @@ class DraftModelProposer:
     """Drafts with a small model that keeps its own cache = prompt + accepted output (see module docstring).
 
     The draft length is `min(k, k_max)` when `cost` is None, else `policy.draft_k` from the target's
-    cost curve, the draft's own measured seconds per token and its acceptance so far.
+    cost curve, the draft's own seconds per one-token forward (`token_s`, from its calibrated cost
+    curve: a measured constant, so a run's passes do not depend on the machine's load) and its
+    acceptance so far.
     """
 
     model: TargetModel  # the draft model, behind the same seam as the target
@@ -57,14 +58,14 @@ class DraftModelProposer:
     sampling: Sampling | None = None  # the run's sampling settings; None or greedy: argmax drafts
     vocab: int | None = None  # the target's vocabulary size: draft logits are cut or padded to it
     alpha: float = 0.7  # per-token acceptance estimate of this draft model
-    token_s: float = 0.0  # seconds per one-token draft forward (exponential average; 0 until measured)
+    token_s: float = 0.0  # seconds per one-token draft forward (its calibrated t(0); 0: free)
     drafter: str = MODEL
     support: int = 0  # the K policy's copy-alignment evidence: a draft model never has any
     draft_probs: torch.Tensor | None = None  # (len(offer), V) q rows, set by `propose` when sampling
     num_fed: int = 0  # tokens fed to the draft model (prefill and catch-up included)
     _fed: list[int] = field(default_factory=list, repr=False)  # what the draft's cache holds
     _started: bool = False
-    _offered_at: int = 0  # context length when the last draft was offered
+    _offered_at: int | None = None  # context length when the last draft was offered (None: no offer pending)
     _generator: torch.Generator | None = field(default=None, repr=False)
 
     def length(self, k: int) -> int:
@@ -87,11 +88,7 @@ class DraftModelProposer:
             draft.append(self._choose(logits, rows))
             if len(draft) == n:
                 break
-            # One token per forward: the next draft token depends on this one.
-            t0 = time.perf_counter()
-            logits = self._feed([draft[-1]])
-            seconds = time.perf_counter() - t0
-            self.token_s = seconds if self.token_s == 0.0 else (1 - EMA) * self.token_s + EMA * seconds
+            logits = self._feed([draft[-1]])  # one token per forward: the next draft token depends on it
         if rows:
             import torch
 
@@ -99,10 +96,13 @@ class DraftModelProposer:
         return draft
 
     def observe(self, num_drafted: int, num_accepted: int) -> None:
+        if self._offered_at is not None:
+            # Crop now to what the target kept (the loop may have cut the offer short: near the budget
+            # it verifies fewer tokens, even none); the bonus token is fed at the next propose.
+            self._crop(self._offered_at + num_accepted)
+            self._offered_at = None
         if num_drafted == 0:
             return
-        # Crop now to what the target kept; the bonus token is fed at the next propose.
-        self._crop(min(len(self._fed), self._offered_at + num_accepted))
         rejected = num_accepted < num_drafted
         sample = num_accepted / (num_accepted + (1 if rejected else 0))
         self.alpha = min(0.995, (1 - EMA) * self.alpha + EMA * sample)
@@ -152,7 +152,9 @@ class HybridProposer:
 
     Copies when the copy proposer has a draft and the K policy's `state()` is aligned, or its support
     (output tokens agreeing with the copy source) reached `support_min` (the policy then probes the
-    copy draft); otherwise the draft model drafts. `drafter` says which one did, for the loop.
+    copy draft); otherwise the draft model drafts. A probe the target rejects raises the support the
+    next probe needs above the one it failed with (short n-grams recur inside new code too), until
+    the output is aligned again. `drafter` says which one drafted, for the loop.
     """
 
     copy: CopyProposer
@@ -160,6 +162,8 @@ class HybridProposer:
     state: Callable[[], str]  # the K policy's region state: "aligned" | "in-edit"
     support_min: int = 3
     drafter: str = COPY
+    _need: int = 0  # the support the next copy probe needs inside an edit (at least support_min)
+    _probe: int | None = None  # the support of a pending copy probe (None: not a probe)
 
     @property
     def support(self) -> int:
@@ -171,11 +175,18 @@ class HybridProposer:
 
     def propose(self, output: Sequence[int], k: int) -> list[int]:
         offer = self.copy.propose(output, k)  # always: keeps the copy pointer following the output
-        if offer and (self.state() == ALIGNED or self.copy.support >= self.support_min):
+        aligned = self.state() == ALIGNED
+        if aligned:
+            self._need = self.support_min
+        self._probe = None
+        if offer and (aligned or self.copy.support >= max(self.support_min, self._need)):
             self.drafter = COPY
+            self._probe = None if aligned else self.copy.support
             return offer
         self.drafter = MODEL
         return self.model.propose(output, k)
 
     def observe(self, num_drafted: int, num_accepted: int) -> None:
+        if self.drafter == COPY and self._probe is not None and num_accepted < num_drafted:
+            self._need = self._probe + 1  # the source agreed this much and was still wrong
         (self.model if self.drafter == MODEL else self.copy).observe(num_drafted, num_accepted)

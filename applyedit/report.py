@@ -122,8 +122,8 @@ def render_table(data: dict[str, Any]) -> Table:
     table.add_column("region", overflow="fold")  # the only column that wraps
     for name in ("kind", "lines"):
         table.add_column(name, no_wrap=True)
-    for name in ("tokens", "drafted", "accepted", "accept", "drafted by", "passes", "tok/pass", "mean K", "time s"):
-        table.add_column(name, justify="left" if name == "drafted by" else "right", no_wrap=True)
+    for name in ("tokens", "drafted", "accepted", "accept", "by", "passes", "tok/pass", "mean K", "time s"):
+        table.add_column(name, justify="left" if name == "by" else "right", no_wrap=True)  # by: drafted by
     for row in data["regions"]:
         table.add_row(*_cells(row["label"], row["kind"], _lines(row), row), style=STYLES[row["kind"]])
     end = data["end"]

@@ -26,6 +26,7 @@ from transformers import Qwen2Config, Qwen2ForCausalLM
 from applyedit import api, sampling
 from applyedit.backend import TorchModel
 from applyedit.decode import run
+from applyedit.draftmodel import DraftModelProposer, HybridProposer
 from applyedit.errors import InputError
 from applyedit.policy import AdaptiveK, FixedK
 from applyedit.proposers import CopyProposer, NullProposer, Source
@@ -39,13 +40,7 @@ PASS_P = 1e-3  # a correct rule's samples must fit at least this well (fixed see
 FAIL_P = 1e-8  # a broken rule's samples must fit worse than this
 
 
-@pytest.fixture(autouse=True, scope="module")
-def one_thread() -> Any:
-    """Tiny tensors gain nothing from threads, and on a busy machine their hand-offs stall for long."""
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
+pytestmark = pytest.mark.usefixtures("one_thread")
 
 
 # ---- the two checks: chi-square goodness of fit and two-sample homogeneity ---------------------------
@@ -355,12 +350,34 @@ class Unigram:
         pass
 
 
-PROPOSERS: dict[str, Callable[[int], Any]] = {
+@lru_cache(maxsize=None)
+def tiny_draft() -> TorchModel:
+    """A draft model: the target with noise on its weights (q near p, not equal), behind the seam."""
+    import copy
+
+    model = copy.deepcopy(tiny_model())
+    g = torch.Generator().manual_seed(4)
+    with torch.no_grad():
+        for p in model.parameters():
+            p.add_(torch.randn(p.shape, generator=g) * 0.3 * p.abs().mean())
+    return TorchModel(model=model, eos_ids=frozenset())
+
+
+def draft_model(setting: Sampling) -> DraftModelProposer:
+    """The real draft-model proposer: samples q warped like p, with its own generator, and says so."""
+    return DraftModelProposer(tiny_draft(), tuple(PROMPT), k_max=2, sampling=setting, vocab=VOCAB)
+
+
+PROPOSERS: dict[str, Callable[[int, Sampling], Any]] = {
     # copies from the greedy continuation (then the prompt): resyncs after every sampled detour
-    "copy": lambda seed: CopyProposer([Source("original", greedy_reference(8)), Source("edit", tuple(PROMPT))]),
-    "oracle": lambda seed: Oracle(greedy_reference()),
-    "contrarian": lambda seed: Contrarian(greedy_reference()),
-    "unigram-q": lambda seed: Unigram(seed),
+    "copy": lambda seed, s: CopyProposer([Source("original", greedy_reference(8)), Source("edit", tuple(PROMPT))]),
+    "oracle": lambda seed, s: Oracle(greedy_reference()),
+    "contrarian": lambda seed, s: Contrarian(greedy_reference()),
+    "unigram-q": lambda seed, s: Unigram(seed),
+    "draft-model": lambda seed, s: draft_model(s),
+    # copy drafts (point masses) at the first step, then the draft model's q (the one-token copy source ends)
+    "hybrid": lambda seed, s: HybridProposer(CopyProposer([Source("original", greedy_reference(1))]), draft_model(s),
+                                             state=lambda: "aligned"),
 }
 
 
@@ -371,8 +388,8 @@ def speculative(proposer: str, setting: str, n: int = MODEL_SAMPLES) -> tuple[Co
     counts: Counter[tuple[int, ...]] = Counter()
     drafted = accepted = 0
     for seed in range(n):
-        result = run(model, PROMPT, PROPOSERS[proposer](seed), FixedK(2), LENGTH,
-                     sampling=dataclasses.replace(SETTINGS[setting], seed=seed))
+        setting_ = dataclasses.replace(SETTINGS[setting], seed=seed)
+        result = run(model, PROMPT, PROPOSERS[proposer](seed, setting_), FixedK(2), LENGTH, sampling=setting_)
         counts[tuple(result.tokens)] += 1
         drafted += sum(len(s.draft) for s in result.steps)
         accepted += sum(s.num_accepted for s in result.steps)
@@ -392,7 +409,8 @@ def plain(setting: str, n: int = MODEL_SAMPLES) -> Counter[tuple[int, ...]]:
     return Counter(tuple(r) for r in out[:, len(PROMPT):].tolist())
 
 
-CASES = [("copy", "t1"), ("copy", "t0.7-p0.9"), ("oracle", "t0.7-p0.9"), ("contrarian", "t1"), ("unigram-q", "t1")]
+CASES = [("copy", "t1"), ("copy", "t0.7-p0.9"), ("oracle", "t0.7-p0.9"), ("contrarian", "t1"), ("unigram-q", "t1"),
+         ("draft-model", "t1"), ("draft-model", "t0.7-p0.9"), ("hybrid", "t1")]
 
 
 @pytest.mark.parametrize(("proposer", "setting"), CASES)
@@ -418,10 +436,15 @@ def test_loop_samples_like_transformers(setting: str) -> None:
     assert two_sample_p(marginal(counts, 2), marginal(reference, 2)) > PASS_P
 
 
-def test_loop_check_rejects_a_broken_rule(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The loop-level check fails when the rule keeps the copied token in the resample distribution."""
-    monkeypatch.setattr(sampling, "accept", rule_with("resample from p, x not removed"))
-    counts, _, _ = speculative.__wrapped__("oracle", "t0.7-p0.9", n=MODEL_SAMPLES // 2)
+@pytest.mark.parametrize(("proposer", "flaw"), [
+    ("oracle", "resample from p, x not removed"),
+    ("draft-model", "resample from p, no residual"),
+])
+def test_loop_check_rejects_a_broken_rule(monkeypatch: pytest.MonkeyPatch, proposer: str, flaw: str) -> None:
+    """The loop-level check fails when the rule keeps the copied token in the resample distribution,
+    or draws a draft model's correction from p instead of the residual."""
+    monkeypatch.setattr(sampling, "accept", rule_with(flaw))
+    counts, _, _ = speculative.__wrapped__(proposer, "t0.7-p0.9", n=MODEL_SAMPLES // 2)
     assert fit_p(counts, exact_model("t0.7-p0.9")) < FAIL_P
 
 
