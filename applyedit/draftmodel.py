@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 from applyedit.backend import TargetModel
 from applyedit.costmodel import CostCurve
 from applyedit.policy import ALIGNED, draft_k
-from applyedit.proposers import CopyProposer
+from applyedit.proposers import CopyProposer, common_prefix
 from applyedit.sampling import Sampling, warp
 
 if TYPE_CHECKING:
@@ -29,16 +29,6 @@ if TYPE_CHECKING:
 COPY, MODEL = "copy", "draft-model"  # the `drafter` of a proposal
 EMA = 0.3  # weight of a new observation in the acceptance estimate
 SEED_SALT = 0x5EED_D4AF7  # the draft's random stream: derived from the run's seed, but not the same stream
-
-
-def common_prefix(a: Sequence[int], b: Sequence[int]) -> int:
-    """How many leading tokens `a` and `b` share."""
-    n = 0
-    for x, y in zip(a, b):
-        if x != y:
-            break
-        n += 1
-    return n
 
 
 @dataclass

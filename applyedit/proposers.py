@@ -77,6 +77,16 @@ def build_index(ids: Sequence[int], sizes: Sequence[int] = NGRAM_SIZES) -> dict[
     return index
 
 
+def common_prefix(a: Sequence[int], b: Sequence[int]) -> int:
+    """How many leading tokens `a` and `b` share."""
+    n = 0
+    for x, y in zip(a, b):
+        if x != y:
+            break
+        n += 1
+    return n
+
+
 def nearest(positions: list[int], anchor: int) -> int | None:
     """The first position >= anchor, else the last one before it (files are rewritten top down)."""
     after = [p for p in positions if p >= anchor]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from applyedit.proposers import CopyProposer, NullProposer, Source, build_index, nearest
+from applyedit.proposers import CopyProposer, NullProposer, Source, build_index, common_prefix, nearest
 
 
 def test_build_index_maps_ngrams_to_continuations() -> None:
@@ -83,3 +83,10 @@ def test_blocked_tokens_are_never_drafted() -> None:
 def test_null_proposer_never_drafts() -> None:
     """--proposer none: plain greedy through the same loop."""
     assert NullProposer().propose([1, 2, 3], 8) == []
+
+
+def test_common_prefix() -> None:
+    assert common_prefix([1, 2, 3], [1, 2, 4]) == 2  # stops at the first difference
+    assert common_prefix([1, 2], [1, 2, 3]) == 2  # the shorter one, whole
+    assert common_prefix([], [1]) == 0
+    assert common_prefix([5, 1], [1, 5]) == 0  # not 1: order matters
