@@ -328,6 +328,7 @@ def apply(
     progress: modelstore.Progress | None = None,
     draft_model: str | None = None,
     draft_backend: str | None = None,
+    draft_k: int | None = None,
 ) -> ApplyResult:
     """Apply `edit` (an instruction or an update snippet) to `file` with the local model.
 
@@ -337,6 +338,8 @@ def apply(
     `seed` reproduces it (the summary names the seed a run without one drew). `proposer` "draft"
     drafts with `draft_model` (default: the packaged 0.5B) alone, "hybrid" with copy drafts while
     aligned and the draft model inside edits; `draft_backend` "auto", "torch" or "llamacpp" runs it.
+    The draft model's draft length is `draft_k` when given, else chosen per step for the best
+    expected tokens per second (`policy.draft_k`; with `k_policy` "fixed": `k`).
     """
     deadline = None if timeout is None else time.monotonic() + timeout
     if timeout is not None and timeout <= 0:
@@ -347,6 +350,8 @@ def apply(
         raise InputError(f"unknown --k-policy {k_policy!r}; choose adaptive or fixed")
     if k < 0:
         raise InputError("--k must be 0 or more")
+    if draft_k is not None and draft_k < 1:
+        raise InputError("--draft-k must be 1 or more")
     decoding = sampling.settings(temperature, top_p, seed)
     job = prepare(file, edit, engine or (lambda: Engine.open(model, device, dtype, progress, backend)),
                   max_new_tokens=max_new_tokens, language=language, encoding=encoding, cwd=cwd)
@@ -365,12 +370,14 @@ def apply(
     proposer_name = proposer if isinstance(proposer, str) else type(proposer).__name__
     if proposer in ("draft", "hybrid"):
         small = engine.draft_model(draft_model, draft_backend, progress)
-        # Adaptive: the draft length maximises tokens/s on the target's cost curve; fixed: always k.
-        model_drafts = DraftModelProposer(small, tuple(job.prompt_ids), k_max=min(k, DRAFT_K_MAX) if k_policy != "fixed" else k,
-                                          cost=engine.cost_curve() if k_policy != "fixed" else None,
+        # Adaptive: the draft length maximises tokens/s on the target's and the draft's cost curves;
+        # --draft-k or the fixed policy: always that many.
+        chosen = k_policy != "fixed" and draft_k is None
+        model_drafts = DraftModelProposer(small, tuple(job.prompt_ids),
+                                          k_max=min(k, DRAFT_K_MAX) if chosen else (draft_k or k),
+                                          cost=engine.cost_curve() if chosen else None,
                                           sampling=decoding, vocab=engine.vocab_size,
-                                          token_s=engine.draft_cost(draft_model, draft_backend)(0)
-                                          if k_policy != "fixed" else 0.0)
+                                          token_s=engine.draft_cost(draft_model, draft_backend)(0) if chosen else 0.0)
         if proposer == "draft":
             drafter = model_drafts
         else:

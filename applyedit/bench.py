@@ -46,6 +46,7 @@ class Method:
     drafts_from: str = ""  # break-it mode: copy-draft from this unrelated file instead of the real sources
     draft_model: str | None = None  # proposer "draft" / "hybrid": --draft-model (None: the packaged 0.5B)
     draft_backend: str | None = None  # ... and the backend that runs it (None: auto)
+    draft_k: int | None = None  # the draft model's draft length (None: chosen per step by its costs)
 
 
 def _values(spec: str, default: Sequence[int]) -> tuple[str, list[int]]:
@@ -68,7 +69,9 @@ def parse_methods(baselines: Sequence[str], k_policies: Sequence[str], ks: Seque
     baselines: "greedy" (model.generate), "lookup[:K,...]" (its prompt lookup, default K=10), "none"
     (applyedit's loop with no drafts), "nomerge" (adaptive K drafting from the original and the
     snippet only, not from the merged snippet: what the predicted output adds), "draft" (adaptive, the draft
-    model `draft_model` alone), "hybrid" (copy drafts while aligned, the draft model inside edits).
+    model `draft_model` alone), "hybrid" (copy drafts while aligned, the draft model inside edits);
+    "draft:K,..." and "hybrid:K,..." fix the draft model's draft length at K (without: chosen per step
+    for the best expected tokens per second).
     k_policies: "adaptive[:K,...]" (K is the cap) and
     "fixed[:K,...]"; without a list they take `ks`. `break_it` adds adaptive K drafting only from
     that unrelated file: what a useless drafter costs.
@@ -86,7 +89,9 @@ def parse_methods(baselines: Sequence[str], k_policies: Sequence[str], ks: Seque
             methods.append(Method("adaptive, no merged prediction", "loop", proposer="copy-original"))
         elif name in ("draft", "hybrid"):
             label = "draft model only" if name == "draft" else "hybrid"
-            methods.append(Method(label, "loop", proposer=name, draft_model=draft_model, draft_backend=draft_backend))
+            fixed = [int(v) for v in values] if ":" in spec else [None]
+            methods += [Method(label + (f", draft K={v}" if v else ""), "loop", proposer=name, draft_model=draft_model,
+                               draft_backend=draft_backend, draft_k=v) for v in fixed]
         else:
             raise InputError(f"unknown baseline {spec!r}; choose from {', '.join(BASELINES)}")
     for spec in k_policies:
@@ -200,7 +205,7 @@ def _loop(engine: api.Engine, target: Target, method: Method, prefill_s: float) 
     result = api.apply(target.file, target.edit, engine=engine, proposer=proposer, k=method.k,
                        k_policy=method.k_policy, cwd=target.cwd, language=target.language, allow_markers=True,
                        allow_drops=True, allow_syntax_errors=True, draft_model=method.draft_model,
-                       draft_backend=method.draft_backend)
+                       draft_backend=method.draft_backend, draft_k=method.draft_k)
     wall = time.perf_counter() - t0
     d = result.decode
     shared = prefill_s if d.prefilled == 0 else 0.0  # reused the bench's prefill: count it here

@@ -68,6 +68,8 @@ ProposerOpt = Annotated[str, typer.Option(
 DraftModelOpt = Annotated[str | None, typer.Option(
     "--draft-model", help="With --proposer draft or hybrid: a model with the same tokenizer (model dir, .gguf "
                           "or HF id; default: Qwen2.5-Coder-0.5B-Instruct, the draft extra).")]
+DraftKOpt = Annotated[int | None, typer.Option(
+    help="The draft model's draft length (default: chosen per step for the best expected tokens per second).")]
 DraftBackendOpt = Annotated[str | None, typer.Option(
     help="Runs the draft model: auto (llama.cpp on the CPU when installed, else torch), torch or llamacpp.")]
 KOpt = Annotated[int, typer.Option("--k", help="Draft length: the cap for adaptive, the value for fixed.")]
@@ -169,6 +171,7 @@ def apply_command(
     proposer: ProposerOpt = "copy",
     draft_model: DraftModelOpt = None,
     draft_backend: DraftBackendOpt = None,
+    draft_k: DraftKOpt = None,
     k: KOpt = 64,
     k_policy: KPolicyOpt = "adaptive",
     max_new_tokens: Annotated[int | None, typer.Option(help="Output token budget (default: from the file and edit sizes).")] = None,
@@ -223,7 +226,7 @@ def apply_command(
                 dtype=dtype, backend=backend, max_new_tokens=max_new_tokens, language=language, encoding=encoding,
                 allow_markers=allow_markers, allow_drops=allow_drops, allow_syntax_errors=allow_syntax_errors,
                 timeout=timeout, temperature=temperature, top_p=top_p, seed=seed, on_step=progress.step,
-                progress=progress.model, draft_model=draft_model, draft_backend=draft_backend,
+                progress=progress.model, draft_model=draft_model, draft_backend=draft_backend, draft_k=draft_k,
             )
         for note in result.notes:
             console.print(f"applyedit: warning: {note}", markup=False)
@@ -355,8 +358,8 @@ def bench_command(
     baseline: Annotated[list[str] | None, typer.Option(
         help="Repeatable: greedy (model.generate), lookup[:K,...] (its prompt lookup, K=10 by default), "
              "none (applyedit's loop without drafts), nomerge (adaptive K without drafts from the merged "
-             "snippet), draft (the draft model only), hybrid (copy drafts while "
-             "aligned, the draft model inside edits). Default: greedy and lookup.")] = None,
+             "snippet), draft[:K,...] (the draft model only), hybrid[:K,...] (copy drafts while aligned, the "
+             "draft model inside edits; K fixes its draft length). Default: greedy and lookup.")] = None,
     no_baselines: Annotated[bool, typer.Option("--no-baselines", help="Run only applyedit's configurations.")] = False,
     k_policy: Annotated[list[str] | None, typer.Option(
         help="Repeatable: adaptive[:K,...] (K is the cap) or fixed[:K,...], e.g. --k-policy adaptive "

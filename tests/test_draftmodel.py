@@ -185,9 +185,11 @@ def test_drafted_by_names_the_shares() -> None:
 
 
 def test_bench_names_the_draft_methods() -> None:
-    methods = bench.parse_methods(["draft", "hybrid"], ["adaptive"], [64], draft_model="x.gguf")
-    assert [(m.name, m.proposer, m.draft_model) for m in methods] == [
-        ("draft model only", "draft", "x.gguf"), ("hybrid", "hybrid", "x.gguf"), ("adaptive K≤64", "copy", None)]
+    methods = bench.parse_methods(["draft", "hybrid", "hybrid:4,8"], ["adaptive"], [64], draft_model="x.gguf")
+    assert [(m.name, m.proposer, m.draft_model, m.draft_k) for m in methods] == [
+        ("draft model only", "draft", "x.gguf", None), ("hybrid", "hybrid", "x.gguf", None),
+        ("hybrid, draft K=4", "hybrid", "x.gguf", 4), ("hybrid, draft K=8", "hybrid", "x.gguf", 8),
+        ("adaptive K≤64", "copy", None, None)]
 
 
 def test_missing_draft_package_is_a_one_line_error(monkeypatch: pytest.MonkeyPatch, tmp_path: Any) -> None:
