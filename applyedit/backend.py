@@ -125,6 +125,88 @@ def transpose_linear_weights(model: Any) -> int:
     return count
 
 
+CPU_LAYOUT = "applyedit-cpu-fp32-v1"  # fast-load copy format: fp32, transposed Linear weights stored (in, out)
+
+
+def load_pretrained(path: Path, device: str, dtype: torch.dtype) -> Any:
+    """The plain transformers load, in eval mode, with the CPU weight layout applied."""
+    from transformers import AutoModelForCausalLM
+
+    try:
+        model = AutoModelForCausalLM.from_pretrained(path, dtype=dtype, use_safetensors=True)
+    except Exception as e:
+        raise ModelError(f"could not load the model from {path}: {e}") from e
+    model.to(device).eval()
+    if device == "cpu":
+        transpose_linear_weights(model)
+    return model
+
+
+def save_cpu_weights(model: Any, dest: Path) -> None:
+    """Write `model`'s weights as they sit in memory on the CPU, so `load_cpu_weights` maps them back
+    without converting anything: each transposed Linear weight is stored as its contiguous (in, out)
+    matrix, tied weights once. Best effort: a full disk costs the next start time, not this run."""
+    import json
+
+    from safetensors.torch import save_file
+
+    from applyedit.modelstore import write_file_atomic
+
+    tensors: dict[str, Any] = {}
+    transposed: list[str] = []
+    seen: set[int] = set()
+    for name, t in model.state_dict().items():
+        if t.data_ptr() in seen:
+            continue  # a tied weight: `tie_weights` restores it on load
+        seen.add(t.data_ptr())
+        if t.dim() == 2 and not t.is_contiguous() and t.t().is_contiguous():
+            tensors[name] = t.t()
+            transposed.append(name)
+        else:
+            tensors[name] = t.contiguous()
+    meta = {"layout": CPU_LAYOUT, "transposed": json.dumps(transposed)}
+    t0 = time.perf_counter()
+    try:
+        write_file_atomic(dest, lambda tmp: save_file(tensors, str(tmp), metadata=meta))
+    except OSError as e:
+        logger.warning("could not write the fast-load copy %s: %s", dest, e)
+        return
+    logger.info("wrote the fast-load copy %s in %.1f s", dest, time.perf_counter() - t0)
+
+
+def load_cpu_weights(path: Path, weights: Path) -> Any:
+    """Build the model from `path`'s config with empty parameters and assign the mmap-backed tensors
+    of a `save_cpu_weights` file: the same values in the same memory layout as `load_pretrained`
+    gives (a test compares logits bit for bit), without touching them until a forward pass does."""
+    import json
+    from itertools import chain
+
+    import torch
+    from accelerate import init_empty_weights
+    from safetensors import safe_open
+    from transformers import AutoConfig, AutoModelForCausalLM, GenerationConfig
+
+    config = AutoConfig.from_pretrained(path)
+    with init_empty_weights(include_buffers=False):
+        model = AutoModelForCausalLM.from_config(config, dtype=torch.float32)
+    with safe_open(str(weights), framework="pt") as f:
+        meta = f.metadata() or {}
+        if meta.get("layout") != CPU_LAYOUT:
+            raise ValueError(f"layout {meta.get('layout')!r}, expected {CPU_LAYOUT!r}")
+        transposed = set(json.loads(meta["transposed"]))
+        state = {k: f.get_tensor(k).t() if k in transposed else f.get_tensor(k) for k in f.keys()}
+    result = model.load_state_dict(state, strict=False, assign=True)
+    if result.unexpected_keys:
+        raise ValueError(f"unexpected weights {result.unexpected_keys[:3]}")
+    model.tie_weights()
+    empty = [n for n, p in chain(model.named_parameters(), model.named_buffers()) if p.is_meta]
+    if empty:
+        raise ValueError(f"no weights for {empty[:3]}")
+    if (path / "generation_config.json").is_file():
+        model.generation_config = GenerationConfig.from_pretrained(path)
+    return model.eval()
+
+
 class ExactPrefill:
     """`prefill` and `cached_len` for a backend that tracks the ids its cache holds in `_ids`."""
 
@@ -169,20 +251,28 @@ class TorchModel(ExactPrefill):
 
     @classmethod
     def load(cls, path: Path, device: str, dtype: torch.dtype, tokenizer: Any) -> TorchModel:
+        """Load weights from `path`. On the CPU in fp32 the fast-load copy is used when present (an
+        mmap, under a second); otherwise the weights are loaded, converted and laid out here, and
+        the copy is written for next time."""
         import torch
-        from transformers import AutoModelForCausalLM
         from transformers.utils import logging as hf_logging
+
+        from applyedit.modelstore import cpu_weights_file
 
         hf_logging.disable_progress_bar()  # stderr belongs to applyedit's own progress and summary
         t0 = time.perf_counter()
-        try:
-            model = AutoModelForCausalLM.from_pretrained(path, dtype=dtype, use_safetensors=True)
-        except Exception as e:
-            raise ModelError(f"could not load the model from {path}: {e}") from e
-        model.to(device).eval()
         torch.set_grad_enabled(False)
-        if device == "cpu":
-            transpose_linear_weights(model)
+        fast = cpu_weights_file(path) if device == "cpu" and dtype == torch.float32 else None
+        model = None
+        if fast is not None and fast.is_file():
+            try:
+                model = load_cpu_weights(path, fast)
+            except Exception as e:  # a damaged or foreign copy is rebuilt, never trusted
+                logger.warning("ignoring the fast-load copy %s (%s); rebuilding it", fast, e)
+        if model is None:
+            model = load_pretrained(path, device, dtype)
+            if fast is not None:
+                save_cpu_weights(model, fast)
         logger.info("loaded %s in %.1f s", path, time.perf_counter() - t0)
         eos = stop_ids(tokenizer, model.generation_config.eos_token_id)
         return cls(model=model, eos_ids=eos, device=device)

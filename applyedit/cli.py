@@ -269,6 +269,9 @@ def model_show(ctx: typer.Context, model: ModelOpt = None) -> None:
     if source.path is not None:
         ready = source.kind in ("dir", "hub") or modelstore.is_ready(source.path)
         table.add_row("weights", f"{source.path} ({'ready' if ready else 'not prepared yet: run `applyedit model prepare`'})")
+        if ready:
+            fast = modelstore.cpu_weights_file(source.path)
+            table.add_row("cpu copy", f"{fast} ({'present' if fast.is_file() else 'absent: written by the first CPU fp32 load'})")
     if source.kind == "default":
         try:
             slices = modelstore.slice_files()
@@ -295,6 +298,15 @@ def model_prepare(model: ModelOpt = None, debug: DebugOpt = False) -> None:
         with _Progress(True) as progress:
             path = modelstore.prepare(modelstore.resolve(model), progress.model)
         console.print(f"applyedit: model ready in {path}")
+        from applyedit.api import Engine
+
+        engine = Engine.open(model)
+        if engine.backend == "torch" and engine.device == "cpu" and engine.dtype_name == "float32":
+            fast = modelstore.cpu_weights_file(path)
+            if not fast.is_file():
+                console.print("applyedit: writing the CPU fast-load copy (once; about 7 GB for the default model)")
+            _ = engine.model  # loading writes the copy when it is missing
+            console.print(f"applyedit: CPU fast-load copy in {fast}")
     except (ApplyEditError, KeyboardInterrupt, Exception) as e:
         raise _fail(e, debug) from None
 
