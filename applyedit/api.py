@@ -229,8 +229,12 @@ def prepare(file: str | Path, edit: str, engine: Engine | Callable[[], Engine], 
     """Read the inputs, build the prompt and check it fits the context (no weights needed).
 
     `engine` may be a function that opens one: bad input then fails before any model is prepared.
+    A relative `file` is relative to `cwd` when one is given (the diff's paths are), else to the
+    process's working directory.
     """
     path = Path(file)
+    if cwd is not None and not path.is_absolute():
+        path = Path(cwd) / path
     src = textio.read_source(path, language, encoding)
     shown = diff_path(path, cwd)
     edit_text = textio.extract_edit(edit, src.language)
