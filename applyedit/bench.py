@@ -29,7 +29,7 @@ from applyedit import api, evaluate, textio
 from applyedit.errors import InputError
 from applyedit.proposers import CopyProposer, Proposer, Source
 
-BASELINES = ("greedy", "lookup", "none", "nomerge")
+BASELINES = ("greedy", "lookup", "none", "nomerge", "torch", "llamacpp")
 DEFAULT_LOOKUP = 10  # transformers' prompt_lookup_num_tokens default in its docs
 
 
@@ -44,6 +44,7 @@ class Method:
     k_policy: str = "adaptive"
     k: int = api.DEFAULT_K
     drafts_from: str = ""  # break-it mode: copy-draft from this unrelated file instead of the real sources
+    backend: str = ""  # run on this backend's engine instead of the bench's ("": the bench's own)
 
 
 def _values(spec: str, default: Sequence[int]) -> tuple[str, list[int]]:
@@ -64,7 +65,9 @@ def parse_methods(baselines: Sequence[str], k_policies: Sequence[str], ks: Seque
 
     baselines: "greedy" (model.generate), "lookup[:K,...]" (its prompt lookup, default K=10), "none"
     (applyedit's loop with no drafts), "nomerge" (adaptive K drafting from the original and the
-    snippet only, not from the merged snippet: what the predicted output adds). k_policies: "adaptive[:K,...]" (K is the cap) and
+    snippet only, not from the merged snippet: what the predicted output adds), "torch" and "llamacpp"
+    (applyedit's loop, adaptive K, on that backend's engine: both backends in one run; the torch one in
+    its default dtype). k_policies: "adaptive[:K,...]" (K is the cap) and
     "fixed[:K,...]"; without a list they take `ks`. `break_it` adds adaptive K drafting only from
     that unrelated file: what a useless drafter costs.
     """
@@ -79,6 +82,8 @@ def parse_methods(baselines: Sequence[str], k_policies: Sequence[str], ks: Seque
             methods.append(Method("loop, no drafts", "loop", proposer="none", k_policy="fixed", k=0))
         elif name == "nomerge":
             methods.append(Method("adaptive, no merged prediction", "loop", proposer="copy-original"))
+        elif name in ("torch", "llamacpp"):
+            methods.append(Method(f"adaptive on {name}", "loop", backend=name))
         else:
             raise InputError(f"unknown baseline {spec!r}; choose from {', '.join(BASELINES)}")
     for spec in k_policies:
@@ -203,21 +208,33 @@ def _loop(engine: api.Engine, target: Target, method: Method, prefill_s: float) 
             "passes": len(d.steps), "pattern": pattern, "profile": result.report["profile"]}
 
 
-def bench_target(engine: api.Engine, target: Target, methods: Sequence[Method], repeats: int, counter: list[int],
-                 record: dict[str, Any], save: Callable[[], None], log: Callable[[str], None]) -> dict[str, Any]:
+def bench_target(engines: dict[str, api.Engine], target: Target, methods: Sequence[Method], repeats: int,
+                 counter: list[int], record: dict[str, Any], save: Callable[[], None],
+                 log: Callable[[str], None]) -> dict[str, Any]:
     """Run every method `repeats` times, interleaved; fill `record` (resuming what it holds) and
-    return the target's summary. `counter` counts the target's forward passes."""
+    return the target's summary. The first of `engines` is the bench's own; a method with a
+    `backend` runs on that backend's engine. `counter` counts the bench engine's forward passes."""
+    engine = next(iter(engines.values()))
     job = api.prepare(target.file, target.edit, engine, cwd=target.cwd, language=target.language)
     if all({r["repeat"] for r in record.get("runs", {}).get(m.name, [])} >= set(range(repeats)) for m in methods):
         log(f"bench: {target.name}: every run saved already")
         return summarise_target(record, methods, job.fence)
-    engine.cost_curve()  # calibrated once and cached: part of no method's time
-    # Prefill alone, once: the floor every method pays before its first token. The loop's methods
-    # reuse this cache; generate() builds its own.
-    engine.model.reset()
-    t0 = time.perf_counter()
-    engine.model.prefill(job.prompt_ids[:-1])
-    prefill_s = time.perf_counter() - t0
+    # Prefill alone, once per engine: the floor every method pays before its first token. The loop's
+    # methods reuse this cache; generate() builds its own. Cost curves are calibrated (once, cached)
+    # first: part of no method's time.
+    prefill: dict[str, float] = {}
+    for backend, eng in engines.items():
+        eng.cost_curve()
+        ids = job.prompt_ids if eng is engine else api.prepare(
+            target.file, target.edit, eng, cwd=target.cwd, language=target.language).prompt_ids
+        eng.model.reset()
+        t0 = time.perf_counter()
+        eng.model.prefill(ids[:-1])
+        prefill[backend] = time.perf_counter() - t0
+    prefill_s = prefill[engine.backend]
+    if len(engines) > 1:
+        for backend, seconds in prefill.items():
+            record.setdefault("prefill_s_by_backend", {}).setdefault(backend, []).append(seconds)
     record.setdefault("runs", {})
     record.update({"file": str(target.file), "prompt_tokens": len(job.prompt_ids), "budget": job.budget,
                    "threads": engine.threads})
@@ -234,7 +251,8 @@ def bench_target(engine: api.Engine, target: Target, methods: Sequence[Method], 
             elif method.runner == "generate":
                 row = _generate(engine, job, method.lookup, counter)
             else:
-                row = _loop(engine, target, method, prefill_s)
+                backend = method.backend or engine.backend
+                row = _loop(engines[backend], target, method, prefill[backend])
             row["repeat"] = rep
             row["text"] = engine.decode(row["tokens"])
             runs.append(row)
@@ -302,15 +320,26 @@ def _body(text: str, fence: str) -> str | None:
 
 def run(engine: api.Engine, items: Sequence[Target], methods: Sequence[Method], repeats: int,
         json_path: Path | None = None, resume: bool = False,
-        log: Callable[[str], None] = print) -> dict[str, Any]:
+        log: Callable[[str], None] = print, open_engine: Callable[[str], api.Engine] | None = None) -> dict[str, Any]:
     """Bench every target; with `json_path` the raw runs are saved after each one, and `resume` picks
-    up the runs a previous, interrupted call with the same methods already saved there."""
+    up the runs a previous, interrupted call with the same methods already saved there.
+    `open_engine(backend)` opens the engines of methods that run on another backend."""
     if engine.backend != "torch" and any(m.lookup for m in methods):
         raise InputError("the lookup baseline is transformers' prompt lookup (torch backend); on llama.cpp "
                          "the baselines are greedy (llama.cpp's own loop) and none")
+    others = sorted({m.backend for m in methods if m.backend})
+    if engine.backend in others:
+        raise InputError(f"--baseline {engine.backend} runs applyedit on another backend, but this bench "
+                         f"already runs on {engine.backend}")
+    if others and open_engine is None:
+        raise InputError(f"methods on {', '.join(others)} need an engine for that backend")
+    engines = {engine.backend: engine} | {b: open_engine(b) for b in others}  # type: ignore[misc]
     config = {"model": engine.source.name, "device": engine.device, "dtype": engine.dtype_name,
               "backend": engine.backend, "threads": engine.threads, "methods": [m.name for m in methods],
               "repeats": repeats}
+    if others:
+        config["other_engines"] = {b: f"{e.backend} ({e.dtype_name}, {e.threads} threads)"
+                                   for b, e in engines.items() if e is not engine}
     raw: dict[str, Any] = {"config": config, "raw": {}}
     if resume and json_path is not None and json_path.is_file():
         saved = json.loads(json_path.read_text())
@@ -332,7 +361,7 @@ def run(engine: api.Engine, items: Sequence[Target], methods: Sequence[Method], 
     try:
         for target in items:
             record = raw["raw"].setdefault(target.name, {})
-            results[target.name] = bench_target(engine, target, methods, repeats, counter, record, save, log)
+            results[target.name] = bench_target(engines, target, methods, repeats, counter, record, save, log)
     finally:
         if hook is not None:
             hook.remove()
@@ -343,10 +372,11 @@ def run(engine: api.Engine, items: Sequence[Target], methods: Sequence[Method], 
     agreement = {m.name: sum(c["methods"][m.name]["same_output"] for c in results.values() if m.name in c["methods"])
                  for m in methods}
     return {**config, "cases": results, "outputs_agree": all(c["outputs_agree"] for c in results.values()),
-            "same_output_cases": agreement, "strict": strict(engine)}
+            "same_output_cases": agreement, "strict": strict(engine) and not others}
 
 
 def strict(engine: api.Engine) -> bool:
     """Whether every method must write the same tokens: on the reference path (torch, fp32) a
-    difference is a bug; on other dtypes and backends near-ties may flip, and agreement is reported."""
+    difference is a bug; on other dtypes and backends near-ties may flip, and agreement is reported
+    (so too when a bench mixes backends)."""
     return engine.backend == "torch" and engine.dtype_name == "float32"

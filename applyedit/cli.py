@@ -349,7 +349,8 @@ def bench_command(
     baseline: Annotated[list[str] | None, typer.Option(
         help="Repeatable: greedy (model.generate), lookup[:K,...] (its prompt lookup, K=10 by default), "
              "none (applyedit's loop without drafts), nomerge (adaptive K without drafts from the merged "
-             "snippet). Default: greedy and lookup.")] = None,
+             "snippet), torch or llamacpp (applyedit on that other backend, in the same run). "
+             "Default: greedy and lookup.")] = None,
     no_baselines: Annotated[bool, typer.Option("--no-baselines", help="Run only applyedit's configurations.")] = False,
     k_policy: Annotated[list[str] | None, typer.Option(
         help="Repeatable: adaptive[:K,...] (K is the cap) or fixed[:K,...], e.g. --k-policy adaptive "
@@ -384,6 +385,8 @@ def bench_command(
 
       applyedit bench fixtures --baseline greedy --break-it applyedit/decode.py
 
+      applyedit bench fixtures --backend llamacpp --baseline greedy --baseline torch --repeats 3
+
       applyedit bench --show bench.json --chart bench.png
     """
     from applyedit import bench
@@ -410,7 +413,8 @@ def bench_command(
 
         engine = Engine.open(model, device, dtype, backend=backend)
         report = bench.run(engine, items, methods, repeats, json_path, resume,
-                           log=lambda msg: console.print(msg, markup=False))
+                           log=lambda msg: console.print(msg, markup=False),
+                           open_engine=lambda other: Engine.open(model, device, None, backend=other))
         for table in render_bench(report):
             console.print(table)
         if chart is not None:
