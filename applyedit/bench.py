@@ -29,7 +29,7 @@ from applyedit import api, evaluate, textio
 from applyedit.errors import InputError
 from applyedit.proposers import CopyProposer, Proposer, Source
 
-BASELINES = ("greedy", "lookup", "none", "nomerge", "torch", "llamacpp")
+BASELINES = ("greedy", "lookup", "none", "nomerge", "torch", "llamacpp", "llamacpp-greedy")
 DEFAULT_LOOKUP = 10  # transformers' prompt_lookup_num_tokens default in its docs
 
 
@@ -67,7 +67,7 @@ def parse_methods(baselines: Sequence[str], k_policies: Sequence[str], ks: Seque
     (applyedit's loop with no drafts), "nomerge" (adaptive K drafting from the original and the
     snippet only, not from the merged snippet: what the predicted output adds), "torch" and "llamacpp"
     (applyedit's loop, adaptive K, on that backend's engine: both backends in one run; the torch one in
-    its default dtype). k_policies: "adaptive[:K,...]" (K is the cap) and
+    its default dtype), "llamacpp-greedy" (llama.cpp's own greedy loop, from a torch bench). k_policies: "adaptive[:K,...]" (K is the cap) and
     "fixed[:K,...]"; without a list they take `ks`. `break_it` adds adaptive K drafting only from
     that unrelated file: what a useless drafter costs.
     """
@@ -84,6 +84,8 @@ def parse_methods(baselines: Sequence[str], k_policies: Sequence[str], ks: Seque
             methods.append(Method("adaptive, no merged prediction", "loop", proposer="copy-original"))
         elif name in ("torch", "llamacpp"):
             methods.append(Method(f"adaptive on {name}", "loop", backend=name))
+        elif name == "llamacpp-greedy":
+            methods.append(Method("llama.cpp greedy", "generate", backend="llamacpp"))
         else:
             raise InputError(f"unknown baseline {spec!r}; choose from {', '.join(BASELINES)}")
     for spec in k_policies:
@@ -218,18 +220,19 @@ def bench_target(engines: dict[str, api.Engine], target: Target, methods: Sequen
     job = api.prepare(target.file, target.edit, engine, cwd=target.cwd, language=target.language)
     if all({r["repeat"] for r in record.get("runs", {}).get(m.name, [])} >= set(range(repeats)) for m in methods):
         log(f"bench: {target.name}: every run saved already")
-        return summarise_target(record, methods, job.fence)
+        return summarise_target(record, methods, job.fence, engine.backend)
     # Prefill alone, once per engine: the floor every method pays before its first token. The loop's
     # methods reuse this cache; generate() builds its own. Cost curves are calibrated (once, cached)
     # first: part of no method's time.
     prefill: dict[str, float] = {}
+    jobs = {backend: job if eng is engine else api.prepare(target.file, target.edit, eng, cwd=target.cwd,
+                                                           language=target.language)
+            for backend, eng in engines.items()}
     for backend, eng in engines.items():
         eng.cost_curve()
-        ids = job.prompt_ids if eng is engine else api.prepare(
-            target.file, target.edit, eng, cwd=target.cwd, language=target.language).prompt_ids
         eng.model.reset()
         t0 = time.perf_counter()
-        eng.model.prefill(ids[:-1])
+        eng.model.prefill(jobs[backend].prompt_ids[:-1])
         prefill[backend] = time.perf_counter() - t0
     prefill_s = prefill[engine.backend]
     if len(engines) > 1:
@@ -246,12 +249,12 @@ def bench_target(engines: dict[str, api.Engine], target: Target, methods: Sequen
             runs = record["runs"].setdefault(method.name, [])
             if any(r["repeat"] == rep for r in runs):
                 continue  # done in an earlier, interrupted run
-            if method.runner == "generate" and engine.backend == "llamacpp":
-                row = _llama_greedy(engine, job)
+            backend = method.backend or engine.backend
+            if method.runner == "generate" and backend == "llamacpp":
+                row = _llama_greedy(engines[backend], jobs[backend])
             elif method.runner == "generate":
                 row = _generate(engine, job, method.lookup, counter)
             else:
-                backend = method.backend or engine.backend
                 row = _loop(engines[backend], target, method, prefill[backend])
             row["repeat"] = rep
             row["text"] = engine.decode(row["tokens"])
@@ -259,11 +262,13 @@ def bench_target(engines: dict[str, api.Engine], target: Target, methods: Sequen
             log(f"bench: {target.name}: {method.name} #{rep + 1}: {len(row['tokens'])} tokens, "
                 f"{row['passes']} passes, {row['wall_s']:.1f} s")
             save()
-    return summarise_target(record, methods, job.fence)
+    return summarise_target(record, methods, job.fence, engine.backend)
 
 
-def summarise_target(record: dict[str, Any], methods: Sequence[Method], fence: str) -> dict[str, Any]:
-    """Medians and spread per method, ratios to greedy (when run) and whether every output agrees."""
+def summarise_target(record: dict[str, Any], methods: Sequence[Method], fence: str,
+                     backend: str = "torch") -> dict[str, Any]:
+    """Medians and spread per method, ratios to the plain greedy run of the method's own backend (when
+    run) and whether every output agrees. `backend` is the bench engine's."""
     rows: dict[str, dict[str, Any]] = {}
     for m in methods:
         runs = record["runs"].get(m.name, [])
@@ -288,8 +293,12 @@ def summarise_target(record: dict[str, Any], methods: Sequence[Method], fence: s
             _body(r["text"], fence) == ref_body and _prefix_agrees(reference["tokens"], r["tokens"]) for r in runs)
         row["tokens_before_divergence"] = min(_common_prefix(reference["tokens"], r["tokens"]) for r in runs)
     agree = all(row["same_output"] for row in rows.values())
-    base = rows.get("greedy")
-    for row in rows.values():
+    greedy = {(m.backend or backend): rows[m.name] for m in methods if m.runner == "generate" and not m.lookup
+              and m.name in rows}
+    for m in methods:
+        if m.name not in rows:
+            continue
+        row, base = rows[m.name], greedy.get(m.backend or backend)
         row["speedup_vs_greedy"] = base["wall_s"] / row["wall_s"] if base else None
         row["decode_speedup_vs_greedy"] = base["decode_s"] / row["decode_s"] if base and row["decode_s"] else None
     return {"prompt_tokens": record["prompt_tokens"], "prefill_s": statistics.median(record["prefill_s"]),

@@ -312,3 +312,16 @@ def test_a_method_on_another_backend_runs_on_that_engine_in_the_same_run(
                   open_engine=open_engine)
     with pytest.raises(InputError, match="need an engine"):
         bench.run(own, items, methods, 1, log=lambda _: None)
+
+
+def test_ratios_are_against_the_greedy_of_the_methods_own_backend() -> None:
+    methods = bench.parse_methods(["greedy", "llamacpp-greedy", "llamacpp"], ["adaptive"], [64])
+    walls = {"greedy": 100.0, "llama.cpp greedy": 40.0, "adaptive on llamacpp": 10.0, "adaptive K≤64": 20.0}
+    text = "```\nx = 1\n```\n"
+    record = {"prompt_tokens": 5, "prefill_s": [1.0], "budget": 9, "file": "f.py",
+              "runs": {name: [{"repeat": 0, "tokens": [1, 2], "text": text, "wall_s": w, "ttft_s": 0.0, "passes": 2}]
+                       for name, w in walls.items()}}
+    rows = bench.summarise_target(record, methods, "```", backend="torch")["methods"]
+    assert rows["adaptive K≤64"]["speedup_vs_greedy"] == pytest.approx(5.0)  # torch greedy 100 / 20
+    assert rows["adaptive on llamacpp"]["speedup_vs_greedy"] == pytest.approx(4.0)  # llama.cpp greedy 40 / 10
+    assert rows["llama.cpp greedy"]["speedup_vs_greedy"] == pytest.approx(1.0)
