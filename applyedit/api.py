@@ -93,7 +93,8 @@ class Engine:
     def cost_curve(self, fresh: bool = False) -> CostCurve:
         """The verify-pass cost curve of this model, backend, device, dtype and thread count (cached)."""
         if self.cost is None or fresh:
-            key = f"{self.source.name}-{self.backend}-{self.device}-{self.dtype_name}-{self.threads}t"
+            kernels = getattr(self.model, "kernels", "")  # the CPU matmul kernels change the curve
+            key = f"{self.source.name}-{self.backend}-{self.device}-{self.dtype_name}{'-' + kernels if kernels else ''}-{self.threads}t"
             self.cost = load_or_calibrate(self.model, modelstore.home(), key, fresh)
         return self.cost
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 import time
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -112,7 +113,8 @@ def transpose_linear_weights(model: Any) -> int:
 
     `F.linear` then multiplies by a row-major (in, out) matrix, which MKL's sgemm runs 15-35 %
     faster on this project's AVX2 CPUs for the small blocks verification feeds (measured with
-    `applyedit bench`). Same values, same memory; shared (tied) weights are left alone.
+    `applyedit bench`). Same values; shared (tied) weights and weights already laid out so are left
+    alone. The fallback of `use_cpu_kernels` where oneDNN is missing.
     """
     import torch
 
@@ -120,29 +122,72 @@ def transpose_linear_weights(model: Any) -> int:
     count = 0
     for module in model.modules():
         if isinstance(module, torch.nn.Linear) and module.weight.data_ptr() not in embeddings:
-            module.weight = torch.nn.Parameter(module.weight.detach().t().contiguous().t(), requires_grad=False)
+            w = module.weight.detach()
+            if not w.t().is_contiguous():
+                module.weight = torch.nn.Parameter(w.t().contiguous().t(), requires_grad=False)
             count += 1
     return count
 
 
-CPU_LAYOUT = "applyedit-cpu-fp32-v1"  # fast-load copy format: fp32, transposed Linear weights stored (in, out)
+@cache
+def _onednn_linear() -> type | None:
+    """A `torch.nn.Linear` whose forward is oneDNN's inner product (`mkldnn._linear_pointwise`, the op
+    inductor's CPU backend emits) on the plain (out, in) weight, or None where the op is missing or
+    fails a probe. On this project's 2-core AVX2 CPU it verifies blocks of 2-64 tokens far faster
+    than MKL's sgemm (which packs the weights again in every call); `applyedit model calibrate`
+    and `applyedit bench` measure it."""
+    import torch
+
+    op = getattr(torch.ops.mkldnn, "_linear_pointwise", None)
+    if op is None or not torch.backends.mkldnn.is_available():
+        return None
+    try:
+        x, w, b = torch.randn(3, 16), torch.randn(8, 16), torch.randn(8)
+        if not torch.allclose(op(x, w, b, "none", [], ""), torch.nn.functional.linear(x, w, b), atol=1e-5):
+            return None
+    except Exception:  # an unsupported build: the transposed sgemm path is used instead
+        return None
+
+    class OneDNNLinear(torch.nn.Linear):
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            return op(x, self.weight, self.bias, "none", [], "")
+
+    return OneDNNLinear
+
+
+def use_cpu_kernels(model: Any, dtype: torch.dtype) -> str:
+    """Pick the CPU matmul kernels for `model` and lay its Linear weights out for them; returns their
+    name: "onednn" (fp32 with oneDNN: every Linear, plain contiguous weights) or "mkl" (MKL sgemm on
+    transposed weights, `transpose_linear_weights`). Which one ran is part of the cost curve's key."""
+    import torch
+
+    onednn = _onednn_linear() if dtype == torch.float32 else None
+    if onednn is None:
+        transpose_linear_weights(model)
+        return "mkl"
+    for module in model.modules():
+        if isinstance(module, torch.nn.Linear):
+            if not module.weight.is_contiguous():
+                module.weight = torch.nn.Parameter(module.weight.detach().contiguous(), requires_grad=False)
+            module.__class__ = onednn
+    return "onednn"
+
+
+CPU_LAYOUT = "applyedit-cpu-fp32-v2"  # fast-load copy format, followed by "/<kernels>" (see `use_cpu_kernels`)
 
 
 def load_pretrained(path: Path, device: str, dtype: torch.dtype) -> Any:
-    """The plain transformers load, in eval mode, with the CPU weight layout applied."""
+    """The plain transformers load, in eval mode."""
     from transformers import AutoModelForCausalLM
 
     try:
         model = AutoModelForCausalLM.from_pretrained(path, dtype=dtype, use_safetensors=True)
     except Exception as e:
         raise ModelError(f"could not load the model from {path}: {e}") from e
-    model.to(device).eval()
-    if device == "cpu":
-        transpose_linear_weights(model)
-    return model
+    return model.to(device).eval()
 
 
-def save_cpu_weights(model: Any, dest: Path) -> None:
+def save_cpu_weights(model: Any, dest: Path, kernels: str) -> None:
     """Write `model`'s weights as they sit in memory on the CPU, so `load_cpu_weights` maps them back
     without converting anything: each transposed Linear weight is stored as its contiguous (in, out)
     matrix, tied weights once. Best effort: a full disk costs the next start time, not this run."""
@@ -164,7 +209,7 @@ def save_cpu_weights(model: Any, dest: Path) -> None:
             transposed.append(name)
         else:
             tensors[name] = t.contiguous()
-    meta = {"layout": CPU_LAYOUT, "transposed": json.dumps(transposed)}
+    meta = {"layout": f"{CPU_LAYOUT}/{kernels}", "transposed": json.dumps(transposed)}
     t0 = time.perf_counter()
     try:
         write_file_atomic(dest, lambda tmp: save_file(tensors, str(tmp), metadata=meta))
@@ -174,10 +219,11 @@ def save_cpu_weights(model: Any, dest: Path) -> None:
     logger.info("wrote the fast-load copy %s in %.1f s", dest, time.perf_counter() - t0)
 
 
-def load_cpu_weights(path: Path, weights: Path) -> Any:
+def load_cpu_weights(path: Path, weights: Path, kernels: str) -> Any:
     """Build the model from `path`'s config with empty parameters and assign the mmap-backed tensors
-    of a `save_cpu_weights` file: the same values in the same memory layout as `load_pretrained`
-    gives (a test compares logits bit for bit), without touching them until a forward pass does."""
+    of a `save_cpu_weights` file written for `kernels`: the same values in the same memory layout as
+    `load_pretrained` + `use_cpu_kernels` give (a test compares logits bit for bit), without touching
+    them until a forward pass does."""
     import json
     from itertools import chain
 
@@ -191,8 +237,9 @@ def load_cpu_weights(path: Path, weights: Path) -> Any:
         model = AutoModelForCausalLM.from_config(config, dtype=torch.float32)
     with safe_open(str(weights), framework="pt") as f:
         meta = f.metadata() or {}
-        if meta.get("layout") != CPU_LAYOUT:
-            raise ValueError(f"layout {meta.get('layout')!r}, expected {CPU_LAYOUT!r}")
+        expected = f"{CPU_LAYOUT}/{kernels}"
+        if meta.get("layout") != expected:
+            raise ValueError(f"layout {meta.get('layout')!r}, expected {expected!r}")
         transposed = set(json.loads(meta["transposed"]))
         state = {k: f.get_tensor(k).t() if k in transposed else f.get_tensor(k) for k in f.keys()}
     result = model.load_state_dict(state, strict=False, assign=True)
@@ -245,6 +292,7 @@ class TorchModel(ExactPrefill):
     model: Any  # transformers PreTrainedModel, eval mode
     eos_ids: frozenset[int]
     device: str = "cpu"
+    kernels: str = ""  # CPU matmul kernels, "onednn" | "mkl" (`use_cpu_kernels`); "" elsewhere
     num_forwards: int = 0  # every forward call, prefill chunks included
     _cache: Any = field(default=None, repr=False)
     _ids: list[int] = field(default_factory=list, repr=False)  # the tokens the cache holds
@@ -262,20 +310,25 @@ class TorchModel(ExactPrefill):
         hf_logging.disable_progress_bar()  # stderr belongs to applyedit's own progress and summary
         t0 = time.perf_counter()
         torch.set_grad_enabled(False)
-        fast = cpu_weights_file(path) if device == "cpu" and dtype == torch.float32 else None
+        cpu = device == "cpu"
+        kernels = ("onednn" if _onednn_linear() and dtype == torch.float32 else "mkl") if cpu else ""
+        fast = cpu_weights_file(path) if cpu and dtype == torch.float32 else None
         model = None
         if fast is not None and fast.is_file():
             try:
-                model = load_cpu_weights(path, fast)
-            except Exception as e:  # a damaged or foreign copy is rebuilt, never trusted
+                model = load_cpu_weights(path, fast, kernels)
+            except Exception as e:  # a damaged, older or foreign copy is rebuilt, never trusted
                 logger.warning("ignoring the fast-load copy %s (%s); rebuilding it", fast, e)
+        fresh = model is None
         if model is None:
             model = load_pretrained(path, device, dtype)
-            if fast is not None:
-                save_cpu_weights(model, fast)
-        logger.info("loaded %s in %.1f s", path, time.perf_counter() - t0)
+        if cpu:
+            kernels = use_cpu_kernels(model, dtype)  # on a fast-load copy: the layout is there already
+        if fresh and fast is not None:
+            save_cpu_weights(model, fast, kernels)
+        logger.info("loaded %s in %.1f s (kernels: %s)", path, time.perf_counter() - t0, kernels or "default")
         eos = stop_ids(tokenizer, model.generation_config.eos_token_id)
-        return cls(model=model, eos_ids=eos, device=device)
+        return cls(model=model, eos_ids=eos, device=device, kernels=kernels)
 
     def reset(self) -> None:
         from transformers import DynamicCache

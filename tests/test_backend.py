@@ -13,7 +13,7 @@ import pytest
 import torch
 from transformers import Qwen2Config, Qwen2ForCausalLM
 
-from applyedit.backend import CPU_LAYOUT, TorchModel, load_cpu_weights, transpose_linear_weights
+from applyedit.backend import CPU_LAYOUT, TorchModel, load_cpu_weights, use_cpu_kernels
 from applyedit.modelstore import cpu_weights_file
 
 IDS = [5, 17, 3, 99, 42, 7, 7, 250, 0, 64]
@@ -64,7 +64,7 @@ def test_second_load_maps_the_copy_and_matches_bit_for_bit(home: Path, tok: Any,
     head, embed = second.model.lm_head.weight, second.model.model.embed_tokens.weight
     assert (head.data_ptr() == embed.data_ptr()) == tied
     # The second load really came from the copy: its weights are views of the mapped file.
-    direct = load_cpu_weights(path, copy)
+    direct = load_cpu_weights(path, copy, first.kernels)
     assert torch.equal(direct.model.layers[0].mlp.up_proj.weight, second.model.model.layers[0].mlp.up_proj.weight)
 
 
@@ -76,7 +76,7 @@ def test_damaged_copy_is_rebuilt_not_trusted(home: Path, tok: Any) -> None:
     with copy.open("r+b") as f:
         f.truncate(size // 2)
     with pytest.raises(Exception):
-        load_cpu_weights(path, copy)
+        load_cpu_weights(path, copy, "onednn")
     again = TorchModel.load(path, "cpu", torch.float32, tok)
     assert torch.equal(logits(again), reference)
     assert copy.stat().st_size == size, "the damaged copy was written again"
@@ -88,9 +88,9 @@ def test_copy_of_another_layout_is_refused(home: Path, tok: Any) -> None:
     path = save_tiny(home / "model", tied=False)
     TorchModel.load(path, "cpu", torch.float32, tok)
     copy = cpu_weights_file(path)
-    save_file({"x": torch.zeros(2)}, str(copy), metadata={"layout": CPU_LAYOUT + "-old", "transposed": "[]"})
+    save_file({"x": torch.zeros(2)}, str(copy), metadata={"layout": CPU_LAYOUT + "/onednn", "transposed": "[]"})
     with pytest.raises(ValueError, match="layout"):
-        load_cpu_weights(path, copy)
+        load_cpu_weights(path, copy, "mkl")  # a copy for other kernels is refused
 
 
 def test_changed_weights_get_a_new_copy(home: Path, tok: Any) -> None:
@@ -102,7 +102,7 @@ def test_changed_weights_get_a_new_copy(home: Path, tok: Any) -> None:
     after = logits(TorchModel.load(path, "cpu", torch.float32, tok))
     assert not torch.equal(before, after)
     fresh = Qwen2ForCausalLM.from_pretrained(path, dtype=torch.float32).eval()
-    transpose_linear_weights(fresh)  # the CPU layout, so the comparison can be exact
+    use_cpu_kernels(fresh, torch.float32)  # the CPU kernels and layout, so the comparison can be exact
     assert torch.equal(after, fresh(torch.tensor([IDS])).logits[0].float())
 
 
@@ -110,3 +110,23 @@ def test_other_dtypes_write_no_copy(home: Path, tok: Any) -> None:
     path = save_tiny(home / "model", tied=False)
     TorchModel.load(path, "cpu", torch.bfloat16, tok)
     assert not cpu_weights_file(path).exists()
+
+
+def test_cpu_kernels_compute_what_plain_linear_layers_compute(home: Path, tok: Any) -> None:
+    """Both CPU kernel choices give the logits of the untouched transformers model (to rounding)."""
+    path = save_tiny(home / "model", tied=False)
+    plain = Qwen2ForCausalLM.from_pretrained(path, dtype=torch.float32).eval()
+    expected = plain(torch.tensor([IDS])).logits[0]
+    loaded = TorchModel.load(path, "cpu", torch.float32, tok)
+    assert loaded.kernels == "onednn"  # the op exists in the pinned torch on x86
+    assert type(loaded.model.lm_head).__name__ == "OneDNNLinear"
+    torch.testing.assert_close(logits(loaded), expected, rtol=1e-4, atol=1e-5)
+    fallback = Qwen2ForCausalLM.from_pretrained(path, dtype=torch.float32).eval()
+    transposed = TorchModel(model=fallback, eos_ids=frozenset(), kernels="mkl")
+    from applyedit.backend import transpose_linear_weights
+
+    transpose_linear_weights(fallback)
+    ptrs = [m.weight.data_ptr() for m in fallback.modules() if isinstance(m, torch.nn.Linear)]
+    transpose_linear_weights(fallback)  # a second call (a fast-load copy already laid out) copies nothing
+    assert ptrs == [m.weight.data_ptr() for m in fallback.modules() if isinstance(m, torch.nn.Linear)]
+    torch.testing.assert_close(logits(transposed), expected, rtol=1e-4, atol=1e-5)
