@@ -141,7 +141,8 @@ class Engine:
     def cost_curve(self, fresh: bool = False) -> CostCurve:
         """The verify-pass cost curve of this model, backend, device, dtype and thread count (cached)."""
         if self.cost is None or fresh:
-            key = f"{self.source.name}-{self.backend}-{self.device}-{self.dtype_name}-{self.threads}t"
+            kernels = getattr(self.model, "kernels", "")  # the CPU matmul kernels change the curve
+            key = f"{self.source.name}-{self.backend}-{self.device}-{self.dtype_name}{'-' + kernels if kernels else ''}-{self.threads}t"
             self.cost = load_or_calibrate(self.model, modelstore.home(), key, fresh)
         return self.cost
 
@@ -278,8 +279,12 @@ def prepare(file: str | Path, edit: str, engine: Engine | Callable[[], Engine], 
     """Read the inputs, build the prompt and check it fits the context (no weights needed).
 
     `engine` may be a function that opens one: bad input then fails before any model is prepared.
+    A relative `file` is relative to `cwd` when one is given (the diff's paths are), else to the
+    process's working directory.
     """
     path = Path(file)
+    if cwd is not None and not path.is_absolute():
+        path = Path(cwd) / path
     src = textio.read_source(path, language, encoding)
     shown = diff_path(path, cwd)
     edit_text = textio.extract_edit(edit, src.language)

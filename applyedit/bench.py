@@ -29,7 +29,7 @@ from applyedit import api, evaluate, textio
 from applyedit.errors import InputError
 from applyedit.proposers import CopyProposer, Proposer, Source, common_prefix
 
-BASELINES = ("greedy", "lookup", "none", "nomerge", "draft", "hybrid")
+BASELINES = ("greedy", "lookup", "none", "nomerge", "torch", "llamacpp", "llamacpp-greedy", "draft", "hybrid")
 DEFAULT_LOOKUP = 10  # transformers' prompt_lookup_num_tokens default in its docs
 
 
@@ -44,6 +44,7 @@ class Method:
     k_policy: str = "adaptive"
     k: int = api.DEFAULT_K
     drafts_from: str = ""  # break-it mode: copy-draft from this unrelated file instead of the real sources
+    backend: str = ""  # run on this backend's engine instead of the bench's ("": the bench's own)
     draft_model: str | None = None  # proposer "draft" / "hybrid": --draft-model (None: the packaged 0.5B)
     draft_backend: str | None = None  # ... and the backend that runs it (None: auto)
     draft_k: int | None = None  # the draft model's draft length (None: chosen per step by its costs)
@@ -68,10 +69,12 @@ def parse_methods(baselines: Sequence[str], k_policies: Sequence[str], ks: Seque
 
     baselines: "greedy" (model.generate), "lookup[:K,...]" (its prompt lookup, default K=10), "none"
     (applyedit's loop with no drafts), "nomerge" (adaptive K drafting from the original and the
-    snippet only, not from the merged snippet: what the predicted output adds), "draft" (adaptive, the draft
-    model `draft_model` alone), "hybrid" (copy drafts while aligned, the draft model inside edits);
-    "draft:K,..." and "hybrid:K,..." fix the draft model's draft length at K (without: chosen per step
-    for the best expected tokens per second).
+    snippet only, not from the merged snippet: what the predicted output adds), "torch" and "llamacpp"
+    (applyedit's loop, adaptive K, on that backend's engine: both backends in one run; the torch one in
+    its default dtype), "llamacpp-greedy" (llama.cpp's own greedy loop, from a torch bench), "draft"
+    (adaptive, the draft model `draft_model` alone), "hybrid" (copy drafts while aligned, the draft
+    model inside edits); "draft:K,..." and "hybrid:K,..." fix the draft model's draft length at K
+    (without: chosen per step for the best expected tokens per second).
     k_policies: "adaptive[:K,...]" (K is the cap) and
     "fixed[:K,...]"; without a list they take `ks`. `break_it` adds adaptive K drafting only from
     that unrelated file: what a useless drafter costs.
@@ -87,6 +90,10 @@ def parse_methods(baselines: Sequence[str], k_policies: Sequence[str], ks: Seque
             methods.append(Method("loop, no drafts", "loop", proposer="none", k_policy="fixed", k=0))
         elif name == "nomerge":
             methods.append(Method("adaptive, no merged prediction", "loop", proposer="copy-original"))
+        elif name in ("torch", "llamacpp"):
+            methods.append(Method(f"adaptive on {name}", "loop", backend=name))
+        elif name == "llamacpp-greedy":
+            methods.append(Method("llama.cpp greedy", "generate", backend="llamacpp"))
         elif name in ("draft", "hybrid"):
             label = "draft model only" if name == "draft" else "hybrid"
             fixed = [int(v) for v in values] if ":" in spec else [None]
@@ -222,21 +229,34 @@ def _loop(engine: api.Engine, target: Target, method: Method, prefill_s: float) 
             "drafted_by": drafted_by}
 
 
-def bench_target(engine: api.Engine, target: Target, methods: Sequence[Method], repeats: int, counter: list[int],
-                 record: dict[str, Any], save: Callable[[], None], log: Callable[[str], None]) -> dict[str, Any]:
+def bench_target(engines: dict[str, api.Engine], target: Target, methods: Sequence[Method], repeats: int,
+                 counter: list[int], record: dict[str, Any], save: Callable[[], None],
+                 log: Callable[[str], None]) -> dict[str, Any]:
     """Run every method `repeats` times, interleaved; fill `record` (resuming what it holds) and
-    return the target's summary. `counter` counts the target's forward passes."""
+    return the target's summary. The first of `engines` is the bench's own; a method with a
+    `backend` runs on that backend's engine. `counter` counts the bench engine's forward passes."""
+    engine = next(iter(engines.values()))
     job = api.prepare(target.file, target.edit, engine, cwd=target.cwd, language=target.language)
     if all({r["repeat"] for r in record.get("runs", {}).get(m.name, [])} >= set(range(repeats)) for m in methods):
         log(f"bench: {target.name}: every run saved already")
-        return summarise_target(record, methods, job.fence)
-    engine.cost_curve()  # calibrated once and cached: part of no method's time
-    # Prefill alone, once: the floor every method pays before its first token. The loop's methods
-    # reuse this cache; generate() builds its own.
-    engine.model.reset()
-    t0 = time.perf_counter()
-    engine.model.prefill(job.prompt_ids[:-1])
-    prefill_s = time.perf_counter() - t0
+        return summarise_target(record, methods, job.fence, engine.backend)
+    # Prefill alone, once per engine: the floor every method pays before its first token. The loop's
+    # methods reuse this cache; generate() builds its own. Cost curves are calibrated (once, cached)
+    # first: part of no method's time.
+    prefill: dict[str, float] = {}
+    jobs = {backend: job if eng is engine else api.prepare(target.file, target.edit, eng, cwd=target.cwd,
+                                                           language=target.language)
+            for backend, eng in engines.items()}
+    for backend, eng in engines.items():
+        eng.cost_curve()
+        eng.model.reset()
+        t0 = time.perf_counter()
+        eng.model.prefill(jobs[backend].prompt_ids[:-1])
+        prefill[backend] = time.perf_counter() - t0
+    prefill_s = prefill[engine.backend]
+    if len(engines) > 1:
+        for backend, seconds in prefill.items():
+            record.setdefault("prefill_s_by_backend", {}).setdefault(backend, []).append(seconds)
     record.setdefault("runs", {})
     record.update({"file": str(target.file), "prompt_tokens": len(job.prompt_ids), "budget": job.budget,
                    "threads": engine.threads})
@@ -248,23 +268,26 @@ def bench_target(engine: api.Engine, target: Target, methods: Sequence[Method], 
             runs = record["runs"].setdefault(method.name, [])
             if any(r["repeat"] == rep for r in runs):
                 continue  # done in an earlier, interrupted run
-            if method.runner == "generate" and engine.backend == "llamacpp":
-                row = _llama_greedy(engine, job)
+            backend = method.backend or engine.backend
+            if method.runner == "generate" and backend == "llamacpp":
+                row = _llama_greedy(engines[backend], jobs[backend])
             elif method.runner == "generate":
                 row = _generate(engine, job, method.lookup, counter)
             else:
-                row = _loop(engine, target, method, prefill_s)
+                row = _loop(engines[backend], target, method, prefill[backend])
             row["repeat"] = rep
             row["text"] = engine.decode(row["tokens"])
             runs.append(row)
             log(f"bench: {target.name}: {method.name} #{rep + 1}: {len(row['tokens'])} tokens, "
                 f"{row['passes']} passes, {row['wall_s']:.1f} s")
             save()
-    return summarise_target(record, methods, job.fence)
+    return summarise_target(record, methods, job.fence, engine.backend)
 
 
-def summarise_target(record: dict[str, Any], methods: Sequence[Method], fence: str) -> dict[str, Any]:
-    """Medians and spread per method, ratios to greedy (when run) and whether every output agrees."""
+def summarise_target(record: dict[str, Any], methods: Sequence[Method], fence: str,
+                     backend: str = "torch") -> dict[str, Any]:
+    """Medians and spread per method, ratios to the plain greedy run of the method's own backend (when
+    run) and whether every output agrees. `backend` is the bench engine's."""
     rows: dict[str, dict[str, Any]] = {}
     for m in methods:
         runs = record["runs"].get(m.name, [])
@@ -292,8 +315,12 @@ def summarise_target(record: dict[str, Any], methods: Sequence[Method], fence: s
             _body(r["text"], fence) == ref_body and _prefix_agrees(reference["tokens"], r["tokens"]) for r in runs)
         row["tokens_before_divergence"] = min(common_prefix(reference["tokens"], r["tokens"]) for r in runs)
     agree = all(row["same_output"] for row in rows.values())
-    base = rows.get("greedy")
-    for row in rows.values():
+    greedy = {(m.backend or backend): rows[m.name] for m in methods if m.runner == "generate" and not m.lookup
+              and m.name in rows}
+    for m in methods:
+        if m.name not in rows:
+            continue
+        row, base = rows[m.name], greedy.get(m.backend or backend)
         row["speedup_vs_greedy"] = base["wall_s"] / row["wall_s"] if base else None
         row["decode_speedup_vs_greedy"] = base["decode_s"] / row["decode_s"] if base and row["decode_s"] else None
     return {"prompt_tokens": record["prompt_tokens"], "prefill_s": statistics.median(record["prefill_s"]),
@@ -314,15 +341,26 @@ def _body(text: str, fence: str) -> str | None:
 
 def run(engine: api.Engine, items: Sequence[Target], methods: Sequence[Method], repeats: int,
         json_path: Path | None = None, resume: bool = False,
-        log: Callable[[str], None] = print) -> dict[str, Any]:
+        log: Callable[[str], None] = print, open_engine: Callable[[str], api.Engine] | None = None) -> dict[str, Any]:
     """Bench every target; with `json_path` the raw runs are saved after each one, and `resume` picks
-    up the runs a previous, interrupted call with the same methods already saved there."""
+    up the runs a previous, interrupted call with the same methods already saved there.
+    `open_engine(backend)` opens the engines of methods that run on another backend."""
     if engine.backend != "torch" and any(m.lookup for m in methods):
         raise InputError("the lookup baseline is transformers' prompt lookup (torch backend); on llama.cpp "
                          "the baselines are greedy (llama.cpp's own loop) and none")
+    others = sorted({m.backend for m in methods if m.backend})
+    if engine.backend in others:
+        raise InputError(f"--baseline {engine.backend} runs applyedit on another backend, but this bench "
+                         f"already runs on {engine.backend}")
+    if others and open_engine is None:
+        raise InputError(f"methods on {', '.join(others)} need an engine for that backend")
+    engines = {engine.backend: engine} | {b: open_engine(b) for b in others}  # type: ignore[misc]
     config = {"model": engine.source.name, "device": engine.device, "dtype": engine.dtype_name,
               "backend": engine.backend, "threads": engine.threads, "methods": [m.name for m in methods],
               "repeats": repeats}
+    if others:
+        config["other_engines"] = {b: f"{e.backend} ({e.dtype_name}, {e.threads} threads)"
+                                   for b, e in engines.items() if e is not engine}
     raw: dict[str, Any] = {"config": config, "raw": {}}
     if resume and json_path is not None and json_path.is_file():
         saved = json.loads(json_path.read_text())
@@ -344,7 +382,7 @@ def run(engine: api.Engine, items: Sequence[Target], methods: Sequence[Method], 
     try:
         for target in items:
             record = raw["raw"].setdefault(target.name, {})
-            results[target.name] = bench_target(engine, target, methods, repeats, counter, record, save, log)
+            results[target.name] = bench_target(engines, target, methods, repeats, counter, record, save, log)
     finally:
         if hook is not None:
             hook.remove()
@@ -355,10 +393,11 @@ def run(engine: api.Engine, items: Sequence[Target], methods: Sequence[Method], 
     agreement = {m.name: sum(c["methods"][m.name]["same_output"] for c in results.values() if m.name in c["methods"])
                  for m in methods}
     return {**config, "cases": results, "outputs_agree": all(c["outputs_agree"] for c in results.values()),
-            "same_output_cases": agreement, "strict": strict(engine)}
+            "same_output_cases": agreement, "strict": strict(engine) and not others}
 
 
 def strict(engine: api.Engine) -> bool:
     """Whether every method must write the same tokens: on the reference path (torch, fp32) a
-    difference is a bug; on other dtypes and backends near-ties may flip, and agreement is reported."""
+    difference is a bug; on other dtypes and backends near-ties may flip, and agreement is reported
+    (so too when a bench mixes backends)."""
     return engine.backend == "torch" and engine.dtype_name == "float32"

@@ -280,6 +280,9 @@ def model_show(ctx: typer.Context, model: ModelOpt = None) -> None:
     if source.path is not None:
         ready = source.kind in ("dir", "hub") or modelstore.is_ready(source.path)
         table.add_row("weights", f"{source.path} ({'ready' if ready else 'not prepared yet: run `applyedit model prepare`'})")
+        if ready:
+            fast = modelstore.cpu_weights_file(source.path)
+            table.add_row("cpu copy", f"{fast} ({'present' if fast.is_file() else 'absent: written by the first CPU fp32 load'})")
     if source.kind == "default":
         try:
             slices = modelstore.slice_files()
@@ -313,9 +316,19 @@ def model_prepare(model: ModelOpt = None, draft: Annotated[bool, typer.Option(
                 source = modelstore.resolve_draft(None)
                 path = modelstore.assemble_draft_gguf(progress.model) if llamacpp.available() \
                     else modelstore.prepare(source, progress.model)
-            else:
-                path = modelstore.prepare(modelstore.resolve(model), progress.model)
-        console.print(f"applyedit: {'draft ' if draft else ''}model ready in {path}")
+                console.print(f"applyedit: draft model ready in {path}")
+                return
+            path = modelstore.prepare(modelstore.resolve(model), progress.model)
+        console.print(f"applyedit: model ready in {path}")
+        from applyedit.api import Engine
+
+        engine = Engine.open(model)
+        if engine.backend == "torch" and engine.device == "cpu" and engine.dtype_name == "float32":
+            fast = modelstore.cpu_weights_file(path)
+            if not fast.is_file():
+                console.print("applyedit: writing the CPU fast-load copy (once; about 7 GB for the default model)")
+            _ = engine.model  # loading writes the copy when it is missing
+            console.print(f"applyedit: CPU fast-load copy in {fast}")
     except (ApplyEditError, KeyboardInterrupt, Exception) as e:
         raise _fail(e, debug) from None
 
@@ -358,8 +371,9 @@ def bench_command(
     baseline: Annotated[list[str] | None, typer.Option(
         help="Repeatable: greedy (model.generate), lookup[:K,...] (its prompt lookup, K=10 by default), "
              "none (applyedit's loop without drafts), nomerge (adaptive K without drafts from the merged "
-             "snippet), draft[:K,...] (the draft model only), hybrid[:K,...] (copy drafts while aligned, the "
-             "draft model inside edits; K fixes its draft length). Default: greedy and lookup.")] = None,
+             "snippet), torch or llamacpp (applyedit on that other backend, in the same run), draft[:K,...] "
+             "(the draft model only), hybrid[:K,...] (copy drafts while aligned, the draft model inside "
+             "edits; K fixes its draft length). Default: greedy and lookup.")] = None,
     no_baselines: Annotated[bool, typer.Option("--no-baselines", help="Run only applyedit's configurations.")] = False,
     k_policy: Annotated[list[str] | None, typer.Option(
         help="Repeatable: adaptive[:K,...] (K is the cap) or fixed[:K,...], e.g. --k-policy adaptive "
@@ -396,6 +410,8 @@ def bench_command(
 
       applyedit bench fixtures --baseline greedy --break-it applyedit/decode.py
 
+      applyedit bench fixtures --backend llamacpp --baseline greedy --baseline torch --repeats 3
+
       applyedit bench fixtures --baseline hybrid --baseline draft   # against copy-only (adaptive)
 
       applyedit bench --show bench.json --chart bench.png
@@ -425,7 +441,8 @@ def bench_command(
 
         engine = Engine.open(model, device, dtype, backend=backend)
         report = bench.run(engine, items, methods, repeats, json_path, resume,
-                           log=lambda msg: console.print(msg, markup=False))
+                           log=lambda msg: console.print(msg, markup=False),
+                           open_engine=lambda other: Engine.open(model, device, None, backend=other))
         for table in render_bench(report):
             console.print(table)
         if chart is not None:

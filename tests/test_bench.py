@@ -273,3 +273,55 @@ def test_nomerge_drafts_without_the_predicted_output(tokenizer: tuple[Path, Any]
         assert result.after == body
         passes[proposer] = result.summary.passes
     assert passes["copy"] < passes["copy-original"]
+
+
+def test_a_method_on_another_backend_runs_on_that_engine_in_the_same_run(
+        tokenizer: tuple[Path, Any], tmp_path: Path) -> None:
+    """`--baseline llamacpp` on a torch bench: that method's passes happen on the other engine, its
+    prefill is measured there, and a bench mixing backends reports agreement instead of failing."""
+    methods = bench.parse_methods(["none", "llamacpp"], ["adaptive"], [64])
+    assert [m.backend for m in methods] == ["", "llamacpp", ""]
+    items = bench.targets(FIXTURES, None, "py_change_constant", everything=False)
+    own, other = scripted(tokenizer), scripted(tokenizer)
+    other.backend = "llamacpp"
+    opened: list[str] = []
+
+    def open_engine(backend: str) -> api.Engine:
+        opened.append(backend)
+        return other
+
+    out = tmp_path / "bench.json"
+    before = own.model.num_forwards, other.model.num_forwards
+    report = bench.run(own, items, methods, 1, out, log=lambda _: None, open_engine=open_engine)
+    assert opened == ["llamacpp"]
+    rows = report["cases"][CASE.name]["methods"]
+    on_other = rows["adaptive on llamacpp"]["passes"]
+    # The other engine did the bench's prefill and that method's run (the scripted model prefills
+    # again in every run: one forward, then the passes); the bench engine did the rest.
+    assert other.model.num_forwards - before[1] == 1 + (1 + on_other)
+    own_runs = (1 + rows["loop, no drafts"]["passes"]) + (1 + rows["adaptive K≤64"]["passes"])
+    assert own.model.num_forwards - before[0] == 1 + own_runs
+    assert rows["adaptive on llamacpp"]["passes"] == rows["adaptive K≤64"]["passes"]  # same script, same loop
+    assert report["outputs_agree"] and not report["strict"]
+    assert report["other_engines"] == {"llamacpp": f"llamacpp (gguf, {other.threads} threads)"}
+    saved = json.loads(out.read_text())["raw"][CASE.name]
+    assert set(saved["prefill_s_by_backend"]) == {"torch", "llamacpp"}
+
+    with pytest.raises(InputError, match="already runs on torch"):
+        bench.run(own, items, bench.parse_methods(["torch"], ["adaptive"], [64]), 1, log=lambda _: None,
+                  open_engine=open_engine)
+    with pytest.raises(InputError, match="need an engine"):
+        bench.run(own, items, methods, 1, log=lambda _: None)
+
+
+def test_ratios_are_against_the_greedy_of_the_methods_own_backend() -> None:
+    methods = bench.parse_methods(["greedy", "llamacpp-greedy", "llamacpp"], ["adaptive"], [64])
+    walls = {"greedy": 100.0, "llama.cpp greedy": 40.0, "adaptive on llamacpp": 10.0, "adaptive K≤64": 20.0}
+    text = "```\nx = 1\n```\n"
+    record = {"prompt_tokens": 5, "prefill_s": [1.0], "budget": 9, "file": "f.py",
+              "runs": {name: [{"repeat": 0, "tokens": [1, 2], "text": text, "wall_s": w, "ttft_s": 0.0, "passes": 2}]
+                       for name, w in walls.items()}}
+    rows = bench.summarise_target(record, methods, "```", backend="torch")["methods"]
+    assert rows["adaptive K≤64"]["speedup_vs_greedy"] == pytest.approx(5.0)  # torch greedy 100 / 20
+    assert rows["adaptive on llamacpp"]["speedup_vs_greedy"] == pytest.approx(4.0)  # llama.cpp greedy 40 / 10
+    assert rows["llama.cpp greedy"]["speedup_vs_greedy"] == pytest.approx(1.0)

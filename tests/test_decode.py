@@ -11,7 +11,7 @@ import pytest
 import torch
 from transformers import Qwen2Config, Qwen2ForCausalLM
 
-from applyedit.backend import TorchModel
+from applyedit.backend import TorchModel, use_cpu_kernels
 from applyedit.decode import Step, run
 from applyedit.policy import AdaptiveK, FixedK
 from applyedit.proposers import CopyProposer, NullProposer, Source
@@ -34,6 +34,7 @@ def tiny_model(seed: int) -> Qwen2ForCausalLM:
     # Random init gives near-uniform logits; scale the head so greedy choices are well separated.
     with torch.no_grad():
         model.lm_head.weight.mul_(8.0)
+    use_cpu_kernels(model, torch.float32)  # the product's CPU kernels: lossless is checked on them
     return model
 
 

@@ -446,3 +446,20 @@ def test_exit_codes_are_documented_in_help_and_readme(run: Callable[..., Run]) -
             assert f"{code} {meaning}" in text, (args, code)
     for code, meaning in cli.EXIT_CODES.items():
         assert f"| {code} | {meaning} |" in readme, code
+
+
+def test_api_reads_a_relative_file_from_cwd_not_the_process_directory(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, tokenizer: tuple[Path, Any]) -> None:
+    """`api.apply(rel, cwd=repo)` edits repo/rel, the file its diff names, wherever the caller runs."""
+    repo, elsewhere = tmp_path / "repo", tmp_path / "elsewhere"
+    (repo / "pkg").mkdir(parents=True)
+    elsewhere.mkdir()
+    (repo / "pkg" / "m.py").write_text(PY)
+    (elsewhere / "pkg").mkdir()
+    (elsewhere / "pkg" / "m.py").write_text("decoy = True\n")  # the process directory's file of that name
+    monkeypatch.chdir(elsewhere)
+    engine = scripted_engine(tokenizer, PY_NEW + "```\n")
+    result = api.apply("pkg/m.py", "Return 10 from a.", engine=engine, cwd=repo)
+    assert result.diff.startswith("diff --git a/pkg/m.py b/pkg/m.py")
+    assert "-    return 1\n+    return 10\n" in result.diff and "decoy" not in result.diff
+    assert (repo / "pkg" / "m.py").read_text() == PY  # api.apply returns the diff; it writes nothing
