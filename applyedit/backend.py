@@ -155,13 +155,24 @@ def _onednn_linear() -> type | None:
     return OneDNNLinear
 
 
+def _kernels_wanted() -> str:
+    """`$APPLYEDIT_CPU_KERNELS`: "" (the best available), "onednn" or "mkl"."""
+    import os
+
+    wanted = os.environ.get("APPLYEDIT_CPU_KERNELS", "").strip().lower()
+    if wanted not in ("", "onednn", "mkl"):
+        raise ModelError(f"APPLYEDIT_CPU_KERNELS={wanted!r}: use onednn or mkl")
+    return wanted
+
+
 def use_cpu_kernels(model: Any, dtype: torch.dtype) -> str:
     """Pick the CPU matmul kernels for `model` and lay its Linear weights out for them; returns their
     name: "onednn" (fp32 with oneDNN: every Linear, plain contiguous weights) or "mkl" (MKL sgemm on
-    transposed weights, `transpose_linear_weights`). Which one ran is part of the cost curve's key."""
+    transposed weights, `transpose_linear_weights`). Which one ran is part of the cost curve's key.
+    `APPLYEDIT_CPU_KERNELS=mkl` forces the fallback (to measure one against the other)."""
     import torch
 
-    onednn = _onednn_linear() if dtype == torch.float32 else None
+    onednn = _onednn_linear() if dtype == torch.float32 and _kernels_wanted() != "mkl" else None
     if onednn is None:
         transpose_linear_weights(model)
         return "mkl"
@@ -311,7 +322,8 @@ class TorchModel(ExactPrefill):
         t0 = time.perf_counter()
         torch.set_grad_enabled(False)
         cpu = device == "cpu"
-        kernels = ("onednn" if _onednn_linear() and dtype == torch.float32 else "mkl") if cpu else ""
+        onednn = _onednn_linear() and dtype == torch.float32 and _kernels_wanted() != "mkl"
+        kernels = ("onednn" if onednn else "mkl") if cpu else ""
         fast = cpu_weights_file(path) if cpu and dtype == torch.float32 else None
         model = None
         if fast is not None and fast.is_file():

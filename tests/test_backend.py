@@ -14,6 +14,7 @@ import torch
 from transformers import Qwen2Config, Qwen2ForCausalLM
 
 from applyedit.backend import CPU_LAYOUT, TorchModel, load_cpu_weights, use_cpu_kernels
+from applyedit.errors import ModelError
 from applyedit.modelstore import cpu_weights_file
 
 IDS = [5, 17, 3, 99, 42, 7, 7, 250, 0, 64]
@@ -130,3 +131,16 @@ def test_cpu_kernels_compute_what_plain_linear_layers_compute(home: Path, tok: A
     transpose_linear_weights(fallback)  # a second call (a fast-load copy already laid out) copies nothing
     assert ptrs == [m.weight.data_ptr() for m in fallback.modules() if isinstance(m, torch.nn.Linear)]
     torch.testing.assert_close(logits(transposed), expected, rtol=1e-4, atol=1e-5)
+
+
+def test_the_mkl_fallback_can_be_forced(home: Path, tok: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = save_tiny(home / "model", tied=False)
+    onednn = TorchModel.load(path, "cpu", torch.float32, tok)
+    monkeypatch.setenv("APPLYEDIT_CPU_KERNELS", "mkl")
+    mkl = TorchModel.load(path, "cpu", torch.float32, tok)  # refuses the onednn copy, writes its own
+    assert (onednn.kernels, mkl.kernels) == ("onednn", "mkl")
+    assert type(mkl.model.lm_head) is torch.nn.Linear and not mkl.model.lm_head.weight.is_contiguous()
+    torch.testing.assert_close(logits(mkl), logits(onednn), rtol=1e-4, atol=1e-5)
+    monkeypatch.setenv("APPLYEDIT_CPU_KERNELS", "fast")
+    with pytest.raises(ModelError, match="APPLYEDIT_CPU_KERNELS"):
+        TorchModel.load(path, "cpu", torch.float32, tok)
