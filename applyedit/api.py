@@ -102,11 +102,7 @@ class Engine:
         from applyedit import llamacpp
         from applyedit.backend import stop_ids
 
-        source = modelstore.resolve_draft(spec)
-        if backend not in (None, *DRAFT_BACKENDS):
-            raise InputError(f"unknown --draft-backend {backend!r}; choose {', '.join(DRAFT_BACKENDS)}")
-        chosen = backend if backend not in (None, "auto") else (
-            "llamacpp" if self.device == "cpu" and source.gguf is not None and llamacpp.available() else "torch")
+        source, chosen = self._draft_choice(spec, backend)
         key = f"{source.name}-{chosen}"
         if key not in self._drafts:
             if chosen == "llamacpp":
@@ -124,13 +120,24 @@ class Engine:
                 self._drafts[key] = TorchModel.load(path, self.device, self.dtype, self.tokenizer)
         return self._drafts[key]
 
+    def _draft_choice(self, spec: str | None, backend: str | None) -> tuple[modelstore.ModelSource, str]:
+        """The draft model's source and the backend that runs it (see `draft_model`)."""
+        from applyedit import llamacpp
+
+        source = modelstore.resolve_draft(spec)
+        if backend not in (None, *DRAFT_BACKENDS):
+            raise InputError(f"unknown --draft-backend {backend!r}; choose {', '.join(DRAFT_BACKENDS)}")
+        chosen = backend if backend not in (None, "auto") else (
+            "llamacpp" if self.device == "cpu" and source.gguf is not None and llamacpp.available() else "torch")
+        return source, chosen
+
     def draft_cost(self, spec: str | None = None, backend: str | None = None) -> CostCurve:
         """The draft model's own cost curve (calibrated once per draft, backend and device, and cached):
         its t(0) is what one draft token costs."""
-        small = self.draft_model(spec, backend)
-        name = next(key for key, model in self._drafts.items() if model is small)
-        key = f"draft-{name}-{self.device}-{self.dtype_name if 'torch' in name else 'gguf'}-{self.threads}t"
-        return load_or_calibrate(small, modelstore.home(), key)
+        source, chosen = self._draft_choice(spec, backend)
+        dtype = self.dtype_name if chosen == "torch" else "gguf"
+        key = f"draft-{source.name}-{chosen}-{self.device}-{dtype}-{self.threads}t"
+        return load_or_calibrate(self.draft_model(spec, backend), modelstore.home(), key)
 
     @property
     def vocab_size(self) -> int:

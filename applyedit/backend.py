@@ -155,27 +155,30 @@ def _onednn_linear() -> type | None:
     return OneDNNLinear
 
 
-def _kernels_wanted() -> str:
-    """`$APPLYEDIT_CPU_KERNELS`: "" (the best available), "onednn" or "mkl"."""
+def cpu_kernels(dtype: torch.dtype) -> str:
+    """The CPU matmul kernels for `dtype`: "onednn" (fp32 where the oneDNN op works) or "mkl" (MKL
+    sgemm on transposed weights, `transpose_linear_weights`). `APPLYEDIT_CPU_KERNELS=mkl` forces the
+    fallback (to measure one against the other). Which one runs is part of the cost curve's key."""
     import os
+
+    import torch
 
     wanted = os.environ.get("APPLYEDIT_CPU_KERNELS", "").strip().lower()
     if wanted not in ("", "onednn", "mkl"):
         raise ModelError(f"APPLYEDIT_CPU_KERNELS={wanted!r}: use onednn or mkl")
-    return wanted
+    return "onednn" if dtype == torch.float32 and wanted != "mkl" and _onednn_linear() else "mkl"
 
 
 def use_cpu_kernels(model: Any, dtype: torch.dtype) -> str:
-    """Pick the CPU matmul kernels for `model` and lay its Linear weights out for them; returns their
-    name: "onednn" (fp32 with oneDNN: every Linear, plain contiguous weights) or "mkl" (MKL sgemm on
-    transposed weights, `transpose_linear_weights`). Which one ran is part of the cost curve's key.
-    `APPLYEDIT_CPU_KERNELS=mkl` forces the fallback (to measure one against the other)."""
+    """Lay `model`'s Linear weights out for `cpu_kernels(dtype)` and switch to them; returns their name:
+    "onednn" makes every Linear a oneDNN one on plain contiguous weights."""
     import torch
 
-    onednn = _onednn_linear() if dtype == torch.float32 and _kernels_wanted() != "mkl" else None
-    if onednn is None:
+    kernels = cpu_kernels(dtype)
+    if kernels == "mkl":
         transpose_linear_weights(model)
-        return "mkl"
+        return kernels
+    onednn = _onednn_linear()
     for module in model.modules():
         if isinstance(module, torch.nn.Linear):
             if not module.weight.is_contiguous():
@@ -322,8 +325,7 @@ class TorchModel(ExactPrefill):
         t0 = time.perf_counter()
         torch.set_grad_enabled(False)
         cpu = device == "cpu"
-        onednn = _onednn_linear() and dtype == torch.float32 and _kernels_wanted() != "mkl"
-        kernels = ("onednn" if onednn else "mkl") if cpu else ""
+        kernels = cpu_kernels(dtype) if cpu else ""
         fast = cpu_weights_file(path) if cpu and dtype == torch.float32 else None
         model = None
         if fast is not None and fast.is_file():
