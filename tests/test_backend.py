@@ -144,3 +144,33 @@ def test_the_mkl_fallback_can_be_forced(home: Path, tok: Any, monkeypatch: pytes
     monkeypatch.setenv("APPLYEDIT_CPU_KERNELS", "fast")
     with pytest.raises(ModelError, match="APPLYEDIT_CPU_KERNELS"):
         TorchModel.load(path, "cpu", torch.float32, tok)
+
+
+@pytest.mark.parametrize("length", [63, 64, 67, 70, 1030])
+def test_padded_prompt_chunks_leave_the_cache_and_logits_as_without(home: Path, tok: Any, length: int,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """A prompt chunk of PAD_MIN rows or more is padded to a multiple of PAD_ROWS and the padding
+    cropped: the cache holds exactly the real tokens, and the logits (of the prompt's last tokens and
+    of the next pass) are those of the model over the real tokens alone."""
+    import applyedit.backend as backend
+
+    path = save_tiny(home / "model", tied=False)
+    model = TorchModel.load(path, "cpu", torch.float32, tok)
+    ids = [(i * 37) % 250 + 3 for i in range(length)]
+    plain = Qwen2ForCausalLM.from_pretrained(path, dtype=torch.float32).eval()
+    use_cpu_kernels(plain, torch.float32)
+    with torch.inference_mode():
+        expected = plain(torch.tensor([ids + [5, 9]])).logits[0]
+    seen: list[int] = []
+    real_call = model.model.forward
+    monkeypatch.setattr(model.model, "forward", lambda **kw: seen.append(kw["input_ids"].shape[1]) or real_call(**kw))
+    model.reset()
+    got = model.forward(ids, num_logits=2)
+    assert model.cached_len == length == model._cache.get_seq_length()
+    assert all(n % backend.PAD_ROWS == 0 for n in seen if n >= backend.PAD_MIN)
+    assert sum(seen) >= length and (sum(seen) > length) == any(
+        n % backend.PAD_ROWS for n in (min(length - i, backend.PREFILL_CHUNK)
+                                       for i in range(0, length, backend.PREFILL_CHUNK)) if n >= backend.PAD_MIN)
+    torch.testing.assert_close(got, expected[length - 2 : length], rtol=1e-4, atol=1e-4)
+    after = model.forward([5, 9], num_logits=2)  # the next pass sees only the real tokens
+    torch.testing.assert_close(after, expected[length:], rtol=1e-4, atol=1e-4)
