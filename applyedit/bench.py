@@ -220,13 +220,9 @@ def _loop(engine: api.Engine, target: Target, method: Method, prefill_s: float) 
     # The pass pattern (block length and tokens kept per verify pass) lets `applyedit.replay` time
     # the same passes on another device with random weights.
     pattern = {"blocks": [len(s.draft) + 1 for s in d.steps], "emitted": [len(s.emitted) for s in d.steps]}
-    drafted_by: dict[str, int] = {}
-    for s in d.steps:
-        if s.drafter:
-            drafted_by[s.drafter] = drafted_by.get(s.drafter, 0) + len(s.draft)
     return {"tokens": d.tokens, "wall_s": wall + shared, "ttft_s": shared + d.prefill_s + first,
             "passes": len(d.steps), "pattern": pattern, "profile": result.report["profile"],
-            "drafted_by": drafted_by}
+            "drafted_by": dict(result.report["totals"]["drafted_by"])}
 
 
 def bench_target(engines: dict[str, api.Engine], target: Target, methods: Sequence[Method], repeats: int,
@@ -342,13 +338,17 @@ def _body(text: str, fence: str) -> str | None:
 def run(engine: api.Engine, items: Sequence[Target], methods: Sequence[Method], repeats: int,
         json_path: Path | None = None, resume: bool = False,
         log: Callable[[str], None] = print, open_engine: Callable[[str], api.Engine] | None = None) -> dict[str, Any]:
-    """Bench every target; with `json_path` the raw runs are saved after each one, and `resume` picks
-    up the runs a previous, interrupted call with the same methods already saved there.
+    """Bench every target; with `json_path` the raw runs are saved after each one and each finished
+    case's summary beside them, and `resume` picks up the runs (and summaries) a previous call with
+    the same methods saved there: an interrupted one, or one that ran other cases (`--filter`).
     `open_engine(backend)` opens the engines of methods that run on another backend."""
     if engine.backend != "torch" and any(m.lookup for m in methods):
         raise InputError("the lookup baseline is transformers' prompt lookup (torch backend); on llama.cpp "
                          "the baselines are greedy (llama.cpp's own loop) and none")
     others = sorted({m.backend for m in methods if m.backend})
+    if engine.backend == "llamacpp" and any(m.backend == "llamacpp" and m.runner == "generate" for m in methods):
+        raise InputError("--baseline llamacpp-greedy adds llama.cpp's greedy loop to a torch bench; on "
+                         "--backend llamacpp, --baseline greedy is that loop")
     if engine.backend in others:
         raise InputError(f"--baseline {engine.backend} runs applyedit on another backend, but this bench "
                          f"already runs on {engine.backend}")
@@ -361,13 +361,14 @@ def run(engine: api.Engine, items: Sequence[Target], methods: Sequence[Method], 
     if others:
         config["other_engines"] = {b: f"{e.backend} ({e.dtype_name}, {e.threads} threads)"
                                    for b, e in engines.items() if e is not engine}
-    raw: dict[str, Any] = {"config": config, "raw": {}}
+    raw: dict[str, Any] = {"config": config, "raw": {}, "cases": {}}
     if resume and json_path is not None and json_path.is_file():
         saved = json.loads(json_path.read_text())
         if {k: v for k, v in saved.get("config", {}).items() if k != "repeats"} != \
                 {k: v for k, v in config.items() if k != "repeats"}:
             raise InputError(f"{json_path} holds a bench of other methods or another model; drop --resume")
         raw["raw"] = saved.get("raw", {})
+        raw["cases"] = saved.get("cases", {})  # summaries of cases finished by earlier calls (--filter)
 
     def save() -> None:
         if json_path is not None:
@@ -382,13 +383,15 @@ def run(engine: api.Engine, items: Sequence[Target], methods: Sequence[Method], 
     try:
         for target in items:
             record = raw["raw"].setdefault(target.name, {})
-            results[target.name] = bench_target(engines, target, methods, repeats, counter, record, save, log)
+            results[target.name] = raw["cases"][target.name] = bench_target(
+                engines, target, methods, repeats, counter, record, save, log)
+            save()
     finally:
         if hook is not None:
             hook.remove()
     config_file = engine.path / "config.json"
     model_config = json.loads(config_file.read_text()) if config_file.is_file() else {}
-    raw.update(config=config, cases=results, model_config=model_config)  # model_config: for applyedit.replay
+    raw.update(config=config, model_config=model_config)  # model_config: for applyedit.replay
     save()
     agreement = {m.name: sum(c["methods"][m.name]["same_output"] for c in results.values() if m.name in c["methods"])
                  for m in methods}

@@ -98,7 +98,8 @@ def load_report(json_path: Path) -> dict[str, Any]:
         saved = json.loads(json_path.read_text())
     except (OSError, ValueError) as e:
         raise UsageError(f"cannot read the bench record {json_path}: {e}") from e
-    if "cases" not in saved:
-        raise UsageError(f"{json_path} holds no finished bench (run it to the end, or --resume it)")
+    if not saved.get("cases"):
+        raise UsageError(f"{json_path} holds no finished case (run the bench to the end, or --resume it)")
     return {**saved.get("config", {}), "cases": saved["cases"],
-            "outputs_agree": all(c["outputs_agree"] for c in saved["cases"].values())}
+            "outputs_agree": all(c["outputs_agree"] for c in saved["cases"].values()),
+            "unfinished": sorted(set(saved.get("raw", {})) - set(saved["cases"]))}

@@ -20,7 +20,7 @@ from applyedit import stats
 from applyedit.regions import Region, RegionStats
 from applyedit.stats import Profile, Summary
 
-__all__ = ["legend", "render_bench", "render_eval", "render_table", "report_data"]
+__all__ = ["bench_markdown", "legend", "render_bench", "render_eval", "render_table", "report_data"]
 
 STYLES = {"unchanged": "dim green", "edited": "yellow", "deleted": "red", "end": "dim"}
 CAPTION_KEYS = ("acceptance", "tokens per pass", "mean K", "region of a pass")
@@ -180,22 +180,27 @@ def render_eval(report: dict[str, Any]) -> Table:
 
 def render_bench(report: dict[str, Any]) -> list[Table]:
     """One table per case (medians of the repeats, spread of end-to-end time), then, for several
-    cases, a cases × methods table of median end-to-end seconds with the fastest marked."""
+    cases, a cases × methods table of median end-to-end seconds with the fastest marked. The draft
+    model's columns (drafted by, drafting s) appear only when a method drafted with one."""
     tables = []
     for name, case in report["cases"].items():
         table = Table(title=f"{name}: prompt {case['prompt_tokens']} tokens, prefill {case['prefill_s']:.1f} s; "
                             f"outputs agree: {'yes' if case['outputs_agree'] else 'NO'}", title_justify="left")
-        for col in ("method", "tokens", "passes", "tok/pass", "drafted by", "end to end s", "spread s",
-                    "first token s", "decode s", "drafting s", "tok/s", "× greedy", "decode × greedy", "same output"):
-            table.add_column(col, justify="left" if col == "method" else "right", no_wrap=True)
+        drafting = any(set(row.get("drafted_by") or {}) - {"copy"} for row in case["methods"].values())
+        columns = ["method", "tokens", "passes", "tok/pass", *(["drafted by"] if drafting else []),
+                   "end to end s (spread)", "first token s", "decode s", *(["drafting s"] if drafting else []),
+                   "tok/s", "× greedy", "decode × greedy", "same output"]
+        for col in columns:
+            table.add_column(col, justify="left" if col == "method" else "right", no_wrap=col == "method")
         for method, row in case["methods"].items():
-            table.add_row(method, str(row["num_tokens"]), f"{row['passes']:g}", f"{row['tokens_per_pass']:.1f}",
-                          drafted_by(row.get("drafted_by") or {}),
-                          f"{row['wall_s']:.1f}", f"{row['wall_min_s']:.1f}–{row['wall_max_s']:.1f}",
-                          f"{row['ttft_s']:.1f}", f"{row['decode_s']:.1f}", f"{row.get('drafting_s', 0.0):.1f}",
-                          f"{row['tokens_per_s']:.2f}",
-                          _ratio(row["speedup_vs_greedy"]), _ratio(row["decode_speedup_vs_greedy"]),
-                          _same(row))
+            cells = {"method": method, "tokens": str(row["num_tokens"]), "passes": f"{row['passes']:g}",
+                     "tok/pass": f"{row['tokens_per_pass']:.1f}", "drafted by": drafted_by(row.get("drafted_by") or {}),
+                     "end to end s (spread)": f"{row['wall_s']:.1f} ({row['wall_min_s']:.1f}–{row['wall_max_s']:.1f})",
+                     "first token s": f"{row['ttft_s']:.1f}", "decode s": f"{row['decode_s']:.1f}",
+                     "drafting s": f"{row.get('drafting_s', 0.0):.1f}", "tok/s": f"{row['tokens_per_s']:.2f}",
+                     "× greedy": _ratio(row["speedup_vs_greedy"]),
+                     "decode × greedy": _ratio(row["decode_speedup_vs_greedy"]), "same output": _same(row)}
+            table.add_row(*(cells[col] for col in columns))
         table.caption = (f"{report['model']} on {report['device']} via {report['backend']} ({report['dtype']}, "
                          f"{report['threads']} threads); "
                          f"medians of {report['repeats']} interleaved repeats; × greedy: against plain greedy "
@@ -215,6 +220,72 @@ def render_bench(report: dict[str, Any]) -> list[Table]:
                                    for m in methods))
         tables.append(matrix)
     return tables
+
+
+def bench_markdown(report: dict[str, Any]) -> str:
+    """The bench as Markdown tables for a README: end to end and decode phase, median seconds per
+    case and method with the ratio to plain greedy on the method's own backend, and a last row
+    holding each ratio's median over the cases; then target passes (tokens per pass), each loop
+    method against the better prompt-lookup setting, and the agreement of the outputs."""
+    methods, cases = report["methods"], report["cases"]
+
+    def rows_of(name: str) -> list[dict[str, Any]]:
+        return [case["methods"][name] for case in cases.values() if name in case["methods"]]
+
+    def median(values: Sequence[float]) -> float | None:
+        import statistics
+
+        return statistics.median(values) if values else None
+
+    def table(title: str, seconds: str, ratio: str) -> list[str]:
+        lines = [f"{title}, median seconds (× plain greedy on the method's own backend):", "",
+                 "| case (tokens) | " + " | ".join(methods) + " |", "|---" * (len(methods) + 1) + "|"]
+        for name, case in cases.items():
+            first = next(iter(case["methods"].values()))
+            cells = []
+            for m in methods:
+                row = case["methods"].get(m)
+                r = row and row[ratio]
+                cells.append("–" if row is None else f"{row[seconds]:.1f}" + (f" ({r:.2f}×)" if r and not _is_greedy(row) else ""))
+            lines.append(f"| {name} ({first['num_tokens']}) | " + " | ".join(cells) + " |")
+        medians = [median([row[ratio] for row in rows_of(m) if row[ratio]]) for m in methods]
+        lines.append("| median ratio | " + " | ".join(
+            "–" if v is None or all(_is_greedy(row) for row in rows_of(m)) else f"{v:.2f}×"
+            for m, v in zip(methods, medians)) + " |")
+        return lines
+
+    out = table("End to end (prefill counted)", "wall_s", "speedup_vs_greedy") + [""]
+    out += table("Decode phase (after the first token)", "decode_s", "decode_speedup_vs_greedy") + [""]
+    out += ["Target passes (tokens per pass):", "", "| case | " + " | ".join(methods) + " |",
+            "|---" * (len(methods) + 1) + "|"]
+    for name, case in cases.items():
+        out.append(f"| {name} | " + " | ".join(
+            f"{case['methods'][m]['passes']:g} ({case['methods'][m]['tokens_per_pass']:.1f})"
+            if m in case["methods"] else "–" for m in methods) + " |")
+    lookups = [m for m in methods if rows_of(m) and rows_of(m)[0]["method"]["lookup"]]
+    if lookups:
+        out.append("")
+        for m in methods:
+            rows = rows_of(m)
+            if not rows or rows[0]["method"]["runner"] == "generate":
+                continue
+            ratios = [min(case["methods"][lk]["wall_s"] for lk in lookups if lk in case["methods"])
+                      / case["methods"][m]["wall_s"] for case in cases.values()
+                      if m in case["methods"] and any(lk in case["methods"] for lk in lookups)]
+            out.append(f"{m} against the better of {', '.join(lookups)}, end to end: median "
+                       f"{median(ratios):.2f}× (per case {', '.join(f'{r:.2f}×' for r in ratios)}).")
+    out.append("")
+    out.append("Same output as " + f"{methods[0]}: " + ", ".join(
+        f"{m} {sum(row.get('same_output', False) for row in rows_of(m))}/{len(rows_of(m))} cases"
+        for m in methods[1:]) + ".")
+    caption = (f"{report['model']} on {report['device']} via {report['backend']} ({report['dtype']}, "
+               f"{report['threads']} threads); medians of {report['repeats']} interleaved repeats.")
+    return "\n".join([caption, "", *out]) + "\n"
+
+
+def _is_greedy(row: dict[str, Any]) -> bool:
+    """Plain greedy itself (the row every ratio divides): its ratio is 1 by definition."""
+    return row["method"]["runner"] == "generate" and not row["method"]["lookup"]
 
 
 def _same(row: dict[str, Any]) -> str:

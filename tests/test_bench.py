@@ -238,7 +238,7 @@ def test_show_and_chart_from_a_saved_bench(tokenizer: tuple[Path, Any], tmp_path
     unfinished.write_text(json.dumps({"config": {}, "raw": {}}))
     with pytest.raises(SystemExit) as info:
         cli.main(["bench", "--show", str(unfinished)])
-    assert info.value.code == 1 and "holds no finished bench" in capfd.readouterr().err
+    assert info.value.code == 1 and "holds no finished case" in capfd.readouterr().err
 
 
 def test_bench_measures_an_output_that_changes_language(tokenizer: tuple[Path, Any], tmp_path: Path,
@@ -312,6 +312,8 @@ def test_a_method_on_another_backend_runs_on_that_engine_in_the_same_run(
                   open_engine=open_engine)
     with pytest.raises(InputError, match="need an engine"):
         bench.run(own, items, methods, 1, log=lambda _: None)
+    with pytest.raises(InputError, match="on --backend llamacpp, --baseline greedy is that loop"):
+        bench.run(other, items, bench.parse_methods(["llamacpp-greedy"], ["adaptive"], [64]), 1, log=lambda _: None)
 
 
 def test_ratios_are_against_the_greedy_of_the_methods_own_backend() -> None:
@@ -325,3 +327,59 @@ def test_ratios_are_against_the_greedy_of_the_methods_own_backend() -> None:
     assert rows["adaptive K≤64"]["speedup_vs_greedy"] == pytest.approx(5.0)  # torch greedy 100 / 20
     assert rows["adaptive on llamacpp"]["speedup_vs_greedy"] == pytest.approx(4.0)  # llama.cpp greedy 40 / 10
     assert rows["llama.cpp greedy"]["speedup_vs_greedy"] == pytest.approx(1.0)
+
+
+def test_markdown_tables_hold_the_medians_ratios_and_the_lookup_comparison() -> None:
+    """`bench --markdown`: per case seconds with the ratio to greedy, a median-ratio row over the
+    cases, passes, the loop against the better lookup setting, and the agreement count."""
+    from applyedit.report import bench_markdown
+
+    methods = bench.parse_methods(["greedy", "lookup:10,32"], ["adaptive"], [64])
+    text = "```\nx = 1\n```\n"
+
+    def case(walls: dict[str, float], passes: int) -> dict[str, Any]:
+        record = {"prompt_tokens": 5, "prefill_s": [1.0], "budget": 9, "file": "f.py",
+                  "runs": {name: [{"repeat": 0, "tokens": [1, 2, 3, 4], "text": text, "wall_s": w, "ttft_s": 2.0,
+                                   "passes": passes if name.startswith("adaptive") else 4}]
+                           for name, w in walls.items()}}
+        return bench.summarise_target(record, methods, "```")
+
+    report = {"model": "m", "device": "cpu", "backend": "torch", "dtype": "float32", "threads": 2, "repeats": 1,
+              "methods": [m.name for m in methods],
+              "cases": {"a": case({"greedy": 102.0, "lookup K=10": 42.0, "lookup K=32": 52.0, "adaptive K≤64": 12.0}, 2),
+                        "b": case({"greedy": 62.0, "lookup K=10": 32.0, "lookup K=32": 22.0, "adaptive K≤64": 22.0}, 1)}}
+    md = bench_markdown(report).splitlines()
+    assert "| a (4) | 102.0 | 42.0 (2.43×) | 52.0 (1.96×) | 12.0 (8.50×) |" in md
+    assert "| median ratio | – | 2.18× | 2.39× | 5.66× |" in md  # medians of (8.50, 2.82) etc.
+    decode = md[md.index("| a (4) | 102.0 | 42.0 (2.43×) | 52.0 (1.96×) | 12.0 (8.50×) |") + 1:]
+    assert "| a (4) | 100.0 | 40.0 (2.50×) | 50.0 (2.00×) | 10.0 (10.00×) |" in decode  # minus 2 s to first token
+    assert "| a | 4 (1.0) | 4 (1.0) | 4 (1.0) | 2 (2.0) |" in md
+    assert ("adaptive K≤64 against the better of lookup K=10, lookup K=32, end to end: median 2.25× "
+            "(per case 3.50×, 1.00×).") in md
+    assert md[-1] == "Same output as greedy: lookup K=10 2/2 cases, lookup K=32 2/2 cases, adaptive K≤64 2/2 cases."
+
+
+def test_filtered_calls_add_up_in_one_record(tokenizer: tuple[Path, Any], tmp_path: Path,
+                                             capfd: pytest.CaptureFixture[str]) -> None:
+    """Cases benched by separate --resume calls (one --filter at a time, as a long bench runs across
+    sessions) all keep their summaries in the record, so --show and --markdown see them together; a
+    case with runs saved but no summary is named as unfinished."""
+    from applyedit import cli
+
+    methods = bench.parse_methods(["none"], ["adaptive"], [64])
+    out = tmp_path / "bench.json"
+    engine = scripted(tokenizer)
+    bench.run(engine, bench.targets(FIXTURES, None, "py_change_constant", everything=False), methods, 1, out,
+              log=lambda _: None)
+    bench.run(engine, bench.targets(FIXTURES, None, "js_replace", everything=False), methods, 1, out, resume=True,
+              log=lambda _: None)
+    saved = json.loads(out.read_text())
+    assert set(saved["cases"]) == {CASE.name, "js_replace_function_snippet"}
+    saved["raw"]["unfinished_case"] = {"runs": {}}
+    out.write_text(json.dumps(saved))
+    with pytest.raises(SystemExit) as info:
+        cli.main(["bench", "--show", str(out), "--markdown"])
+    assert info.value.code == 0
+    captured = capfd.readouterr()
+    assert "not finished yet (--resume runs them): unfinished_case" in captured.err
+    assert f"| {CASE.name} (" in captured.out and "| js_replace_function_snippet (" in captured.out
