@@ -102,7 +102,7 @@ class Engine:
         from applyedit import llamacpp
         from applyedit.backend import stop_ids
 
-        source, chosen = self._draft_choice(spec, backend)
+        source, chosen = self.draft_choice(spec, backend)
         key = f"{source.name}-{chosen}"
         if key not in self._drafts:
             if chosen == "llamacpp":
@@ -120,7 +120,7 @@ class Engine:
                 self._drafts[key] = TorchModel.load(path, self.device, self.dtype, self.tokenizer)
         return self._drafts[key]
 
-    def _draft_choice(self, spec: str | None, backend: str | None) -> tuple[modelstore.ModelSource, str]:
+    def draft_choice(self, spec: str | None, backend: str | None) -> tuple[modelstore.ModelSource, str]:
         """The draft model's source and the backend that runs it (see `draft_model`)."""
         from applyedit import llamacpp
 
@@ -131,13 +131,13 @@ class Engine:
             "llamacpp" if self.device == "cpu" and source.gguf is not None and llamacpp.available() else "torch")
         return source, chosen
 
-    def draft_cost(self, spec: str | None = None, backend: str | None = None) -> CostCurve:
-        """The draft model's own cost curve (calibrated once per draft, backend and device, and cached):
-        its t(0) is what one draft token costs."""
-        source, chosen = self._draft_choice(spec, backend)
+    def draft_cost(self, spec: str | None = None, backend: str | None = None, fresh: bool = False) -> CostCurve:
+        """The draft model's own cost curve (calibrated once per draft, backend and device, and cached;
+        `fresh` measures it again): its t(0) is what one draft token costs."""
+        source, chosen = self.draft_choice(spec, backend)
         dtype = self.dtype_name if chosen == "torch" else "gguf"
         key = f"draft-{source.name}-{chosen}-{self.device}-{dtype}-{self.threads}t"
-        return load_or_calibrate(self.draft_model(spec, backend), modelstore.home(), key)
+        return load_or_calibrate(self.draft_model(spec, backend), modelstore.home(), key, fresh)
 
     @property
     def vocab_size(self) -> int:

@@ -290,7 +290,25 @@ def model_show(ctx: typer.Context, model: ModelOpt = None) -> None:
         except ApplyEditError as e:
             table.add_row("slices", str(e))
         table.add_row("gguf", f"{source.gguf} ({'present' if source.gguf and source.gguf.exists() else 'absent'})")
+    table.add_row("draft model", _draft_status())
     console.print(table)
+
+
+def _draft_status() -> str:
+    """The default draft model (--proposer draft|hybrid): installed, and prepared for which backend."""
+    from applyedit import modelstore
+
+    name = modelstore.DRAFT_MODEL
+    try:
+        modelstore.draft_slice_files()
+    except ApplyEditError:
+        return f"{name}: not installed (optional: {modelstore.DRAFT_PIP})"
+    gguf, converted = modelstore.draft_gguf_path(), modelstore.draft_model_dir()
+    ready = [f"{gguf} (llama.cpp)"] if gguf.is_file() else []
+    ready += [f"{converted} (torch)"] if modelstore.is_ready(converted) else []
+    if not ready:
+        return f"{name}: installed, not prepared yet: run `applyedit model prepare --draft`"
+    return f"{name}: ready in {', '.join(ready)}"
 
 
 @model_app.command("prepare")
@@ -321,10 +339,11 @@ def model_prepare(model: ModelOpt = None, draft: Annotated[bool, typer.Option(
             path = modelstore.prepare(modelstore.resolve(model), progress.model)
         console.print(f"applyedit: model ready in {path}")
         from applyedit.api import Engine
+        from applyedit.backend import TorchModel
 
         engine = Engine.open(model)
-        if engine.backend == "torch" and engine.device == "cpu" and engine.dtype_name == "float32":
-            fast = modelstore.cpu_weights_file(path)
+        fast = TorchModel.fast_load_file(path, engine.device, engine.dtype) if engine.backend == "torch" else None
+        if fast is not None:
             if not fast.is_file():
                 console.print("applyedit: writing the CPU fast-load copy (once; about 7 GB for the default model)")
             _ = engine.model  # loading writes the copy when it is missing
@@ -335,7 +354,10 @@ def model_prepare(model: ModelOpt = None, draft: Annotated[bool, typer.Option(
 
 @model_app.command("calibrate")
 def model_calibrate(model: ModelOpt = None, device: DeviceOpt = None, dtype: DtypeOpt = None,
-                    backend: BackendOpt = None, debug: DebugOpt = False) -> None:
+                    backend: BackendOpt = None, draft: Annotated[bool, typer.Option(
+                        "--draft", help="Calibrate the draft model instead (what one draft token costs).")] = False,
+                    draft_model: DraftModelOpt = None, draft_backend: DraftBackendOpt = None,
+                    debug: DebugOpt = False) -> None:
     """Measure again what one verify pass costs per draft length (the K policy's cost curve) and cache it.
 
     Run it on a quiet machine: a curve measured under load misleads the K policy until replaced.
@@ -345,14 +367,24 @@ def model_calibrate(model: ModelOpt = None, device: DeviceOpt = None, dtype: Dty
       applyedit model calibrate
 
       applyedit model calibrate --backend llamacpp
+
+      applyedit model calibrate --draft
     """
     from applyedit.api import Engine
 
     try:
+        if not draft and (draft_model or draft_backend):
+            raise UsageError("--draft-model and --draft-backend go with --draft")
         engine = Engine.open(model, device, dtype, backend=backend)
-        curve = engine.cost_curve(fresh=True)
-        table = Table(title=f"verify-pass cost, {engine.source.name} via {engine.backend} on {engine.device} "
-                            f"({engine.dtype_name}, {engine.threads} threads)")
+        if draft:
+            source, chosen = engine.draft_choice(draft_model, draft_backend)
+            curve = engine.draft_cost(draft_model, draft_backend, fresh=True)
+            title = f"draft model's pass cost, {source.name} via {chosen} on {engine.device} ({engine.threads} threads)"
+        else:
+            curve = engine.cost_curve(fresh=True)
+            title = (f"verify-pass cost, {engine.source.name} via {engine.backend} on {engine.device} "
+                     f"({engine.dtype_name}, {engine.threads} threads)")
+        table = Table(title=title)
         for col in ("draft K", "pass ms", "ms per token (K + 1)"):
             table.add_column(col, justify="right")
         for k, seconds in sorted(curve.points.items()):
@@ -396,6 +428,8 @@ def bench_command(
              "Needs the chart extra.")] = None,
     show: Annotated[Path | None, typer.Option(
         help="Run nothing: print the tables (and --chart) of a finished bench saved with --json.")] = None,
+    markdown: Annotated[bool, typer.Option(
+        "--markdown", help="Also print the results as Markdown tables on stdout (a README's speed table).")] = False,
     debug: DebugOpt = False,
 ) -> None:
     """Compare plain greedy, transformers' prompt lookup and applyedit's K settings, one model, same prompt.
@@ -415,9 +449,11 @@ def bench_command(
       applyedit bench fixtures --baseline hybrid --baseline draft   # against copy-only (adaptive)
 
       applyedit bench --show bench.json --chart bench.png
+
+      applyedit bench --show bench.json --markdown > speed.md
     """
     from applyedit import bench
-    from applyedit.report import render_bench
+    from applyedit.report import bench_markdown, render_bench
 
     try:
         if show is not None:
@@ -426,6 +462,11 @@ def bench_command(
             report = load_report(show)
             for table in render_bench(report):
                 console.print(table)
+            if report["unfinished"]:
+                console.print(f"applyedit bench: not finished yet (--resume runs them): {', '.join(report['unfinished'])}",
+                              markup=False)
+            if markdown:
+                sys.stdout.write(bench_markdown(report))
             if chart is not None:
                 console.print(f"applyedit bench: chart written to {render(report, chart)}", markup=False)
             return
@@ -445,6 +486,8 @@ def bench_command(
                            open_engine=lambda other: Engine.open(model, device, None, backend=other))
         for table in render_bench(report):
             console.print(table)
+        if markdown:
+            sys.stdout.write(bench_markdown(report))
         if chart is not None:
             from applyedit.chart import render
 
@@ -472,6 +515,9 @@ def eval_command(
     dtype: DtypeOpt = None,
     backend: BackendOpt = None,
     proposer: ProposerOpt = "copy",
+    draft_model: DraftModelOpt = None,
+    draft_backend: DraftBackendOpt = None,
+    draft_k: DraftKOpt = None,
     k: KOpt = 64,
     k_policy: KPolicyOpt = "adaptive",
     json_path: JsonOpt = None,
@@ -486,6 +532,8 @@ def eval_command(
       applyedit eval fixtures --filter py_ --json eval.json
 
       applyedit eval ~/my-cases --model ./my-model.gguf
+
+      applyedit eval fixtures --proposer hybrid --draft-k 8
     """
     from applyedit import evaluate
 
@@ -498,7 +546,8 @@ def eval_command(
         if not directory.is_dir():
             raise InputError(f"{directory} is not a directory of cases")
         report = evaluate.evaluate(directory, filter_, on_case=on_case, model=model, device=device, dtype=dtype,
-                                   backend=backend, proposer=proposer, k=k, k_policy=k_policy)
+                                   backend=backend, proposer=proposer, k=k, k_policy=k_policy,
+                                   draft_model=draft_model, draft_backend=draft_backend, draft_k=draft_k)
         from applyedit.report import render_eval
 
         console.print(render_eval(report))

