@@ -17,6 +17,7 @@ from typing import Annotated, Any
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from applyedit import files
@@ -290,7 +291,7 @@ def model_show(ctx: typer.Context, model: ModelOpt = None) -> None:
         except ApplyEditError as e:
             table.add_row("slices", str(e))
         table.add_row("gguf", f"{source.gguf} ({'present' if source.gguf and source.gguf.exists() else 'absent'})")
-    table.add_row("draft model", _draft_status())
+    table.add_row("draft model", escape(_draft_status()))  # its pip hint holds "[draft]", not markup
     console.print(table)
 
 
