@@ -8,6 +8,7 @@ definitions it shows are quoted from `stats`'s docstring and `regions.LEGEND`, n
 
 from __future__ import annotations
 
+import statistics
 from collections.abc import Sequence
 from typing import Any
 
@@ -201,10 +202,7 @@ def render_bench(report: dict[str, Any]) -> list[Table]:
                      "× greedy": _ratio(row["speedup_vs_greedy"]),
                      "decode × greedy": _ratio(row["decode_speedup_vs_greedy"]), "same output": _same(row)}
             table.add_row(*(cells[col] for col in columns))
-        table.caption = (f"{report['model']} on {report['device']} via {report['backend']} ({report['dtype']}, "
-                         f"{report['threads']} threads); "
-                         f"medians of {report['repeats']} interleaved repeats; × greedy: against plain greedy "
-                         f"on the method's own backend")
+        table.caption = f"{_bench_setup(report)}; × greedy: against plain greedy on the method's own backend"
         table.caption_justify = "left"
         tables.append(table)
     if len(report["cases"]) > 1:
@@ -233,8 +231,6 @@ def bench_markdown(report: dict[str, Any]) -> str:
         return [case["methods"][name] for case in cases.values() if name in case["methods"]]
 
     def median(values: Sequence[float]) -> float | None:
-        import statistics
-
         return statistics.median(values) if values else None
 
     def table(title: str, seconds: str, ratio: str) -> list[str]:
@@ -246,11 +242,11 @@ def bench_markdown(report: dict[str, Any]) -> str:
             for m in methods:
                 row = case["methods"].get(m)
                 r = row and row[ratio]
-                cells.append("–" if row is None else f"{row[seconds]:.1f}" + (f" ({r:.2f}×)" if r and not _is_greedy(row) else ""))
+                cells.append("–" if row is None else f"{row[seconds]:.1f}" + (f" ({_ratio(r)})" if r and not _is_greedy(row) else ""))
             lines.append(f"| {name} ({first['num_tokens']}) | " + " | ".join(cells) + " |")
         medians = [median([row[ratio] for row in rows_of(m) if row[ratio]]) for m in methods]
         lines.append("| median ratio | " + " | ".join(
-            "–" if v is None or all(_is_greedy(row) for row in rows_of(m)) else f"{v:.2f}×"
+            "–" if all(_is_greedy(row) for row in rows_of(m)) else _ratio(v)
             for m, v in zip(methods, medians)) + " |")
         return lines
 
@@ -273,14 +269,18 @@ def bench_markdown(report: dict[str, Any]) -> str:
                       / case["methods"][m]["wall_s"] for case in cases.values()
                       if m in case["methods"] and any(lk in case["methods"] for lk in lookups)]
             out.append(f"{m} against the better of {', '.join(lookups)}, end to end: median "
-                       f"{median(ratios):.2f}× (per case {', '.join(f'{r:.2f}×' for r in ratios)}).")
+                       f"{_ratio(median(ratios))} (per case {', '.join(_ratio(r) for r in ratios)}).")
     out.append("")
     out.append("Same output as " + f"{methods[0]}: " + ", ".join(
         f"{m} {sum(row.get('same_output', False) for row in rows_of(m))}/{len(rows_of(m))} cases"
         for m in methods[1:]) + ".")
-    caption = (f"{report['model']} on {report['device']} via {report['backend']} ({report['dtype']}, "
-               f"{report['threads']} threads); medians of {report['repeats']} interleaved repeats.")
-    return "\n".join([caption, "", *out]) + "\n"
+    return "\n".join([_bench_setup(report) + ".", "", *out]) + "\n"
+
+
+def _bench_setup(report: dict[str, Any]) -> str:
+    """'<model> on <device> via <backend> (<dtype>, <n> threads); medians of <r> interleaved repeats'."""
+    return (f"{report['model']} on {report['device']} via {report['backend']} ({report['dtype']}, "
+            f"{report['threads']} threads); medians of {report['repeats']} interleaved repeats")
 
 
 def _is_greedy(row: dict[str, Any]) -> bool:
