@@ -26,8 +26,9 @@ PREFILL_CHUNK = 1024  # prompt tokens per prefill forward: bounds attention memo
 # On the CPU, oneDNN's inner product runs some row counts far slower than their neighbours (measured,
 # 1536 -> 8960 projection: 703, 697, 689 and 259 rows at 229-256 us a row, multiples of 4 at 170-200),
 # which made one real prompt's prefill 25% slower than generate()'s one row longer. Prompt chunks of
-# PAD_MIN rows or more are padded to a multiple of PAD_ROWS (4) with copies of their last token; the padded
+# PAD_MIN rows or more are padded to a multiple of PAD_ROWS with copies of their last token; the padded
 # positions come after every real one (causal attention: they touch nothing real) and are cropped off.
+# Verify blocks (every row's logits wanted; 65 rows ran as fast as 64) are never padded.
 PAD_MIN, PAD_ROWS = 64, 4
 
 
@@ -376,7 +377,8 @@ class TorchModel(ExactPrefill):
         assert num_logits <= len(chunks[-1])
         for n, chunk in enumerate(chunks):
             last = n == len(chunks) - 1
-            pad = -len(chunk) % PAD_ROWS if self.device == "cpu" and len(chunk) >= PAD_MIN else 0
+            verify = last and num_logits == len(chunk)  # a verify block: every row's logits, never padded
+            pad = -len(chunk) % PAD_ROWS if self.device == "cpu" and len(chunk) >= PAD_MIN and not verify else 0
             input_ids = torch.tensor([chunk + chunk[-1:] * pad], dtype=torch.long, device=self.device)
             start = len(self._ids)
             positions = torch.arange(start, start + len(chunk) + pad, device=self.device)

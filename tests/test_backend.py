@@ -174,3 +174,6 @@ def test_padded_prompt_chunks_leave_the_cache_and_logits_as_without(home: Path, 
     torch.testing.assert_close(got, expected[length - 2 : length], rtol=1e-4, atol=1e-4)
     after = model.forward([5, 9], num_logits=2)  # the next pass sees only the real tokens
     torch.testing.assert_close(after, expected[length:], rtol=1e-4, atol=1e-4)
+    seen.clear()
+    model.forward([(i * 11) % 250 + 3 for i in range(65)], num_logits=65)  # a verify block of 65 rows: every row's logits, no padding
+    assert seen == [65] and model.cached_len == length + 2 + 65
