@@ -1,0 +1,90 @@
+"""The generated corpus (corpus/generate.py): deterministic, big and varied enough, the committed
+sample is what the generator makes, and every expected file parses."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+import tomllib
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent / "corpus"
+
+
+def _load(name: str):  # noqa: ANN202 (a module)
+    if name in sys.modules:
+        return sys.modules[name]
+    spec = importlib.util.spec_from_file_location(name, ROOT / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+generate = _load("generate")
+
+
+@pytest.fixture(scope="module")
+def corpus() -> list:
+    return generate.corpus()
+
+
+def test_same_seed_same_cases_other_seed_other_cases(corpus: list) -> None:
+    src = generate.sources()[0]
+    again = generate.cases_for(src, generate.SEED)
+    assert again == [c for c in corpus if c.source == src.path.as_posix()]
+    assert [c.after for c in generate.cases_for(src, generate.SEED + 1)] != [c.after for c in again]
+
+
+def test_size_languages_styles_and_kinds(corpus: list) -> None:
+    assert len(corpus) >= 300
+    per = Counter((c.language, c.style) for c in corpus)
+    assert len({lang for lang, _ in per}) >= 5
+    assert all(per[(lang, "clean")] == per[(lang, "messy")] >= 30 for lang, _ in per)
+    kinds = Counter(k for c in corpus for k in c.kinds)
+    assert set(kinds) == {"change_stmt", "insert_stmt", "add_def", "delete_def", "change_sig"}
+    assert sum(len(c.kinds) > 1 for c in corpus) >= 20  # several edits at once
+    traits = Counter(t for c in corpus for t in c.messy)
+    for trait in ("context-1", "context-0", "whole-function", "marker-in-body", "wording", "block-comment",
+                  "marker-indent-zero", "no-trailing-marker", "no-leading-marker"):
+        assert traits[trait] >= 5, trait
+
+
+def test_every_case_changes_the_file_and_still_parses(corpus: list) -> None:
+    from applyedit import syntax
+
+    for c in corpus:
+        assert c.after != c.before, c.name
+        assert syntax.new_errors(c.before, c.after, c.language) in ([], None), c.name
+
+
+def test_clean_snippet_shape() -> None:
+    src = generate.Source("python", Path("x.py"), "")
+    new = ["def a():", "    x = 1", "    y = 2", "    z = 3", "    w = 4", "", "", "def b():", "    return 5"]
+    # one changed line (row 3); two non-blank context lines each side; markers for the rest
+    clean = generate.render(src.language, new, [(3, 4)], generate.Style())
+    assert clean == ["# ... existing code ...", "    x = 1", "    y = 2", "    z = 3", "    w = 4", "", "",
+                     "def b():", "    # ... existing code ..."]  # indented like the code it stands for
+    messy = generate.render(src.language, new, [(3, 4)], generate.Style(context=1, marker_indent="zero",
+                                                                         wording="...", drop_trailing=True))
+    assert messy == ["# ...", "    y = 2", "    z = 3", "    w = 4"]
+
+
+def test_committed_sample_is_the_generators(corpus: list) -> None:
+    sample = generate.sample(corpus)
+    root = ROOT / "sample"
+    on_disk = sorted(d.name for d in root.iterdir() if (d / "case.toml").is_file())
+    assert on_disk == sorted(c.name for c in sample)
+    assert len(sample) >= 60 and len({c.language for c in sample}) >= 5
+    assert Counter(c.style for c in sample) == {"clean": len(sample) // 2, "messy": len(sample) // 2}
+    for c in sample:
+        d = root / c.name
+        assert (d / f"before{c.ext}").read_text(encoding="utf-8") == c.before
+        assert (d / f"after{c.ext}").read_text(encoding="utf-8") == c.after
+        assert (d / "edit.txt").read_text(encoding="utf-8") == c.snippet
+        meta = tomllib.loads((d / "case.toml").read_text())
+        assert (meta["style"], meta["language"], meta["kind"]) == (c.style, c.language, "snippet")
