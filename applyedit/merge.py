@@ -302,22 +302,10 @@ def _extend(
     """Grow a chain into the segment's original span [start, end) and all its pairs."""
     sl, n, skeys = seg.lines, len(seg.lines), [_key(x) for x in seg.lines]
     pairs = chain + [p for a, b in zip(chain, chain[1:]) for p in _fill(skeys, okeys, a, b)]
-    s, o = chain[0]
-    while s > 0:  # head: the lines before the first anchor
-        if o > lo and (skeys[s - 1] == okeys[o - 1] or _edited(sl, s - 1, ol, o - 1)):
-            s, o = s - 1, o - 1
-            pairs.append((s, o))
-            continue
-        depth = next(_indent(ol[t]) for t in range(o, len(ol)) if ol[t].strip())
-        i = next((t for t in range(s - 1, -1, -1) if _indent(sl[t]) < depth), None)
-        if i is None:
-            break
-        k = next((t for t in range(o - 1, lo - 1, -1) if _indent(ol[t]) < depth), None)
-        if k is None or not _alike(sl[i], ol[k]):
-            raise _NoMerge(f"snippet line {sl[i].strip()!r} does not fit above line {o + 1}")
-        pairs += _fill(skeys, okeys, (i - 1, k - 1), (s, o))
-        s, o = i, k
-    start, (s, o) = o, (chain[-1][0] + 1, chain[-1][1] + 1)
+    start, head = _head(sl, skeys, ol, okeys, chain[0], lo)
+    pairs += head
+    o = start
+    s, o = chain[-1][0] + 1, chain[-1][1] + 1
     while s < n:  # tail: the lines after the last anchor
         depth = next(_indent(ol[t]) for t in range(o - 1, -1, -1) if ol[t].strip())
         t = next((t for t in range(s, n) if sl[t].strip()), n)
@@ -353,6 +341,86 @@ def _extend(
         else:
             break
     return start, o, sorted(pairs)
+
+
+def _head(sl: Sequence[str], skeys: list[str], ol: list[str], okeys: list[str], anchor: _Pair, lo: int
+          ) -> tuple[int, list[_Pair]]:
+    """Align the lines before a segment's first anchor with the original lines above it: the
+    segment's original start and the head's pairs.
+
+    A dynamic program over (head line, original line) from the anchor upwards: a pair of equal lines
+    scores 2 (1 when re-indented, ½ for blank lines), a line edited in place or an opener that looks
+    alike ½, a snippet line inserted or an original line deleted -1; original lines above the first
+    pair are kept for free. Pairing the head's first line scores 3 more: the line after a marker
+    is where the snippet picks the original up again. A shallower opener left unpaired would open a
+    block around code the original already encloses: ok=False ("does not fit").
+    """
+    s0, o0 = anchor
+    if s0 == 0:
+        return o0, []
+    w0 = max(lo, o0 - min(400, 3 * s0 + 60))
+    first = next((i for i in range(s0) if sl[i].strip()), None)
+    depth_s, depth_o = _indent(sl[s0]), _indent(ol[o0])
+    edits: dict[_Pair, float] = {}
+
+    def score(i: int, j: int) -> float | None:
+        a, b = sl[i], ol[j]
+        if skeys[i] == okeys[j]:
+            return 0.5 if not skeys[i] else 2.0 if _indent(a) == _indent(b) else 1.0
+        if not skeys[i] or not okeys[j]:
+            return None
+        if (i, j) not in edits:
+            ok = _edited(sl, i, ol, j) or (_indent(a) < depth_s and _indent(b) < depth_o and _alike(a, b))
+            edits[(i, j)] = 0.5 if ok else -9.0
+        return edits[(i, j)] if edits[(i, j)] > 0 else None
+
+    # best[i][j]: the best score of aligning sl[i:s0] with ol[j:o0] (j from w0); choice for traceback
+    width = o0 - w0
+    neg = float("-inf")
+    best = [[neg] * (width + 1) for _ in range(s0 + 1)]
+    move = [[0] * (width + 1) for _ in range(s0 + 1)]  # 1 pair, 2 insert sl[i], 3 delete ol[j]
+    best[s0][width] = 0.0
+    for i in range(s0, -1, -1):
+        for jj in range(width, -1, -1):
+            if i == s0 and jj == width:
+                continue
+            j = w0 + jj
+            cands = []
+            if i < s0 and jj < width and best[i + 1][jj + 1] > neg:
+                sc = score(i, j)
+                if sc is not None:
+                    cands.append((best[i + 1][jj + 1] + sc + (3.0 if i == first else 0.0), 1))
+            if i < s0 and best[i + 1][jj] > neg:
+                cands.append((best[i + 1][jj] - (0.5 if not sl[i].strip() else 1.0), 2))
+            if jj < width and best[i][jj + 1] > neg:
+                cands.append((best[i][jj + 1] - (0.25 if not ol[j].strip() else 1.0), 3))
+            if cands:
+                best[i][jj], move[i][jj] = max(cands)
+    # the segment starts where its first pair is; lines above it are kept
+    top = max(((best[0][jj], jj) for jj in range(width + 1) if best[0][jj] > neg), key=lambda t: (t[0], t[1]))
+    jj, i = top[1], 0
+    pairs: list[_Pair] = []
+    inserted: list[int] = []
+    start = None
+    while (i, jj) != (s0, width):
+        mv = move[i][jj]
+        if mv == 1:
+            pairs.append((i, w0 + jj))
+            start = w0 + jj if start is None else start
+            i, jj = i + 1, jj + 1
+        elif mv == 2:
+            inserted.append(i)
+            i += 1
+        else:
+            if start is None:
+                start = w0 + jj
+            jj += 1
+    if start is None or not pairs:
+        start = o0 if not pairs else start
+    for i in inserted:
+        if sl[i].strip() and _indent(sl[i]) < depth_s and _opens(sl, i):
+            raise _NoMerge(f"snippet line {sl[i].strip()!r} does not fit above line {o0 + 1}")
+    return (pairs[0][1] if pairs else o0), pairs
 
 
 def _fill(skeys: list[str], okeys: list[str], a: _Pair, b: _Pair) -> list[_Pair]:
