@@ -231,8 +231,10 @@ def _merge(original: str, snippet: str) -> MergeResult:
     for n, (seg, chain) in enumerate(zip(segs, chains)):
         if chain:
             hi = next((c[0][1] for c in chains[n + 1 :] if c), m)
-            start, lo, pairs = _extend(seg, chain, ol, okeys, lo, hi)
-            spans.append((start, lo, seg.lines, pairs))
+            start, end, pairs = _extend(seg, chain, ol, okeys, lo, hi)
+            start, pairs = _changes_something(seg, chain, ol, start, end, pairs, lo, hi)
+            spans.append((start, end, seg.lines, pairs))
+            lo = end
             continue
         first = next(x for x in seg.lines if x.strip())
         top_level, at_end = _indent(first) == 0, seg.marker_after is None
@@ -343,6 +345,40 @@ def _extend(
     return start, o, sorted(pairs)
 
 
+def _changes_something(seg: _Seg, chain: list[_Pair], ol: list[str], start: int, end: int,
+                       pairs: list[_Pair], lo: int, hi: int) -> tuple[int, list[_Pair]]:
+    """A segment after a marker that would change nothing, whose lines before its first anchor
+    (`}`, blank lines: nothing distinctive) also stand, exactly, at an earlier place: the snippet
+    shows a deletion, the lines between that place and the anchor (the usual shape: the end of the
+    previous function, then the next one, the one between them gone). The nearest such place wins;
+    the same reading after the last anchor too: both possible is ambiguous. Else unchanged."""
+    sl = seg.lines
+    if not seg.marker_before or len(pairs) != len(sl) or end - start != len(sl):
+        return start, pairs
+    if not all(_same(sl[a], ol[b]) for a, b in pairs):
+        return start, pairs
+    s0, o0 = chain[0]
+    head = sl[:s0]
+    found: list[tuple[int, list[_Pair]]] = []
+    if any(x.strip() for x in head):
+        for p in range(o0 - len(head) - 1, lo - 1, -1):
+            if all(_same(head[i], ol[p + i]) for i in range(len(head))):
+                rest = [q for q in pairs if q[0] >= s0]
+                found.append((p, [(i, p + i) for i in range(len(head))] + rest))
+                break
+    s1, o1 = chain[-1]
+    tail = sl[s1 + 1:]
+    if seg.marker_after is not None and any(x.strip() for x in tail):
+        for q in range(o1 + 2, hi - len(tail) + 1):
+            if all(_same(tail[i], ol[q + i]) for i in range(len(tail))):
+                rest = [x for x in pairs if x[0] <= s1]
+                found.append((start, rest + [(s1 + 1 + i, q + i) for i in range(len(tail))]))
+                break
+    if len(found) > 1:
+        raise _NoMerge(f"snippet lines around {sl[s0].strip()!r} could delete code above or below it")
+    return found[0] if found else (start, pairs)
+
+
 def _head(sl: Sequence[str], skeys: list[str], ol: list[str], okeys: list[str], anchor: _Pair, lo: int
           ) -> tuple[int, list[_Pair]]:
     """Align the lines before a segment's first anchor with the original lines above it: the
@@ -366,7 +402,9 @@ def _head(sl: Sequence[str], skeys: list[str], ol: list[str], okeys: list[str], 
     def score(i: int, j: int) -> float | None:
         a, b = sl[i], ol[j]
         if skeys[i] == okeys[j]:
-            return 0.5 if not skeys[i] else 2.0 if _indent(a) == _indent(b) else 1.0
+            if not skeys[i] or _indent(a) == _indent(b):
+                return 0.5 if not skeys[i] else 2.0
+            return 1.0 if _distinctive(skeys[i]) else None  # a `}` at another depth is another `}`
         if not skeys[i] or not okeys[j]:
             return None
         if (i, j) not in edits:
@@ -417,8 +455,9 @@ def _head(sl: Sequence[str], skeys: list[str], ol: list[str], okeys: list[str], 
             jj += 1
     if start is None or not pairs:
         start = o0 if not pairs else start
-    for i in inserted:
-        if sl[i].strip() and _indent(sl[i]) < depth_s and _opens(sl, i):
+    for i in inserted:  # an opener whose block would reach the anchor
+        if sl[i].strip() and _indent(sl[i]) < depth_s and _opens(sl, i) and all(
+                _indent(sl[t]) > _indent(sl[i]) for t in range(i + 1, s0 + 1)):
             raise _NoMerge(f"snippet line {sl[i].strip()!r} does not fit above line {o0 + 1}")
     return (pairs[0][1] if pairs else o0), pairs
 
