@@ -455,6 +455,13 @@ def _head(sl: Sequence[str], skeys: list[str], ol: list[str], okeys: list[str], 
             jj += 1
     if start is None or not pairs:
         start = o0 if not pairs else start
+    contiguous = len(pairs) == s0 and all(b - a == pairs[0][1] for a, b in pairs)
+    if not contiguous and sum(1 for x in sl[:s0] if x.strip()) >= 2:
+        # The whole head stands, exactly, at one earlier place: that block, not a reading that
+        # splits it (`}` `}` paired around a deleted line) or leaves part of it new.
+        for p in range(o0 - s0, lo - 1, -1):
+            if all(_same(sl[i], ol[p + i]) for i in range(s0)):
+                return p, [(i, p + i) for i in range(s0)]
     for i in inserted:  # an opener whose block would reach the anchor
         if sl[i].strip() and _indent(sl[i]) < depth_s and _opens(sl, i) and all(
                 _indent(sl[t]) > _indent(sl[i]) for t in range(i + 1, s0 + 1)):
