@@ -238,7 +238,18 @@ def _merge(original: str, snippet: str) -> MergeResult:
             continue
         first = next(x for x in seg.lines if x.strip())
         top_level, at_end = _indent(first) == 0, seg.marker_after is None
-        if top_level and n == len(segs) - 1 and seg.marker_before and at_end:
+        sl, hi = seg.lines, next((c[0][1] for c in chains[n + 1 :] if c), m)
+        ot = _rtrim(ol, lo, m)
+        k = next((k for k in range(len(sl), 0, -1) if sl[k - 1].strip() and ot - k >= lo
+                  and all(_same(sl[i], ol[ot - k + i]) for i in range(k))), 0)
+        if n == len(segs) - 1 and seg.marker_before and at_end and k:
+            # it starts with the original's last lines (`}` `);`): it goes on from the end
+            spans.append((ot - k, ot, sl, [(i, ot - k + i) for i in range(k)]))
+            lo = ot
+        elif seg.marker_before and (not at_end or n == len(segs) - 1) and any(
+                all(_same(sl[i], ol[p + i]) for i in range(len(sl))) for p in range(lo, hi - len(sl) + 1)):
+            pass  # only lines the original has, between markers: wherever they stand, nothing changes
+        elif top_level and n == len(segs) - 1 and seg.marker_before and at_end:
             spans.append((m, m, seg.lines, []))  # a marker only above it: goes to the bottom
         elif top_level and n == 0 and not seg.marker_before and not at_end:
             spans.append((0, 0, seg.lines, []))  # a marker only below it: goes to the top
