@@ -232,7 +232,8 @@ def _merge(original: str, snippet: str) -> MergeResult:
         if chain:
             hi = next((c[0][1] for c in chains[n + 1 :] if c), m)
             start, end, pairs = _extend(seg, chain, ol, okeys, lo, hi)
-            start, pairs = _changes_something(seg, chain, ol, start, end, pairs, lo, hi)
+            unique = [p for p in chain if len(occ.get(okeys[p[1]], ())) == 1] or chain
+            start, pairs = _changes_something(seg, unique, ol, start, end, pairs, lo, hi)
             spans.append((start, end, seg.lines, pairs))
             lo = end
             continue
@@ -361,7 +362,8 @@ def _changes_something(seg: _Seg, chain: list[_Pair], ol: list[str], start: int,
     """A segment after a marker that would change nothing, whose lines before its first anchor
     (`}`, blank lines: nothing distinctive) also stand, exactly, at an earlier place: the snippet
     shows a deletion, the lines between that place and the anchor (the usual shape: the end of the
-    previous function, then the next one, the one between them gone). The nearest such place wins;
+    previous function, then the next one, the one between them gone). `chain` holds the anchors
+    that stand once in the original (a line found twice is no anchor for this). The nearest wins;
     the same reading after the last anchor too: both possible is ambiguous. Else unchanged."""
     sl = seg.lines
     if not seg.marker_before or len(pairs) != len(sl) or end - start != len(sl):
