@@ -407,6 +407,11 @@ def _head(sl: Sequence[str], skeys: list[str], ol: list[str], okeys: list[str], 
     s0, o0 = anchor
     if s0 == 0:
         return o0, []
+    if sl[0].strip():  # context right after the marker, then new lines: inserted after that context
+        k = next((k for k in range(s0, 0, -1) if o0 - k >= lo
+                  and all(_same(sl[i], ol[o0 - k + i]) for i in range(k))), 0)
+        if k:
+            return o0 - k, [(i, o0 - k + i) for i in range(k)]
     w0 = max(lo, o0 - min(400, 3 * s0 + 60))
     first = next((i for i in range(s0) if sl[i].strip()), None)
     depth_s, depth_o = _indent(sl[s0]), _indent(ol[o0])
@@ -475,6 +480,13 @@ def _head(sl: Sequence[str], skeys: list[str], ol: list[str], okeys: list[str], 
         for p in range(o0 - s0, lo - 1, -1):
             if all(_same(sl[i], ol[p + i]) for i in range(s0)):
                 return p, [(i, p + i) for i in range(s0)]
+    paired = {a for a, _ in pairs}
+    deleted = [j for j in range(start if pairs else o0, o0) if j not in {b for _, b in pairs} and ol[j].strip()]
+    if inserted and deleted and not any(_distinctive(skeys[a]) for a in paired):
+        raise _NoMerge(f"snippet lines above {sl[s0].strip()!r} fit the original in more than one way")
+    if first is not None and first not in paired and not _distinctive(skeys[first]) and any(
+            okeys[j] == skeys[first] for j in range(lo, o0)):
+        raise _NoMerge(f"snippet line {sl[first].strip()!r} after a marker could be one of several")
     for i in inserted:  # an opener whose block would reach the anchor
         if sl[i].strip() and _indent(sl[i]) < depth_s and _opens(sl, i) and all(
                 _indent(sl[t]) > _indent(sl[i]) for t in range(i + 1, s0 + 1)):
