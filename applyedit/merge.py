@@ -233,7 +233,7 @@ def _merge(original: str, snippet: str) -> MergeResult:
             hi = next((c[0][1] for c in chains[n + 1 :] if c), m)
             start, end, pairs = _extend(seg, chain, ol, okeys, lo, hi)
             unique = [p for p in chain if len(occ.get(okeys[p[1]], ())) == 1] or chain
-            start, pairs = _changes_something(seg, unique, ol, start, end, pairs, lo, hi)
+            start, pairs = _changes_something(seg, unique, ol, start, end, pairs, lo, hi, first=n == 0)
             spans.append((start, end, seg.lines, pairs))
             lo = end
             continue
@@ -251,6 +251,8 @@ def _merge(original: str, snippet: str) -> MergeResult:
                 all(_same(sl[i], ol[p + i]) for i in range(len(sl))) for p in range(lo, hi - len(sl) + 1)):
             pass  # only lines the original has, between markers: wherever they stand, nothing changes
         elif top_level and n == len(segs) - 1 and seg.marker_before and at_end:
+            if not _distinctive(_key(first)) and any(_key(first) == k for k in okeys[lo:]):
+                raise _NoMerge(f"snippet line {first.strip()!r} after a marker could be one of several")
             spans.append((m, m, seg.lines, []))  # a marker only above it: goes to the bottom
         elif top_level and n == 0 and not seg.marker_before and not at_end:
             spans.append((0, 0, seg.lines, []))  # a marker only below it: goes to the top
@@ -335,8 +337,9 @@ def _extend(
             q, u = _rtrim(ol, o, q), _rtrim(sl, s, u)
             pairs += _fill(skeys, okeys, (s - 1, o - 1), (u, q))
             s, o = u, q
-        elif o < hi and _edited(sl, s, ol, o):
-            pairs.append((s, o))
+        elif o < hi and (_edited(sl, s, ol, o) or (
+                _indent(sl[s]) == _indent(ol[o]) and _opens(sl, s) and _opens(ol, o) and _same_name(sl[s], ol[o]))):
+            pairs.append((s, o))  # edited in place; an opener that looks alike (`def f(a):` -> `def f(a, b):`)
             s, o = s + 1, o + 1
         elif o < hi and okeys[o] and okeys[o] in skeys[s + 1 :]:  # new lines, then it goes on
             s = skeys.index(okeys[o], s + 1)
@@ -358,15 +361,15 @@ def _extend(
 
 
 def _changes_something(seg: _Seg, chain: list[_Pair], ol: list[str], start: int, end: int,
-                       pairs: list[_Pair], lo: int, hi: int) -> tuple[int, list[_Pair]]:
-    """A segment after a marker that would change nothing, whose lines before its first anchor
+                       pairs: list[_Pair], lo: int, hi: int, first: bool = False) -> tuple[int, list[_Pair]]:
+    """A segment after a marker (or the first, its leading marker left out) that would change nothing, whose lines before its first anchor
     (`}`, blank lines: nothing distinctive) also stand, exactly, at an earlier place: the snippet
     shows a deletion, the lines between that place and the anchor (the usual shape: the end of the
     previous function, then the next one, the one between them gone). `chain` holds the anchors
     that stand once in the original (a line found twice is no anchor for this). The nearest wins;
     the same reading after the last anchor too: both possible is ambiguous. Else unchanged."""
     sl = seg.lines
-    if not seg.marker_before or len(pairs) != len(sl) or end - start != len(sl):
+    if not (seg.marker_before or first) or len(pairs) != len(sl) or end - start != len(sl):
         return start, pairs
     if not all(_same(sl[a], ol[b]) for a, b in pairs):
         return start, pairs
@@ -605,6 +608,12 @@ def _edited(sl: Sequence[str], i: int, ol: Sequence[str], j: int) -> bool:
     if not a.strip() or _indent(a) != _indent(b) or _opens(sl, i) or _opens(ol, j):
         return False
     return difflib.SequenceMatcher(None, a.strip(), b.strip()).ratio() >= 0.75
+
+
+def _same_name(a: str, b: str) -> bool:
+    """Two lines that start with the same two words (`def has(cls):`, `def has(cls, total=None):`)."""
+    wa, wb = re.findall(r"\w+", a)[:2], re.findall(r"\w+", b)[:2]
+    return len(wa) == 2 and wa == wb
 
 
 def _alike(a: str, b: str) -> bool:
