@@ -357,6 +357,18 @@ def _extend(
             s, o = u, q  # blank lines after it pair with the original's, as above
         else:
             break
+    rest = [x for x in sl[s:] if x.strip()]
+    k = 0  # new lines left at the segment's end, after blank lines paired with the original's:
+    while (s - k - 1, o - k - 1) in pairs and not sl[s - k - 1].strip():
+        k += 1  # ... go before those blank lines, which then still part them from what follows
+    if rest and k and o < len(ol) and ol[o].strip() and _indent(ol[o]) <= _indent(rest[0]) and sl[-1].strip():
+        pairs = [p for p in pairs if p[0] < s - k]
+        o -= k
+    if rest and not any(_distinctive(_key(x)) for x in rest) and any(
+            all(_same(x, y) for x, y in zip(rest, [y for y in ol[q:hi] if y.strip()])) for q in range(o, hi)):
+        # Left to insert: only `}` / `/**` lines that the original has further down: a deletion up
+        # to them, or new lines? Not a guess to make.
+        raise _NoMerge(f"snippet line {rest[0].strip()!r} could be new or the original's, further down")
     return start, o, sorted(pairs)
 
 
