@@ -179,6 +179,11 @@ def functions(src: Source) -> list[Func]:
     return found
 
 
+def _last_row(node) -> int:  # noqa: ANN001
+    """A node's last row; a Rust line comment ends at column 0 of the next one (its newline)."""
+    return node.end_point.row if node.end_point.column else node.end_point.row - 1
+
+
 def _ancestors(node) -> Iterator:  # noqa: ANN001
     while (node := node.parent) is not None:
         yield node
@@ -234,7 +239,7 @@ def units(src: Source) -> list[Unit]:
                 continue
             start = kid.start_point.row
             k = n - 1  # leading comments / attributes directly above (no blank line between)
-            while k >= 0 and kids[k].type in _COMMENTS | {"attribute_item", "decorator"} and kids[k].end_point.row == start - 1:
+            while k >= 0 and kids[k].type in _COMMENTS | {"attribute_item", "decorator"} and _last_row(kids[k]) == start - 1:
                 start = kids[k].start_point.row
                 k -= 1
             if _indent_of(lines[start]) != _indent_of(lines[kid.start_point.row]):
