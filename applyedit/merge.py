@@ -388,12 +388,15 @@ def _changes_something(seg: _Seg, chain: list[_Pair], ol: list[str], start: int,
     s0, o0 = chain[0]
     head = sl[:s0]
     found: list[tuple[int, list[_Pair]]] = []
-    if any(x.strip() for x in head):
-        for p in range(o0 - len(head) - 1, lo - 1, -1):
-            if all(_same(head[i], ol[p + i]) for i in range(len(head))):
-                rest = [q for q in pairs if q[0] >= s0]
-                found.append((p, [(i, p + i) for i in range(len(head))] + rest))
-                break
+    c = o0 - len(head)  # where the head stands now, right above the anchor
+    for t in range(len(head), 0, -1):  # the deletion after head[:t]; the most context above it first
+        if not any(x.strip() for x in head[:t]) or not head[t - 1].strip():
+            continue
+        p = next((p for p in range(c - 1, lo - 1, -1) if all(_same(head[i], ol[p + i]) for i in range(t))), None)
+        if p is not None:
+            rest = [q for q in pairs if q[0] >= t]
+            found.append((p, [(i, p + i) for i in range(t)] + rest))
+            break
     s1, o1 = chain[-1]
     tail = sl[s1 + 1:]
     if seg.marker_after is not None and any(x.strip() for x in tail):
