@@ -378,7 +378,9 @@ def _changes_something(seg: _Seg, chain: list[_Pair], ol: list[str], start: int,
     (`}`, blank lines: nothing distinctive) also stand, exactly, at an earlier place: the snippet
     shows a deletion, the lines between that place and the anchor (the usual shape: the end of the
     previous function, then the next one, the one between them gone). `chain` holds the anchors
-    that stand once in the original (a line found twice is no anchor for this). The nearest wins;
+    that stand once in the original (a line found twice is no anchor for this). The head may be cut
+    anywhere (`}` `}` above the deletion, `#[inline]` below it): the cut with as many lines of
+    context above it as below it wins (snippets show context evenly), then the smallest deletion;
     the same reading after the last anchor too: both possible is ambiguous. Else unchanged."""
     sl = seg.lines
     if not (seg.marker_before or first) or len(pairs) != len(sl) or end - start != len(sl):
@@ -389,14 +391,16 @@ def _changes_something(seg: _Seg, chain: list[_Pair], ol: list[str], start: int,
     head = sl[:s0]
     found: list[tuple[int, list[_Pair]]] = []
     c = o0 - len(head)  # where the head stands now, right above the anchor
-    for t in range(len(head), 0, -1):  # the deletion after head[:t]; the most context above it first
+    cuts = []  # (where the deletion starts, lines above the cut, where those stand)
+    for t in range(len(head), 0, -1):  # the deletion after head[:t]
         if not any(x.strip() for x in head[:t]) or not head[t - 1].strip():
             continue
         p = next((p for p in range(c - 1, lo - 1, -1) if all(_same(head[i], ol[p + i]) for i in range(t))), None)
         if p is not None:
-            rest = [q for q in pairs if q[0] >= t]
-            found.append((p, [(i, p + i) for i in range(t)] + rest))
-            break
+            cuts.append((-_imbalance(sl, t), p + t, t, p))
+    if cuts:  # context as even on both sides of the cut as can be, then the smallest deletion
+        *_, t, p = max(cuts)
+        found.append((p, [(i, p + i) for i in range(t)] + [q for q in pairs if q[0] >= t]))
     s1, o1 = chain[-1]
     tail = sl[s1 + 1:]
     if seg.marker_after is not None and any(x.strip() for x in tail):
@@ -493,11 +497,22 @@ def _head(sl: Sequence[str], skeys: list[str], ol: list[str], okeys: list[str], 
         start = o0 if not pairs else start
     contiguous = len(pairs) == s0 and all(b - a == pairs[0][1] for a, b in pairs)
     if not contiguous and sum(1 for x in sl[:s0] if x.strip()) >= 2:
-        # The whole head stands, exactly, at one earlier place: that block, not a reading that
-        # splits it (`}` `}` paired around a deleted line) or leaves part of it new.
-        for p in range(o0 - s0, lo - 1, -1):
-            if all(_same(sl[i], ol[p + i]) for i in range(s0)):
-                return p, [(i, p + i) for i in range(s0)]
+        # The head stands exactly in the original, in two blocks: its lines above a cut at an
+        # earlier place, those below it right above the anchor. A deletion between them, not a
+        # reading that pairs `}` lines around other lines or leaves part of the head new. The
+        # smallest such deletion wins.
+        cuts = []
+        for t in range(s0, 0, -1):
+            below = o0 - (s0 - t)
+            if not sl[t - 1].strip() or not all(_same(sl[i], ol[i - t + below]) for i in range(t, s0)):
+                continue
+            p = next((p for p in range(below - t, lo - 1, -1) if all(_same(sl[i], ol[p + i]) for i in range(t))), None)
+            if p is not None:
+                cuts.append((-_imbalance(sl, t), p + t, t, p))
+        if cuts:
+            *_, t, p = max(cuts)
+            below = o0 - (s0 - t)
+            return p, [(i, p + i) for i in range(t)] + [(i, i - t + below) for i in range(t, s0)]
     paired = {a for a, _ in pairs}
     deleted = [j for j in range(start if pairs else o0, o0) if j not in {b for _, b in pairs} and ol[j].strip()]
     if inserted and deleted and not any(_distinctive(skeys[a]) for a in paired):
@@ -510,6 +525,12 @@ def _head(sl: Sequence[str], skeys: list[str], ol: list[str], okeys: list[str], 
                 _indent(sl[t]) > _indent(sl[i]) for t in range(i + 1, s0 + 1)):
             raise _NoMerge(f"snippet line {sl[i].strip()!r} does not fit above line {o0 + 1}")
     return (pairs[0][1] if pairs else o0), pairs
+
+
+def _imbalance(sl: Sequence[str], t: int) -> int:
+    """How uneven the non-blank lines of a segment are above and below a cut before line `t`."""
+    above = sum(1 for x in sl[:t] if x.strip())
+    return abs(above - sum(1 for x in sl[t:] if x.strip()))
 
 
 def _fill(skeys: list[str], okeys: list[str], a: _Pair, b: _Pair) -> list[_Pair]:
