@@ -247,9 +247,12 @@ def _merge(original: str, snippet: str) -> MergeResult:
             # it starts with the original's last lines (`}` `);`): it goes on from the end
             spans.append((ot - k, ot, sl, [(i, ot - k + i) for i in range(k)]))
             lo = ot
-        elif seg.marker_before and (not at_end or n == len(segs) - 1) and any(
-                all(_same(sl[i], ol[p + i]) for i in range(len(sl))) for p in range(lo, hi - len(sl) + 1)):
-            pass  # only lines the original has, between markers: wherever they stand, nothing changes
+        elif seg.marker_before and (not at_end or n == len(segs) - 1) and _found(sl, ol, lo, hi):
+            # only lines the original has, between markers: wherever they stand, nothing changes;
+            # unless they also stand in two blocks, a deletion between them (`}` | `/**`)
+            if any(any(x.strip() for x in sl[:t]) and any(x.strip() for x in sl[t:])
+                   and _found(sl[:t], ol, lo, hi, sl[t:]) for t in range(1, len(sl))):
+                raise _NoMerge(f"snippet lines {first.strip()!r}... could show a deletion or nothing")
         elif top_level and n == len(segs) - 1 and seg.marker_before and at_end:
             if not _distinctive(_key(first)) and any(_key(first) == k for k in okeys[lo:]):
                 raise _NoMerge(f"snippet line {first.strip()!r} after a marker could be one of several")
@@ -270,6 +273,9 @@ def _anchor(
     skeys, smin = [_key(x) for x in sl], _min_table([_indent(x) for x in sl])
     where = {i: occ[k][bisect.bisect_left(occ[k], lo) :] for i, k in enumerate(skeys) if k in occ}
     where = {i: js for i, js in where.items() if js}  # snippet line -> its places from `lo` on
+    for i, js in where.items():  # a repeated line: its places at the snippet's depth, if any
+        if len(js) > 1 and (same := [j for j in js if omin[0][j] == smin[0][i]]):
+            where[i] = same
     if not where:
         return []
     limit = max(_RARE, min(len(js) for js in where.values()))
@@ -525,6 +531,15 @@ def _head(sl: Sequence[str], skeys: list[str], ol: list[str], okeys: list[str], 
                 _indent(sl[t]) > _indent(sl[i]) for t in range(i + 1, s0 + 1)):
             raise _NoMerge(f"snippet line {sl[i].strip()!r} does not fit above line {o0 + 1}")
     return (pairs[0][1] if pairs else o0), pairs
+
+
+def _found(block: Sequence[str], ol: list[str], lo: int, hi: int, then: Sequence[str] = ()) -> bool:
+    """`block` stands exactly in ol[lo:hi]; with `then`: `then` stands exactly later, not right after."""
+    at = [p for p in range(lo, hi - len(block) + 1) if all(_same(x, ol[p + i]) for i, x in enumerate(block))]
+    if not then:
+        return bool(at)
+    return any(all(_same(x, ol[q + i]) for i, x in enumerate(then))
+               for p in at[:50] for q in range(p + len(block) + 1, hi - len(then) + 1))
 
 
 def _imbalance(sl: Sequence[str], t: int) -> int:
