@@ -243,21 +243,24 @@ def _merge(original: str, snippet: str) -> MergeResult:
         ot = _rtrim(ol, lo, m)
         k = next((k for k in range(len(sl), 0, -1) if sl[k - 1].strip() and ot - k >= lo
                   and all(_same(sl[i], ol[ot - k + i]) for i in range(k))), 0)
-        if n == len(segs) - 1 and seg.marker_before and at_end and k:
+        if n == len(segs) - 1 and seg.marker_before and at_end and sum(1 for x in sl[:k] if x.strip()) >= 2:
             # it starts with the original's last lines (`}` `);`): it goes on from the end
+            if k == len(sl) and _split(sl, ol, lo, m):
+                raise _NoMerge(f"snippet lines {first.strip()!r}... could show a deletion or nothing")
             spans.append((ot - k, ot, sl, [(i, ot - k + i) for i in range(k)]))
             lo = ot
         elif seg.marker_before and (not at_end or n == len(segs) - 1) and _found(sl, ol, lo, hi):
             # only lines the original has, between markers: wherever they stand, nothing changes;
             # unless they also stand in two blocks, a deletion between them (`}` | `/**`)
-            if any(any(x.strip() for x in sl[:t]) and any(x.strip() for x in sl[t:])
-                   and _found(sl[:t], ol, lo, hi, sl[t:]) for t in range(1, len(sl))):
+            if _split(sl, ol, lo, hi):
                 raise _NoMerge(f"snippet lines {first.strip()!r}... could show a deletion or nothing")
         elif top_level and n == len(segs) - 1 and seg.marker_before and at_end:
             if not _distinctive(_key(first)) and any(_key(first) == k for k in okeys[lo:]):
                 raise _NoMerge(f"snippet line {first.strip()!r} after a marker could be one of several")
             spans.append((m, m, seg.lines, []))  # a marker only above it: goes to the bottom
         elif top_level and n == 0 and not seg.marker_before and not at_end:
+            if not _distinctive(_key(first)) and any(_key(first) == k for k in okeys):
+                raise _NoMerge(f"snippet line {first.strip()!r} before a marker could be one of several")
             spans.append((0, 0, seg.lines, []))  # a marker only below it: goes to the top
         elif not any(chains):
             raise _NoMerge("no snippet line matches the original")
@@ -501,6 +504,11 @@ def _head(sl: Sequence[str], skeys: list[str], ol: list[str], okeys: list[str], 
             jj += 1
     if start is None or not pairs:
         start = o0 if not pairs else start
+    if pairs and not any(sl[a].strip() for a, _ in pairs) and pairs[-1][1] == o0 - 1 and all(
+            b - a == pairs[0][1] - pairs[0][0] for a, b in pairs) and _distinctive(skeys[0]) and _indent(sl[0]) == depth_s:
+        # New lines at the anchor's depth, then blank lines paired with the blank lines above the
+        # anchor: a new sibling, set apart like the anchor is; the original's blank lines stay above.
+        return o0, []
     contiguous = len(pairs) == s0 and all(b - a == pairs[0][1] for a, b in pairs)
     if not contiguous and sum(1 for x in sl[:s0] if x.strip()) >= 2:
         # The head stands exactly in the original, in two blocks: its lines above a cut at an
@@ -540,6 +548,12 @@ def _found(block: Sequence[str], ol: list[str], lo: int, hi: int, then: Sequence
         return bool(at)
     return any(all(_same(x, ol[q + i]) for i, x in enumerate(then))
                for p in at[:50] for q in range(p + len(block) + 1, hi - len(then) + 1))
+
+
+def _split(sl: Sequence[str], ol: list[str], lo: int, hi: int) -> bool:
+    """The segment's lines also stand in ol[lo:hi] as two blocks with lines between them."""
+    return any(any(x.strip() for x in sl[:t]) and any(x.strip() for x in sl[t:])
+               and _found(sl[:t], ol, lo, hi, sl[t:]) for t in range(1, len(sl)))
 
 
 def _imbalance(sl: Sequence[str], t: int) -> int:
