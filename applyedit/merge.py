@@ -232,7 +232,7 @@ def _merge(original: str, snippet: str) -> MergeResult:
         if chain:
             hi = next((c[0][1] for c in chains[n + 1 :] if c), m)
             start, end, pairs = _extend(seg, chain, ol, okeys, lo, hi)
-            unique = [p for p in chain if len(occ.get(okeys[p[1]], ())) == 1] or chain
+            unique = [p for p in chain if len(occ.get(okeys[p[1]], ())) == 1] or chain[-1:]
             start, pairs = _changes_something(seg, unique, ol, start, end, pairs, lo, hi, first=n == 0)
             spans.append((start, end, seg.lines, pairs))
             lo = end
