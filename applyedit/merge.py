@@ -504,6 +504,15 @@ def _head(sl: Sequence[str], skeys: list[str], ol: list[str], okeys: list[str], 
             jj += 1
     if start is None or not pairs:
         start = o0 if not pairs else start
+    inside_new = {t for k in inserted if sl[k].strip() and _opens(sl, k)
+                  for t in range(k + 1, next((u for u in range(k + 1, s0) if sl[u].strip()
+                                              and _indent(sl[u]) <= _indent(sl[k])), s0))}
+    if any(a in inside_new and sl[a].strip() and not _same(sl[a], ol[b]) for a, b in pairs):
+        # an original line paired inside a block the snippet opens anew (`return value` of a new
+        # function read as the original's `return rv` edited): those lines are new too
+        pairs = [(a, b) for a, b in pairs if a not in inside_new or not sl[a].strip()]
+        if any(sl[a].strip() for a, _ in pairs) or not pairs or pairs[-1][1] != o0 - 1:
+            raise _NoMerge(f"snippet lines above {sl[s0].strip()!r} fit the original in more than one way")
     if pairs and not any(sl[a].strip() for a, _ in pairs) and pairs[-1][1] == o0 - 1 and all(
             b - a == pairs[0][1] - pairs[0][0] for a, b in pairs) and _distinctive(skeys[0]) and _indent(sl[0]) == depth_s:
         # New lines at the anchor's depth, then blank lines paired with the blank lines above the
