@@ -291,21 +291,25 @@ def _anchor(
             return False
         return _rmin(omin, p[1] + 1, q[1]) >= min(omin[0][q[1]], _rmin(smin, p[0] + 1, q[0]))
 
-    best: dict[_Pair, tuple[int, int]] = {}  # candidate -> (anchors, start) of its best chain
+    # candidate -> (length of the anchors standing once, anchors, start) of its best chain: a line
+    # the original has once outweighs any number of lines it has more often, a long one a short
+    # one (`return joined.length > 0 ? ...` over a new function's `return value;`)
+    best: dict[_Pair, tuple[int, int, int]] = {}
     back: dict[_Pair, _Pair | None] = {}
     for n, p in enumerate(cands):
-        best[p], back[p] = (1, p[1]), None
+        once = len(skeys[p[0]]) if len(where[p[0]]) == 1 else 0  # a longer line says more
+        best[p], back[p] = (once, 1, p[1]), None
         for q in cands[max(0, n - _WINDOW) : n]:
-            if fits(q, p) and (best[q][0] + 1, best[q][1]) > best[p]:
-                best[p], back[p] = (best[q][0] + 1, best[q][1]), q
-    top = max((v[0], v[1] - p[1]) for p, v in best.items())
-    ends = [p for p, v in best.items() if (v[0], v[1] - p[1]) == top]
+            if fits(q, p) and (best[q][0] + once, best[q][1] + 1, best[q][2]) > best[p]:
+                best[p], back[p] = (best[q][0] + once, best[q][1] + 1, best[q][2]), q
+    top = max((v[0], v[1], v[2] - p[1]) for p, v in best.items())
+    ends = [p for p, v in best.items() if (v[0], v[1], v[2] - p[1]) == top]
     chain: list[_Pair] = []
     node: _Pair | None = ends[0]
     while node is not None:
         chain.insert(0, node)
         node = back[node]
-    if len({(best[p][1], p[1]) for p in ends}) > 1:
+    if len({(best[p][2], p[1]) for p in ends}) > 1:
         i = next((i for i, _ in chain if len(where[i]) > 1), chain[0][0])
         raise _NoMerge(f"context line {sl[i].strip()!r} matches {len(where[i])} places")
     for i in range(chain[0][0] - 1, -1, -1):  # grow up, then down: nearest place only
