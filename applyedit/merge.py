@@ -233,7 +233,7 @@ def _merge(original: str, snippet: str) -> MergeResult:
             hi = next((c[0][1] for c in chains[n + 1 :] if c), m)
             start, end, pairs = _extend(seg, chain, ol, okeys, lo, hi)
             unique = [p for p in chain if len(occ.get(okeys[p[1]], ())) == 1] or chain[-1:]
-            start, pairs = _changes_something(seg, unique, ol, start, end, pairs, lo, hi, first=n == 0)
+            start, end, pairs = _changes_something(seg, unique, ol, start, end, pairs, lo, hi, first=n == 0)
             spans.append((start, end, seg.lines, pairs))
             lo = end
             continue
@@ -300,8 +300,12 @@ def _anchor(
         once = len(skeys[p[0]]) if len(where[p[0]]) == 1 else 0  # a longer line says more
         best[p], back[p] = (once, 1, p[1]), None
         for q in cands[max(0, n - _WINDOW) : n]:
-            if fits(q, p) and (best[q][0] + once, best[q][1] + 1, best[q][2]) > best[p]:
-                best[p], back[p] = (best[q][0] + once, best[q][1] + 1, best[q][2]), q
+            if not fits(q, p):
+                continue
+            gone = max(0, (p[1] - q[1]) - (p[0] - q[0]))  # original lines this link deletes
+            value = (best[q][0] + once - gone, best[q][1] + 1, best[q][2])
+            if value > best[p]:
+                best[p], back[p] = value, q
     top = max((v[0], v[1], v[2] - p[1]) for p, v in best.items())
     ends = [p for p, v in best.items() if (v[0], v[1], v[2] - p[1]) == top]
     chain: list[_Pair] = []
@@ -386,7 +390,8 @@ def _extend(
 
 
 def _changes_something(seg: _Seg, chain: list[_Pair], ol: list[str], start: int, end: int,
-                       pairs: list[_Pair], lo: int, hi: int, first: bool = False) -> tuple[int, list[_Pair]]:
+                       pairs: list[_Pair], lo: int, hi: int, first: bool = False
+                       ) -> tuple[int, int, list[_Pair]]:
     """A segment after a marker (or the first, its leading marker left out) that would change nothing, whose lines before its first anchor
     (`}`, blank lines: nothing distinctive) also stand, exactly, at an earlier place: the snippet
     shows a deletion, the lines between that place and the anchor (the usual shape: the end of the
@@ -397,12 +402,12 @@ def _changes_something(seg: _Seg, chain: list[_Pair], ol: list[str], start: int,
     the same reading after the last anchor too: both possible is ambiguous. Else unchanged."""
     sl = seg.lines
     if not (seg.marker_before or first) or len(pairs) != len(sl) or end - start != len(sl):
-        return start, pairs
+        return start, end, pairs
     if not all(_same(sl[a], ol[b]) for a, b in pairs):
-        return start, pairs
+        return start, end, pairs
     s0, o0 = chain[0]
     head = sl[:s0]
-    found: list[tuple[int, list[_Pair]]] = []
+    found: list[tuple[int, int, list[_Pair]]] = []
     c = o0 - len(head)  # where the head stands now, right above the anchor
     cuts = []  # (where the deletion starts, lines above the cut, where those stand)
     for t in range(len(head), 0, -1):  # the deletion after head[:t]
@@ -413,18 +418,18 @@ def _changes_something(seg: _Seg, chain: list[_Pair], ol: list[str], start: int,
             cuts.append((-_imbalance(sl, t), p + t, t, p))
     if cuts:  # context as even on both sides of the cut as can be, then the smallest deletion
         *_, t, p = max(cuts)
-        found.append((p, [(i, p + i) for i in range(t)] + [q for q in pairs if q[0] >= t]))
+        found.append((p, end, [(i, p + i) for i in range(t)] + [q for q in pairs if q[0] >= t]))
     s1, o1 = chain[-1]
     tail = sl[s1 + 1:]
     if seg.marker_after is not None and any(x.strip() for x in tail):
         for q in range(o1 + 2, hi - len(tail) + 1):
             if all(_same(tail[i], ol[q + i]) for i in range(len(tail))):
                 rest = [x for x in pairs if x[0] <= s1]
-                found.append((start, rest + [(s1 + 1 + i, q + i) for i in range(len(tail))]))
+                found.append((start, q + len(tail), rest + [(s1 + 1 + i, q + i) for i in range(len(tail))]))
                 break
     if len(found) > 1:
         raise _NoMerge(f"snippet lines around {sl[s0].strip()!r} could delete code above or below it")
-    return found[0] if found else (start, pairs)
+    return found[0] if found else (start, end, pairs)
 
 
 def _head(sl: Sequence[str], skeys: list[str], ol: list[str], okeys: list[str], anchor: _Pair, lo: int
