@@ -100,6 +100,9 @@ def test_merger_on_the_whole_corpus(corpus: list) -> None:
         r = merge(c.before, c.snippet)
         if r.ok and r.merged != c.after:
             wrong.append(c.name)
+        if r.ok and not r.whole_file:  # the hunks are ordered, apart, and rebuild the merged text
+            assert all(a.orig_end < b.orig_start for a, b in zip(r.hunks, r.hunks[1:])), c.name
+            assert len(r.ops) == c.before.count("\n"), c.name
         if c.style == "clean" and not (r.ok and r.merged == c.after):
             clean_misses.append(f"{c.name}: {r.reason or 'wrong'}")
         if c.style == "messy":
