@@ -234,7 +234,7 @@ def _merge(original: str, snippet: str) -> MergeResult:
     chains: list[list[_Pair]] = []
     for seg in segs:
         lo = max((c[-1][1] + 1 for c in chains if c), default=0)
-        chains.append(_anchor(seg.lines, occ, omin, lo))
+        chains.append(_anchor(seg.lines, occ, omin, lo, ol))
     if len(segs) == 1 and not segs[0].marker_before and segs[0].marker_after is None:
         skeys = [_key(x) for x in segs[0].lines]
         ends = [(-1, -1), *chains[0], (len(skeys), m)]
@@ -287,7 +287,7 @@ def _merge(original: str, snippet: str) -> MergeResult:
 
 
 def _anchor(
-    sl: tuple[str, ...], occ: dict[str, list[int]], omin: list[list[int]], lo: int
+    sl: tuple[str, ...], occ: dict[str, list[int]], omin: list[list[int]], lo: int, ol: Sequence[str] = ()
 ) -> list[_Pair]:
     """The segment's chain of distinctive (snippet, original) matches from `lo` on, or []."""
     skeys, smin = [_key(x) for x in sl], _min_table([_indent(x) for x in sl])
@@ -333,15 +333,22 @@ def _anchor(
     if len({(best[p][2], p[1]) for p in ends}) > 1:
         i = next((i for i, _ in chain if len(where[i]) > 1), chain[0][0])
         raise _NoMerge(f"context line {sl[i].strip()!r} matches {len(where[i])} places")
-    for i in range(chain[0][0] - 1, -1, -1):  # grow up, then down: nearest place only
+    def in_place(i: int, j: int) -> bool:  # the line also reads as the original's there, edited
+        if 0 <= j < len(ol) and _key(ol[j]) != skeys[i] and _edited(sl, i, ol, j):
+            raise _NoMerge(f"snippet line {sl[i].strip()!r} reads as line {j + 1} edited or as the same"
+                           " line further off with the code between deleted")
+        return False
+
+    for i in range(chain[0][0] - 1, -1, -1):  # grow up, then down: nearest place only; a line
+        # that also reads as the original's edited in place (`x >= y` -> `x > y`): ambiguous
         js = where.get(i, [])
         k = bisect.bisect_left(js, chain[0][1]) - 1
-        if k >= 0 and fits((i, js[k]), chain[0]):
+        if k >= 0 and fits((i, js[k]), chain[0]) and not in_place(i, chain[0][1] - (chain[0][0] - i)):
             chain.insert(0, (i, js[k]))
     for i in range(chain[-1][0] + 1, len(sl)):
         js = where.get(i, [])
         k = bisect.bisect_right(js, chain[-1][1])
-        if k < len(js) and fits(chain[-1], (i, js[k])):
+        if k < len(js) and fits(chain[-1], (i, js[k])) and not in_place(i, chain[-1][1] + (i - chain[-1][0])):
             chain.append((i, js[k]))
     return chain
 
