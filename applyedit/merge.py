@@ -494,58 +494,53 @@ def _head(sl: Sequence[str], skeys: list[str], ol: list[str], okeys: list[str], 
             edits[(i, j)] = 0.5 if ok else -9.0
         return edits[(i, j)] if edits[(i, j)] > 0 else None
 
-    # best[i][j]: the best score of aligning sl[i:s0] with ol[j:o0] (j from w0); choice for traceback
-    width = o0 - w0
-    neg = float("-inf")
-    best = [[neg] * (width + 1) for _ in range(s0 + 1)]
-    move = [[0] * (width + 1) for _ in range(s0 + 1)]  # 1 pair, 2 insert sl[i], 3 delete ol[j]
-    best[s0][width] = 0.0
-    for i in range(s0, -1, -1):
-        for jj in range(width, -1, -1):
-            if i == s0 and jj == width:
-                continue
-            j = w0 + jj
-            cands = []
-            if i < s0 and jj < width and best[i + 1][jj + 1] > neg:
-                sc = score(i, j)
-                if sc is not None:
-                    cands.append((best[i + 1][jj + 1] + sc + (3.0 if i == first else 0.0), 1))
-            if i < s0 and best[i + 1][jj] > neg:
-                cands.append((best[i + 1][jj] - (0.5 if not sl[i].strip() else 1.0), 2))
-            if jj < width and best[i][jj + 1] > neg:
-                cands.append((best[i][jj + 1] - (0.25 if not ol[j].strip() else 1.0), 3))
-            if cands:
-                best[i][jj], move[i][jj] = max(cands)
-    # the segment starts where its first pair is; lines above it are kept
-    top = max(((best[0][jj], jj) for jj in range(width + 1) if best[0][jj] > neg), key=lambda t: (t[0], t[1]))
-    jj, i = top[1], 0
-    pairs: list[_Pair] = []
-    inserted: list[int] = []
-    start = None
-    while (i, jj) != (s0, width):
-        mv = move[i][jj]
-        if mv == 1:
-            pairs.append((i, w0 + jj))
-            start = w0 + jj if start is None else start
-            i, jj = i + 1, jj + 1
-        elif mv == 2:
-            inserted.append(i)
-            i += 1
-        else:
-            if start is None:
-                start = w0 + jj
-            jj += 1
-    if start is None or not pairs:
-        start = o0 if not pairs else start
-    inside_new = {t for k in inserted if sl[k].strip() and _opens(sl, k)
-                  for t in range(k + 1, next((u for u in range(k + 1, s0) if sl[u].strip()
-                                              and _indent(sl[u]) <= _indent(sl[k])), s0))}
-    if any(a in inside_new and sl[a].strip() and not _same(sl[a], ol[b]) for a, b in pairs):
-        # an original line paired inside a block the snippet opens anew (`return value` of a new
-        # function read as the original's `return rv` edited): those lines are new too
-        pairs = [(a, b) for a, b in pairs if a not in inside_new or not sl[a].strip()]
-        if any(sl[a].strip() for a, _ in pairs) or not pairs or pairs[-1][1] != o0 - 1:
-            raise _NoMerge(f"snippet lines above {sl[s0].strip()!r} fit the original in more than one way")
+    def solve(forbid: frozenset[int]) -> tuple[list[_Pair], list[int]]:
+        """The best pairs and the inserted head lines; lines in `forbid` are never paired."""
+        # best[i][jj]: the best score of aligning sl[i:s0] with ol[w0 + jj:o0]; move for traceback
+        width = o0 - w0
+        neg = float("-inf")
+        best = [[neg] * (width + 1) for _ in range(s0 + 1)]
+        move = [[0] * (width + 1) for _ in range(s0 + 1)]  # 1 pair, 2 insert sl[i], 3 delete ol[j]
+        best[s0][width] = 0.0
+        for i in range(s0, -1, -1):
+            for jj in range(width, -1, -1):
+                if i == s0 and jj == width:
+                    continue
+                j = w0 + jj
+                cands = []
+                if i < s0 and jj < width and best[i + 1][jj + 1] > neg and i not in forbid:
+                    sc = score(i, j)
+                    if sc is not None:
+                        cands.append((best[i + 1][jj + 1] + sc + (3.0 if i == first else 0.0), 1))
+                if i < s0 and best[i + 1][jj] > neg:
+                    cands.append((best[i + 1][jj] - (0.5 if not sl[i].strip() else 1.0), 2))
+                if jj < width and best[i][jj + 1] > neg:
+                    cands.append((best[i][jj + 1] - (0.25 if not ol[j].strip() else 1.0), 3))
+                if cands:
+                    best[i][jj], move[i][jj] = max(cands)
+        # the segment starts where its first pair is; lines above it are kept
+        jj = max(((best[0][jj], jj) for jj in range(width + 1) if best[0][jj] > neg))[1]
+        i, found, new = 0, [], []
+        while (i, jj) != (s0, width):
+            if move[i][jj] == 1:
+                found.append((i, w0 + jj))
+                i, jj = i + 1, jj + 1
+            elif move[i][jj] == 2:
+                new.append(i)
+                i += 1
+            else:
+                jj += 1
+        return found, new
+
+    pairs, inserted = solve(frozenset())
+    # A block the head opens anew (a new function: its opener is inserted) holds new lines only,
+    # its closing line too: its `return value` is not the original's `return rv` edited, its `}`
+    # not the previous function's `}`.
+    zone = frozenset(t for k in inserted if sl[k].strip() and _opens(sl, k) for t in range(
+        k + 1, 1 + next((u for u in range(k + 1, s0) if sl[u].strip() and _indent(sl[u]) <= _indent(sl[k])), s0 - 1)))
+    if any(a in zone and sl[a].strip() for a, _ in pairs):
+        pairs, inserted = solve(zone)
+    start = pairs[0][1] if pairs else o0
     if pairs and not any(sl[a].strip() for a, _ in pairs) and pairs[-1][1] == o0 - 1 and all(
             b - a == pairs[0][1] - pairs[0][0] for a, b in pairs) and _distinctive(skeys[0]) and _indent(sl[0]) == depth_s:
         # New lines at the anchor's depth, then blank lines paired with the blank lines above the
