@@ -609,9 +609,10 @@ def render(language: str, new: list[str], where: list[tuple[int, int]], style: S
     shown: set[int] = set()
     for a, b in where:
         shown.update(range(a, b))
+        context = style.context if b > a else max(1, style.context)  # a deletion shows its edges
         for step, start in ((-1, a - 1), (1, b)):
             k, seen = start, 0
-            while 0 <= k < len(new) and seen < style.context:
+            while 0 <= k < len(new) and seen < context:
                 shown.add(k)
                 seen += bool(new[k].strip())
                 k += step
