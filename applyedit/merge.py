@@ -249,8 +249,9 @@ def _merge(original: str, snippet: str) -> MergeResult:
         if chain:
             hi = next((c[0][1] for c in chains[n + 1 :] if c), m)
             start, end, pairs = _extend(seg, chain, ol, okeys, lo, hi)
-            unique = [p for p in chain if len(occ.get(okeys[p[1]], ())) == 1] or chain[-1:]
-            start, end, pairs = _changes_something(seg, unique, ol, start, end, pairs, lo, hi, first=n == 0)
+            unique = [p for p in chain if len(occ.get(okeys[p[1]], ())) == 1]
+            start, end, pairs = _changes_something(seg, unique or chain[-1:], ol, start, end, pairs, lo, hi,
+                                                   first=n == 0, below=bool(unique))
             spans.append((start, end, seg.lines, pairs))
             lo = end
             continue
@@ -414,13 +415,14 @@ def _extend(
 
 
 def _changes_something(seg: _Seg, chain: list[_Pair], ol: list[str], start: int, end: int,
-                       pairs: list[_Pair], lo: int, hi: int, first: bool = False
+                       pairs: list[_Pair], lo: int, hi: int, first: bool = False, below: bool = True
                        ) -> tuple[int, int, list[_Pair]]:
     """A segment after a marker (or the first, its leading marker left out) that would change nothing, whose lines before its first anchor
     (`}`, blank lines: nothing distinctive) also stand, exactly, at an earlier place: the snippet
     shows a deletion, the lines between that place and the anchor (the usual shape: the end of the
     previous function, then the next one, the one between them gone). `chain` holds the anchors
-    that stand once in the original (a line found twice is no anchor for this). The head may be cut
+    that stand once in the original (a line found twice is no anchor for this; with none, the last
+    anchor serves, and only above it: `}` `Ok(left)` | `}` is no deletion below). The head may be cut
     anywhere (`}` `}` above the deletion, `#[inline]` below it): the cut with as many lines of
     context above it as below it wins (snippets show context evenly), then the smallest deletion;
     the same reading after the last anchor too: both possible is ambiguous. Else unchanged."""
@@ -445,7 +447,7 @@ def _changes_something(seg: _Seg, chain: list[_Pair], ol: list[str], start: int,
         found.append((p, end, [(i, p + i) for i in range(t)] + [q for q in pairs if q[0] >= t]))
     s1, o1 = chain[-1]
     tail = sl[s1 + 1:]
-    if seg.marker_after is not None and any(x.strip() for x in tail):
+    if below and seg.marker_after is not None and any(x.strip() for x in tail):
         for q in range(o1 + 2, hi - len(tail) + 1):
             if all(_same(tail[i], ol[q + i]) for i in range(len(tail))):
                 rest = [x for x in pairs if x[0] <= s1]
