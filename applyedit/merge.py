@@ -234,7 +234,7 @@ def _merge(original: str, snippet: str) -> MergeResult:
     chains: list[list[_Pair]] = []
     for seg in segs:
         lo = max((c[-1][1] + 1 for c in chains if c), default=0)
-        chains.append(_anchor(seg.lines, occ, omin, lo, ol))
+        chains.append(_anchor(seg.lines, occ, omin, lo, ol, resumes=seg.marker_before))
     if len(segs) == 1 and not segs[0].marker_before and segs[0].marker_after is None:
         skeys = [_key(x) for x in segs[0].lines]
         ends = [(-1, -1), *chains[0], (len(skeys), m)]
@@ -288,7 +288,8 @@ def _merge(original: str, snippet: str) -> MergeResult:
 
 
 def _anchor(
-    sl: tuple[str, ...], occ: dict[str, list[int]], omin: list[list[int]], lo: int, ol: Sequence[str] = ()
+    sl: tuple[str, ...], occ: dict[str, list[int]], omin: list[list[int]], lo: int, ol: Sequence[str] = (),
+    resumes: bool = False,
 ) -> list[_Pair]:
     """The segment's chain of distinctive (snippet, original) matches from `lo` on, or []."""
     skeys, smin = [_key(x) for x in sl], _min_table([_indent(x) for x in sl])
@@ -299,6 +300,12 @@ def _anchor(
             where[i] = same
     if not where:
         return []
+    resume = next((i for i, k in enumerate(skeys) if k), None)  # the line right after the marker
+    forced = resume in where and len(where[resume]) == 1 and resumes
+    if forced:
+        # it stands once in the original: the snippet picks the original up there, the rest follows
+        where = {i: [j for j in js if (j > where[resume][0]) == (i > resume)] for i, js in where.items()}
+        where = {i: js for i, js in where.items() if js}
     limit = max(_RARE, min(len(js) for js in where.values()))
     cands = [(i, j) for i, js in where.items() if len(js) <= limit for j in js]
     if limit > _RARE and len(cands) > _MAX_CANDIDATES:
@@ -316,6 +323,7 @@ def _anchor(
     back: dict[_Pair, _Pair | None] = {}
     for n, p in enumerate(cands):
         once = len(skeys[p[0]]) if len(where[p[0]]) == 1 else 0  # a longer line says more
+        once = 10**6 if forced and p[0] == resume else once  # whatever its chain deletes
         best[p], back[p] = (once, 1, p[1]), None
         for q in cands[max(0, n - _WINDOW) : n]:
             if not fits(q, p):
