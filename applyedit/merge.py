@@ -77,6 +77,15 @@ class _NoMerge(Exception):
     """Internal: no unambiguous reading; the message becomes `MergeResult.reason`."""
 
 
+class _NoFit(_NoMerge):
+    """Internal: a new opener in a head would enclose the anchor; `after` is the snippet line past
+    that new block (the anchors inside it were the new code's lines found elsewhere)."""
+
+    def __init__(self, message: str, after: int) -> None:
+        super().__init__(message)
+        self.after = after
+
+
 def is_marker(line: str) -> bool:
     """True for a comment-only line saying code was left out (`// ... existing code ...`, `# ...`).
 
@@ -248,7 +257,13 @@ def _merge(original: str, snippet: str) -> MergeResult:
     for n, (seg, chain) in enumerate(zip(segs, chains)):
         if chain:
             hi = next((c[0][1] for c in chains[n + 1 :] if c), m)
-            start, end, pairs = _extend(seg, chain, ol, okeys, lo, hi)
+            try:
+                start, end, pairs = _extend(seg, chain, ol, okeys, lo, hi)
+            except _NoFit as exc:  # anchored on a new block's lines (copied code): anchor past it
+                chain = [p for p in chain if p[0] >= exc.after]
+                if not chain:
+                    raise
+                start, end, pairs = _extend(seg, chain, ol, okeys, lo, hi)
             unique = [p for p in chain if len(occ.get(okeys[p[1]], ())) == 1]
             start, end, pairs = _changes_something(seg, unique or chain[-1:], ol, start, end, pairs, lo, hi,
                                                    first=n == 0, below=bool(unique))
@@ -584,7 +599,9 @@ def _head(sl: Sequence[str], skeys: list[str], ol: list[str], okeys: list[str], 
     for i in inserted:  # an opener whose block would reach the anchor
         if sl[i].strip() and _indent(sl[i]) < depth_s and _opens(sl, i) and all(
                 _indent(sl[t]) > _indent(sl[i]) for t in range(i + 1, s0 + 1)):
-            raise _NoMerge(f"snippet line {sl[i].strip()!r} does not fit above line {o0 + 1}")
+            close = next((u for u in range(i + 1, len(sl)) if sl[u].strip() and _indent(sl[u]) <= _indent(sl[i])),
+                         len(sl) - 1)
+            raise _NoFit(f"snippet line {sl[i].strip()!r} does not fit above line {o0 + 1}", close + 1)
     return (pairs[0][1] if pairs else o0), pairs
 
 
