@@ -470,9 +470,11 @@ def _changes_something(seg: _Seg, chain: list[_Pair], ol: list[str], start: int,
         found.append((p, end, [(i, p + i) for i in range(t)] + [q for q in pairs if q[0] >= t]))
     s1, o1 = chain[-1]
     tail = sl[s1 + 1:]
-    if below and seg.marker_after is not None and any(x.strip() for x in tail):
+    if below and any(x.strip() for x in tail):
         for q in range(o1 + 2, hi - len(tail) + 1):
             if all(_same(tail[i], ol[q + i]) for i in range(len(tail))):
+                if seg.marker_after is None:  # the snippet just stops: the rest kept, or deleted up to there?
+                    raise _NoMerge(f"snippet lines after {sl[s1].strip()!r} could show a deletion or nothing")
                 rest = [x for x in pairs if x[0] <= s1]
                 found.append((start, q + len(tail), rest + [(s1 + 1 + i, q + i) for i in range(len(tail))]))
                 break
