@@ -23,6 +23,7 @@ _BLANK = 1 << 30  # the indentation of a blank line: it never bounds a block
 _RARE = 3  # a segment is placed by its lines found at most this often (or its rarest ones)
 _WINDOW = 64  # an anchor's predecessor is sought among this many previous candidates
 _MAX_CANDIDATES = 4000  # more candidates than this and no rare line: too ambiguous to try
+_DP_CELLS = 40_000  # the largest head alignment tried (head lines x original lines above the anchor)
 _COMMENT = re.compile(  # a comment-only line; the group that matched holds the comment's text
     r"\s*(?:(?:#|//|--|;)+(.*?)|/\*+(.*?)\*+/|\{\s*/\*+(.*?)\*+/\s*\}|<!--(.*?)-->)\s*"
 )
@@ -559,7 +560,10 @@ def _head(sl: Sequence[str], skeys: list[str], ol: list[str], okeys: list[str], 
                 jj += 1
         return found, new
 
-    pairs, inserted = solve(frozenset())
+    if s0 * (o0 - w0) > _DP_CELLS:  # a long head with nothing to anchor it: new code, all of it
+        pairs, inserted = [], list(range(s0))
+    else:
+        pairs, inserted = solve(frozenset())
     # A block the head opens anew (a new function: its opener is inserted) holds new lines only,
     # its closing line too: its `return value` is not the original's `return rv` edited, its `}`
     # not the previous function's `}`.
