@@ -311,9 +311,12 @@ def _anchor(
     skeys, smin = [_key(x) for x in sl], _min_table([_indent(x) for x in sl])
     where = {i: occ[k][bisect.bisect_left(occ[k], lo) :] for i, k in enumerate(skeys) if k in occ}
     where = {i: js for i, js in where.items() if js}  # snippet line -> its places from `lo` on
-    for i, js in where.items():  # a repeated line: its places at the snippet's depth, if any
-        if len(js) > 1 and (same := [j for j in js if omin[0][j] == smin[0][i]]):
-            where[i] = same
+    for i, js in where.items():  # a repeated line anchors only at the snippet's depth
+        if len(js) > 1:
+            where[i] = [j for j in js if omin[0][j] == smin[0][i]]
+    where = {i: js for i, js in where.items() if js}
+    if not where:
+        return []
     if not where:
         return []
     resume = next((i for i, k in enumerate(skeys) if k), None)  # the line right after the marker
@@ -338,7 +341,8 @@ def _anchor(
     best: dict[_Pair, tuple[int, int, int]] = {}
     back: dict[_Pair, _Pair | None] = {}
     for n, p in enumerate(cands):
-        once = len(skeys[p[0]]) if len(where[p[0]]) == 1 else 0  # a longer line says more
+        once = len(skeys[p[0]]) if len(where[p[0]]) == 1 and omin[0][p[1]] == smin[0][p[0]] else 0  # a longer
+        # line says more; one at another depth than the snippet's (re-indented, or another line) nothing
         once = 10**6 if forced and p[0] == resume else once  # whatever its chain deletes
         best[p], back[p] = (once, 1, p[1]), None
         for q in cands[max(0, n - _WINDOW) : n]:
@@ -358,6 +362,10 @@ def _anchor(
     if len({(best[p][2], p[1]) for p in ends}) > 1:
         i = next((i for i, _ in chain if len(where[i]) > 1), chain[0][0])
         raise _NoMerge(f"context line {sl[i].strip()!r} matches {len(where[i])} places")
+
+    def level(i: int, j: int, p: _Pair) -> bool:  # at another depth, only next to the chain
+        return omin[0][j] == smin[0][i] or abs(j - p[1]) == abs(i - p[0])
+
     def in_place(i: int, j: int) -> bool:  # the line also reads as the original's there, edited
         if 0 <= j < len(ol) and _key(ol[j]) != skeys[i] and _edited(sl, i, ol, j):
             raise _NoMerge(f"snippet line {sl[i].strip()!r} reads as line {j + 1} edited or as the same"
@@ -368,12 +376,14 @@ def _anchor(
         # that also reads as the original's edited in place (`x >= y` -> `x > y`): ambiguous
         js = where.get(i, [])
         k = bisect.bisect_left(js, chain[0][1]) - 1
-        if k >= 0 and fits((i, js[k]), chain[0]) and not in_place(i, chain[0][1] - (chain[0][0] - i)):
+        if k >= 0 and fits((i, js[k]), chain[0]) and level(i, js[k], chain[0]) and not in_place(
+                i, chain[0][1] - (chain[0][0] - i)):
             chain.insert(0, (i, js[k]))
     for i in range(chain[-1][0] + 1, len(sl)):
         js = where.get(i, [])
         k = bisect.bisect_right(js, chain[-1][1])
-        if k < len(js) and fits(chain[-1], (i, js[k])) and not in_place(i, chain[-1][1] + (i - chain[-1][0])):
+        if k < len(js) and fits(chain[-1], (i, js[k])) and level(i, js[k], chain[-1]) and not in_place(
+                i, chain[-1][1] + (i - chain[-1][0])):
             chain.append((i, js[k]))
     return chain
 

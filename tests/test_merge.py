@@ -621,3 +621,51 @@ def test_tail_that_ends_its_block_at_a_shallower_marker_replaces_the_rest_of_the
     # a marker as deep as the block keeps the rest of the body instead (c = a * 3 edits b's line in place)
     deep = merge(original, "def f(x):\n    a = x + 1\n    c = a * 3\n    # ... existing code ...\n")
     assert deep.ok and deep.merged == original.replace("    b = a * 2\n", "    c = a * 3\n")
+
+
+GO3 = """package args
+
+func A(n int) int {
+\tif n > 0 {
+\t\treturn n
+\t}
+\treturn 0
+}
+
+// B doubles.
+func B(n int) int {
+\tif n > 1 {
+\t\treturn n * 2
+\t}
+\treturn 0
+}
+
+// C triples.
+func C(n int) int {
+\treturn n * 3
+}
+"""
+
+
+def test_deleted_function_shown_as_the_ends_around_it() -> None:
+    """`}` `}` then the next function, no marker between: the function in between is deleted,
+    not an unchanged snippet read at the place where `}` `}` stands right above C."""
+    snippet = "// ... existing code ...\n\treturn 0\n}\n\n// C triples.\nfunc C(n int) int {\n// ... existing code ...\n"
+    result = merge(GO3, snippet)
+    assert result.ok and result.merged == GO3.replace(GO3[GO3.index("// B doubles"):GO3.index("// C triples")], "")
+
+
+def test_new_function_after_closing_context_keeps_the_previous_closing_lines() -> None:
+    new = "func A2(n int) int {\n\tif n < 0 {\n\t\treturn 0\n\t}\n\treturn n\n}\n\n"
+    snippet = f"// ... existing code ...\n\treturn 0\n}}\n\n{new}// B doubles.\nfunc B(n int) int {{\n// ... existing code ...\n"
+    result = merge(GO3, snippet)
+    assert result.ok and result.merged == GO3.replace("// B doubles.", new + "// B doubles.")
+
+
+def test_lone_closing_line_after_a_marker_reads_as_a_deletion_up_to_the_anchor() -> None:
+    """`)` right after a marker, then the next function: the original's `)` is further up, so the
+    function between them is deleted (not a new `)` inserted above B)."""
+    original = 'import (\n\t"fmt"\n)\n\nfunc A() {\n\tfmt.Println("a")\n}\n\nfunc B() {\n\tfmt.Println("b")\n}\n'
+    snippet = "// ... existing code ...\n)\n\nfunc B() {\n// ... existing code ...\n"
+    result = merge(original, snippet)
+    assert result.ok and result.merged == original.replace('func A() {\n\tfmt.Println("a")\n}\n\n', "")
