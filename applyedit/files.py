@@ -80,7 +80,7 @@ def check_writable(target: Path, *, what: str = "", follow: bool = True) -> Path
             raise InputError(f"{name} is read-only; nothing was run")
         if st.st_nlink > 1:
             raise InputError(f"{name} has {st.st_nlink} hard links; replacing it would leave the other names "
-                             "with the old text, so applyedit refuses (write with --output and copy it over); "
+                             "with the old text, so applyedit refuses (write the new text to another path and copy it over); "
                              "nothing was run")
     if not directory.is_dir():
         raise InputError(f"{directory}: no such directory; nothing was run")
