@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import math
 import re
 import time
 from collections.abc import Callable, Sequence
@@ -18,7 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from applyedit import merge, modelstore, prompts, report, sampling, spans, textio
-from applyedit.backend import TorchModel, chat_ids, context_length, load_tokenizer, pick_device, pick_dtype
+from applyedit.backend import (TorchModel, chat_ids, check_device, context_length, load_tokenizer, pick_device,
+                               pick_dtype, text_ids)
 from applyedit.decode import DecodeResult, Step, run
 from applyedit.diff import diff_path, unified_diff
 from applyedit.errors import (ApplyEditError, DecodeError, InputError, ModelError, OutputCheckError,
@@ -38,6 +40,12 @@ DRAFT_K_MAX = 8  # the longest draft a draft model makes (its length is chosen b
 BACKENDS = ("torch", "llamacpp")
 K_POLICIES = ("adaptive", "fixed")
 DEFAULT_K = 64
+DTYPES = ("fp32", "float32", "bf16", "bfloat16", "fp16", "float16")
+DELETION_SHARE = 0.5  # an instruction's output keeping fewer than this share of the non-blank lines is refused
+DELETION_MIN_LINES = 3  # ... when it lost at least this many
+# An instruction that asks for lines to go: the deletion guard stands aside.
+ASKS_TO_DELETE = re.compile(r"\b(delet|remov|drop|strip|eras|cut|trim|purg|eliminat|get rid|shorten|truncat|prun|"
+                            r"discard|empty|keep only|only keep|clear out)", re.I)
 
 
 @dataclass
@@ -168,10 +176,39 @@ class Engine:
         return "gguf" if self.backend == "llamacpp" else str(self.dtype).removeprefix("torch.")
 
     def encode(self, text: str) -> list[int]:
-        return list(self.tokenizer(text, add_special_tokens=False)["input_ids"])
+        """User text's ids: a special-token string in it (`<|im_end|>`) stays text (backend.text_ids)."""
+        return text_ids(self.tokenizer, text)
 
     def decode(self, ids: Sequence[int]) -> str:
         return str(self.tokenizer.decode(list(ids), skip_special_tokens=False))
+
+
+def check_options(*, proposer: str | Proposer = "copy", k: int = DEFAULT_K, k_policy: str = "adaptive",
+                  device: str | None = None, dtype: str | None = None, backend: str | None = None,
+                  max_new_tokens: int | None = None, timeout: float | None = None, draft_k: int | None = None,
+                  draft_backend: str | None = None) -> None:
+    """Every check of the run's settings that needs no model: `apply` runs it before reading anything."""
+    if timeout is not None and not (math.isfinite(timeout) and timeout > 0):
+        raise InputError(f"--timeout must be a number of seconds above 0; got {timeout:g}")
+    if max_new_tokens is not None and max_new_tokens < 1:
+        raise InputError(f"--max-new-tokens must be 1 or more; got {max_new_tokens}")
+    if isinstance(proposer, str) and proposer not in PROPOSERS:
+        raise InputError(f"unknown --proposer {proposer!r}; choose one of {', '.join(PROPOSERS)}")
+    if k_policy not in K_POLICIES:
+        raise InputError(f"unknown --k-policy {k_policy!r}; choose adaptive or fixed")
+    if k < 0:
+        raise InputError("--k must be 0 or more")
+    if draft_k is not None and draft_k < 1:
+        raise InputError("--draft-k must be 1 or more")
+    if backend not in (None, "auto", *BACKENDS):
+        raise InputError(f"unknown --backend {backend!r}; choose torch or llamacpp")
+    if draft_backend not in (None, *DRAFT_BACKENDS):
+        raise InputError(f"unknown --draft-backend {draft_backend!r}; choose {', '.join(DRAFT_BACKENDS)}")
+    if dtype not in (None, "auto", *DTYPES):
+        raise InputError(f"unknown --dtype {dtype!r}; use fp32, bf16 or fp16")
+    if backend == "llamacpp" and dtype not in (None, "auto"):
+        raise InputError("--dtype applies to the torch backend; llama.cpp runs the GGUF's own quantisation")
+    check_device(device)
 
 
 def pick_backend(backend: str | None, device: str) -> str:
@@ -256,7 +293,7 @@ def make_proposer(name: str, engine: Engine, body: str, fence: str, edit: str, k
 
 def edit_source(engine: Engine, edit: str) -> Source:
     """The edit's tokens, with every token on a lazy-marker line blocked from drafting."""
-    enc = engine.tokenizer(edit, add_special_tokens=False, return_offsets_mapping=True)
+    enc = engine.tokenizer(edit, add_special_tokens=False, return_offsets_mapping=True, split_special_tokens=True)
     ids, offsets = enc["input_ids"], enc["offset_mapping"]
     marker_spans, pos = [], 0
     for line in edit.split("\n"):
@@ -282,17 +319,20 @@ class Job:
 
 
 def prepare(file: str | Path, edit: str, engine: Engine | Callable[[], Engine], *, max_new_tokens: int | None = None,
-            language: str | None = None, encoding: str = "utf-8", cwd: Path | None = None) -> Job:
+            language: str | None = None, encoding: str = "utf-8", cwd: Path | None = None,
+            source: bytes | None = None) -> Job:
     """Read the inputs, build the prompt and check it fits the context (no weights needed).
 
     `engine` may be a function that opens one: bad input then fails before any model is prepared.
     A relative `file` is relative to `cwd` when one is given (the diff's paths are), else to the
-    process's working directory.
+    process's working directory. `source`: the file's bytes when they come from elsewhere (stdin);
+    `file` then only names it (language, prompt, diff).
     """
     path = Path(file)
     if cwd is not None and not path.is_absolute():
         path = Path(cwd) / path
-    src = textio.read_source(path, language, encoding)
+    src = textio.read_source(path, language, encoding) if source is None else \
+        textio.source_from(path, source, language, encoding)
     shown = diff_path(path, cwd)
     edit_text = textio.extract_edit(edit, src.language)
     if foreign := merge.foreign_markers(edit_text, src.language):
@@ -341,6 +381,8 @@ def apply(
     draft_model: str | None = None,
     draft_backend: str | None = None,
     draft_k: int | None = None,
+    allow_deletion: bool = False,
+    source: bytes | None = None,
 ) -> ApplyResult:
     """Apply `edit` (an instruction or an update snippet) to `file` with the local model.
 
@@ -351,22 +393,16 @@ def apply(
     drafts with `draft_model` (default: the packaged 0.5B) alone, "hybrid" with copy drafts while
     aligned and the draft model inside edits; `draft_backend` "auto", "torch" or "llamacpp" runs it.
     The draft model's draft length is `draft_k` when given, else chosen per step for the best
-    expected tokens per second (`policy.draft_k`; with `k_policy` "fixed": `k`).
+    expected tokens per second (`policy.draft_k`; with `k_policy` "fixed": `k`). `source`: the file's
+    bytes when they do not come from `file` (stdin), which then only names it. An instruction whose
+    output lost most of the file is refused unless it asks to delete or `allow_deletion`.
     """
     deadline = None if timeout is None else time.monotonic() + timeout
-    if timeout is not None and timeout <= 0:
-        raise InputError("--timeout must be more than 0 seconds")
-    if isinstance(proposer, str) and proposer not in PROPOSERS:
-        raise InputError(f"unknown --proposer {proposer!r}; choose one of {', '.join(PROPOSERS)}")
-    if k_policy not in K_POLICIES:
-        raise InputError(f"unknown --k-policy {k_policy!r}; choose adaptive or fixed")
-    if k < 0:
-        raise InputError("--k must be 0 or more")
-    if draft_k is not None and draft_k < 1:
-        raise InputError("--draft-k must be 1 or more")
+    check_options(proposer=proposer, k=k, k_policy=k_policy, device=device, dtype=dtype, backend=backend,
+                  max_new_tokens=max_new_tokens, timeout=timeout, draft_k=draft_k, draft_backend=draft_backend)
     decoding = sampling.settings(temperature, top_p, seed)
     job = prepare(file, edit, engine or (lambda: Engine.open(model, device, dtype, progress, backend)),
-                  max_new_tokens=max_new_tokens, language=language, encoding=encoding, cwd=cwd)
+                  max_new_tokens=max_new_tokens, language=language, encoding=encoding, cwd=cwd, source=source)
     engine, src, fence, budget = job.engine, job.src, job.fence, job.budget
     cold = not engine.loaded  # this run loads the weights: its report can show the startup
     # The snippet read against the original: the copy proposer's predicted output and the reference
@@ -410,10 +446,11 @@ def apply(
         body = textio.extract_body(output, fence, ended=result.stop_reason == "eos", original=src.text)
         check_output(src.text, body, allow_markers)
         notes = check_drops(src.text, body, merged, allow_drops) + check_syntax(src, body, allow_syntax_errors)
+        notes += check_deletion(src.text, body, job.edit, job.kind, allow_deletion)
     except ApplyEditError as e:
         e.output, e.decode = output, result  # type: ignore[attr-defined]  # what the model wrote, for eval
         raise
-    after = textio.restore(body, src.style)
+    after = textio.restore(body, src.style, src.text)
     before = src.raw.decode(encoding)
     summary = summarise(result, model=engine.source.name, device=engine.device,
                         dtype=engine.dtype_name, proposer=proposer_name,
@@ -511,3 +548,17 @@ def check_output(original: str, body: str, allow_markers: bool) -> None:
                 f"the output still holds a lazy marker at line {n} ({line.strip()!r}); nothing was written "
                 "(--allow-markers to accept it)"
             )
+
+
+def check_deletion(original: str, body: str, edit: str, kind: str, allow: bool) -> list[str]:
+    """Refuse an instruction edit whose output lost most of the file (a model talked into returning one
+    line) unless the instruction asks to delete something. Snippets have the dropped-code check."""
+    if kind != "instruction" or ASKS_TO_DELETE.search(edit):
+        return []
+    before = sum(1 for line in original.split("\n") if line.strip())
+    after = sum(1 for line in body.split("\n") if line.strip())
+    if before - after < DELETION_MIN_LINES or after >= before * DELETION_SHARE:
+        return []
+    message = (f"the output kept {after} of the original's {before} non-blank lines, and the instruction does not "
+               "ask to delete anything")
+    return _refuse(message, allow, "--allow-deletion")

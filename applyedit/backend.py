@@ -9,13 +9,14 @@ Knows nothing of proposers, K, regions or files.
 from __future__ import annotations
 
 import logging
+import re
 import time
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from applyedit.errors import ModelError
+from applyedit.errors import InputError, ModelError
 
 if TYPE_CHECKING:
     import torch
@@ -55,8 +56,16 @@ class TargetModel(Protocol):
     def cached_len(self) -> int: ...
 
 
+def check_device(device: str | None) -> None:
+    """Refuse a device name torch would only reject after the weights load (`--device tpu`)."""
+    if device is not None and not re.fullmatch(r"auto|cpu|cuda(:\d+)?", device):
+        raise InputError(f"unknown --device {device!r}; choose cpu, cuda, cuda:N or auto")
+
+
 def pick_device(device: str | None) -> str:
     import torch
+
+    check_device(device)
 
     if device in (None, "auto"):
         return "cuda" if torch.cuda.is_available() else "cpu"
@@ -93,11 +102,31 @@ def context_length(path: Path) -> int:
     return int(config.get("max_position_embeddings") or 32768)
 
 
+def text_ids(tokenizer: Any, text: str) -> list[int]:
+    """Token ids of `text` as text: a special-token string in it (`<|im_end|>`) is tokenized as the
+    characters it is, never as the control token (which would end or forge a chat turn)."""
+    return list(tokenizer(text, add_special_tokens=False, split_special_tokens=True)["input_ids"])
+
+
 def chat_ids(tokenizer: Any, system: str, user: str, assistant_prefix: str) -> list[int]:
-    """Token ids of the chat prompt with the assistant's reply already started by `assistant_prefix`."""
-    messages = [{"role": "system", "content": system}, {"role": "user", "content": user}]
-    text = tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=True)
-    return list(tokenizer(text + assistant_prefix, add_special_tokens=False)["input_ids"])
+    """Token ids of the chat prompt with the assistant's reply already started by `assistant_prefix`.
+
+    The chat template's own control tokens stay control tokens; the messages and the reply's start
+    (the file, the edit, the prompts around them) are tokenized as text (`text_ids`). The template is
+    rendered with stand-ins for the two messages, then each part is tokenized in its own way."""
+    marks = ("\x00applyedit-system\x00", "\x00applyedit-user\x00")
+    messages = [{"role": "system", "content": marks[0]}, {"role": "user", "content": marks[1]}]
+    frame = tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=True)
+    parts = re.split(f"({re.escape(marks[0])}|{re.escape(marks[1])})", frame)
+    if tuple(p for p in parts if p in marks) != marks:
+        raise ModelError("the model's chat template does not place the system and user messages once each")
+    ids: list[int] = []
+    for part in parts:
+        if part in marks:
+            ids += text_ids(tokenizer, system if part == marks[0] else user)
+        elif part:
+            ids += tokenizer(part, add_special_tokens=False)["input_ids"]
+    return ids + text_ids(tokenizer, assistant_prefix)
 
 
 def stop_ids(tokenizer: Any, model_eos: int | list[int] | None) -> frozenset[int]:

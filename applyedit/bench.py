@@ -211,7 +211,7 @@ def _loop(engine: api.Engine, target: Target, method: Method, prefill_s: float) 
     t0 = time.perf_counter()
     result = api.apply(target.file, target.edit, engine=engine, proposer=proposer, k=method.k,
                        k_policy=method.k_policy, cwd=target.cwd, language=target.language, allow_markers=True,
-                       allow_drops=True, allow_syntax_errors=True, draft_model=method.draft_model,
+                       allow_drops=True, allow_syntax_errors=True, allow_deletion=True, draft_model=method.draft_model,
                        draft_backend=method.draft_backend, draft_k=method.draft_k)
     wall = time.perf_counter() - t0
     d = result.decode

@@ -20,7 +20,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from applyedit import files
+from applyedit import files, textio
 from applyedit.errors import ApplyEditError, InputError, UsageError
 
 EXIT_OK, EXIT_USAGE, EXIT_MODEL, EXIT_CHECK, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
@@ -29,10 +29,11 @@ EXIT_CODES = {  # the one table (DESIGN.md §9); --help and the README quote it
     EXIT_USAGE: "bad usage or input (nothing was run or written)",
     EXIT_MODEL: "model or decoding failure (missing model, truncated output, --timeout)",
     EXIT_CHECK: "a failed output check (lazy markers left, dropped code, syntax errors, eval below its floor)",
-    EXIT_INTERRUPTED: "interrupted (Ctrl-C); nothing was written",
+    EXIT_INTERRUPTED: "interrupted (Ctrl-C); nothing was written, unless the message names files written in full",
 }
 EXIT_HELP = "Exit codes:\n\n" + "\n\n".join(f"  {code}  {text}" for code, text in EXIT_CODES.items())
 SUBCOMMANDS = {"apply", "model", "bench", "eval"}
+TOP_LEVEL = ("--help", "-h", "--version")  # the top level's own options: never a FILE
 
 console = Console(stderr=True, highlight=False, soft_wrap=True)
 if not console.is_terminal:
@@ -79,20 +80,51 @@ JsonOpt = Annotated[Path | None, typer.Option("--json", help="Write the results 
 DebugOpt = Annotated[bool, typer.Option(envvar="APPLYEDIT_DEBUG", help="Show tracebacks.")]
 
 
+def _read_stdin(what: str) -> bytes:
+    """All of stdin as bytes (capped); a closed stdin is an input error, not a crash."""
+    stream = getattr(sys.stdin, "buffer", None)
+    if stream is None:
+        raise InputError(f"{what}: stdin is closed")
+    try:
+        return textio.read_capped(stream, what)
+    except ValueError as e:  # I/O on a closed file
+        raise InputError(f"{what}: stdin is closed") from e
+
+
 def _read_edit(edit: Path | None, edit_text: str | None) -> str:
     if (edit is None) == (edit_text is None):
         raise InputError("give the edit with exactly one of --edit FILE, --edit - (stdin) or --edit-text TEXT")
     if edit_text is not None:
         return edit_text
     assert edit is not None
-    if str(edit) == "-":
-        return sys.stdin.read()
-    if not edit.is_file():
-        raise InputError(f"edit file {edit}: no such file")
+    what = "the edit on stdin (--edit -)" if str(edit) == "-" else f"edit file {edit}"
+    raw = _read_stdin(what) if str(edit) == "-" else textio.read_input(edit, what, streams=True)
+    if b"\x00" in raw:
+        raise InputError(f"{what} looks binary (it contains NUL bytes)")
     try:
-        return edit.read_text(encoding="utf-8")
+        return raw.decode("utf-8")
     except UnicodeDecodeError as e:
-        raise InputError(f"edit file {edit} is not valid UTF-8") from e
+        raise InputError(f"{what} is not valid UTF-8 (byte 0x{raw[e.start]:02x} at offset {e.start})") from e
+
+
+def _plan_writes(file: Path | None, edit: Path | None, in_place: bool, output: Path | None, backup: bool,
+                 report_json: Path | None) -> Path | None:
+    """Check every path the run will write before anything runs; returns the file to replace, if any.
+    No output may be an input or another output (`--report-json f.py` would destroy f.py)."""
+    if file is not None:
+        textio.check_input(file, str(file))
+    target = files.check_writable(file, what=str(file)) if in_place and file is not None else \
+        files.check_writable(output, follow=False) if output is not None else None
+    roles = {"FILE": file, "the edit file": edit if edit is not None and str(edit) != "-" else None,
+             "--output": output, "the --backup file": files.check_backup(target) if backup and target else None}
+    for flag, path in (("--output", output), ("--report-json", report_json)):
+        for role, other in roles.items():
+            if path is not None and other is not None and role != flag and files.same_file(path, other) \
+                    and not (flag == "--output" and role == "FILE"):
+                raise InputError(f"{flag} {path} is {role}; it would be overwritten, so nothing was run")
+    if report_json is not None:
+        files.check_writable(report_json, what=f"--report-json {report_json}", follow=False)
+    return target
 
 
 class _Progress:
@@ -145,11 +177,14 @@ def print_summary(summary: Any) -> None:
     )
 
 
-def _fail(error: BaseException, debug: bool) -> typer.Exit:
+def _fail(error: BaseException, debug: bool, written: list[Path] | None = None) -> typer.Exit:
     if debug:
         console.print_exception()
     if isinstance(error, KeyboardInterrupt):
-        console.print("applyedit: interrupted; nothing was written")
+        done = " and ".join(map(str, written or []))
+        console.print(f"applyedit: interrupted after {done} {'were' if len(written or []) > 1 else 'was'} written in "
+                      "full (the write had begun; it was completed, not cut)" if done else
+                      "applyedit: interrupted; nothing was written", markup=False)
         return typer.Exit(EXIT_INTERRUPTED)
     if isinstance(error, ApplyEditError):
         console.print(f"applyedit: error: {error}", markup=False)
@@ -160,11 +195,15 @@ def _fail(error: BaseException, debug: bool) -> typer.Exit:
 
 @app.command("apply", epilog=EXIT_HELP)
 def apply_command(
-    file: Annotated[Path, typer.Argument(help="The source file to edit.", show_default=False)],
+    file: Annotated[Path, typer.Argument(help="The source file to edit; '-' reads it from stdin.", show_default=False)],
     edit: Annotated[Path | None, typer.Option("--edit", "-e", help="File holding the edit; '-' reads stdin.")] = None,
     edit_text: Annotated[str | None, typer.Option("--edit-text", help="The edit given inline.")] = None,
     in_place: Annotated[bool, typer.Option("--in-place", "-i", help="Rewrite FILE atomically instead of printing a diff.")] = False,
     output: Annotated[Path | None, typer.Option("--output", "-o", help="Write the new file here instead of printing a diff.")] = None,
+    print_file: Annotated[bool, typer.Option(
+        "--print-file", help="Print the whole new file on stdout instead of a diff (for editors).")] = False,
+    filename: Annotated[str | None, typer.Option(
+        help="With FILE '-': the name the source goes by (its language, the prompt, the diff's path).")] = None,
     model: ModelOpt = None,
     device: DeviceOpt = None,
     dtype: DtypeOpt = None,
@@ -183,6 +222,8 @@ def apply_command(
         help="Accept output that lost original lines an update snippet left alone.")] = False,
     allow_syntax_errors: Annotated[bool, typer.Option(
         help="Accept output that no longer parses (tree-sitter) although the original did.")] = False,
+    allow_deletion: Annotated[bool, typer.Option(
+        help="Accept an instruction's output that lost most of the file's lines.")] = False,
     backup: Annotated[bool, typer.Option(
         "--backup", help="With --in-place or --output: keep the file being replaced as FILE.orig.")] = False,
     timeout: Annotated[float | None, typer.Option(
@@ -209,21 +250,35 @@ def apply_command(
       pbpaste | applyedit app.py --edit - --in-place --backup
 
       applyedit app.py --edit-text "Change MAX_RETRIES to 5" --proposer none
+
+      cat app.py | applyedit - --filename app.py --edit edit.txt --print-file
     """
     from applyedit import api
 
+    written: list[Path] = []
     try:
+        stdin_source = str(file) == "-"
         if in_place and output is not None:
             raise InputError("use either --in-place or --output, not both")
+        if print_file and (in_place or output is not None):
+            raise InputError("--print-file prints the new file on stdout; it goes with neither --in-place nor --output")
         if backup and not (in_place or output is not None):
             raise InputError("--backup keeps the file that --in-place or --output replaces; give one of them")
-        target = file if in_place else output
-        if target is not None:
-            files.check_writable(target)
+        if stdin_source and in_place:
+            raise InputError("--in-place rewrites FILE, and '-' (stdin) is no file: use --output or --print-file")
+        if stdin_source and edit is not None and str(edit) == "-":
+            raise InputError("the source ('-') and the edit (--edit -) cannot both come from stdin")
+        if filename is not None and not stdin_source:
+            raise InputError("--filename names a source read from stdin (FILE '-')")
+        api.check_options(proposer=proposer, k=k, k_policy=k_policy, device=device, dtype=dtype, backend=backend,
+                          max_new_tokens=max_new_tokens, timeout=timeout, draft_k=draft_k, draft_backend=draft_backend)
+        target = _plan_writes(None if stdin_source else file, edit, in_place, output, backup, report_json)
         edit_value = _read_edit(edit, edit_text)
+        source = _read_stdin("the source on stdin (FILE '-')") if stdin_source else None
         with _Progress(not quiet) as progress:
             result = api.apply(
-                file, edit_value, model=model, proposer=proposer, k=k, k_policy=k_policy, device=device,
+                Path(filename or "stdin") if stdin_source else file, edit_value, model=model, proposer=proposer,
+                k=k, k_policy=k_policy, device=device, source=source, allow_deletion=allow_deletion,
                 dtype=dtype, backend=backend, max_new_tokens=max_new_tokens, language=language, encoding=encoding,
                 allow_markers=allow_markers, allow_drops=allow_drops, allow_syntax_errors=allow_syntax_errors,
                 timeout=timeout, temperature=temperature, top_p=top_p, seed=seed, on_step=progress.step,
@@ -232,28 +287,36 @@ def apply_command(
         for note in result.notes:
             console.print(f"applyedit: warning: {note}", markup=False)
         if report_json is not None:
-            report_json.write_text(json.dumps({
+            files.write_atomic(report_json, json.dumps({
                 "path": result.path, "changed": result.changed, "kind": result.kind,
                 "summary": result.summary.to_dict(), "report": result.report, "tokens": result.decode.tokens,
-            }, indent=2))
+            }, indent=2).encode(), follow=False, written=written)
         if not quiet:
             from applyedit.report import render_table
 
             console.print(render_table(result.report))
             print_summary(result.summary)
+        if print_file:
+            sys.stdout.buffer.write(result.after.encode(encoding))
+            sys.stdout.flush()
         if not result.changed:
-            console.print("applyedit: no change: the output equals the original; empty diff")
+            console.print("applyedit: no change: the output equals the original"
+                          + ("" if print_file else "; empty diff"))
+            return
+        if print_file:
             return
         if target is not None:
-            files.replace(target, result.after.encode(encoding), mode_from=file, backup=backup,
-                          unchanged_since=result.source_sha256 if in_place else None)
+            same = in_place or (not stdin_source and files.same_file(target, file))
+            files.replace(target, result.after.encode(encoding), mode_from=None if stdin_source else file,
+                          backup=backup, unchanged_since=result.source_sha256 if same else None, follow=in_place,
+                          written=written)
             if not quiet:
                 console.print(f"applyedit: wrote {target}")
             return
         sys.stdout.buffer.write(result.diff.encode("utf-8"))
         sys.stdout.flush()
     except (ApplyEditError, KeyboardInterrupt, Exception) as e:
-        raise _fail(e, debug) from None
+        raise _fail(e, debug, written) from None
 
 
 @model_app.callback()
@@ -564,13 +627,37 @@ def eval_command(
         raise _fail(e, debug) from None
 
 
+def route(args: list[str]) -> list[str]:
+    """`applyedit FILE ...` means `applyedit apply FILE ...`. Only the first argument can name a
+    subcommand (an option's value never does: `--edit-text model f.py`); `model` and `eval` take no
+    edit, so given one (`applyedit model --edit e.txt`) they are FILE. Edit a file named `apply` or
+    `bench` as `./bench`."""
+    first = args[0] if args else None
+    edits = any(a in ("--edit", "-e", "--edit-text") or a.startswith(("--edit=", "--edit-text=")) for a in args[1:])
+    if first is None or first in TOP_LEVEL or (first in SUBCOMMANDS and not (first in ("model", "eval") and edits)):
+        return args
+    return ["apply", *args]
+
+
 def main(argv: list[str] | None = None) -> None:
-    """Entry point: `applyedit FILE ...` means `applyedit apply FILE ...` (a known subcommand wins)."""
-    args = list(sys.argv[1:] if argv is None else argv)
+    """Entry point: routes the arguments (`route`); Click's usage errors become one line and exit 1."""
+    from typer._click.exceptions import NoArgsIsHelpError  # typer 0.29 carries its own click
+    from typer.exceptions import Abort, TyperException
+
+    args = route(list(sys.argv[1:] if argv is None else argv))
     logging.basicConfig(level=logging.WARNING, format="%(message)s")
     os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    first = next((a for a in args if not a.startswith("-")), None)
-    if args and first is not None and first not in SUBCOMMANDS and args[0] not in ("--help", "-h"):
-        args = ["apply", *args]
-    app(args=args, prog_name="applyedit")
+    try:
+        code = app(args=args, prog_name="applyedit", standalone_mode=False)
+    except NoArgsIsHelpError as e:
+        e.show()
+        code = EXIT_USAGE
+    except TyperException as e:
+        where = f" (see {e.ctx.command_path} --help)" if getattr(e, "ctx", None) is not None else ""
+        console.print(f"applyedit: error: {' '.join(e.format_message().split())}{where}", markup=False)
+        code = EXIT_USAGE
+    except Abort:
+        console.print("applyedit: interrupted; nothing was written")
+        code = EXIT_INTERRUPTED
+    sys.exit(code if isinstance(code, int) else 0)

@@ -33,23 +33,27 @@ _NAMED_ESCAPES = {
 
 
 def diff_path(file: Path | str, cwd: Path | None = None) -> str:
-    """Return `file` relative to `cwd` (default: the process cwd) as a normalised POSIX path.
+    """The path a diff names for `file`, as a POSIX path: symlinks resolved, relative to `cwd`
+    (default: the process cwd) when inside it.
 
-    Normalisation is lexical (`os.path.abspath`), so `./`, `..` and `//` go away while a symlink
-    keeps its own name. Raises `InputError` when the file is not strictly inside `cwd`.
+    The file edited is a symlink's target, so the diff names the target: `git apply` refuses a patch
+    to a link's own name (git holds a link as its target's path). Inside `cwd` the path is relative
+    to it (`./`, `..`, `//` gone); outside it, it stays as given: relative (with its `../`) when
+    given so, else absolute. `git apply` takes paths outside its working area only with
+    `--unsafe-paths`. Raises `InputError` for `cwd` itself.
     """
-    base = os.path.abspath(os.fspath(cwd) if cwd is not None else os.getcwd())
-    target = os.path.abspath(os.path.join(base, os.fspath(file)))
+    base = os.path.realpath(os.fspath(cwd) if cwd is not None else os.getcwd())
+    given = os.fspath(file)
+    target = os.path.realpath(os.path.join(base, given))
+    if target == base:
+        raise InputError(f"{given} is the current directory, not a file")
     try:
-        inside = os.path.commonpath([base, target]) == base and target != base
+        inside = os.path.commonpath([base, target]) == base
     except ValueError:  # different drives on Windows
         inside = False
-    if not inside:
-        raise InputError(
-            f"{os.fspath(file)} is outside the current directory ({base}); "
-            "run applyedit from a directory that contains it"
-        )
-    return PurePath(os.path.relpath(target, base)).as_posix()
+    if inside or not os.path.isabs(given):
+        return PurePath(os.path.relpath(target, base)).as_posix()
+    return PurePath(target).as_posix()
 
 
 def _git_quote(name: str) -> str:

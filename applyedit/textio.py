@@ -1,20 +1,28 @@
 """Text in, text out: reading files and edits, normalising them for the model, restoring the result.
 
-Owns DESIGN.md §9's text contracts: the model and the proposer see LF-only text without a BOM; the
-written result gets the original's line-ending style, BOM and final-newline state back. Also owns
-fences (one longer than any backtick run in the inputs), taking an edit out of a chat reply, and
-extracting the file body from the model's output. Knows nothing of tokens or the model.
+Owns the text contracts: the model and the proposer see LF-only text without a BOM; the written
+result gets the original's BOM and final-newline state back, each unchanged line its own line ending
+and each new line the majority's. Reading is guarded: FILE must be a regular file, an edit may also
+be a stream (stdin, a FIFO, a process substitution), and both are capped at `MAX_INPUT_BYTES`, so a
+device or an endless stream is refused instead of read until memory runs out. Also owns fences (one
+longer than any backtick run in the inputs), taking an edit out of a chat reply, and extracting the
+file body from the model's output. Knows nothing of tokens or the model.
 """
 
 from __future__ import annotations
 
+import difflib
+import os
 import re
+import stat
 from dataclasses import dataclass
 from pathlib import Path
+from typing import BinaryIO
 
 from applyedit.errors import DecodeError, InputError
 
 BOM = "\ufeff"
+MAX_INPUT_BYTES = 8 * 1024 * 1024  # far past any model context; stops /dev/zero and endless streams
 
 LANGUAGES = {  # extension -> (language name for prompts and fences, fence info string)
     ".py": "python", ".pyi": "python", ".js": "javascript", ".mjs": "javascript", ".cjs": "javascript",
@@ -30,10 +38,11 @@ LANGUAGES = {  # extension -> (language name for prompts and fences, fence info 
 class TextStyle:
     """How a file's bytes differ from the LF-only text the model sees."""
 
-    newline: str = "\n"  # "\n" or "\r\n": the majority style, restored on write
+    newline: str = "\n"  # "\n" or "\r\n": the majority style, given to new lines on write
     bom: bool = False
     final_newline: bool = True  # False when a non-empty file does not end with a newline
-    mixed: bool = False  # both styles were present; the majority wins
+    mixed: bool = False  # both styles were present
+    endings: tuple[str, ...] = ()  # when mixed: each original line's own ending, kept on unchanged lines
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,31 +82,96 @@ def normalise(text: str) -> tuple[str, TextStyle]:
     crlf = text.count("\r\n")
     lf = text.count("\n") - crlf
     newline = "\r\n" if crlf > lf else "\n"
+    mixed = crlf > 0 and lf > 0
+    endings = tuple(re.findall(r"\r?\n", text)) if mixed else ()
     text = text.replace("\r\n", "\n")
     final = text == "" or text.endswith("\n")
-    return text, TextStyle(newline=newline, bom=bom, final_newline=final, mixed=crlf > 0 and lf > 0)
+    return text, TextStyle(newline=newline, bom=bom, final_newline=final, mixed=mixed, endings=endings)
 
 
-def restore(text: str, style: TextStyle) -> str:
-    """Give LF-only model output the original's final-newline state, line endings and BOM."""
+def restore(text: str, style: TextStyle, original: str = "") -> str:
+    """Give LF-only model output the original's final-newline state, line endings and BOM.
+
+    For a file with mixed line endings, `original` (its LF-only text) lets each line the output kept
+    unchanged keep its own ending; new and changed lines get the majority's."""
     if not style.final_newline and text.endswith("\n"):
         text = text[:-1]
-    if style.newline == "\r\n":
+    if style.endings:
+        text = _mixed_endings(text, original, style)
+    elif style.newline == "\r\n":
         text = text.replace("\n", "\r\n")
     return (BOM + text) if style.bom else text
 
 
-def read_source(path: Path, language: str | None = None, encoding: str = "utf-8") -> SourceFile:
-    if not path.exists():
-        raise InputError(f"{path}: no such file")
-    if path.is_dir():
-        raise InputError(f"{path} is a directory, not a file")
+def _mixed_endings(text: str, original: str, style: TextStyle) -> str:
+    old, new = original.split("\n"), text.split("\n")
+    ends = [style.newline] * (len(new) - 1)  # the ending after each line of `new` but the last
+    matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
+    for i, j, size in matcher.get_matching_blocks():
+        for n in range(size):
+            if j + n < len(ends) and i + n < len(style.endings):
+                ends[j + n] = style.endings[i + n]
+    return "".join(line + end for line, end in zip(new, ends)) + new[-1]
+
+
+def _kind(mode: int) -> str:
+    for test, name in ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a device"),
+                       (stat.S_ISBLK, "a device"), (stat.S_ISSOCK, "a socket")):
+        if test(mode):
+            return name
+    return "not a regular file"
+
+
+def read_capped(stream: BinaryIO, what: str) -> bytes:
+    """Read a stream to its end, refusing one longer than `MAX_INPUT_BYTES` (read no further)."""
     try:
-        raw = path.read_bytes()
+        raw = stream.read(MAX_INPUT_BYTES + 1)
     except OSError as e:
-        raise InputError(f"cannot read {path}: {e.strerror}") from e
+        raise InputError(f"cannot read {what}: {e.strerror}") from e
+    if len(raw) > MAX_INPUT_BYTES:
+        raise InputError(f"{what} is over {MAX_INPUT_BYTES // 2**20} MiB; applyedit reads no more (no model "
+                         "context holds that much)")
+    return raw
+
+
+def check_input(path: Path, what: str, streams: bool = False) -> None:
+    """Refuse, without opening it, what `read_input` would refuse by its type or size."""
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        raise InputError(f"{what}: no such file") from None
+    except OSError as e:
+        raise InputError(f"cannot read {what}: {e.strerror}") from e
+    stream = stat.S_ISFIFO(st.st_mode) or stat.S_ISCHR(st.st_mode)
+    if not stat.S_ISREG(st.st_mode) and not (streams and stream):
+        kind = _kind(st.st_mode)
+        raise InputError(f"{what} is {kind}, not a file" if kind == "a directory" else
+                         f"{what} is {kind}; applyedit edits regular files (give the source as '-' to pipe it)")
+    if stat.S_ISREG(st.st_mode) and st.st_size > MAX_INPUT_BYTES:
+        raise InputError(f"{what} is {st.st_size / 2**20:.1f} MiB; applyedit reads files up to "
+                         f"{MAX_INPUT_BYTES // 2**20} MiB (no model context holds that much)")
+
+
+def read_input(path: Path, what: str, streams: bool = False) -> bytes:
+    """The bytes of `path`: a regular file, or with `streams` also a FIFO, a process substitution or a
+    character device (an edit may come from `<(...)`). Directories, sockets and, for FILE, anything
+    but a regular file are refused before a byte is read, and reading stops at `MAX_INPUT_BYTES`."""
+    check_input(path, what, streams)
+    try:
+        with open(path, "rb") as f:
+            return read_capped(f, what)
+    except OSError as e:
+        raise InputError(f"cannot read {what}: {e.strerror}") from e
+
+
+def source_from(path: Path, raw: bytes, language: str | None = None, encoding: str = "utf-8") -> SourceFile:
+    """A source file from bytes already read (`path` names it: language, messages)."""
     text, style = normalise(decode_text(raw, str(path), encoding))
     return SourceFile(path, raw, text, style, language_for(path, language))
+
+
+def read_source(path: Path, language: str | None = None, encoding: str = "utf-8") -> SourceFile:
+    return source_from(path, read_input(path, str(path)), language, encoding)
 
 
 _FENCE_OPEN = re.compile(r"^(`{3,}|~{3,})[ \t]*([\w+#.-]*)[^\n`]*$")

@@ -42,7 +42,7 @@ def test_help_has_examples(work: Path) -> None:
         (["f.py", "--edit", "edit.txt", "--temperature", "0.8", "--top-p", "0"], "--top-p must be above 0", 1),
         (["f.py", "--edit", "edit.txt", "--top-p", "0.9"], "--top-p needs --temperature above 0", 1),
         (["f.py", "--edit-text", "   "], "the edit is empty", 1),
-        (["../outside.py", "--edit", "edit.txt"], "outside the current directory", 1),
+        (["../outside.py", "--edit", "edit.txt", "--device", "tpu"], "unknown --device 'tpu'", 1),
         (["sub", "--edit", "edit.txt"], "is a directory", 1),
         (["bin.dat", "--edit", "edit.txt"], "looks binary", 1),
         (["f.py", "--edit", "edit.txt", "--model", "/nonexistent/m.gguf"], "no GGUF file", 2),

@@ -254,43 +254,48 @@ def test_diff_path_defaults_to_process_cwd(
     assert diff_path(tmp_path / "a" / "b.py") == "a/b.py"
 
 
-def test_diff_path_keeps_symlink_name(tmp_path: Path) -> None:
-    """A symlink inside cwd keeps its own name even when it points outside."""
+def test_diff_path_names_a_symlinks_target(tmp_path: Path) -> None:
+    """A symlink is named by its target (what git apply can patch), inside cwd or outside it."""
     outside = tmp_path / "outside.py"
     outside.write_text("x\n")
     cwd = tmp_path / "proj"
-    cwd.mkdir()
-    (cwd / "link.py").symlink_to(outside)
-    assert diff_path("link.py", cwd=cwd) == "link.py"
+    (cwd / "lib").mkdir(parents=True)
+    (cwd / "lib" / "f.py").write_text("x\n")
+    (cwd / "link.py").symlink_to("lib/f.py")
+    (cwd / "out.py").symlink_to(outside)
+    (cwd / "dirlink").symlink_to("lib")
+    assert diff_path("link.py", cwd=cwd) == "lib/f.py"
+    assert diff_path("dirlink/f.py", cwd=cwd) == "lib/f.py"
+    assert diff_path("out.py", cwd=cwd) == "../outside.py"
+    assert diff_path(cwd / "out.py", cwd=cwd) == os.path.realpath(outside)
 
 
 @pytest.mark.parametrize(
-    "given",
+    ("given", "expected"),
     [
-        pytest.param("../x.py", id="parent"),
-        pytest.param("sub/../../x.py", id="escapes-via-dot-dot"),
-        pytest.param("/etc/passwd", id="absolute-elsewhere"),
-        pytest.param(".", id="cwd-itself"),
+        pytest.param("../x.py", "../x.py", id="parent"),
+        pytest.param("sub/../../x.py", "../x.py", id="escapes-via-dot-dot"),
+        pytest.param("/etc/passwd", "/etc/passwd", id="absolute-elsewhere"),
     ],
 )
-def test_diff_path_outside_cwd_is_input_error(tmp_path: Path, given: str) -> None:
-    """A file not inside cwd raises a one-line InputError naming the file."""
+def test_diff_path_outside_cwd_stays_as_given(tmp_path: Path, given: str, expected: str) -> None:
+    """A file outside cwd keeps the form it was given in: relative with its `../`, or absolute."""
     cwd = tmp_path / "proj"
-    cwd.mkdir()
-    with pytest.raises(InputError) as info:
-        diff_path(given, cwd=cwd)
-    message = str(info.value)
-    assert "\n" not in message
-    assert given in message
-    assert "outside the current directory" in message
-    assert "run applyedit from a directory that contains it" in message
+    (cwd / "sub").mkdir(parents=True)
+    assert diff_path(given, cwd=cwd) == expected
+
+
+def test_diff_path_of_cwd_itself_is_input_error(tmp_path: Path) -> None:
+    with pytest.raises(InputError, match="is the current directory"):
+        diff_path(".", cwd=tmp_path)
 
 
 def test_diff_path_sibling_with_common_prefix_is_outside(tmp_path: Path) -> None:
     """`/x/proj2/f` is not inside `/x/proj` although the strings share a prefix."""
     (tmp_path / "proj").mkdir()
-    with pytest.raises(InputError):
-        diff_path(tmp_path / "proj2" / "f.py", cwd=tmp_path / "proj")
+    base = os.path.realpath(tmp_path)
+    assert diff_path(tmp_path / "proj2" / "f.py", cwd=tmp_path / "proj") == f"{base}/proj2/f.py"
+    assert diff_path("../proj2/f.py", cwd=tmp_path / "proj") == "../proj2/f.py"
 
 
 CONTENTS = ["", "a", "b", "ab", "x y", "\tz", "é", "-a", "\\"]

@@ -33,11 +33,18 @@ def test_normalise_then_restore_is_identity(raw: str) -> None:
     assert restore(model_output, style) == raw
 
 
-def test_mixed_line_endings_keep_the_majority() -> None:
-    """Mixed endings restore to the majority style and are flagged as mixed."""
-    text, style = normalise("a\r\nb\r\nc\n")
+def test_mixed_line_endings_keep_each_line_own() -> None:
+    """Mixed endings: every unchanged line keeps its own ending; new and changed lines take the
+    majority's; lines moved by an insertion keep theirs."""
+    raw = "a\r\nb\r\nc\nd\r\ne\n"
+    text, style = normalise(raw)
     assert style.newline == "\r\n" and style.mixed
-    assert restore(text, style) == "a\r\nb\r\nc\r\n"
+    assert restore(text, style, text) == raw
+    assert restore(text.replace("c\n", "C\n"), style, text) == "a\r\nb\r\nC\r\nd\r\ne\n"
+    assert restore("new\n" + text, style, text) == "new\r\n" + raw
+    assert restore(text.replace("b\n", ""), style, text) == "a\r\nc\nd\r\ne\n"
+    text, style = normalise("a\nb\r\nc")  # no final newline: the last line has none to keep
+    assert restore(text + "\n", style, text) == "a\nb\r\nc"
 
 
 def test_binary_and_bad_utf8_are_clear_errors() -> None:
