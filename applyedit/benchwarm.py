@@ -1,13 +1,13 @@
 """`applyedit bench FILE --edit A --warm B`: what a warm server and its prompt cache save, in one run.
 
-Owns the warm bench: per repeat, (1) a cold CLI run of edit A and a cold CLI run of edit B (fresh
-processes: imports, weight loading and the whole prefill), then a fresh `applyedit serve` and, through
-the CLI with `--server`, (2) its first request of A (the model is loaded, the cache empty), (3) B on the
-same file (the system prompt and the file come from the cache), (4) A again (only what the cache lacks
-is prefilled). Every timing is a whole CLI process, end to end, as a user runs it; the server's own
+Owns the warm bench: per repeat, a cold CLI run of edit B (a fresh process: imports, weight loading
+and the whole prefill), then a fresh `applyedit serve` and, through the CLI with `--server`, (2) its
+first request of A (the model is loaded, the cache empty), (3) B on the same file (the system prompt
+and the file come from the cache), (4) A again (only what the cache lacks is prefilled), then (1) a
+cold CLI run of A. Every timing is a whole CLI process, end to end, as a user runs it; the server's own
 start is timed apart. Medians over the repeats; the prompt tokens each request reused come from its
-`--report-json`; every warm output is compared with the cold one of the same edit. Knows nothing of
-models: it runs the CLI.
+`--report-json`; every warm output is compared with the cold one of the same edit. The record is saved
+after every run, so an interrupted bench keeps what it measured. Knows nothing of models: it runs the CLI.
 """
 
 from __future__ import annotations
@@ -120,10 +120,17 @@ def run(file: Path, edit_a: Path, edit_b: Path, *, repeats: int = 3, model_args:
             json_path.write_text(json.dumps(summarise(record), indent=2))
 
     for r in range(repeats):
+        # B's cold run first and A's last: a run cut short still holds the comparison (3) is judged by.
         row: dict[str, Any] = {"repeat": r + 1}
-        for phase, edit in (("cold_a", edit_a), ("cold_b", edit_b)):
-            row[phase] = cli_run([rel, "--edit", str(edit), *model_args], cwd, env)
-            log(f"bench --warm: repeat {r + 1}: {phase} {row[phase]['wall_s']:.1f} s")
+        runs.append(row)
+
+        def timed(phase: str, args: list[str]) -> None:
+            row[phase] = cli_run(args, cwd, env)
+            log(f"bench --warm: repeat {r + 1}: {phase} {row[phase]['wall_s']:.1f} s, "
+                f"reused {row[phase]['reused']} of {row[phase]['prompt_tokens']} prompt tokens")
+            save()
+
+        timed("cold_b", [rel, "--edit", str(edit_b), *model_args])
         port = free_port()
         with tempfile.TemporaryDirectory(prefix="applyedit-benchwarm-") as tmp:
             proc, row["server_start_s"] = start_server([*model_args, "--cache-mb", str(cache_mb)], port, env,
@@ -131,54 +138,63 @@ def run(file: Path, edit_a: Path, edit_b: Path, *, repeats: int = 3, model_args:
             log(f"bench --warm: repeat {r + 1}: server up in {row['server_start_s']:.1f} s")
             try:
                 for phase, edit in (("warm_first_a", edit_a), ("warm_b", edit_b), ("warm_repeat_a", edit_a)):
-                    row[phase] = cli_run([rel, "--edit", str(edit), "--server", f"http://127.0.0.1:{port}"], cwd, env)
-                    log(f"bench --warm: repeat {r + 1}: {phase} {row[phase]['wall_s']:.1f} s, "
-                        f"reused {row[phase]['reused']} of {row[phase]['prompt_tokens']} prompt tokens")
+                    timed(phase, [rel, "--edit", str(edit), "--server", f"http://127.0.0.1:{port}"])
             finally:
                 stop_server(proc)
-        runs.append(row)
-        save()
+        timed("cold_a", [rel, "--edit", str(edit_a), *model_args])
     return summarise(record)
 
 
 def summarise(record: dict[str, Any]) -> dict[str, Any]:
+    """Medians per phase over the repeats that ran it (a run cut short keeps what it measured)."""
     runs = record["runs"]
     out = dict(record)
-    if not runs:
-        return out
     med: dict[str, Any] = {}
     for phase in PHASES:
-        med[phase] = {key: statistics.median(r[phase][key] for r in runs)
-                      for key in ("wall_s", "prefill_s", "decode_s", "reused", "prompt_tokens")}
-    med["server_start_s"] = statistics.median(r["server_start_s"] for r in runs)
+        rows = [r[phase] for r in runs if phase in r]
+        if rows:
+            med[phase] = {key: statistics.median(x[key] for x in rows)
+                          for key in ("wall_s", "prefill_s", "decode_s", "reused", "prompt_tokens")}
+            med[phase]["n"] = len(rows)
+    starts = [r["server_start_s"] for r in runs if "server_start_s" in r]
+    if starts:
+        med["server_start_s"] = statistics.median(starts)
     out["medians"] = med
-    b = med["warm_b"]
-    out["warm_b_reused_share"] = b["reused"] / b["prompt_tokens"] if b["prompt_tokens"] else 0.0
-    out["warm_b_speedup_vs_cold_b"] = med["cold_b"]["wall_s"] / b["wall_s"] if b["wall_s"] else 0.0
-    out["warm_first_a_saving_s"] = med["cold_a"]["wall_s"] - med["warm_first_a"]["wall_s"]
-    out["same_output"] = {
-        "warm_first_a": all(r["warm_first_a"]["diff_sha256"] == r["cold_a"]["diff_sha256"] for r in runs),
-        "warm_b": all(r["warm_b"]["diff_sha256"] == r["cold_b"]["diff_sha256"] for r in runs),
-        "warm_repeat_a": all(r["warm_repeat_a"]["diff_sha256"] == r["cold_a"]["diff_sha256"] for r in runs),
-    }
+    if "warm_b" in med:
+        b = med["warm_b"]
+        out["warm_b_reused_share"] = b["reused"] / b["prompt_tokens"] if b["prompt_tokens"] else 0.0
+        if "cold_b" in med:
+            out["warm_b_speedup_vs_cold_b"] = med["cold_b"]["wall_s"] / b["wall_s"] if b["wall_s"] else 0.0
+    if "cold_a" in med and "warm_first_a" in med:
+        out["warm_first_a_saving_s"] = med["cold_a"]["wall_s"] - med["warm_first_a"]["wall_s"]
+    out["same_output"] = {phase: all(r[phase]["diff_sha256"] == r[cold]["diff_sha256"]
+                                     for r in runs if phase in r and cold in r)
+                          for phase, cold in (("warm_first_a", "cold_a"), ("warm_b", "cold_b"),
+                                              ("warm_repeat_a", "cold_a"))
+                          if any(phase in r and cold in r for r in runs)}
     return out
 
 
 def render(report: dict[str, Any]) -> list[str]:
     """The result as lines of text (the CLI prints them on stderr)."""
-    med = report.get("medians")
-    if not med:
-        return ["bench --warm: no finished repeat"]
-    lines = [f"bench --warm: {report['file']} ({report['lines']} lines), medians of {len(report['runs'])}, "
-             f"{' '.join(report['model_args']) or 'default backend'}"]
+    med = report.get("medians") or {}
+    lines = [f"bench --warm: {report['file']} ({report['lines']} lines), medians over {len(report['runs'])} "
+             f"repeats, {' '.join(report['model_args']) or 'default backend'}"]
     for phase in PHASES:
-        m = med[phase]
-        lines.append(f"  {phase:14s} {m['wall_s']:7.1f} s end to end  (prefill {m['prefill_s']:6.1f} s, decode "
-                     f"{m['decode_s']:6.1f} s; reused {m['reused']:.0f} of {m['prompt_tokens']:.0f} prompt tokens)")
-    lines.append(f"  server start   {med['server_start_s']:7.1f} s (once per server)")
-    lines.append(f"  (3) reused {report['warm_b_reused_share']:.1%} of its prompt; "
-                 f"{report['warm_b_speedup_vs_cold_b']:.2f}x faster than a cold CLI run of B; "
-                 f"(2) saved {report['warm_first_a_saving_s']:.1f} s over a cold run of A")
-    same = report["same_output"]
-    lines.append("  same output as the cold run: " + ", ".join(f"{k} {'yes' if v else 'NO'}" for k, v in same.items()))
+        if phase in med:
+            m = med[phase]
+            lines.append(f"  {phase:14s} {m['wall_s']:7.1f} s end to end  (prefill {m['prefill_s']:6.1f} s, decode "
+                         f"{m['decode_s']:6.1f} s; reused {m['reused']:.0f} of {m['prompt_tokens']:.0f} prompt tokens; "
+                         f"{m['n']} runs)")
+    if "server_start_s" in med:
+        lines.append(f"  server start   {med['server_start_s']:7.1f} s (once per server)")
+    if "warm_b_reused_share" in report:
+        lines.append(f"  (3) reused {report['warm_b_reused_share']:.1%} of its prompt tokens")
+    if "warm_b_speedup_vs_cold_b" in report:
+        lines.append(f"  (3) {report['warm_b_speedup_vs_cold_b']:.2f}x faster end to end than a cold CLI run of B")
+    if "warm_first_a_saving_s" in report:
+        lines.append(f"  (2) {report['warm_first_a_saving_s']:.1f} s faster than a cold CLI run of A")
+    same = report.get("same_output") or {}
+    if same:
+        lines.append("  same output as the cold run: " + ", ".join(f"{k} {'yes' if v else 'NO'}" for k, v in same.items()))
     return lines
