@@ -443,3 +443,32 @@ def test_cli_with_an_unreachable_server_fails_cleanly(tmp_path: Path) -> None:
     err = r.stderr.decode()
     assert r.returncode == 2 and "cannot reach the applyedit server" in err and len(err.strip().splitlines()) == 1
     assert (tmp_path / "app.py").read_text() == "x = 1\n" and r.stdout == b""
+
+
+def test_serve_refuses_other_hosts_without_a_token_and_bench_warm_needs_its_inputs(tmp_path: Path) -> None:
+    r = cli("serve", "--host", "0.0.0.0", cwd=tmp_path)
+    assert r.returncode == 1 and b"--token" in r.stderr and len(r.stderr.decode().strip().splitlines()) == 1
+    r = cli("bench", str(tmp_path), "--warm", "b.txt", cwd=tmp_path)
+    assert r.returncode == 1 and b"--warm EDIT_B needs a FILE and --edit EDIT_A" in r.stderr
+
+
+def test_bench_warm_summary() -> None:
+    from applyedit import benchwarm
+
+    def phase(wall: float, reused: int, sha: str) -> dict[str, Any]:
+        return {"wall_s": wall, "prefill_s": 1.0, "decode_s": 2.0, "reused": reused, "prompt_tokens": 1000,
+                "diff_sha256": sha}
+
+    runs = [{"repeat": 1, "cold_b": phase(30, 0, "b"), "server_start_s": 5.0, "warm_first_a": phase(20, 0, "a"),
+             "warm_b": phase(10, 960, "b"), "warm_repeat_a": phase(9, 990, "a"), "cold_a": phase(31, 0, "a")},
+            {"repeat": 2, "cold_b": phase(34, 0, "b"), "server_start_s": 6.0, "warm_first_a": phase(22, 0, "a"),
+             "warm_b": phase(12, 960, "x"), "warm_repeat_a": phase(9, 990, "a"), "cold_a": phase(33, 0, "a")},
+            {"repeat": 3, "cold_b": phase(32, 0, "b")}]  # cut short after its first run
+    report = benchwarm.summarise({"file": "f.py", "lines": 300, "model_args": [], "runs": runs})
+    med = report["medians"]
+    assert med["cold_b"]["wall_s"] == 32 and med["cold_b"]["n"] == 3 and med["warm_b"]["n"] == 2
+    assert report["warm_b_reused_share"] == 0.96 and report["warm_b_speedup_vs_cold_b"] == 32 / 11
+    assert report["warm_first_a_saving_s"] == 32 - 21
+    assert report["same_output"] == {"warm_first_a": True, "warm_b": False, "warm_repeat_a": True}
+    text = "\n".join(benchwarm.render(report))
+    assert "2.91x faster" in text and "warm_b NO" in text and "96.0%" in text
