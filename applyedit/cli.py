@@ -208,6 +208,20 @@ def _bench_warm(path: Path, edit: Path | None, warm: Path, repeats: int, json_pa
         console.print(line, markup=False)
 
 
+def _disk_store(engine: Any, folder: Path, limit_mb: int) -> Any:
+    """The prompt cache's folder for this model file, backend, dtype and kernels (promptcache.DiskStore)."""
+    from applyedit import promptcache
+
+    weights = engine.source.gguf if engine.backend == "llamacpp" else engine.path / "model.safetensors"
+    if weights is None or not weights.is_file():
+        raise UsageError(f"--cache-dir: cannot key the cache by the model file ({weights} is missing)")
+    kernels = getattr(engine.model, "kernels", "")
+    key = promptcache.folder_key(weights, engine.backend, engine.dtype_name, kernels, folder)
+    encode, decode = promptcache.codec(engine.backend, engine.device)
+    console.print(f"applyedit serve: prompt cache on disk in {folder / key}", markup=False)
+    return promptcache.DiskStore(folder / key, limit_mb << 20, encode, decode)
+
+
 @app.command("serve")
 def serve_command(
     host: Annotated[str, typer.Option(help="Address to listen on; anything but loopback needs --token.")] = "127.0.0.1",
@@ -215,6 +229,9 @@ def serve_command(
     token: Annotated[str | None, typer.Option(envvar="APPLYEDIT_TOKEN",
                                               help="Require `Authorization: Bearer TOKEN` on /v1/.")] = None,
     cache_mb: Annotated[int, typer.Option(help="Prompt cache budget in MiB (0: no cache).")] = 1024,
+    cache_dir: Annotated[Path | None, typer.Option(
+        help="Also keep the prompt cache here, so a restart finds it (a folder per model, backend, dtype, kernels).")] = None,
+    cache_dir_mb: Annotated[int, typer.Option(help="With --cache-dir: its budget in MiB.")] = 4096,
     queue: Annotated[int, typer.Option(help="Requests that may wait behind the running one; more get 503.")] = 8,
     max_body_mb: Annotated[float, typer.Option(help="Largest request body in MiB; larger get 413.")] = 8.0,
     timeout: Annotated[float | None, typer.Option(
@@ -252,6 +269,8 @@ def serve_command(
             raise UsageError("--cache-mb must be 0 or more")
         engine = Engine.open(model, device, dtype, backend=backend)
         cache = PromptCache(cache_mb << 20) if cache_mb else None
+        if cache is not None and cache_dir is not None:
+            cache.disk = _disk_store(engine, cache_dir, cache_dir_mb)
         server.serve(engine, settings, cache, log=lambda msg: console.print(msg, markup=False))
     except (ApplyEditError, KeyboardInterrupt, Exception) as e:
         if isinstance(e, KeyboardInterrupt):

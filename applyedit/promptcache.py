@@ -13,17 +13,22 @@ the cache tensors, llama.cpp: the sequence's state bytes). Exactness: prefixes a
 boundaries and both backends prefill in chunks of exactly `BLOCK` tokens from position 0, so a prompt
 resumed from a snapshot runs the same forwards, over the same rows, on the same cached values as a
 fresh run after that point: greedy output is byte-identical with and without the cache (tests check
-it on torch fp32). Knows nothing of files, edits or HTTP.
+it on torch fp32). `DiskStore` (optional) keeps every stored snapshot on disk as well, in a folder
+keyed by the model file's hash, the backend, dtype and kernels, so a restarted server finds them
+again. Knows nothing of edits or HTTP.
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 import logging
+import os
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Protocol
 
 logger = logging.getLogger(__name__)
@@ -88,6 +93,7 @@ class PromptCache:
     limit_bytes: int
     block: int = BLOCK
     stats: CacheStats = field(default_factory=CacheStats)
+    disk: DiskStore | None = None  # also on disk (a restart finds the snapshots again)
     _entries: OrderedDict[bytes, Entry] = field(default_factory=OrderedDict, repr=False)  # by last hash, LRU first
     _holders: dict[bytes, set[bytes]] = field(default_factory=dict, repr=False)  # block hash -> entries holding it
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
@@ -102,6 +108,7 @@ class PromptCache:
     def lookup(self, ids: Sequence[int]) -> tuple[int, Entry | None]:
         """The longest cached prefix of `ids` (a whole number of blocks) and an entry holding it."""
         hashes = block_hashes(ids, self.block)
+        found: tuple[int, Entry | None] = (0, None)
         with self._lock:
             self.stats.lookups += 1
             for n in range(len(hashes), 0, -1):
@@ -110,8 +117,15 @@ class PromptCache:
                     # the most recently used holder (holders is small: entries sharing this prefix)
                     key = max(holders, key=list(self._entries).index)
                     self._entries.move_to_end(key)
-                    return n * self.block, self._entries[key]
-        return 0, None
+                    found = (n * self.block, self._entries[key])
+                    break
+        if self.disk is not None:
+            n, entry = self.disk.lookup(hashes)
+            if entry is not None and n * self.block > found[0]:
+                if entry.nbytes <= self.limit_bytes:
+                    self._keep(entry)
+                return n * self.block, entry
+        return found
 
     def covers(self, ids: Sequence[int]) -> bool:
         """Whether some entry already holds all of `ids` (a whole number of blocks)."""
@@ -126,23 +140,29 @@ class PromptCache:
         if not ids or self.limit_bytes <= 0 or self.covers(ids):
             return False
         snapshot, nbytes = take()
-        hashes = tuple(block_hashes(ids, self.block))
+        entry = Entry(tuple(ids), tuple(block_hashes(ids, self.block)), snapshot, nbytes)
+        if nbytes > self.limit_bytes:
+            self.stats.too_big += 1
+            logger.info("prompt cache: a snapshot of %d tokens (%d bytes) exceeds the whole budget", len(ids), nbytes)
+            return False
+        self._keep(entry)
+        self.stats.stored += 1
+        if self.disk is not None:
+            self.disk.write(entry)
+        return True
+
+    def _keep(self, entry: Entry) -> None:
+        """Add `entry` in memory: entries it extends go, then the least recently used until it fits."""
+        hashes = entry.hashes
         with self._lock:
-            if nbytes > self.limit_bytes:
-                self.stats.too_big += 1
-                logger.info("prompt cache: a snapshot of %d tokens (%d bytes) exceeds the whole budget", len(ids), nbytes)
-                return False
             for key in [k for k in self._entries if k in hashes]:  # a prefix of the new one: redundant
                 self._drop(key)
-            entry = Entry(tuple(ids), hashes, snapshot, nbytes)
             self._entries[hashes[-1]] = entry
             for h in hashes:
                 self._holders.setdefault(h, set()).add(hashes[-1])
-            self.stats.stored += 1
-            while self.nbytes > self.limit_bytes:
+            while self.nbytes > self.limit_bytes and len(self._entries) > 1:
                 self._drop(next(iter(self._entries)))
                 self.stats.evicted += 1
-        return True
 
     def clear(self) -> None:
         with self._lock:
@@ -161,6 +181,126 @@ class PromptCache:
     def to_dict(self) -> dict[str, Any]:
         return {"entries": len(self), "bytes": self.nbytes, "limit_bytes": self.limit_bytes, "block": self.block,
                 **self.stats.__dict__}
+
+
+class DiskStore:
+    """Snapshots in files (`<hash of the prefix's last block>.snap`: a JSON header with the prefix's
+    tokens, then the backend's bytes for the snapshot), at most `limit_bytes` of them (oldest use
+    out), in `folder`, which the caller keys by model, backend, dtype and kernels (`folder_key`).
+    `encode` / `decode` turn a backend's snapshot into bytes and back. Best effort: a file that cannot
+    be written or read is skipped (and a damaged one deleted), never trusted."""
+
+    def __init__(self, folder: Path, limit_bytes: int, encode: Callable[[Any], bytes],
+                 decode: Callable[[bytes], Any], block: int = BLOCK) -> None:
+        self.folder, self.limit_bytes, self.encode, self.decode, self.block = folder, limit_bytes, encode, decode, block
+        self.folder.mkdir(parents=True, exist_ok=True)
+        self._index: dict[bytes, tuple[Path, int]] = {}  # block hash -> (file, blocks in that file's prefix)
+        self._lock = threading.Lock()
+        for path in sorted(self.folder.glob("*.snap")):
+            try:
+                ids = self._header(path)[0]["ids"]
+            except (OSError, ValueError, KeyError):
+                path.unlink(missing_ok=True)
+                continue
+            self._add(path, block_hashes(ids, block))
+
+    def _add(self, path: Path, hashes: Sequence[bytes]) -> None:
+        for n, h in enumerate(hashes, 1):
+            if self._index.get(h, (None, 0))[1] <= n:
+                self._index[h] = (path, n)
+
+    @staticmethod
+    def _header(path: Path) -> tuple[dict[str, Any], int]:
+        with path.open("rb") as f:
+            size = int.from_bytes(f.read(8), "little")
+            return json.loads(f.read(size)), 8 + size
+
+    def lookup(self, hashes: Sequence[bytes]) -> tuple[int, Entry | None]:
+        with self._lock:
+            for n in range(len(hashes), 0, -1):
+                hit = self._index.get(hashes[n - 1])
+                if hit is None:
+                    continue
+                path, depth = hit
+                try:
+                    header, offset = self._header(path)
+                    data = path.read_bytes()[offset:]
+                    snapshot = self.decode(data)
+                    os.utime(path)  # recently used
+                except (OSError, ValueError, KeyError) as e:
+                    logger.info("prompt cache: dropping unreadable %s (%s)", path, e)
+                    path.unlink(missing_ok=True)
+                    self._index = {h: v for h, v in self._index.items() if v[0] != path}
+                    return 0, None
+                ids = tuple(header["ids"])
+                return n, Entry(ids, tuple(block_hashes(ids, self.block)), snapshot, int(header["nbytes"]))
+        return 0, None
+
+    def write(self, entry: Entry) -> None:
+        path = self.folder / f"{entry.hashes[-1].hex()}.snap"
+        try:
+            header = json.dumps({"ids": list(entry.ids), "nbytes": entry.nbytes}).encode()
+            tmp = path.with_suffix(f".tmp{os.getpid()}")
+            with tmp.open("wb") as f:
+                f.write(len(header).to_bytes(8, "little") + header)
+                f.write(self.encode(entry.snapshot))
+            os.replace(tmp, path)
+        except OSError as e:
+            logger.warning("prompt cache: could not write %s: %s", path, e)
+            return
+        with self._lock:
+            self._add(path, entry.hashes)
+            files = sorted(self.folder.glob("*.snap"), key=lambda p: p.stat().st_mtime)
+            total = sum(p.stat().st_size for p in files)
+            while total > self.limit_bytes and len(files) > 1:
+                old = files.pop(0)
+                total -= old.stat().st_size
+                old.unlink(missing_ok=True)
+                self._index = {h: v for h, v in self._index.items() if v[0] != old}
+
+
+def folder_key(weights: Path, backend: str, dtype: str, kernels: str, memo_dir: Path, block: int = BLOCK) -> str:
+    """`<sha256 of the weights file, 16 hex>-<backend>-<dtype>[-<kernels>]-b<block>`; the file's hash is
+    remembered in `memo_dir` by path, size and mtime (hashing gigabytes takes seconds)."""
+    st = weights.stat()
+    memo = memo_dir / "weights-sha256.json"
+    stamp = f"{weights.resolve()}:{st.st_size}:{st.st_mtime_ns}"
+    try:
+        known = json.loads(memo.read_text())
+    except (OSError, ValueError):
+        known = {}
+    digest = known.get(stamp) if isinstance(known, dict) else None
+    if not isinstance(digest, str):
+        h = hashlib.sha256()
+        with weights.open("rb") as f:
+            while chunk := f.read(1 << 24):
+                h.update(chunk)
+        digest = h.hexdigest()
+        try:
+            memo_dir.mkdir(parents=True, exist_ok=True)
+            memo.write_text(json.dumps({**(known if isinstance(known, dict) else {}), stamp: digest}))
+        except OSError:
+            pass
+    return "-".join(x for x in (digest[:16], backend, dtype, kernels, f"b{block}") if x)
+
+
+def codec(backend: str, device: str = "cpu") -> tuple[Callable[[Any], bytes], Callable[[bytes], Any]]:
+    """Snapshots to bytes and back: llama.cpp's state bytes as they are; torch's tensors as safetensors."""
+    if backend == "llamacpp":
+        return bytes, bytes
+
+    def encode(snapshot: Any) -> bytes:
+        from safetensors.torch import save
+
+        return save({f"{n}.{i}": t.contiguous().cpu() for n, kv in enumerate(snapshot) for i, t in enumerate(kv)})
+
+    def decode(data: bytes) -> Any:
+        from safetensors.torch import load
+
+        tensors = load(data)
+        return tuple((tensors[f"{n}.0"].to(device), tensors[f"{n}.1"].to(device)) for n in range(len(tensors) // 2))
+
+    return encode, decode
 
 
 def common_prefix(a: Sequence[int], b: Sequence[int]) -> int:

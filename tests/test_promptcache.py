@@ -7,7 +7,9 @@ backends' prefill chunks start.
 
 from __future__ import annotations
 
+import time
 from functools import lru_cache
+from typing import Any
 
 import pytest
 import torch
@@ -108,7 +110,7 @@ def target(seed: int, cache: PromptCache | None = None) -> TorchModel:
     return m
 
 
-def decode(model: TorchModel, prompt: list[int], proposer: str = "copy") -> tuple[list[int], int]:
+def decode_tokens(model: TorchModel, prompt: list[int], proposer: str = "copy") -> tuple[list[int], int]:
     drafter = CopyProposer([Source("prompt", tuple(prompt))]) if proposer == "copy" else NullProposer()
     policy = AdaptiveK(cost=prior(), k_max=16) if proposer == "copy" else FixedK(0)
     result = run(model, prompt, drafter, policy, 48)
@@ -122,20 +124,20 @@ def test_resumed_prompts_decode_byte_identical(seed: int, one_thread: None) -> N
     a, b = head + ids_of(90, 100 + seed), head + ids_of(131, 200 + seed)
     cache = PromptCache(64 << 20)
     warm = target(seed, cache)
-    out_a, computed_a = decode(warm, a)
+    out_a, computed_a = decode_tokens(warm, a)
     assert computed_a == len(a) - 1 and cache.stats.stored == 1
-    out_b, computed_b = decode(warm, b)
+    out_b, computed_b = decode_tokens(warm, b)
     reused = 600 // BLOCK * BLOCK
     assert computed_b == len(b) - 1 - reused  # only what the cache lacks
     assert cache.stats.reused_tokens == reused
-    fresh_b, _ = decode(target(seed), b)
+    fresh_b, _ = decode_tokens(target(seed), b)
     assert out_b == fresh_b
-    assert out_a == decode(target(seed), a)[0]
+    assert out_a == decode_tokens(target(seed), a)[0]
     # the repeat of A: its own snapshot (cut at the last block boundary) serves it
-    again, computed = decode(warm, a)
+    again, computed = decode_tokens(warm, a)
     assert again == out_a and computed == len(a) - 1 - (len(a) - 1) // BLOCK * BLOCK
     # plain greedy through the cache agrees too
-    assert decode(warm, b, "none")[0] == decode(target(seed), b, "none")[0]
+    assert decode_tokens(warm, b, "none")[0] == decode_tokens(target(seed), b, "none")[0]
 
 
 def test_restored_prefill_gives_bit_identical_logits(one_thread: None) -> None:
@@ -222,3 +224,50 @@ def test_llamacpp_resumed_prompt_matches_a_fresh_one() -> None:
         assert 0 < cache.nbytes <= cache.limit_bytes
     finally:
         model.prompt_cache = None
+
+
+# -- on disk (--cache-dir): a restart finds the snapshots again
+
+
+def test_disk_store_survives_a_restart(tmp_path: Any, one_thread: None) -> None:
+    from applyedit.promptcache import DiskStore, codec
+
+    encode, decode = codec("torch")
+    head = ids_of(600, 11)
+    a, b = head + ids_of(50, 12), head + ids_of(70, 13)
+    first = PromptCache(64 << 20, disk=DiskStore(tmp_path, 64 << 20, encode, decode))
+    decode_tokens(target(3, first), a)
+    assert len(list(tmp_path.glob("*.snap"))) == 1
+    # "restart": a new cache, a new model object; only the folder is shared
+    second = PromptCache(64 << 20, disk=DiskStore(tmp_path, 64 << 20, encode, decode))
+    assert len(second) == 0
+    out_b, computed = decode_tokens(target(3, second), b)
+    assert computed == len(b) - 1 - 512 and len(second) == 1  # from disk, then kept in memory
+    assert out_b == decode_tokens(target(3), b)[0]
+    # a damaged file is dropped, never trusted
+    (snap,) = tmp_path.glob("*.snap")
+    snap.write_bytes(snap.read_bytes()[:100])
+    third = PromptCache(64 << 20, disk=DiskStore(tmp_path, 64 << 20, encode, decode))
+    assert decode_tokens(target(3, third), b)[1] == len(b) - 1  # computed again, and stored again
+    assert third.stats.stored == 1 and len(list(tmp_path.glob("*.snap"))) == 1
+
+
+def test_disk_store_budget_and_folder_key(tmp_path: Any) -> None:
+    from applyedit.promptcache import DiskStore, folder_key
+
+    store = DiskStore(tmp_path / "c", 2500, lambda s: bytes(1000), lambda d: "snap", block=2)
+    cache = PromptCache(10_000, block=2, disk=store)
+    for n in range(4):
+        assert fake_store(cache, [n, n])
+        time.sleep(0.01)  # distinct mtimes: the oldest goes first
+    files = sorted(p.name for p in (tmp_path / "c").glob("*.snap"))
+    assert len(files) == 2  # 4 x ~1 KB in a 2.5 KB budget
+    restarted = PromptCache(10_000, block=2, disk=DiskStore(tmp_path / "c", 2500, bytes, lambda d: "snap", block=2))
+    assert restarted.lookup([3, 3, 9])[0] == 2 and restarted.lookup([0, 0])[0] == 0
+    weights = tmp_path / "w.bin"
+    weights.write_bytes(b"weights")
+    key = folder_key(weights, "torch", "float32", "onednn", tmp_path)
+    assert key.endswith("-torch-float32-onednn-b256") and key == folder_key(weights, "torch", "float32", "onednn", tmp_path)
+    weights.write_bytes(b"other weights")
+    assert folder_key(weights, "torch", "float32", "onednn", tmp_path) != key
+    assert folder_key(weights, "llamacpp", "gguf", "", tmp_path).endswith("-llamacpp-gguf-b256")
