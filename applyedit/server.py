@@ -402,7 +402,7 @@ def create_app(engine: Any, settings: Settings, cache: Any = None) -> Any:
             return JSONResponse(error_body(f"unknown model {body.model!r}; this server serves {', '.join(sorted(names))}",
                                            "invalid_request_error", 1, "model_not_found"), 404)
         code, edit, tagged = parse_chat(body.messages)
-        path = body.path or tagged or "file.txt"
+        path = body.path or tagged or "file"  # no extension: plain text, no syntax check
         options: dict[str, Any] = {}
         for name in ("temperature", "top_p", "seed"):
             if getattr(body, name) is not None:
