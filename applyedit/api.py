@@ -27,6 +27,7 @@ from applyedit.errors import (ApplyEditError, DecodeError, InputError, ModelErro
                               PromptTooLongError, RunTimeout)
 from applyedit.costmodel import CostCurve, load_or_calibrate
 from applyedit.policy import AdaptiveK, FixedK
+from applyedit.promptcache import reuse_report
 from applyedit.regions import attribute, find_regions
 from applyedit.proposers import CopyProposer, NullProposer, Proposer, Source
 from applyedit.draftmodel import DraftModelProposer, HybridProposer
@@ -455,9 +456,10 @@ def apply(
     summary = summarise(result, model=engine.source.name, device=engine.device,
                         dtype=engine.dtype_name, proposer=proposer_name,
                         backend=engine.backend, sampling=decoding)
+    data = region_report(engine, src, body, result, summary, cold)
+    data["prompt_cache"] = reuse_report(result.prompt_tokens, result.prefilled)  # prompt tokens reused
     return ApplyResult(job.shown, before, after, unified_diff(before, after, job.shown), job.kind, output,
-                       result, summary, region_report(engine, src, body, result, summary, cold), tuple(notes),
-                       hashlib.sha256(src.raw).hexdigest())
+                       result, summary, data, tuple(notes), hashlib.sha256(src.raw).hexdigest())
 
 
 def watch(deadline: float | None, timeout: float | None,

@@ -23,7 +23,9 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-PREFILL_CHUNK = 1024  # prompt tokens per prefill forward: bounds attention memory on long files
+PREFILL_CHUNK = 256  # prompt tokens per prefill forward: bounds attention memory on long files
+# Chunks start at multiples of PREFILL_CHUNK from position 0, which the prompt cache relies on: it cuts
+# prefixes at the same boundaries (promptcache.BLOCK), so a resumed prompt runs a fresh run's chunks.
 # On the CPU, oneDNN's inner product runs some row counts far slower than their neighbours (measured,
 # 1536 -> 8960 projection: 703, 697, 689 and 259 rows at 229-256 us a row, multiples of 4 at 170-200),
 # which made one real prompt's prefill 25% slower than generate()'s one row longer. Prompt chunks of
@@ -308,6 +310,7 @@ class ExactPrefill:
     """`prefill` and `cached_len` for a backend that tracks the ids its cache holds in `_ids`."""
 
     _ids: list[int]
+    prompt_cache: Any = None  # a promptcache.PromptCache (`applyedit serve` attaches one); None: no reuse
 
     def reset(self) -> None:
         raise NotImplementedError
@@ -324,11 +327,16 @@ class ExactPrefill:
 
     def prefill(self, ids: list[int]) -> int:
         """Reuse the cache only when it already starts with all of `ids` (the same prompt again, as in
-        `bench`); a partial match is recomputed from scratch, so an output never depends on what ran
-        before it in the process (chunk boundaries, hence float rounding, stay those of a fresh run)."""
+        `bench`); without a prompt cache a partial match is recomputed from scratch, so an output never
+        depends on what ran before it in the process (chunk boundaries, hence float rounding, stay those
+        of a fresh run). With one, prefixes are reused at chunk boundaries only, for the same reason."""
         if ids and self._ids[: len(ids)] == ids:
             self.crop_to(len(ids))
             return 0
+        if self.prompt_cache is not None:  # exact too: prefixes cut at chunk boundaries (promptcache.py)
+            from applyedit import promptcache
+
+            return promptcache.prefill(self, self.prompt_cache, ids)
         self.reset()
         if ids:
             self.forward(ids, num_logits=1)
@@ -401,8 +409,9 @@ class TorchModel(ExactPrefill):
         if self._cache is None:
             self.reset()
         # Long inputs (the prompt) go through in chunks so attention memory stays bounded; only the
-        # last chunk's logits are kept, and a verify block (num_logits > 1) always fits in one chunk.
-        chunks = [ids[i : i + PREFILL_CHUNK] for i in range(0, len(ids), PREFILL_CHUNK)]
+        # last chunk's logits are kept. A verify block (every row's logits) is one chunk.
+        size = len(ids) if num_logits == len(ids) else PREFILL_CHUNK
+        chunks = [ids[i : i + size] for i in range(0, len(ids), size)]
         assert num_logits <= len(chunks[-1])
         for n, chunk in enumerate(chunks):
             last = n == len(chunks) - 1
@@ -432,4 +441,25 @@ class TorchModel(ExactPrefill):
         if length < len(self._ids):
             self._cache.crop(length - len(self._ids))  # pinned transformers: a negative count removes tokens
             del self._ids[length:]
+        assert self._cache.get_seq_length() == len(self._ids)
+
+    # -- the prompt cache's snapshots (promptcache.py): the cache tensors of the cached prefix
+    def snapshot(self) -> tuple[Any, int]:
+        """Keys and values of every layer as cached now (tensors owning just their rows), and their bytes.
+        The cache never writes into its tensors (appends and crops make new ones or views), so a
+        tensor that owns exactly its rows is kept as it is and a cropped view is copied."""
+        layers = []
+        for layer in self._cache.layers:
+            kv = []
+            for t in (layer.keys, layer.values):
+                owns = t.is_contiguous() and t.untyped_storage().nbytes() == t.numel() * t.element_size()
+                kv.append(t if owns else t.clone())
+            layers.append(tuple(kv))
+        return tuple(layers), sum(t.numel() * t.element_size() for kv in layers for t in kv)
+
+    def restore(self, snapshot: Any, ids: Any) -> None:
+        self.reset()
+        for n, (keys, values) in enumerate(snapshot):
+            self._cache.update(keys, values, n)  # copies: the snapshot stays as it was
+        self._ids = list(ids)
         assert self._cache.get_seq_length() == len(self._ids)

@@ -32,7 +32,7 @@ EXIT_CODES = {  # the one table (DESIGN.md §9); --help and the README quote it
     EXIT_INTERRUPTED: "interrupted (Ctrl-C); nothing was written, unless the message names files written in full",
 }
 EXIT_HELP = "Exit codes:\n\n" + "\n\n".join(f"  {code}  {text}" for code, text in EXIT_CODES.items())
-SUBCOMMANDS = {"apply", "model", "bench", "eval"}
+SUBCOMMANDS = {"apply", "model", "bench", "eval", "serve"}
 TOP_LEVEL = ("--help", "-h", "--version")  # the top level's own options: never a FILE
 
 console = Console(stderr=True, highlight=False, soft_wrap=True)
@@ -193,6 +193,126 @@ def _fail(error: BaseException, debug: bool, written: list[Path] | None = None) 
     return typer.Exit(EXIT_MODEL)
 
 
+# -- `applyedit serve` and the CLI as its client (server.py, client.py)
+ServerOpt = Annotated[str | None, typer.Option(
+    "--server", envvar="APPLYEDIT_SERVER", help="Send the run to a running `applyedit serve` at this URL "
+    "(e.g. http://127.0.0.1:8321); the file is still read, checked and written here.")]
+TokenOpt = Annotated[str | None, typer.Option(envvar="APPLYEDIT_TOKEN", help="The server's bearer token.")]
+REMOTE_OPTIONS = ("proposer", "k", "k_policy", "max_new_tokens", "allow_markers", "allow_drops", "allow_syntax_errors",
+                  "temperature", "top_p", "seed", "draft_k")
+
+
+def _remote_apply(server: str | None, token: str | None, quiet: bool) -> Any:
+    """`api.apply`'s stand-in that runs on the server at `server` (or $APPLYEDIT_SERVER); None without one.
+    The model options are the server's: a note names those given here and ignored."""
+    from applyedit import client
+
+    url = client.server_url(server)
+    if url is None:
+        return None
+
+    def run(file: Path, edit: str, **kwargs: Any) -> Any:
+        ignored = [f"--{n.replace('_', '-')}" for n in ("model", "device", "dtype", "backend", "draft_model",
+                                                       "draft_backend") if kwargs.get(n)]
+        if ignored:
+            console.print(f"applyedit: note: {', '.join(ignored)} ignored: the server at {url} runs its own model",
+                          markup=False)
+        result = client.apply(url, file, edit, token=token, encoding=kwargs["encoding"], language=kwargs["language"],
+                              timeout=kwargs["timeout"], options={n: kwargs.get(n) for n in REMOTE_OPTIONS})
+        cache = result.report.get("prompt_cache") or {}
+        if cache.get("reused") and not quiet:
+            console.print(f"applyedit: prompt cache: {cache['reused']:,} of {cache['prompt_tokens']:,} prompt tokens "
+                          f"reused, {cache['prefilled']:,} prefilled", markup=False)
+        return result
+
+    return run
+
+
+def _bench_warm(path: Path, edit: Path | None, warm: Path, repeats: int, json_path: Path | None, cache_mb: int,
+                model: str | None, device: str | None, dtype: str | None, backend: str | None) -> None:
+    """`bench FILE --edit A --warm B` (benchwarm.py); the table goes to stderr."""
+    from applyedit import benchwarm
+
+    if edit is None or not path.is_file():
+        raise UsageError("--warm EDIT_B needs a FILE and --edit EDIT_A")
+    args = [a for flag, value in (("--model", model), ("--device", device), ("--dtype", dtype),
+                                  ("--backend", backend)) if value for a in (flag, value)]
+    report = benchwarm.run(path, edit, warm, repeats=repeats, model_args=args, cache_mb=cache_mb, json_path=json_path,
+                           log=lambda msg: console.print(msg, markup=False))
+    for line in benchwarm.render(report):
+        console.print(line, markup=False)
+
+
+def _disk_store(engine: Any, folder: Path, limit_mb: int) -> Any:
+    """The prompt cache's folder for this model file, backend, dtype and kernels (promptcache.DiskStore)."""
+    from applyedit import promptcache
+
+    weights = engine.source.gguf if engine.backend == "llamacpp" else engine.path / "model.safetensors"
+    if weights is None or not weights.is_file():
+        raise UsageError(f"--cache-dir: cannot key the cache by the model file ({weights} is missing)")
+    kernels = getattr(engine.model, "kernels", "")
+    key = promptcache.folder_key(weights, engine.backend, engine.dtype_name, kernels, folder)
+    encode, decode = promptcache.codec(engine.backend, engine.device)
+    console.print(f"applyedit serve: prompt cache on disk in {folder / key}", markup=False)
+    return promptcache.DiskStore(folder / key, limit_mb << 20, encode, decode)
+
+
+@app.command("serve")
+def serve_command(
+    host: Annotated[str, typer.Option(help="Address to listen on; anything but loopback needs --token.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="Port to listen on (0: any free one, printed).")] = 8321,
+    token: Annotated[str | None, typer.Option(envvar="APPLYEDIT_TOKEN",
+                                              help="Require `Authorization: Bearer TOKEN` on /v1/.")] = None,
+    cache_mb: Annotated[int, typer.Option(help="Prompt cache budget in MiB (0: no cache).")] = 1024,
+    cache_dir: Annotated[Path | None, typer.Option(
+        help="Also keep the prompt cache here, so a restart finds it (a folder per model, backend, dtype, kernels).")] = None,
+    cache_dir_mb: Annotated[int, typer.Option(help="With --cache-dir: its budget in MiB.")] = 4096,
+    queue: Annotated[int, typer.Option(help="Requests that may wait behind the running one; more get 503.")] = 8,
+    max_body_mb: Annotated[float, typer.Option(help="Largest request body in MiB; larger get 413.")] = 8.0,
+    timeout: Annotated[float | None, typer.Option(
+        help="Default per-request limit in seconds, from arrival (a request's own timeout wins).")] = None,
+    model: ModelOpt = None,
+    device: DeviceOpt = None,
+    dtype: DtypeOpt = None,
+    backend: BackendOpt = None,
+    debug: DebugOpt = False,
+) -> None:
+    """Serve the model warm on a local HTTP API: /v1/apply, OpenAI-style /v1/chat/completions, /v1/models, /health.
+
+    Examples:
+
+      applyedit serve
+
+      applyedit serve --backend llamacpp --cache-mb 2048
+
+      APPLYEDIT_SERVER=http://127.0.0.1:8321 applyedit app.py --edit edit.txt
+    """
+    try:
+        try:
+            import fastapi  # noqa: F401
+            import uvicorn  # noqa: F401
+        except ImportError:
+            raise UsageError("applyedit serve needs FastAPI and uvicorn: pip install -e '.[serve]'") from None
+        from applyedit import server
+        from applyedit.api import Engine
+        from applyedit.promptcache import PromptCache
+
+        settings = server.Settings(host=host, port=port, token=token, queue=queue,
+                                   max_body=int(max_body_mb * (1 << 20)), timeout=timeout)
+        server.check_settings(settings)
+        if cache_mb < 0:
+            raise UsageError("--cache-mb must be 0 or more")
+        engine = Engine.open(model, device, dtype, backend=backend)
+        cache = PromptCache(cache_mb << 20) if cache_mb else None
+        if cache is not None and cache_dir is not None:
+            cache.disk = _disk_store(engine, cache_dir, cache_dir_mb)
+        server.serve(engine, settings, cache, log=lambda msg: console.print(msg, markup=False))
+    except (ApplyEditError, KeyboardInterrupt, Exception) as e:
+        if isinstance(e, KeyboardInterrupt):
+            return
+        raise _fail(e, debug) from None
+
+
 @app.command("apply", epilog=EXIT_HELP)
 def apply_command(
     file: Annotated[Path, typer.Argument(help="The source file to edit; '-' reads it from stdin.", show_default=False)],
@@ -240,6 +360,8 @@ def apply_command(
     report_json: Annotated[Path | None, typer.Option(help="Write the run's statistics as JSON here.")] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress or summary on stderr.")] = False,
     debug: DebugOpt = False,
+    server: ServerOpt = None,
+    token: TokenOpt = None,
 ) -> None:
     """Apply EDIT to FILE and print a unified diff (stdout carries only the diff).
 
@@ -275,8 +397,9 @@ def apply_command(
         target = _plan_writes(None if stdin_source else file, edit, in_place, output, backup, report_json)
         edit_value = _read_edit(edit, edit_text)
         source = _read_stdin("the source on stdin (FILE '-')") if stdin_source else None
+        run = _remote_apply(server, token, quiet) or api.apply  # a running `applyedit serve`, else here
         with _Progress(not quiet) as progress:
-            result = api.apply(
+            result = run(
                 Path(filename or "stdin") if stdin_source else file, edit_value, model=model, proposer=proposer,
                 k=k, k_policy=k_policy, device=device, source=source, allow_deletion=allow_deletion,
                 dtype=dtype, backend=backend, max_new_tokens=max_new_tokens, language=language, encoding=encoding,
@@ -495,6 +618,10 @@ def bench_command(
     markdown: Annotated[bool, typer.Option(
         "--markdown", help="Also print the results as Markdown tables on stdout (a README's speed table).")] = False,
     debug: DebugOpt = False,
+    warm: Annotated[Path | None, typer.Option(
+        help="Warm mode: with FILE and --edit A, this is edit B; times cold CLI runs of A and B against a "
+             "fresh `applyedit serve` (first A, then B, then A again) through the CLI.")] = None,
+    cache_mb: Annotated[int, typer.Option(help="With --warm: the server's prompt cache in MiB.")] = 1024,
 ) -> None:
     """Compare plain greedy, transformers' prompt lookup and applyedit's K settings, one model, same prompt.
 
@@ -520,6 +647,8 @@ def bench_command(
     from applyedit.report import bench_markdown, render_bench
 
     try:
+        if warm is not None:
+            return _bench_warm(path, edit, warm, repeats, json_path, cache_mb, model, device, dtype, backend)
         if show is not None:
             from applyedit.chart import load_report, render
 

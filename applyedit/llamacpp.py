@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from applyedit.backend import ExactPrefill
+from applyedit.backend import PREFILL_CHUNK, ExactPrefill
 from applyedit.errors import ModelError
 
 if TYPE_CHECKING:
@@ -131,7 +131,10 @@ class LlamaCppModel(ExactPrefill):
     def _decode(self, ids: list[int], num_logits: int) -> None:
         """Append `ids` in `n_batch` chunks, asking for the logits of the last `num_logits` positions."""
         assert 1 <= num_logits <= len(ids)
-        chunks = [ids[i : i + N_BATCH] for i in range(0, len(ids), N_BATCH)]
+        # A prompt goes in chunks of PREFILL_CHUNK from position 0 (the prompt cache cuts there too); a
+        # verify block, in one batch.
+        size = N_BATCH if num_logits == len(ids) else PREFILL_CHUNK
+        chunks = [ids[i : i + size] for i in range(0, len(ids), size)]
         assert num_logits <= len(chunks[-1]), "a verify block must fit in one batch"
         if len(self._ids) + len(ids) > self.n_ctx:
             raise ModelError(f"llama.cpp context full ({self.n_ctx} tokens)")
@@ -177,6 +180,24 @@ class LlamaCppModel(ExactPrefill):
         finally:
             lib.llama_sampler_free(sampler)
         return tokens, first
+
+    # -- the prompt cache's snapshots (promptcache.py): the sequence's state (llama_state_seq_*)
+    def snapshot(self) -> tuple[Any, int]:
+        """Sequence 0's state bytes (its KV cells), as llama.cpp serialises them, and their size."""
+        size = self._lib.llama_state_seq_get_size(self._ctx, 0)
+        buf = (ctypes.c_uint8 * size)()
+        n = self._lib.llama_state_seq_get_data(self._ctx, buf, size, 0)
+        if not n or n > size:
+            raise ModelError("llama.cpp could not copy the sequence state")
+        return ctypes.string_at(buf, n), n
+
+    def restore(self, snapshot: Any, ids: Any) -> None:
+        self.reset()
+        buf = (ctypes.c_uint8 * len(snapshot)).from_buffer_copy(snapshot)
+        if not self._lib.llama_state_seq_set_data(self._ctx, buf, len(snapshot), 0):
+            self.reset()
+            raise ModelError("llama.cpp could not restore a cached sequence state")
+        self._ids = list(ids)
 
     def crop_to(self, length: int) -> None:
         assert 0 <= length <= len(self._ids)

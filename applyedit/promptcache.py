@@ -1,0 +1,347 @@
+"""The exact prompt cache: model states of prompt prefixes, reused by later prompts that start the same way.
+
+Owns the index, the byte budget and the resumed prefill. A prompt is cut into blocks of `BLOCK`
+tokens, each named by a hash of its tokens and of every block before it (as serving engines name
+their KV blocks), so a lookup walks a new prompt's blocks and finds the longest cached prefix without
+comparing token lists. Each entry is one snapshot of a prefix (a whole number of blocks) and is
+found through every block hash of that prefix, so a snapshot of system prompt + file + edit A also
+serves edit B of the same file (restored, then cropped to the shared blocks). Entries are bounded by
+bytes, least recently used out; a snapshot whose prefix a new one extends is dropped as redundant.
+
+Snapshots are opaque here: the backend takes and restores them (`snapshot()` / `restore()`; torch:
+the cache tensors, llama.cpp: the sequence's state bytes). Exactness: prefixes are cut only at block
+boundaries and both backends prefill in chunks of exactly `BLOCK` tokens from position 0, so a prompt
+resumed from a snapshot runs the same forwards, over the same rows, on the same cached values as a
+fresh run after that point: greedy output is byte-identical with and without the cache (tests check
+it on torch fp32). `DiskStore` (optional) keeps every stored snapshot on disk as well, in a folder
+keyed by the model file's hash, the backend, dtype and kernels, so a restarted server finds them
+again. Knows nothing of edits or HTTP.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+logger = logging.getLogger(__name__)
+
+BLOCK = 256  # tokens per block; equals the backends' prefill chunk (backend.PREFILL_CHUNK), see above
+
+
+class Snapshotting(Protocol):
+    """What a backend offers the cache (beyond the `TargetModel` seam)."""
+
+    _ids: list[int]
+
+    def reset(self) -> None: ...
+
+    def forward(self, ids: list[int], num_logits: int) -> Any: ...
+
+    def crop_to(self, length: int) -> None: ...
+
+    def snapshot(self) -> tuple[Any, int]:
+        """The state of everything cached now, and its size in bytes."""
+        ...
+
+    def restore(self, snapshot: Any, ids: Sequence[int]) -> None:
+        """Make the cache hold exactly the snapshot, whose tokens are `ids`."""
+        ...
+
+
+def block_hashes(ids: Sequence[int], block: int = BLOCK) -> list[bytes]:
+    """One hash per full block of `ids`: of the block's tokens and of the hash before it."""
+    out: list[bytes] = []
+    parent = b""
+    for start in range(0, len(ids) - block + 1, block):
+        h = hashlib.blake2b(parent, digest_size=16)
+        h.update(b",".join(str(t).encode() for t in ids[start : start + block]))
+        parent = h.digest()
+        out.append(parent)
+    return out
+
+
+@dataclass
+class Entry:
+    ids: tuple[int, ...]  # the prefix this snapshot holds (a whole number of blocks)
+    hashes: tuple[bytes, ...]
+    snapshot: Any
+    nbytes: int
+
+
+@dataclass
+class CacheStats:
+    lookups: int = 0
+    hits: int = 0  # lookups that reused at least one block
+    reused_tokens: int = 0  # prompt tokens not computed again, summed over lookups
+    stored: int = 0
+    evicted: int = 0
+    too_big: int = 0  # snapshots larger than the whole budget: never kept
+
+
+@dataclass
+class PromptCache:
+    """Snapshots of prompt prefixes, at most `limit_bytes` of them, found by block hashes."""
+
+    limit_bytes: int
+    block: int = BLOCK
+    stats: CacheStats = field(default_factory=CacheStats)
+    disk: DiskStore | None = None  # also on disk (a restart finds the snapshots again)
+    _entries: OrderedDict[bytes, Entry] = field(default_factory=OrderedDict, repr=False)  # by last hash, LRU first
+    _holders: dict[bytes, set[bytes]] = field(default_factory=dict, repr=False)  # block hash -> entries holding it
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    @property
+    def nbytes(self) -> int:
+        return sum(e.nbytes for e in self._entries.values())
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def lookup(self, ids: Sequence[int]) -> tuple[int, Entry | None]:
+        """The longest cached prefix of `ids` (a whole number of blocks) and an entry holding it."""
+        hashes = block_hashes(ids, self.block)
+        found: tuple[int, Entry | None] = (0, None)
+        with self._lock:
+            self.stats.lookups += 1
+            for n in range(len(hashes), 0, -1):
+                holders = self._holders.get(hashes[n - 1])
+                if holders:
+                    # the most recently used holder (holders is small: entries sharing this prefix)
+                    key = max(holders, key=list(self._entries).index)
+                    self._entries.move_to_end(key)
+                    found = (n * self.block, self._entries[key])
+                    break
+        if self.disk is not None:
+            n, entry = self.disk.lookup(hashes)
+            if entry is not None and n * self.block > found[0]:
+                if entry.nbytes <= self.limit_bytes:
+                    self._keep(entry)
+                return n * self.block, entry
+        return found
+
+    def covers(self, ids: Sequence[int]) -> bool:
+        """Whether some entry already holds all of `ids` (a whole number of blocks)."""
+        hashes = block_hashes(ids, self.block)
+        return bool(hashes) and len(hashes) * self.block == len(ids) and bool(self._holders.get(hashes[-1]))
+
+    def store(self, ids: Sequence[int], take: Callable[[], tuple[Any, int]]) -> bool:
+        """Keep a snapshot of `ids` (a whole number of blocks) unless one already holds them; `take()`
+        makes it (only when needed). Entries it extends go; then the least recently used until the
+        total fits. Returns whether it was kept."""
+        assert len(ids) % self.block == 0, "prefixes are cut at block boundaries"
+        if not ids or self.limit_bytes <= 0 or self.covers(ids):
+            return False
+        snapshot, nbytes = take()
+        entry = Entry(tuple(ids), tuple(block_hashes(ids, self.block)), snapshot, nbytes)
+        if nbytes > self.limit_bytes:
+            self.stats.too_big += 1
+            logger.info("prompt cache: a snapshot of %d tokens (%d bytes) exceeds the whole budget", len(ids), nbytes)
+            return False
+        self._keep(entry)
+        self.stats.stored += 1
+        if self.disk is not None:
+            self.disk.write(entry)
+        return True
+
+    def _keep(self, entry: Entry) -> None:
+        """Add `entry` in memory: entries it extends go, then the least recently used until it fits."""
+        hashes = entry.hashes
+        with self._lock:
+            for key in [k for k in self._entries if k in hashes]:  # a prefix of the new one: redundant
+                self._drop(key)
+            self._entries[hashes[-1]] = entry
+            for h in hashes:
+                self._holders.setdefault(h, set()).add(hashes[-1])
+            while self.nbytes > self.limit_bytes and len(self._entries) > 1:
+                self._drop(next(iter(self._entries)))
+                self.stats.evicted += 1
+
+    def clear(self) -> None:
+        with self._lock:
+            for key in list(self._entries):
+                self._drop(key)
+
+    def _drop(self, key: bytes) -> None:
+        entry = self._entries.pop(key)
+        for h in entry.hashes:
+            holders = self._holders.get(h)
+            if holders is not None:
+                holders.discard(key)
+                if not holders:
+                    del self._holders[h]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"entries": len(self), "bytes": self.nbytes, "limit_bytes": self.limit_bytes, "block": self.block,
+                **self.stats.__dict__}
+
+
+class DiskStore:
+    """Snapshots in files (`<hash of the prefix's last block>.snap`: a JSON header with the prefix's
+    tokens, then the backend's bytes for the snapshot), at most `limit_bytes` of them (oldest use
+    out), in `folder`, which the caller keys by model, backend, dtype and kernels (`folder_key`).
+    `encode` / `decode` turn a backend's snapshot into bytes and back. Best effort: a file that cannot
+    be written or read is skipped (and a damaged one deleted), never trusted."""
+
+    def __init__(self, folder: Path, limit_bytes: int, encode: Callable[[Any], bytes],
+                 decode: Callable[[bytes], Any], block: int = BLOCK) -> None:
+        self.folder, self.limit_bytes, self.encode, self.decode, self.block = folder, limit_bytes, encode, decode, block
+        self.folder.mkdir(parents=True, exist_ok=True)
+        self._index: dict[bytes, tuple[Path, int]] = {}  # block hash -> (file, blocks in that file's prefix)
+        self._lock = threading.Lock()
+        for path in sorted(self.folder.glob("*.snap")):
+            try:
+                ids = self._header(path)[0]["ids"]
+            except (OSError, ValueError, KeyError):
+                path.unlink(missing_ok=True)
+                continue
+            self._add(path, block_hashes(ids, block))
+
+    def _add(self, path: Path, hashes: Sequence[bytes]) -> None:
+        for n, h in enumerate(hashes, 1):
+            if self._index.get(h, (None, 0))[1] <= n:
+                self._index[h] = (path, n)
+
+    @staticmethod
+    def _header(path: Path) -> tuple[dict[str, Any], int]:
+        with path.open("rb") as f:
+            size = int.from_bytes(f.read(8), "little")
+            return json.loads(f.read(size)), 8 + size
+
+    def lookup(self, hashes: Sequence[bytes]) -> tuple[int, Entry | None]:
+        with self._lock:
+            for n in range(len(hashes), 0, -1):
+                hit = self._index.get(hashes[n - 1])
+                if hit is None:
+                    continue
+                path, depth = hit
+                try:
+                    header, offset = self._header(path)
+                    data = path.read_bytes()[offset:]
+                    snapshot = self.decode(data)
+                    os.utime(path)  # recently used
+                except (OSError, ValueError, KeyError) as e:
+                    logger.info("prompt cache: dropping unreadable %s (%s)", path, e)
+                    path.unlink(missing_ok=True)
+                    self._index = {h: v for h, v in self._index.items() if v[0] != path}
+                    return 0, None
+                ids = tuple(header["ids"])
+                return n, Entry(ids, tuple(block_hashes(ids, self.block)), snapshot, int(header["nbytes"]))
+        return 0, None
+
+    def write(self, entry: Entry) -> None:
+        path = self.folder / f"{entry.hashes[-1].hex()}.snap"
+        try:
+            header = json.dumps({"ids": list(entry.ids), "nbytes": entry.nbytes}).encode()
+            tmp = path.with_suffix(f".tmp{os.getpid()}")
+            with tmp.open("wb") as f:
+                f.write(len(header).to_bytes(8, "little") + header)
+                f.write(self.encode(entry.snapshot))
+            os.replace(tmp, path)
+        except OSError as e:
+            logger.warning("prompt cache: could not write %s: %s", path, e)
+            return
+        with self._lock:
+            self._add(path, entry.hashes)
+            files = sorted(self.folder.glob("*.snap"), key=lambda p: p.stat().st_mtime)
+            total = sum(p.stat().st_size for p in files)
+            while total > self.limit_bytes and len(files) > 1:
+                old = files.pop(0)
+                total -= old.stat().st_size
+                old.unlink(missing_ok=True)
+                self._index = {h: v for h, v in self._index.items() if v[0] != old}
+
+
+def folder_key(weights: Path, backend: str, dtype: str, kernels: str, memo_dir: Path, block: int = BLOCK) -> str:
+    """`<sha256 of the weights file, 16 hex>-<backend>-<dtype>[-<kernels>]-b<block>`; the file's hash is
+    remembered in `memo_dir` by path, size and mtime (hashing gigabytes takes seconds)."""
+    st = weights.stat()
+    memo = memo_dir / "weights-sha256.json"
+    stamp = f"{weights.resolve()}:{st.st_size}:{st.st_mtime_ns}"
+    try:
+        known = json.loads(memo.read_text())
+    except (OSError, ValueError):
+        known = {}
+    digest = known.get(stamp) if isinstance(known, dict) else None
+    if not isinstance(digest, str):
+        h = hashlib.sha256()
+        with weights.open("rb") as f:
+            while chunk := f.read(1 << 24):
+                h.update(chunk)
+        digest = h.hexdigest()
+        try:
+            memo_dir.mkdir(parents=True, exist_ok=True)
+            memo.write_text(json.dumps({**(known if isinstance(known, dict) else {}), stamp: digest}))
+        except OSError:
+            pass
+    return "-".join(x for x in (digest[:16], backend, dtype, kernels, f"b{block}") if x)
+
+
+def codec(backend: str, device: str = "cpu") -> tuple[Callable[[Any], bytes], Callable[[bytes], Any]]:
+    """Snapshots to bytes and back: llama.cpp's state bytes as they are; torch's tensors as safetensors."""
+    if backend == "llamacpp":
+        return bytes, bytes
+
+    def encode(snapshot: Any) -> bytes:
+        from safetensors.torch import save
+
+        return save({f"{n}.{i}": t.contiguous().cpu() for n, kv in enumerate(snapshot) for i, t in enumerate(kv)})
+
+    def decode(data: bytes) -> Any:
+        from safetensors.torch import load
+
+        tensors = load(data)
+        return tuple((tensors[f"{n}.0"].to(device), tensors[f"{n}.1"].to(device)) for n in range(len(tensors) // 2))
+
+    return encode, decode
+
+
+def common_prefix(a: Sequence[int], b: Sequence[int]) -> int:
+    n = min(len(a), len(b))
+    i = 0
+    while i < n and a[i] == b[i]:
+        i += 1
+    return i
+
+
+def prefill(model: Snapshotting, cache: PromptCache, ids: list[int]) -> int:
+    """Make `model`'s cache hold exactly `ids`, computing only what neither its live cache nor `cache`
+    holds (both cut at block boundaries); store the prompt's block-aligned prefix for later prompts.
+    Returns the number of tokens computed."""
+    block = cache.block
+    live = min(common_prefix(model._ids, ids), len(ids)) // block * block
+    hit, entry = cache.lookup(ids)
+    if entry is not None and hit > live:
+        model.restore(entry.snapshot, entry.ids)
+        model.crop_to(hit)
+        start = hit
+    elif live:
+        model.crop_to(live)
+        start = live
+    else:
+        model.reset()
+        start = 0
+    cache.stats.reused_tokens += start
+    cache.stats.hits += start > 0
+    end = len(ids) // block * block
+    if end > start:
+        model.forward(ids[start:end], num_logits=1)
+    if end > 0:
+        cache.store(ids[:end], model.snapshot)
+    rest = max(start, end)
+    if rest < len(ids):
+        model.forward(ids[rest:], num_logits=1)
+    return len(ids) - start
+
+
+def reuse_report(prompt_tokens: int, prefilled: int) -> dict[str, int]:
+    """The report's view of one run: prompt tokens, those taken from a cache, those computed. The
+    prompt's last token is never prefilled (it opens the first verify pass)."""
+    return {"prompt_tokens": prompt_tokens, "reused": max(0, prompt_tokens - 1 - prefilled), "prefilled": prefilled}

@@ -1,0 +1,299 @@
+"""Reports as data and as rich tables: a run's regions, and the eval and bench result tables.
+
+Owns the region report's shape (`report_data`, JSON-serialisable) and every rich rendering of
+results (`render_table`, `render_eval`, `render_bench`); the only module besides the CLI that
+imports rich. Knows nothing of how the statistics were computed: the metric
+definitions it shows are quoted from `stats`'s docstring and `regions.LEGEND`, never restated.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Sequence
+from typing import Any
+
+from rich import box
+from rich.table import Table
+from rich.text import Text
+
+from applyedit import regions as regions_module
+from applyedit import stats
+from applyedit.regions import Region, RegionStats
+from applyedit.stats import Profile, Summary
+
+__all__ = ["bench_markdown", "legend", "render_bench", "render_eval", "render_table", "report_data"]
+
+STYLES = {"unchanged": "dim green", "edited": "yellow", "deleted": "red", "end": "dim"}
+CAPTION_KEYS = ("acceptance", "tokens per pass", "mean K", "region of a pass")
+
+
+def _items(doc: str) -> dict[str, str]:
+    """`- name: definition` lines (indented lines continue the previous one) -> {name: definition}."""
+    items: dict[str, str] = {}
+    name = ""
+    for line in doc.splitlines():
+        if line.startswith("- ") and ": " in line:
+            name, _, text = line[2:].partition(": ")
+            items[name] = text.strip()
+        elif name and line.startswith("  ") and line.strip():
+            items[name] += " " + line.strip()
+        else:
+            name = ""
+    return items
+
+
+def legend() -> dict[str, str]:
+    """Every metric the report shows, with its definition quoted from `stats` and `regions`."""
+    return _items(stats.__doc__ or "") | _items(regions_module.LEGEND)
+
+
+def report_data(
+    regions: Sequence[Region], region_stats: Sequence[RegionStats], end: RegionStats, totals: RegionStats,
+    summary: Summary, profile: Profile | None = None, startup_s: float | None = None,
+) -> dict[str, Any]:
+    """The report as plain data (json.dumps-able): regions, the "end" pseudo-region, totals, where
+    the time went (profile, with the startup when known), legend."""
+    assert (totals.tokens, totals.passes, totals.drafted, totals.accepted) == (
+        summary.tokens, summary.passes, summary.drafted, summary.accepted), "stats from another run"
+    rows = [
+        {"kind": r.kind, "label": r.label, "start_line": r.start_line, "end_line": r.end_line,
+         "orig_start": r.orig_start, "orig_end": r.orig_end, **s.to_dict()}
+        for r, s in zip(regions, region_stats, strict=True)
+    ]
+    first = summary.prefill_s + totals.first_emit_s if totals.first_emit_s is not None else None
+    last = summary.prefill_s + totals.last_emit_s if totals.last_emit_s is not None else None
+    return {
+        "run": {name: getattr(summary, name) for name in (
+            "model", "device", "dtype", "backend", "proposer", "prompt_tokens", "stop_reason")},
+        "regions": rows,
+        "end": {"kind": "end", "label": "end of output", **end.to_dict()},
+        "totals": {
+            **totals.to_dict(),
+            "plain_passes": totals.tokens,
+            "speedup_in_passes": totals.tokens / totals.passes if totals.passes else 0.0,
+            "prefill_s": summary.prefill_s,
+            "decode_s": summary.decode_s,
+            "wall_s": summary.wall_s,
+            "tokens_per_s": summary.tokens_per_s,
+            "decode_tokens_per_s": summary.decode_tokens_per_s,
+            "time_to_first_token_s": first,
+            "time_to_last_token_s": last,
+        },
+        "profile": {**(profile.to_dict() if profile else {}), "startup_s": startup_s},
+        "legend": legend(),
+    }
+
+
+def _lines(row: dict[str, Any]) -> str:
+    if row["kind"] == "deleted":
+        return f"−{row['orig_end'] - row['orig_start'] + 1}"  # original lines lost
+    if row["kind"] == "end":
+        return ""
+    return f"{row['start_line']}-{row['end_line']}"
+
+
+DRAFTER_NAMES = {"copy": "copy", "draft-model": "model"}
+
+
+def drafted_by(counts: dict[str, int]) -> str:
+    """'copy', 'model', or 'copy 70% model 30%' (shares of the drafted tokens); '–' when none."""
+    total = sum(counts.values())
+    shown = {DRAFTER_NAMES.get(name, name): n for name, n in sorted(counts.items()) if n}
+    if not total:
+        return "–"
+    if len(shown) == 1:
+        return next(iter(shown))
+    return " ".join(f"{name} {n / total:.0%}" for name, n in shown.items())
+
+
+def _cells(label: str, kind: str, lines: str, row: dict[str, Any]) -> list[str]:
+    drafted, passes = row["drafted"], row["passes"]
+    return [
+        label, kind, lines, str(row["tokens"]), str(drafted), str(row["accepted"]),
+        f"{row['acceptance']:.0%}" if drafted else "–", drafted_by(row.get("drafted_by") or {}), str(passes),
+        f"{row['tokens_per_pass']:.1f}" if passes else "–", f"{row['mean_k']:.1f}" if passes else "–",
+        f"{row['time_s']:.2f}",
+    ]
+
+
+def render_table(data: dict[str, Any]) -> Table:
+    """One row per region, then "end" and the totals; unchanged rows dim green, edited rows yellow."""
+    table = Table(title="regions", title_justify="left", caption_justify="left", box=box.SIMPLE_HEAD,
+                  show_edge=False, pad_edge=False)
+    table.add_column("region", overflow="fold")  # the only column that wraps
+    for name in ("kind", "lines"):
+        table.add_column(name, no_wrap=True)
+    for name in ("tokens", "drafted", "accepted", "accept", "by", "passes", "tok/pass", "mean K", "time s"):
+        table.add_column(name, justify="left" if name == "by" else "right", no_wrap=True)  # by: drafted by
+    for row in data["regions"]:
+        table.add_row(*_cells(row["label"], row["kind"], _lines(row), row), style=STYLES[row["kind"]])
+    end = data["end"]
+    if end["tokens"] or end["passes"] or end["drafted"]:
+        table.add_row(*_cells(end["label"], "end", "", end), style=STYLES["end"])
+    totals = data["totals"]
+    table.add_section()
+    table.add_row(*_cells("total", "", str(totals["lines"]), totals), style="bold")
+    legend_ = data["legend"]
+    caption = Text(
+        f"{totals['tokens']} tokens in {totals['passes']} passes (plain decoding: {totals['plain_passes']}), "
+        f"speedup in passes {totals['speedup_in_passes']:.1f}×, {totals['tokens_per_s']:.1f} tokens/s.\n"
+    )
+    caption.append(profile_line(data.get("profile") or {}) + "\n")
+    caption.append("  ".join(f"{key}: {legend_[key]}" for key in CAPTION_KEYS if key in legend_), style="dim")
+    table.caption = caption
+    return table
+
+
+PROFILE_PARTS = (("prefill", "prefill_s"), ("forward", "forward_s"), ("drafting", "drafting_s"),
+                 ("cache", "cache_s"), ("loop", "loop_s"), ("outside", "outside_s"))
+
+
+def profile_line(profile: dict[str, Any]) -> str:
+    """'startup 8.2 s; prefill 3.10 s; decode: forward 20.40 s (95.1%), drafting ...' ('' without data)."""
+    if "forward_s" not in profile:
+        return ""
+    decode = sum(profile[key] for _, key in PROFILE_PARTS[1:]) or 1.0
+    parts = [f"{name} {profile[key]:.2f} s ({profile[key] / decode:.1%})" for name, key in PROFILE_PARTS[1:]]
+    startup = profile.get("startup_s")
+    return ((f"startup {startup:.1f} s; " if startup is not None else "")
+            + f"prefill {profile['prefill_s']:.2f} s; decode: " + ", ".join(parts))
+
+
+def render_eval(report: dict[str, Any]) -> Table:
+    def mark(value: bool | None) -> str:
+        return "–" if value is None else ("yes" if value else "NO")
+
+    table = Table(title=f"{report['root']}: {report['exact']}/{report['total']} exact "
+                        f"(floor {report['floor']}), {report['model']} on {report['device']} via {report['backend']} ({report['dtype']})")
+    for col in ("case", "exact", "ws match", "git apply", "syntax", "tokens", "tok/pass", "tok/s", "wall s", "note"):
+        table.add_column(col, justify="left" if col in ("case", "note") else "right")
+    for r in report["cases"]:
+        note = "known failure" if r["known_failure"] else ""
+        if r["error"]:
+            note = (note + "; " if note else "") + r["error"][:60]
+        table.add_row(r["name"], mark(r["exact"]), mark(r["whitespace_match"]), mark(r["git_apply_ok"]),
+                      mark(r["syntax_ok"]), str(r["tokens"]), f"{r['tokens_per_pass']:.1f}",
+                      f"{r['tokens_per_s']:.2f}", f"{r['wall_s']:.1f}", note)
+    table.caption = (f"speedup in passes {report['speedup_in_passes']:.1f}×; known failures "
+                     f"{report['known_failures']}; unexpected failures: {', '.join(report['unexpected_failures']) or 'none'}")
+    return table
+
+
+def render_bench(report: dict[str, Any]) -> list[Table]:
+    """One table per case (medians of the repeats, spread of end-to-end time), then, for several
+    cases, a cases × methods table of median end-to-end seconds with the fastest marked. The draft
+    model's columns (drafted by, drafting s) appear only when a method drafted with one."""
+    tables = []
+    for name, case in report["cases"].items():
+        table = Table(title=f"{name}: prompt {case['prompt_tokens']} tokens, prefill {case['prefill_s']:.1f} s; "
+                            f"outputs agree: {'yes' if case['outputs_agree'] else 'NO'}", title_justify="left")
+        drafting = any(set(row.get("drafted_by") or {}) - {"copy"} for row in case["methods"].values())
+        columns = ["method", "tokens", "passes", "tok/pass", *(["drafted by"] if drafting else []),
+                   "end to end s (spread)", "first token s", "decode s", *(["drafting s"] if drafting else []),
+                   "tok/s", "× greedy", "decode × greedy", "same output"]
+        for col in columns:
+            table.add_column(col, justify="left" if col == "method" else "right", no_wrap=col == "method")
+        for method, row in case["methods"].items():
+            cells = {"method": method, "tokens": str(row["num_tokens"]), "passes": f"{row['passes']:g}",
+                     "tok/pass": f"{row['tokens_per_pass']:.1f}", "drafted by": drafted_by(row.get("drafted_by") or {}),
+                     "end to end s (spread)": f"{row['wall_s']:.1f} ({row['wall_min_s']:.1f}–{row['wall_max_s']:.1f})",
+                     "first token s": f"{row['ttft_s']:.1f}", "decode s": f"{row['decode_s']:.1f}",
+                     "drafting s": f"{row.get('drafting_s', 0.0):.1f}", "tok/s": f"{row['tokens_per_s']:.2f}",
+                     "× greedy": _ratio(row["speedup_vs_greedy"]),
+                     "decode × greedy": _ratio(row["decode_speedup_vs_greedy"]), "same output": _same(row)}
+            table.add_row(*(cells[col] for col in columns))
+        table.caption = f"{_bench_setup(report)}; × greedy: against plain greedy on the method's own backend"
+        table.caption_justify = "left"
+        tables.append(table)
+    if len(report["cases"]) > 1:
+        methods = report["methods"]
+        matrix = Table(title="end to end, median seconds (fastest in bold)", title_justify="left")
+        matrix.add_column("case")
+        for m in methods:
+            matrix.add_column(m, justify="right")
+        for name, case in report["cases"].items():
+            walls = {m: case["methods"][m]["wall_s"] for m in methods if m in case["methods"]}
+            best = min(walls, key=walls.__getitem__) if walls else None
+            matrix.add_row(name, *(Text(f"{walls[m]:.1f}", style="bold" if m == best else "") if m in walls else "–"
+                                   for m in methods))
+        tables.append(matrix)
+    return tables
+
+
+def bench_markdown(report: dict[str, Any]) -> str:
+    """The bench as Markdown tables for a README: end to end and decode phase, median seconds per
+    case and method with the ratio to plain greedy on the method's own backend, and a last row
+    holding each ratio's median over the cases; then target passes (tokens per pass), each loop
+    method against the better prompt-lookup setting, and the agreement of the outputs."""
+    methods, cases = report["methods"], report["cases"]
+
+    def rows_of(name: str) -> list[dict[str, Any]]:
+        return [case["methods"][name] for case in cases.values() if name in case["methods"]]
+
+    def median(values: Sequence[float]) -> float | None:
+        return statistics.median(values) if values else None
+
+    def table(title: str, seconds: str, ratio: str) -> list[str]:
+        lines = [f"{title}, median seconds (× plain greedy on the method's own backend):", "",
+                 "| case (tokens) | " + " | ".join(methods) + " |", "|---" * (len(methods) + 1) + "|"]
+        for name, case in cases.items():
+            first = next(iter(case["methods"].values()))
+            cells = []
+            for m in methods:
+                row = case["methods"].get(m)
+                r = row and row[ratio]
+                cells.append("–" if row is None else f"{row[seconds]:.1f}" + (f" ({_ratio(r)})" if r and not _is_greedy(row) else ""))
+            lines.append(f"| {name} ({first['num_tokens']}) | " + " | ".join(cells) + " |")
+        medians = [median([row[ratio] for row in rows_of(m) if row[ratio]]) for m in methods]
+        lines.append("| median ratio | " + " | ".join(
+            "–" if all(_is_greedy(row) for row in rows_of(m)) else _ratio(v)
+            for m, v in zip(methods, medians)) + " |")
+        return lines
+
+    out = table("End to end (prefill counted)", "wall_s", "speedup_vs_greedy") + [""]
+    out += table("Decode phase (after the first token)", "decode_s", "decode_speedup_vs_greedy") + [""]
+    out += ["Target passes (tokens per pass):", "", "| case | " + " | ".join(methods) + " |",
+            "|---" * (len(methods) + 1) + "|"]
+    for name, case in cases.items():
+        out.append(f"| {name} | " + " | ".join(
+            f"{case['methods'][m]['passes']:g} ({case['methods'][m]['tokens_per_pass']:.1f})"
+            if m in case["methods"] else "–" for m in methods) + " |")
+    lookups = [m for m in methods if rows_of(m) and rows_of(m)[0]["method"]["lookup"]]
+    if lookups:
+        out.append("")
+        for m in methods:
+            rows = rows_of(m)
+            if not rows or rows[0]["method"]["runner"] == "generate":
+                continue
+            ratios = [min(case["methods"][lk]["wall_s"] for lk in lookups if lk in case["methods"])
+                      / case["methods"][m]["wall_s"] for case in cases.values()
+                      if m in case["methods"] and any(lk in case["methods"] for lk in lookups)]
+            out.append(f"{m} against the better of {', '.join(lookups)}, end to end: median "
+                       f"{_ratio(median(ratios))} (per case {', '.join(_ratio(r) for r in ratios)}).")
+    out.append("")
+    out.append("Same output as " + f"{methods[0]}: " + ", ".join(
+        f"{m} {sum(row.get('same_output', False) for row in rows_of(m))}/{len(rows_of(m))} cases"
+        for m in methods[1:]) + ".")
+    return "\n".join([_bench_setup(report) + ".", "", *out]) + "\n"
+
+
+def _bench_setup(report: dict[str, Any]) -> str:
+    """'<model> on <device> via <backend> (<dtype>, <n> threads); medians of <r> interleaved repeats'."""
+    return (f"{report['model']} on {report['device']} via {report['backend']} ({report['dtype']}, "
+            f"{report['threads']} threads); medians of {report['repeats']} interleaved repeats")
+
+
+def _is_greedy(row: dict[str, Any]) -> bool:
+    """Plain greedy itself (the row every ratio divides): its ratio is 1 by definition."""
+    return row["method"]["runner"] == "generate" and not row["method"]["lookup"]
+
+
+def _same(row: dict[str, Any]) -> str:
+    """'yes', or where the output left the reference's (the first method's) tokens."""
+    if "same_output" not in row:
+        return "–"
+    return "yes" if row["same_output"] else f"no, from token {row['tokens_before_divergence']}"
+
+
+def _ratio(value: float | None) -> str:
+    return "–" if value is None else f"{value:.2f}×"

@@ -1,0 +1,273 @@
+"""The exact prompt cache: its index and budget on plain data, and reuse on tiny real models (torch fp32).
+
+Byte-identity is the contract: a prompt resumed from a cached prefix decodes exactly what a fresh
+model decodes (same tokens, same prefill logits bit for bit), because prefixes are cut where the
+backends' prefill chunks start.
+"""
+
+from __future__ import annotations
+
+import time
+from functools import lru_cache
+from typing import Any
+
+import pytest
+import torch
+from transformers import Qwen2Config, Qwen2ForCausalLM
+
+from applyedit.backend import PREFILL_CHUNK, TorchModel, use_cpu_kernels
+from applyedit.decode import run
+from applyedit.policy import AdaptiveK, FixedK
+from applyedit.promptcache import BLOCK, PromptCache, block_hashes, common_prefix, reuse_report
+from applyedit.proposers import CopyProposer, NullProposer, Source
+from applyedit.costmodel import prior
+
+VOCAB = 300
+
+
+def ids_of(n: int, seed: int) -> list[int]:
+    g = torch.Generator().manual_seed(seed)
+    return torch.randint(2, VOCAB, (n,), generator=g).tolist()
+
+
+# -- the index and the budget, on opaque snapshots
+
+
+def fake_store(cache: PromptCache, ids: list[int], nbytes: int = 100) -> bool:
+    return cache.store(ids, lambda: (("snap", tuple(ids)), nbytes))
+
+
+def test_block_size_is_the_prefill_chunk() -> None:
+    assert BLOCK == PREFILL_CHUNK  # the exactness argument needs it
+
+
+def test_lookup_finds_the_longest_cached_block_prefix() -> None:
+    cache = PromptCache(10_000, block=4)
+    a = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]
+    assert fake_store(cache, a)
+    assert cache.lookup(a + [99]) == (12, cache.lookup(a)[1])
+    n, entry = cache.lookup([1, 2, 3, 4, 5, 6, 7, 0, 9])  # differs inside the second block
+    assert n == 4 and entry is not None and entry.ids == tuple(a)
+    assert cache.lookup([1, 2, 3]) == (0, None)  # shorter than a block
+    assert cache.lookup([0, 2, 3, 4, 5]) == (0, None)
+    # the hash of a block covers everything before it: same block, other history -> no hit
+    assert cache.lookup([9, 9, 9, 9, 5, 6, 7, 8]) == (0, None)
+    assert block_hashes([1, 2, 3, 4, 5, 6, 7, 8], 4)[1] != block_hashes([9, 9, 9, 9, 5, 6, 7, 8], 4)[1]
+
+
+def test_store_skips_what_is_held_and_drops_what_it_extends() -> None:
+    cache = PromptCache(10_000, block=4)
+    assert fake_store(cache, [1, 2, 3, 4])
+    assert not fake_store(cache, [1, 2, 3, 4])  # held already
+    assert fake_store(cache, [1, 2, 3, 4, 5, 6, 7, 8])  # extends the first: it goes
+    assert len(cache) == 1 and cache.nbytes == 100
+    assert not fake_store(cache, [1, 2, 3, 4])  # held inside the longer one
+    assert fake_store(cache, [1, 2, 3, 4, 0, 0, 0, 0])  # a sibling: both stay
+    assert len(cache) == 2
+
+
+def test_bounded_by_bytes_least_recently_used_out() -> None:
+    cache = PromptCache(250, block=2)
+    a, b, c = [1, 1], [2, 2], [3, 3]
+    assert fake_store(cache, a) and fake_store(cache, b)
+    assert cache.lookup(a + [5])[0] == 2  # a is now the most recently used
+    assert fake_store(cache, c)  # 300 bytes > 250: the least recently used (b) goes
+    assert cache.nbytes == 200 and cache.stats.evicted == 1
+    assert cache.lookup(b)[0] == 0 and cache.lookup(a)[0] == 2 and cache.lookup(c)[0] == 2
+    assert not fake_store(cache, [4, 4], nbytes=251)  # bigger than the whole budget: never kept
+    assert cache.stats.too_big == 1 and len(cache) == 2
+    assert not fake_store(PromptCache(0, block=2), a)  # budget 0: no cache
+    with pytest.raises(AssertionError):
+        PromptCache(100, block=2).store([1, 2, 3], lambda: ("s", 1))  # not a whole number of blocks
+
+
+def test_reuse_report() -> None:
+    assert reuse_report(1000, 232) == {"prompt_tokens": 1000, "reused": 767, "prefilled": 232}
+    assert reuse_report(10, 9) == {"prompt_tokens": 10, "reused": 0, "prefilled": 9}
+
+
+# -- reuse on a tiny real model: byte-identical output, bit-identical logits
+
+
+@lru_cache(maxsize=None)
+def tiny(seed: int) -> Qwen2ForCausalLM:
+    torch.manual_seed(seed)
+    config = Qwen2Config(
+        vocab_size=VOCAB, hidden_size=64, intermediate_size=128, num_hidden_layers=2,
+        num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=4096,
+        bos_token_id=0, eos_token_id=1, pad_token_id=0, tie_word_embeddings=False,
+    )
+    model = Qwen2ForCausalLM(config).eval()
+    with torch.no_grad():
+        model.lm_head.weight.mul_(8.0)
+    use_cpu_kernels(model, torch.float32)
+    return model
+
+
+def target(seed: int, cache: PromptCache | None = None) -> TorchModel:
+    m = TorchModel(model=tiny(seed), eos_ids=frozenset({1}), device="cpu", kernels="onednn")
+    m.prompt_cache = cache
+    return m
+
+
+def decode_tokens(model: TorchModel, prompt: list[int], proposer: str = "copy") -> tuple[list[int], int]:
+    drafter = CopyProposer([Source("prompt", tuple(prompt))]) if proposer == "copy" else NullProposer()
+    policy = AdaptiveK(cost=prior(), k_max=16) if proposer == "copy" else FixedK(0)
+    result = run(model, prompt, drafter, policy, 48)
+    return result.tokens, result.prefilled
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_resumed_prompts_decode_byte_identical(seed: int, one_thread: None) -> None:
+    """Edits A then B of one "file" (a shared 600-token head) on a cached model against B on a fresh one."""
+    head = ids_of(600, seed)
+    a, b = head + ids_of(90, 100 + seed), head + ids_of(131, 200 + seed)
+    cache = PromptCache(64 << 20)
+    warm = target(seed, cache)
+    out_a, computed_a = decode_tokens(warm, a)
+    assert computed_a == len(a) - 1 and cache.stats.stored == 1
+    out_b, computed_b = decode_tokens(warm, b)
+    reused = 600 // BLOCK * BLOCK
+    assert computed_b == len(b) - 1 - reused  # only what the cache lacks
+    assert cache.stats.reused_tokens == reused
+    fresh_b, _ = decode_tokens(target(seed), b)
+    assert out_b == fresh_b
+    assert out_a == decode_tokens(target(seed), a)[0]
+    # the repeat of A: its own snapshot (cut at the last block boundary) serves it
+    again, computed = decode_tokens(warm, a)
+    assert again == out_a and computed == len(a) - 1 - (len(a) - 1) // BLOCK * BLOCK
+    # plain greedy through the cache agrees too
+    assert decode_tokens(warm, b, "none")[0] == decode_tokens(target(seed), b, "none")[0]
+
+
+def test_restored_prefill_gives_bit_identical_logits(one_thread: None) -> None:
+    prompt = ids_of(700, 7)
+    fresh = target(0)
+    fresh.reset()
+    want = fresh.forward(prompt, num_logits=1)
+    cache = PromptCache(64 << 20)
+    cached = target(0, cache)
+    cached.prefill(prompt[:600])  # stores the first 512 tokens
+    other = target(0, cache)  # another model object: only the cache is shared
+    assert other.prefill(prompt[:-1]) == len(prompt) - 1 - 512
+    got = other.forward(prompt[-1:], num_logits=1)
+    fresh.crop_to(len(prompt) - 1)
+    want = fresh.forward(prompt[-1:], num_logits=1)
+    assert torch.equal(got, want)
+
+
+def test_snapshots_are_not_changed_by_later_runs(one_thread: None) -> None:
+    cache = PromptCache(64 << 20)
+    model = target(1, cache)
+    prompt = ids_of(520, 3)
+    model.prefill(prompt)
+    (entry,) = cache._entries.values()
+    before = [t.clone() for kv in entry.snapshot for t in kv]
+    model.forward(ids_of(40, 4), num_logits=40)
+    model.crop_to(300)
+    model.forward(ids_of(30, 5), num_logits=1)
+    assert all(torch.equal(x, y) for x, y in zip(before, [t for kv in entry.snapshot for t in kv]))
+    assert entry.nbytes == 2 * 2 * (2 * 16) * 512 * 4  # layers x (k, v) x (kv heads x head dim) x tokens x fp32
+
+
+def test_cache_memory_stays_within_its_budget(one_thread: None) -> None:
+    per_prefix = 2 * 2 * (2 * 16) * 256 * 4  # one block of the tiny model
+    cache = PromptCache(3 * per_prefix)
+    model = target(2, cache)
+    for n in range(8):  # eight different one-block prompts
+        model.prefill(ids_of(300, 50 + n))
+        assert cache.nbytes <= cache.limit_bytes
+    assert len(cache) == 3 and cache.stats.evicted == 5
+    other = target(2, cache)  # another model object: only the cache is shared
+    assert other.prefill(ids_of(300, 57)) == 300 - 256  # the most recent one is still there
+    assert other.prefill(ids_of(300, 50)) == 300  # the oldest is gone
+    assert cache.stats.hits == 1
+
+
+# -- llama.cpp: the sequence state saved and restored (the default model's GGUF, as tests/test_llamacpp.py)
+
+
+def test_llamacpp_resumed_prompt_matches_a_fresh_one() -> None:
+    """A prompt resumed from a restored sequence state gives the same logits and greedy tokens as a
+    fresh prefill of the whole prompt (same batches: llama.cpp's kernels depend on batch sizes)."""
+    pytest.importorskip("llama_cpp")
+    from applyedit import api
+
+    engine = api.Engine.open(backend="llamacpp")
+    model = engine.model
+    text = "".join(f"def f{i}(x):\n    return x + {i}\n\n\n" for i in range(60))
+    head = engine.encode(text)
+    a, b = head + engine.encode("# edit A\n"), head + engine.encode("# edit B, longer\n")
+    assert len(head) > 2 * BLOCK
+
+    def greedy(prompt: list[int], n: int = 12) -> tuple[torch.Tensor, list[int]]:
+        model.prefill(prompt[:-1])
+        first = model.forward(prompt[-1:], num_logits=1)
+        out, token = [], int(first[-1].argmax())
+        for _ in range(n):
+            out.append(token)
+            token = int(model.forward([token], num_logits=1)[-1].argmax())
+        return first, out
+
+    model.prompt_cache = None
+    model.reset()
+    want_logits, want = greedy(b)
+    cache = PromptCache(256 << 20)
+    model.prompt_cache = cache
+    try:
+        model.reset()
+        greedy(a)  # stores A's block-aligned prefix
+        model.reset()  # the live state is gone: B must come from the stored snapshot
+        got_logits, got = greedy(b)
+        assert cache.stats.reused_tokens == common_prefix(a, b) // BLOCK * BLOCK and cache.stats.hits == 1
+        assert got == want and torch.equal(got_logits, want_logits)
+        assert 0 < cache.nbytes <= cache.limit_bytes
+    finally:
+        model.prompt_cache = None
+
+
+# -- on disk (--cache-dir): a restart finds the snapshots again
+
+
+def test_disk_store_survives_a_restart(tmp_path: Any, one_thread: None) -> None:
+    from applyedit.promptcache import DiskStore, codec
+
+    encode, decode = codec("torch")
+    head = ids_of(600, 11)
+    a, b = head + ids_of(50, 12), head + ids_of(70, 13)
+    first = PromptCache(64 << 20, disk=DiskStore(tmp_path, 64 << 20, encode, decode))
+    decode_tokens(target(3, first), a)
+    assert len(list(tmp_path.glob("*.snap"))) == 1
+    # "restart": a new cache, a new model object; only the folder is shared
+    second = PromptCache(64 << 20, disk=DiskStore(tmp_path, 64 << 20, encode, decode))
+    assert len(second) == 0
+    out_b, computed = decode_tokens(target(3, second), b)
+    assert computed == len(b) - 1 - 512 and len(second) == 1  # from disk, then kept in memory
+    assert out_b == decode_tokens(target(3), b)[0]
+    # a damaged file is dropped, never trusted
+    (snap,) = tmp_path.glob("*.snap")
+    snap.write_bytes(snap.read_bytes()[:100])
+    third = PromptCache(64 << 20, disk=DiskStore(tmp_path, 64 << 20, encode, decode))
+    assert decode_tokens(target(3, third), b)[1] == len(b) - 1  # computed again, and stored again
+    assert third.stats.stored == 1 and len(list(tmp_path.glob("*.snap"))) == 1
+
+
+def test_disk_store_budget_and_folder_key(tmp_path: Any) -> None:
+    from applyedit.promptcache import DiskStore, folder_key
+
+    store = DiskStore(tmp_path / "c", 2500, lambda s: bytes(1000), lambda d: "snap", block=2)
+    cache = PromptCache(10_000, block=2, disk=store)
+    for n in range(4):
+        assert fake_store(cache, [n, n])
+        time.sleep(0.01)  # distinct mtimes: the oldest goes first
+    files = sorted(p.name for p in (tmp_path / "c").glob("*.snap"))
+    assert len(files) == 2  # 4 x ~1 KB in a 2.5 KB budget
+    restarted = PromptCache(10_000, block=2, disk=DiskStore(tmp_path / "c", 2500, bytes, lambda d: "snap", block=2))
+    assert restarted.lookup([3, 3, 9])[0] == 2 and restarted.lookup([0, 0])[0] == 0
+    weights = tmp_path / "w.bin"
+    weights.write_bytes(b"weights")
+    key = folder_key(weights, "torch", "float32", "onednn", tmp_path)
+    assert key.endswith("-torch-float32-onednn-b256") and key == folder_key(weights, "torch", "float32", "onednn", tmp_path)
+    weights.write_bytes(b"other weights")
+    assert folder_key(weights, "torch", "float32", "onednn", tmp_path) != key
+    assert folder_key(weights, "llamacpp", "gguf", "", tmp_path).endswith("-llamacpp-gguf-b256")

@@ -1,0 +1,474 @@
+"""`applyedit serve` for real: uvicorn on a free 127.0.0.1 port, real HTTP clients (httpx, the official
+`openai` client, the CLI with --server), and an in-process oracle model behind it.
+
+The oracle is a target model (the `TargetModel` seam plus the prompt cache's snapshots) that reads
+the prompt it is given and greedily "writes" the correct file: the snippet merged by merge.py, or an
+instruction "Replace A with B" carried out. Answers thus depend on the request, so a concurrent answer
+can be compared with the same request served alone; everything around the model (queue, checks,
+diff, prompt cache, HTTP) is the product's.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import resource
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import pytest
+import torch
+
+pytest.importorskip("fastapi")
+httpx = pytest.importorskip("httpx")
+
+from applyedit import api, merge, modelstore  # noqa: E402
+from applyedit.backend import ExactPrefill, context_length, pick_dtype  # noqa: E402
+from applyedit.costmodel import prior  # noqa: E402
+from applyedit.promptcache import PromptCache  # noqa: E402
+from applyedit.server import Settings, create_app, parse_chat  # noqa: E402
+
+_PROMPT = re.compile(r"File: [^\n]*\n\n(`{3,})[^\n]*\n(.*?)\1\n\n(?:Update snippet:\n\n\1[^\n]*\n(.*?)\1\n|Instruction: (.*?)\n\n?Output)",
+                     re.S)
+
+
+class OracleModel(ExactPrefill):
+    """Writes the correct file for the prompt it was given, `delay` seconds per forward pass."""
+
+    def __init__(self, tokenizer: Any, eos: int, vocab: int, delay: float = 0.0) -> None:
+        self.tok, self.vocab, self.delay = tokenizer, vocab, delay
+        self.eos_ids = frozenset({eos})
+        self.eos = eos
+        self.num_forwards = 0
+        self._ids: list[int] = []
+        self._base: int | None = None
+        self._script: list[int] = []
+
+    def oracle(self, prompt: list[int]) -> list[int]:
+        text = self.tok.decode(prompt, skip_special_tokens=False)
+        m = _PROMPT.search(text)
+        assert m, text[-400:]
+        fence, source, snippet, instruction = m.groups()
+        if snippet is not None:
+            result = merge.merge(source, snippet)
+            body = result.merged if result.ok and result.merged is not None else source
+        else:
+            rule = re.match(r"Replace (\S+) with (.+)$", instruction or "")
+            body = source.replace(rule.group(1), rule.group(2)) if rule else source
+        return list(self.tok(body + fence + "\n", add_special_tokens=False)["input_ids"])
+
+    def reset(self) -> None:
+        self._ids = []
+
+    def prefill(self, ids: list[int]) -> int:
+        self._base = None
+        computed = super().prefill(ids)
+        self._base = len(ids)
+        self._script = self.oracle(ids) + [self.eos]
+        return computed
+
+    def forward(self, ids: list[int], num_logits: int) -> torch.Tensor:
+        start = len(self._ids)
+        self._ids.extend(ids)
+        self.num_forwards += 1
+        logits = torch.zeros(num_logits, self.vocab)
+        if self._base is None:
+            return logits
+        time.sleep(self.delay)
+        first = len(self._ids) - num_logits
+        for row in range(num_logits):
+            index = first + row - self._base  # the output position this row predicts
+            logits[row, self._script[min(index, len(self._script) - 1)]] = 1.0
+        return logits
+
+    def crop_to(self, length: int) -> None:
+        del self._ids[length:]
+
+    def snapshot(self) -> tuple[Any, int]:
+        return tuple(self._ids), 8 * len(self._ids)
+
+    def restore(self, snapshot: Any, ids: Any) -> None:
+        self._ids = list(ids)
+
+
+def oracle_engine(tokenizer: tuple[Path, Any], delay: float = 0.0) -> api.Engine:
+    path, tok = tokenizer
+    engine = api.Engine(modelstore.resolve(None), path, tok, "cpu", pick_dtype("fp32", "cpu"), context_length(path),
+                        cost=prior())
+    engine._model = OracleModel(tok, tok.convert_tokens_to_ids("<|im_end|>"), len(tok), delay)  # type: ignore[assignment]
+    return engine
+
+
+class Live:
+    """A real uvicorn server on a free loopback port, in this process."""
+
+    def __init__(self, engine: api.Engine, settings: Settings, cache: PromptCache | None = None) -> None:
+        import uvicorn
+
+        self.app = create_app(engine, settings, cache)
+        self.engine, self.cache = engine, cache
+        sock = socket.socket()
+        sock.bind(("127.0.0.1", 0))
+        self.url = f"http://127.0.0.1:{sock.getsockname()[1]}"
+        self.server = uvicorn.Server(uvicorn.Config(self.app, log_level="warning", access_log=False))
+        self.thread = threading.Thread(target=self.server.run, kwargs={"sockets": [sock]}, daemon=True)
+        self.thread.start()
+        for _ in range(500):
+            if self.server.started:
+                break
+            time.sleep(0.01)
+        assert self.server.started
+
+    @property
+    def worker(self) -> Any:
+        return self.app.app.state.worker
+
+    def stop(self) -> None:
+        self.server.should_exit = True
+        self.thread.join(10)
+        self.worker.stop()
+
+
+@pytest.fixture
+def live(tokenizer: tuple[Path, Any]) -> Iterator[Live]:
+    server = Live(oracle_engine(tokenizer), Settings(max_body=256 << 10), PromptCache(64 << 20))
+    yield server
+    server.stop()
+
+
+def source_file(n: int, lines: int = 60) -> str:
+    return "".join(f"def f{n}_{i}(x):\n    return x + {i}\n\n\n" for i in range(lines // 4))
+
+
+def snippet(n: int, i: int) -> str:
+    return f"# ... existing code ...\ndef f{n}_{i}(x):\n    return x * {i + 100}\n# ... existing code ...\n"
+
+
+def expected(n: int, i: int, lines: int = 60) -> str:
+    return source_file(n, lines).replace(f"def f{n}_{i}(x):\n    return x + {i}\n", f"def f{n}_{i}(x):\n    return x * {i + 100}\n")
+
+
+def post_apply(url: str, body: Any, **kw: Any) -> httpx.Response:
+    return httpx.post(url + "/v1/apply", json=body, timeout=60, **kw)
+
+
+# -- the API
+
+
+def test_apply_endpoint_and_prompt_cache_reuse(live: Live) -> None:
+    body = {"path": "src/app.py", "content": source_file(1, 200), "edit": snippet(1, 3)}
+    first = post_apply(live.url, body)
+    assert first.status_code == 200, first.text
+    data = first.json()
+    assert data["after"] == expected(1, 3, 200)
+    assert data["diff"].startswith("diff --git a/src/app.py b/src/app.py\n") and "+    return x * 103" in data["diff"]
+    assert data["report"]["prompt_cache"]["reused"] == 0 and data["changed"] and data["kind"] == "snippet"
+    # another edit of the same file: the system prompt and the file come from the cache
+    second = post_apply(live.url, {**body, "edit": snippet(1, 5)}).json()
+    assert second["after"] == expected(1, 5, 200)
+    stats = second["report"]["prompt_cache"]
+    assert stats["reused"] + stats["prefilled"] + 1 == stats["prompt_tokens"], stats
+    assert stats["reused"] / stats["prompt_tokens"] > 0.6, stats
+    health = httpx.get(live.url + "/health").json()
+    assert health["status"] == "ok" and health["served"] == 2 and health["prompt_cache"]["hits"] == 1
+    models = httpx.get(live.url + "/v1/models").json()
+    assert {m["id"] for m in models["data"]} == {"applyedit", modelstore.resolve(None).name}
+
+
+def test_openai_client_applies_an_edit(live: Live) -> None:
+    openai = pytest.importorskip("openai")
+    client = openai.OpenAI(base_url=live.url + "/v1", api_key="unused", max_retries=0)
+    message = f"<code>{source_file(2)}</code>\n<update>{snippet(2, 4)}</update>"
+    reply = client.chat.completions.create(model="applyedit", messages=[{"role": "user", "content": message}],
+                                           extra_body={"path": "mod.py"})
+    assert reply.choices[0].message.content == expected(2, 4)
+    assert reply.choices[0].finish_reason == "stop" and reply.usage.completion_tokens > 0
+    # with an instruction, streamed (SSE)
+    message = (f"<instruction>I multiply in f2_7</instruction>\n<code>\n{source_file(2)}</code>\n"
+               f"<update>\n{snippet(2, 7)}</update>")
+    stream = client.chat.completions.create(model=modelstore.resolve(None).name, stream=True,
+                                            messages=[{"role": "user", "content": message}], extra_body={"path": "m.py"})
+    text = "".join(chunk.choices[0].delta.content or "" for chunk in stream if chunk.choices)
+    assert text == expected(2, 7)
+    # an unknown model is the client's NotFoundError, with the server's message
+    with pytest.raises(openai.NotFoundError, match="unknown model 'gpt-4o'"):
+        client.chat.completions.create(model="gpt-4o", messages=[{"role": "user", "content": message}])
+
+
+def test_parse_chat() -> None:
+    code, edit, path = parse_chat([{"role": "system", "content": "x"},
+                                   {"role": "user", "content": [{"type": "text", "text": "<code>a = 1</code><update>a = 2</update>"}]}])
+    assert (code, edit, path) == ("a = 1\n", "a = 2\n", None)
+    code, edit, _ = parse_chat([{"role": "user", "content": "<instruction>Do it</instruction><code>\nx\n</code>"
+                                                            "<update>\n# ... existing code ...\ny\n</update>"}])
+    assert code == "x\n" and edit == "Do it\n\n```\n# ... existing code ...\ny\n```\n"
+
+
+# -- load: 4 clients x 10 requests
+
+
+def test_concurrent_clients_get_the_answers_they_get_alone(live: Live) -> None:
+    requests = [{"path": f"pkg/m{c}.py", "content": source_file(c, 40 + 8 * c), "edit": snippet(c, i % 9)}
+                for c in range(4) for i in range(10)]
+    alone = {}
+    for body in requests[::10]:  # one of each file alone first ...
+        alone[json.dumps(body)] = post_apply(live.url, body).json()["after"]
+
+    def client(c: int) -> list[tuple[dict[str, Any], int, str]]:
+        out = []
+        with httpx.Client(timeout=120) as session:
+            for body in requests[c * 10 : (c + 1) * 10]:
+                r = session.post(live.url + "/v1/apply", json=body)
+                out.append((body, r.status_code, r.json().get("after", r.text)))
+        return out
+
+    with ThreadPoolExecutor(4) as pool:
+        results = [x for chunk in pool.map(client, range(4)) for x in chunk]
+    assert len(results) == 40 and all(status == 200 for _, status, _ in results)
+    for body, _, after in results:
+        c, i = int(body["path"][5]), int(body["edit"].split("return x * ")[1].split("\n")[0]) - 100
+        assert after == expected(c, i, 40 + 8 * c)
+        if json.dumps(body) in alone:
+            assert after == alone[json.dumps(body)]
+    assert live.cache is not None and live.cache.nbytes <= live.cache.limit_bytes
+    assert live.cache.stats.hits >= 36  # every request after a file's first reused its prefix
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    print(f"\npeak RSS of the test process (server, clients, tokenizer): {peak / 1024:.0f} MiB; "
+          f"prompt cache {live.cache.nbytes} of {live.cache.limit_bytes} bytes")
+
+
+# -- bad requests: each a JSON error (or a clean cancel), and the server keeps serving
+
+
+def still_serving(live: Live) -> None:
+    r = post_apply(live.url, {"path": "ok.py", "content": source_file(9), "edit": snippet(9, 2)})
+    assert r.status_code == 200 and r.json()["after"] == expected(9, 2)
+
+
+def error_of(r: httpx.Response, status: int, exit_code: int) -> str:
+    assert r.status_code == status, r.text
+    assert r.headers["content-type"].startswith("application/json")
+    error = r.json()["error"]
+    assert error["exit_code"] == exit_code
+    return str(error["message"])
+
+
+def test_malformed_json(live: Live) -> None:
+    r = httpx.post(live.url + "/v1/apply", content=b'{"path": "a.py", "content": ', headers={"content-type": "application/json"})
+    assert "bad request" in error_of(r, 400, 1)
+    still_serving(live)
+
+
+@pytest.mark.parametrize("body", [{"content": "x = 1\n", "edit": "y"}, {"path": "a.py", "edit": "y"}, {},
+                                  {"path": "a.py", "content": "x\n", "edit": "y", "options": {"k": "many"}},
+                                  {"path": "a.py", "content": "x\n", "edit": "y", "options": {"model": "other"}}])
+def test_missing_or_wrong_fields(live: Live, body: dict[str, Any]) -> None:
+    error_of(post_apply(live.url, body), 400, 1)
+    still_serving(live)
+
+
+def test_chat_without_code_or_update(live: Live) -> None:
+    r = httpx.post(live.url + "/v1/chat/completions", json={"model": "applyedit", "messages": [{"role": "user", "content": "hi"}]})
+    assert "<code>" in error_of(r, 400, 1)
+    still_serving(live)
+
+
+def test_oversized_body(live: Live) -> None:
+    big = {"path": "a.py", "content": "x = 1\n" * 60_000, "edit": snippet(0, 1)}
+    assert "exceeds the server's limit" in error_of(post_apply(live.url, big), 413, 1)
+
+    def chunks() -> Iterator[bytes]:  # no Content-Length: the limit is counted as the body arrives
+        for _ in range(100):
+            yield b" " * 4096
+
+    r = httpx.post(live.url + "/v1/apply", content=chunks(), headers={"content-type": "application/json"})
+    error_of(r, 413, 1)
+    still_serving(live)
+
+
+def test_unknown_model(live: Live) -> None:
+    message = f"<code>{source_file(3)}</code><update>{snippet(3, 1)}</update>"
+    r = httpx.post(live.url + "/v1/chat/completions", json={"model": "nope", "messages": [{"role": "user", "content": message}]})
+    assert "unknown model 'nope'" in error_of(r, 404, 1)
+    still_serving(live)
+
+
+@pytest.mark.parametrize("path, message", [("../etc/passwd", "leaves its folder"), ("a/../../b.py", "leaves its folder"),
+                                           ("/etc/passwd", "is absolute"), ("C:/x.py", "is absolute"), ("", "relative")])
+def test_paths_outside_are_refused(live: Live, path: str, message: str) -> None:
+    r = post_apply(live.url, {"path": path, "content": "x = 1\n", "edit": snippet(0, 1)})
+    assert message in error_of(r, 400, 1)
+    still_serving(live)
+
+
+def test_checks_and_refusals_keep_the_cli_exit_codes(live: Live) -> None:
+    # a snippet whose markers are another language's: refused before the model runs (exit 1)
+    r = post_apply(live.url, {"path": "a.py", "content": source_file(4), "edit": "// ... existing code ...\nx\n"})
+    assert "lazy markers" in error_of(r, 400, 1)
+    # output that still holds a lazy marker (the oracle keeps the file when the merge fails): exit 3
+    body = {"path": "a.py", "content": "a\n", "edit": "Replace a with # ... existing code ...\n"}
+    r = post_apply(live.url, body)
+    assert "lazy marker" in error_of(r, 422, 3)
+    r = post_apply(live.url, {**body, "options": {"allow_markers": True}})
+    assert r.status_code == 200
+    still_serving(live)
+
+
+def test_token_required_when_set(tokenizer: tuple[Path, Any]) -> None:
+    server = Live(oracle_engine(tokenizer), Settings(token="s3cret"))
+    try:
+        body = {"path": "a.py", "content": source_file(5), "edit": snippet(5, 1)}
+        for headers in ({}, {"Authorization": "Bearer wrong"}, {"Authorization": "s3cret"}):
+            r = post_apply(server.url, body, headers=headers)
+            assert "bearer token" in error_of(r, 401, 1)
+        assert httpx.get(server.url + "/v1/models").status_code == 401
+        ok = post_apply(server.url, body, headers={"Authorization": "Bearer s3cret"})
+        assert ok.status_code == 200 and ok.json()["after"] == expected(5, 1)
+        assert httpx.get(server.url + "/health").status_code == 200  # liveness needs no token
+    finally:
+        server.stop()
+
+
+def test_non_loopback_host_needs_a_token() -> None:
+    from applyedit.errors import UsageError
+    from applyedit.server import check_settings
+
+    with pytest.raises(UsageError, match="--token"):
+        check_settings(Settings(host="0.0.0.0"))
+    check_settings(Settings(host="0.0.0.0", token="t"))
+    check_settings(Settings(host="::1"))
+
+
+def slow_server(tokenizer: tuple[Path, Any], **settings: Any) -> Live:
+    return Live(oracle_engine(tokenizer, delay=0.05), Settings(**settings))
+
+
+SLOW = {"path": "slow.py", "content": source_file(6, 400), "edit": snippet(6, 50), "options": {"k": 4, "k_policy": "fixed"}}
+
+
+def test_closed_connection_cancels_the_run(tokenizer: tuple[Path, Any]) -> None:
+    server = slow_server(tokenizer)
+    try:
+        payload = json.dumps(SLOW).encode()
+        sock = socket.create_connection(("127.0.0.1", int(server.url.rsplit(":", 1)[1])))
+        sock.sendall(b"POST /v1/apply HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                     + f"Content-Length: {len(payload)}\r\n\r\n".encode() + payload)
+        for _ in range(500):
+            if server.worker.running is not None:
+                break
+            time.sleep(0.01)
+        time.sleep(0.3)
+        sock.close()  # mid-run
+        for _ in range(1000):
+            if server.worker.served == 1:
+                break
+            time.sleep(0.01)
+        model = server.engine.model
+        assert server.worker.served == 1 and server.worker.cancelled == 1
+        assert model.num_forwards < 100  # stopped long before its ~680 passes
+        # and the server keeps serving, the next run complete
+        r = post_apply(server.url, {"path": "b.py", "content": source_file(7), "edit": snippet(7, 1)})
+        assert r.status_code == 200 and r.json()["after"] == expected(7, 1)
+    finally:
+        server.stop()
+
+
+def test_timeout_and_full_queue(tokenizer: tuple[Path, Any]) -> None:
+    server = slow_server(tokenizer, queue=1)
+    try:
+        r = post_apply(server.url, {**SLOW, "options": {**SLOW["options"], "timeout": 0.5}})
+        assert "timeout" in error_of(r, 504, 2)
+        quick = {**SLOW, "options": {**SLOW["options"], "timeout": 2.0}}
+        with ThreadPoolExecutor(2) as pool:
+            running = pool.submit(post_apply, server.url, quick)
+            while server.worker.running is None:
+                time.sleep(0.01)
+            waiting = pool.submit(post_apply, server.url, quick)
+            while server.worker.jobs.qsize() < 1:
+                time.sleep(0.01)
+            assert "busy" in error_of(post_apply(server.url, quick), 503, 2)
+            assert running.result().status_code == 504 and waiting.result().status_code == 504
+        server.engine.model.delay = 0.0
+        r = post_apply(server.url, {"path": "b.py", "content": source_file(8), "edit": snippet(8, 1)})
+        assert r.status_code == 200
+    finally:
+        server.stop()
+
+
+# -- the CLI as the server's client
+
+
+def cli(*args: str, cwd: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[bytes]:
+    import os
+
+    return subprocess.run([sys.executable, "-m", "applyedit", *args], cwd=cwd, capture_output=True, timeout=120,
+                          env={**os.environ, **(env or {})})
+
+
+def test_cli_uses_the_server(live: Live, tmp_path: Path) -> None:
+    (tmp_path / "app.py").write_text(source_file(1))
+    (tmp_path / "edit.txt").write_text(snippet(1, 2))
+    r = cli("app.py", "--edit", "edit.txt", "--server", live.url, cwd=tmp_path)
+    assert r.returncode == 0, r.stderr.decode()
+    served = post_apply(live.url, {"path": "app.py", "content": source_file(1), "edit": snippet(1, 2)}).json()
+    assert r.stdout.decode() == served["diff"]
+    assert subprocess.run(["git", "apply", "--check", "-"], input=r.stdout, cwd=tmp_path).returncode == 0
+    # APPLYEDIT_SERVER, --in-place, --report-json with the reused prompt tokens
+    r = cli("app.py", "--edit", "edit.txt", "--in-place", "--report-json", "r.json", cwd=tmp_path,
+            env={"APPLYEDIT_SERVER": live.url})
+    assert r.returncode == 0, r.stderr.decode()
+    assert (tmp_path / "app.py").read_text() == expected(1, 2)
+    report = json.loads((tmp_path / "r.json").read_text())
+    assert report["report"]["prompt_cache"]["reused"] > 0 and b"prompt cache:" in r.stderr
+    # a refusal on the server is the CLI's exit code, and nothing is written
+    (tmp_path / "b.py").write_text("a\n")
+    r = cli("b.py", "--edit-text", "Replace a with # ... existing code ...", "--in-place", "--server", live.url, cwd=tmp_path)
+    assert r.returncode == 3 and b"lazy marker" in r.stderr and (tmp_path / "b.py").read_text() == "a\n"
+
+
+def test_cli_with_an_unreachable_server_fails_cleanly(tmp_path: Path) -> None:
+    (tmp_path / "app.py").write_text("x = 1\n")
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    port = sock.getsockname()[1]
+    sock.close()  # nothing listens there now
+    r = cli("app.py", "--edit-text", "Replace x with y", "--in-place", "--server", f"http://127.0.0.1:{port}", cwd=tmp_path)
+    err = r.stderr.decode()
+    assert r.returncode == 2 and "cannot reach the applyedit server" in err and len(err.strip().splitlines()) == 1
+    assert (tmp_path / "app.py").read_text() == "x = 1\n" and r.stdout == b""
+
+
+def test_serve_refuses_other_hosts_without_a_token_and_bench_warm_needs_its_inputs(tmp_path: Path) -> None:
+    r = cli("serve", "--host", "0.0.0.0", cwd=tmp_path)
+    assert r.returncode == 1 and b"--token" in r.stderr and len(r.stderr.decode().strip().splitlines()) == 1
+    r = cli("bench", str(tmp_path), "--warm", "b.txt", cwd=tmp_path)
+    assert r.returncode == 1 and b"--warm EDIT_B needs a FILE and --edit EDIT_A" in r.stderr
+
+
+def test_bench_warm_summary() -> None:
+    from applyedit import benchwarm
+
+    def phase(wall: float, reused: int, sha: str) -> dict[str, Any]:
+        return {"wall_s": wall, "prefill_s": 1.0, "decode_s": 2.0, "reused": reused, "prompt_tokens": 1000,
+                "diff_sha256": sha}
+
+    runs = [{"repeat": 1, "cold_b": phase(30, 0, "b"), "server_start_s": 5.0, "warm_first_a": phase(20, 0, "a"),
+             "warm_b": phase(10, 960, "b"), "warm_repeat_a": phase(9, 990, "a"), "cold_a": phase(31, 0, "a")},
+            {"repeat": 2, "cold_b": phase(34, 0, "b"), "server_start_s": 6.0, "warm_first_a": phase(22, 0, "a"),
+             "warm_b": phase(12, 960, "x"), "warm_repeat_a": phase(9, 990, "a"), "cold_a": phase(33, 0, "a")},
+            {"repeat": 3, "cold_b": phase(32, 0, "b")}]  # cut short after its first run
+    report = benchwarm.summarise({"file": "f.py", "lines": 300, "model_args": [], "runs": runs})
+    med = report["medians"]
+    assert med["cold_b"]["wall_s"] == 32 and med["cold_b"]["n"] == 3 and med["warm_b"]["n"] == 2
+    assert report["warm_b_reused_share"] == 0.96 and report["warm_b_speedup_vs_cold_b"] == 32 / 11
+    assert report["warm_first_a_saving_s"] == 32 - 21
+    assert report["same_output"] == {"warm_first_a": True, "warm_b": False, "warm_repeat_a": True}
+    text = "\n".join(benchwarm.render(report))
+    assert "2.91x faster" in text and "warm_b NO" in text and "96.0%" in text
