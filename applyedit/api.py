@@ -341,6 +341,7 @@ def apply(
     draft_model: str | None = None,
     draft_backend: str | None = None,
     draft_k: int | None = None,
+    on_phase: Callable[[str, int, int], None] | None = None,
 ) -> ApplyResult:
     """Apply `edit` (an instruction or an update snippet) to `file` with the local model.
 
@@ -352,6 +353,11 @@ def apply(
     aligned and the draft model inside edits; `draft_backend` "auto", "torch" or "llamacpp" runs it.
     The draft model's draft length is `draft_k` when given, else chosen per step for the best
     expected tokens per second (`policy.draft_k`; with `k_policy` "fixed": `k`).
+
+    `on_phase(name, done, total)` follows the run for progress displays: "loading" (the weights, when
+    this call loads them), "prefill" (prompt tokens computed of all), then "decoding" after each
+    pass (the output line reached of the original's line count). A refused output (OutputCheckError)
+    carries the rejected file, in the original's text style, as `rejected` (None when empty).
     """
     deadline = None if timeout is None else time.monotonic() + timeout
     if timeout is not None and timeout <= 0:
@@ -397,10 +403,21 @@ def apply(
             drafter = HybridProposer(drafter, model_drafts, state=lambda: policy.state,
                                      support_min=getattr(policy, "support_min", 0))
         proposer_name += f" ({modelstore.resolve_draft(draft_model).name})"
+    if on_phase is not None and not engine.loaded:
+        on_phase("loading", 0, 0)
     target = engine.model  # loads the weights on first use
-    result = run(target, job.prompt_ids, drafter, policy, budget, FenceStop(engine, fence),
-                 watch(deadline, timeout, on_step), sampling=decoding)
+    if on_phase is not None:
+        on_step = follow_lines(engine, len(src.text.splitlines()), on_step, on_phase)
+        if hasattr(target, "on_prefill"):
+            target.on_prefill = lambda done, total: on_phase("prefill", done, total)
+    try:
+        result = run(target, job.prompt_ids, drafter, policy, budget, FenceStop(engine, fence),
+                     watch(deadline, timeout, on_step), sampling=decoding)
+    finally:
+        if on_phase is not None and hasattr(target, "on_prefill"):
+            target.on_prefill = None
     output = engine.decode(result.tokens)
+    body: str | None = None
     try:
         if result.stop_reason == "budget":
             raise DecodeError(
@@ -412,6 +429,7 @@ def apply(
         notes = check_drops(src.text, body, merged, allow_drops) + check_syntax(src, body, allow_syntax_errors)
     except ApplyEditError as e:
         e.output, e.decode = output, result  # type: ignore[attr-defined]  # what the model wrote, for eval
+        e.rejected = textio.restore(body, src.style) if body else None  # type: ignore[attr-defined]
         raise
     after = textio.restore(body, src.style)
     before = src.raw.decode(encoding)
@@ -421,6 +439,21 @@ def apply(
     return ApplyResult(job.shown, before, after, unified_diff(before, after, job.shown), job.kind, output,
                        result, summary, region_report(engine, src, body, result, summary, cold), tuple(notes),
                        hashlib.sha256(src.raw).hexdigest())
+
+
+def follow_lines(engine: Engine, lines: int, on_step: Callable[[Step, int], None] | None,
+                 on_phase: Callable[[str, int, int], None]) -> Callable[[Step, int], None]:
+    """The per-pass callback that also reports ("decoding", output line reached, `lines` expected)."""
+    newlines = 0
+
+    def step(s: Step, tokens: int) -> None:
+        nonlocal newlines
+        newlines += engine.decode(s.emitted).count("\n")
+        on_phase("decoding", newlines + 1, lines)
+        if on_step is not None:
+            on_step(s, tokens)
+
+    return step
 
 
 def watch(deadline: float | None, timeout: float | None,

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -279,6 +280,9 @@ class ExactPrefill:
     """`prefill` and `cached_len` for a backend that tracks the ids its cache holds in `_ids`."""
 
     _ids: list[int]
+    # Progress displays: called with (prompt tokens computed, prompt tokens) at the start and end of a
+    # prefill and after each of its chunks. Set on the instance; None reports nothing.
+    on_prefill: Callable[[int, int], None] | None = None
 
     def reset(self) -> None:
         raise NotImplementedError
@@ -302,8 +306,14 @@ class ExactPrefill:
             return 0
         self.reset()
         if ids:
+            self._chunk_done(0, len(ids))
             self.forward(ids, num_logits=1)
+            self._chunk_done(len(ids), len(ids))
         return len(ids)
+
+    def _chunk_done(self, done: int, total: int) -> None:
+        if self.on_prefill is not None:
+            self.on_prefill(done, total)
 
 
 @dataclass
@@ -394,6 +404,8 @@ class TorchModel(ExactPrefill):
                 self._cache.crop(-pad)  # the padding's keys and values go (pinned transformers: a count)
             self.num_forwards += 1
             self._ids.extend(chunk)
+            if not last:
+                self._chunk_done((n + 1) * PREFILL_CHUNK, len(ids))
         assert self._cache.get_seq_length() == len(self._ids), "cache must hold exactly the fed tokens"
         logits = out.logits[0, : out.logits.shape[1] - pad].float()
         return logits[-num_logits:]

@@ -21,7 +21,7 @@ from applyedit import stats
 from applyedit.regions import Region, RegionStats
 from applyedit.stats import Profile, Summary
 
-__all__ = ["bench_markdown", "legend", "render_bench", "render_eval", "render_table", "report_data"]
+__all__ = ["bench_markdown", "brief_lines", "legend", "render_bench", "render_eval", "render_table", "report_data"]
 
 STYLES = {"unchanged": "dim green", "edited": "yellow", "deleted": "red", "end": "dim"}
 CAPTION_KEYS = ("acceptance", "tokens per pass", "mean K", "region of a pass")
@@ -89,7 +89,45 @@ def _lines(row: dict[str, Any]) -> str:
         return f"−{row['orig_end'] - row['orig_start'] + 1}"  # original lines lost
     if row["kind"] == "end":
         return ""
-    return f"{row['start_line']}-{row['end_line']}"
+    return _span(row["start_line"], row["end_line"])
+
+
+def _span(start: int, end: int) -> str:
+    """'18' for one line, '18-20' for several."""
+    return str(start) if end <= start else f"{start}-{end}"
+
+
+def _name(row: dict[str, Any]) -> str:
+    """The region's definition; 'top level' where regions.py fell back to naming its lines."""
+    label = str(row["label"])
+    return "top level" if label.startswith(("lines ", "original lines ")) else label
+
+
+def _shown(row: dict[str, Any]) -> bool:
+    """A row worth a line: it wrote, drafted or cost something, or it lost original lines."""
+    return row["kind"] == "deleted" or bool(row["tokens"] or row["passes"] or row["drafted"])
+
+
+def brief_lines(data: dict[str, Any], summary: Summary) -> list[str]:
+    """The default report: one summary line, then one line per edited or deleted region (its name,
+    its lines and how many of its drafted tokens were accepted). Plain text, each line short."""
+    s = summary
+    head = (f"applyedit: {s.tokens} tokens, {s.wall_s:.1f} s (prompt {s.prefill_s:.1f} s), "
+            f"{s.tokens_per_pass:.1f} tok/pass, " + (f"{s.acceptance:.0%} accepted" if s.drafted else "no drafts"))
+    if s.temperature:
+        head += f"; sampled at temperature {s.temperature:g}, top-p {s.top_p:g}, seed {s.seed}"
+    out = [head]
+    for row in data["regions"]:
+        if row["kind"] == "edited":
+            where = f"lines {_span(row['start_line'], row['end_line'])}"
+            accepted = (f"{row['acceptance']:.0%} of {row['drafted']} drafted accepted" if row["drafted"]
+                        else "nothing drafted")
+            out.append(f"  edited   {where:<14} {_name(row)} ({row['tokens']} tokens, {accepted})")
+        elif row["kind"] == "deleted":
+            n = row["orig_end"] - row["orig_start"] + 1
+            where = f"was {_span(row['orig_start'], row['orig_end'])}"
+            out.append(f"  deleted  {where:<14} {_name(row)} ({n} original line{'s' if n != 1 else ''})")
+    return out
 
 
 DRAFTER_NAMES = {"copy": "copy", "draft-model": "model"}
@@ -106,40 +144,69 @@ def drafted_by(counts: dict[str, int]) -> str:
     return " ".join(f"{name} {n / total:.0%}" for name, n in shown.items())
 
 
-def _cells(label: str, kind: str, lines: str, row: dict[str, Any]) -> list[str]:
+COLUMNS = ("region", "kind", "lines", "tokens", "drafted", "accepted", "accept", "by", "passes", "tok/pass",
+           "mean K", "time s")
+# Narrow terminals drop columns from the end of this list first; the others always stay.
+OPTIONAL = ("tok/pass", "time s", "passes", "accepted", "drafted", "mean K", "by")
+REGION_MIN = 18  # columns kept for region names, however narrow the terminal
+
+
+def _cells(label: str, kind: str, lines: str, row: dict[str, Any]) -> dict[str, str]:
     drafted, passes = row["drafted"], row["passes"]
-    return [
+    return dict(zip(COLUMNS, [
         label, kind, lines, str(row["tokens"]), str(drafted), str(row["accepted"]),
         f"{row['acceptance']:.0%}" if drafted else "–", drafted_by(row.get("drafted_by") or {}), str(passes),
         f"{row['tokens_per_pass']:.1f}" if passes else "–", f"{row['mean_k']:.1f}" if passes else "–",
-        f"{row['time_s']:.2f}",
-    ]
+        f"{row['time_s']:.2f}" if passes else "–",
+    ], strict=True))
 
 
-def render_table(data: dict[str, Any]) -> Table:
-    """One row per region, then "end" and the totals; unchanged rows dim green, edited rows yellow."""
+def _fit(rows: list[dict[str, str]], width: int | None) -> list[str]:
+    """The columns that fit in `width` (all when None): region names keep REGION_MIN columns; the
+    optional columns go, least useful first, until the rest fits."""
+    def need(col: str) -> int:
+        return max(len(col), *(len(r[col]) for r in rows)) + 2  # the cell and its padding
+    keep = list(COLUMNS)
+    if width is None:
+        return keep
+    for col in OPTIONAL:
+        name_width = min(max(len(r["region"]) for r in rows) + 2, REGION_MIN + 2) if rows else REGION_MIN
+        if name_width + sum(need(c) for c in keep if c != "region") <= width:
+            break
+        keep.remove(col)
+    return keep
+
+
+def render_table(data: dict[str, Any], width: int | None = None) -> Table:
+    """One row per region that wrote, drafted or lost something, then "end" (when it wrote a token)
+    and the totals; unchanged rows dim green, edited rows yellow. With `width` (the terminal's),
+    columns go until region names keep room; the legend has one definition per line."""
     table = Table(title="regions", title_justify="left", caption_justify="left", box=box.SIMPLE_HEAD,
                   show_edge=False, pad_edge=False)
-    table.add_column("region", overflow="fold")  # the only column that wraps
-    for name in ("kind", "lines"):
-        table.add_column(name, no_wrap=True)
-    for name in ("tokens", "drafted", "accepted", "accept", "by", "passes", "tok/pass", "mean K", "time s"):
-        table.add_column(name, justify="left" if name == "by" else "right", no_wrap=True)  # by: drafted by
-    for row in data["regions"]:
-        table.add_row(*_cells(row["label"], row["kind"], _lines(row), row), style=STYLES[row["kind"]])
+    rows = [(_cells(_name(row), row["kind"], _lines(row), row), STYLES[row["kind"]])
+            for row in data["regions"] if _shown(row)]
     end = data["end"]
-    if end["tokens"] or end["passes"] or end["drafted"]:
-        table.add_row(*_cells(end["label"], "end", "", end), style=STYLES["end"])
+    if end["tokens"]:
+        rows.append((_cells(end["label"], "end", "", end), STYLES["end"]))
     totals = data["totals"]
+    total = _cells("total", "", str(totals["lines"]), totals)
+    columns = _fit([r for r, _ in rows] + [total], width)
+    for name in columns:
+        if name == "region":
+            table.add_column(name, overflow="fold", min_width=min(REGION_MIN, width or REGION_MIN))
+        else:  # by: drafted by
+            table.add_column(name, justify="left" if name in ("kind", "lines", "by") else "right", no_wrap=True)
+    for cells, style in rows:
+        table.add_row(*(cells[c] for c in columns), style=style)
     table.add_section()
-    table.add_row(*_cells("total", "", str(totals["lines"]), totals), style="bold")
+    table.add_row(*(total[c] for c in columns), style="bold")
     legend_ = data["legend"]
     caption = Text(
         f"{totals['tokens']} tokens in {totals['passes']} passes (plain decoding: {totals['plain_passes']}), "
         f"speedup in passes {totals['speedup_in_passes']:.1f}×, {totals['tokens_per_s']:.1f} tokens/s.\n"
     )
     caption.append(profile_line(data.get("profile") or {}) + "\n")
-    caption.append("  ".join(f"{key}: {legend_[key]}" for key in CAPTION_KEYS if key in legend_), style="dim")
+    caption.append("\n".join(f"{key}: {legend_[key]}" for key in CAPTION_KEYS if key in legend_), style="dim")
     table.caption = caption
     return table
 
