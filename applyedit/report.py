@@ -12,7 +12,11 @@ import statistics
 from collections.abc import Sequence
 from typing import Any
 
+import io
+
 from rich import box
+from rich.console import Group
+from rich.measure import Measurement
 from rich.table import Table
 from rich.text import Text
 
@@ -120,13 +124,12 @@ def brief_lines(data: dict[str, Any], summary: Summary) -> list[str]:
     for row in data["regions"]:
         if row["kind"] == "edited":
             where = f"lines {_span(row['start_line'], row['end_line'])}"
-            accepted = (f"{row['acceptance']:.0%} of {row['drafted']} drafted accepted" if row["drafted"]
-                        else "nothing drafted")
-            out.append(f"  edited   {where:<14} {_name(row)} ({row['tokens']} tokens, {accepted})")
+            accepted = f"{row['acceptance']:.0%} of drafts accepted" if row["drafted"] else "nothing drafted"
+            out.append(f"  edited   {where:<13} {_name(row)}: {accepted}")
         elif row["kind"] == "deleted":
             n = row["orig_end"] - row["orig_start"] + 1
             where = f"was {_span(row['orig_start'], row['orig_end'])}"
-            out.append(f"  deleted  {where:<14} {_name(row)} ({n} original line{'s' if n != 1 else ''})")
+            out.append(f"  deleted  {where:<13} {_name(row)}: {n} original line{'s' if n != 1 else ''} gone")
     return out
 
 
@@ -147,8 +150,8 @@ def drafted_by(counts: dict[str, int]) -> str:
 COLUMNS = ("region", "kind", "lines", "tokens", "drafted", "accepted", "accept", "by", "passes", "tok/pass",
            "mean K", "time s")
 # Narrow terminals drop columns from the end of this list first; the others always stay.
-OPTIONAL = ("tok/pass", "time s", "passes", "accepted", "drafted", "mean K", "by")
-REGION_MIN = 18  # columns kept for region names, however narrow the terminal
+OPTIONAL = ("by", "mean K", "accepted", "drafted", "time s", "passes", "tok/pass")
+REGION_MIN = 26  # columns kept for region names (longer ones wrap), however narrow the terminal
 
 
 def _cells(label: str, kind: str, lines: str, row: dict[str, Any]) -> dict[str, str]:
@@ -161,28 +164,27 @@ def _cells(label: str, kind: str, lines: str, row: dict[str, Any]) -> dict[str, 
     ], strict=True))
 
 
-def _fit(rows: list[dict[str, str]], width: int | None) -> list[str]:
-    """The columns that fit in `width` (all when None): region names keep REGION_MIN columns; the
-    optional columns go, least useful first, until the rest fits."""
-    def need(col: str) -> int:
-        return max(len(col), *(len(r[col]) for r in rows)) + 2  # the cell and its padding
-    keep = list(COLUMNS)
-    if width is None:
-        return keep
-    for col in OPTIONAL:
-        name_width = min(max(len(r["region"]) for r in rows) + 2, REGION_MIN + 2) if rows else REGION_MIN
-        if name_width + sum(need(c) for c in keep if c != "region") <= width:
-            break
-        keep.remove(col)
-    return keep
+def _table(rows: list[tuple[dict[str, str], str]], total: dict[str, str], columns: list[str],
+           region_min: int) -> Table:
+    table = Table(title="regions", title_justify="left", box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
+    for name in columns:
+        if name == "region":  # the only column that wraps, and never narrower than region_min
+            table.add_column(name, overflow="fold", min_width=region_min)
+        else:  # by: drafted by
+            table.add_column(name, justify="left" if name in ("kind", "lines", "by") else "right", no_wrap=True)
+    for cells, style in rows:
+        table.add_row(*(cells[c] for c in columns), style=style)
+    table.add_section()
+    table.add_row(*(total[c] for c in columns), style="bold")
+    return table
 
 
-def render_table(data: dict[str, Any], width: int | None = None) -> Table:
+def render_table(data: dict[str, Any], width: int | None = None) -> Group:
     """One row per region that wrote, drafted or lost something, then "end" (when it wrote a token)
-    and the totals; unchanged rows dim green, edited rows yellow. With `width` (the terminal's),
-    columns go until region names keep room; the legend has one definition per line."""
-    table = Table(title="regions", title_justify="left", caption_justify="left", box=box.SIMPLE_HEAD,
-                  show_edge=False, pad_edge=False)
+    and the totals; unchanged rows dim green, edited rows yellow; below it the totals in words, where
+    the time went and the legend, one definition per line. With `width` (the terminal's), the least
+    needed columns (OPTIONAL, in order) go until the table fits with region names whole, or
+    wrapped at no fewer than REGION_MIN columns."""
     rows = [(_cells(_name(row), row["kind"], _lines(row), row), STYLES[row["kind"]])
             for row in data["regions"] if _shown(row)]
     end = data["end"]
@@ -190,16 +192,20 @@ def render_table(data: dict[str, Any], width: int | None = None) -> Table:
         rows.append((_cells(end["label"], "end", "", end), STYLES["end"]))
     totals = data["totals"]
     total = _cells("total", "", str(totals["lines"]), totals)
-    columns = _fit([r for r, _ in rows] + [total], width)
-    for name in columns:
-        if name == "region":
-            table.add_column(name, overflow="fold", min_width=min(REGION_MIN, width or REGION_MIN))
-        else:  # by: drafted by
-            table.add_column(name, justify="left" if name in ("kind", "lines", "by") else "right", no_wrap=True)
-    for cells, style in rows:
-        table.add_row(*(cells[c] for c in columns), style=style)
-    table.add_section()
-    table.add_row(*(total[c] for c in columns), style="bold")
+    longest = max(len(cells["region"]) for cells, _ in rows) if rows else len("region")
+    columns = list(COLUMNS)
+    table = _table(rows, total, columns, min(REGION_MIN, longest))
+    if width is not None:
+        from rich.console import Console
+
+        measure = Console(width=10_000, file=io.StringIO())
+        for name in (None, *OPTIONAL):
+            if name is not None:
+                columns.remove(name)
+            table = _table(rows, total, columns, min(REGION_MIN, longest))
+            narrowest = Measurement.get(measure, measure.options, table).minimum
+            if narrowest <= width:
+                break
     legend_ = data["legend"]
     caption = Text(
         f"{totals['tokens']} tokens in {totals['passes']} passes (plain decoding: {totals['plain_passes']}), "
@@ -207,8 +213,7 @@ def render_table(data: dict[str, Any], width: int | None = None) -> Table:
     )
     caption.append(profile_line(data.get("profile") or {}) + "\n")
     caption.append("\n".join(f"{key}: {legend_[key]}" for key in CAPTION_KEYS if key in legend_), style="dim")
-    table.caption = caption
-    return table
+    return Group(table, caption)
 
 
 PROFILE_PARTS = (("prefill", "prefill_s"), ("forward", "forward_s"), ("drafting", "drafting_s"),

@@ -62,4 +62,4 @@ def test_phases_eta_and_regions_in_a_real_terminal(tmp_path: Path, width: int, t
     assert "drafts accepted" in text
     assert all(line.rstrip().endswith("elapsed") for line in lines if "elapsed" in line)
     assert all(len(line) <= width for line in lines), [line for line in lines if len(line) > width]
-    assert any("edited" in line and "Store.get7" in line for line in lines), text
+    assert any("edited" in line and "class Store › def get7" in line for line in lines), text
