@@ -375,6 +375,8 @@ def apply(
                   max_new_tokens=max_new_tokens, language=language, encoding=encoding, cwd=cwd)
     engine, src, fence, budget = job.engine, job.src, job.fence, job.budget
     cold = not engine.loaded  # this run loads the weights: its report can show the startup
+    if on_phase is not None and cold:
+        on_phase("loading", 0, 0)  # the cost curve below may load them already
     # The snippet read against the original: the copy proposer's predicted output and the reference
     # for the dropped-code check.
     merged = merge.merge(src.text, job.edit) if job.kind == "snippet" else None
@@ -403,8 +405,6 @@ def apply(
             drafter = HybridProposer(drafter, model_drafts, state=lambda: policy.state,
                                      support_min=getattr(policy, "support_min", 0))
         proposer_name += f" ({modelstore.resolve_draft(draft_model).name})"
-    if on_phase is not None and not engine.loaded:
-        on_phase("loading", 0, 0)
     target = engine.model  # loads the weights on first use
     if on_phase is not None:
         on_step = follow_lines(engine, len(src.text.splitlines()), on_step, on_phase)

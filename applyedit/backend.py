@@ -312,7 +312,8 @@ class ExactPrefill:
         return len(ids)
 
     def _chunk_done(self, done: int, total: int) -> None:
-        if self.on_prefill is not None:
+        if self.on_prefill is not None and (done, total) != getattr(self, "_reported", None):
+            self._reported = (done, total)  # a chunk's end may be reported twice: once is enough
             self.on_prefill(done, total)
 
 
@@ -367,6 +368,29 @@ class TorchModel(ExactPrefill):
         logger.info("loaded %s in %.1f s (kernels: %s)", path, time.perf_counter() - t0, kernels or "default")
         eos = stop_ids(tokenizer, model.generation_config.eos_token_id)
         return cls(model=model, eos_ids=eos, device=device, kernels=kernels)
+
+    def prefill(self, ids: list[int]) -> int:
+        """`ExactPrefill.prefill`; with `on_prefill` set, progress is also reported after each decoder
+        layer of each chunk (forward hooks for the prefill only: the computation is unchanged)."""
+        layers = getattr(getattr(self.model, "model", None), "layers", None)
+        if self.on_prefill is None or not ids or not layers:
+            return super().prefill(ids)
+        calls, total = [0], len(ids)
+
+        def layer_done(*_: Any) -> None:
+            calls[0] += 1
+            chunk, layer = divmod(calls[0], len(layers))
+            start = chunk * PREFILL_CHUNK
+            done = start + min(PREFILL_CHUNK, total - start) * layer // len(layers)
+            if 0 < done < total:
+                self._chunk_done(done, total)
+
+        hooks = [layer.register_forward_hook(layer_done) for layer in layers]
+        try:
+            return super().prefill(ids)
+        finally:
+            for hook in hooks:
+                hook.remove()
 
     def reset(self) -> None:
         from transformers import DynamicCache

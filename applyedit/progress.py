@@ -1,8 +1,8 @@
 """The live progress line on stderr while a run works: one line, in phases, fitted to the terminal.
 
 Owns the phases a run goes through and the words each one shows: preparing the model (assembling,
-converting), loading the weights, reading the prompt (the prefill, with a percentage from the
-backend's chunks), then writing the output (the current output line out of the expected total,
+converting), loading the weights, reading the prompt (the prefill, with a percentage as the
+backend reports its progress: torch per layer and chunk, llama.cpp per 512-token chunk), then writing the output (the current output line out of the expected total,
 the share of drafted tokens accepted so far, decode tokens per second with the prefill left out,
 and an estimate of the time left from the lines written so far). `status_line` is the pure text of
 one moment, always ending with the elapsed time and never wider than the terminal; `RunProgress`
@@ -50,8 +50,9 @@ def _parts(s: State) -> list[str]:
     if s.phase == "loading":
         return ["loading the model weights"]
     if s.phase == "prefill":
-        share = s.done / s.total if s.total else 0.0
-        return [f"reading the prompt {share:.0%}", f"{s.done:,} of {s.total:,} tokens"]
+        if not s.done:  # a backend that reports only the start and the end (a prompt in one chunk)
+            return [f"reading the prompt ({s.total:,} tokens)"]
+        return [f"reading the prompt {s.done / s.total:.0%}", f"{s.done:,} of {s.total:,} tokens"]
     if s.phase == "decoding":
         expected = max(s.lines, s.line)
         parts = [f"writing line {s.line}/~{expected}"]
@@ -64,7 +65,7 @@ def _parts(s: State) -> list[str]:
         if s.decode_s > 0:
             parts.append(f"{s.tokens / s.decode_s:.1f} tok/s")
         return parts
-    return ["starting"]
+    return ["starting up"]
 
 
 def status_line(s: State, width: int, now: float | None = None) -> str:

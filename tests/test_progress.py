@@ -57,6 +57,8 @@ def test_narrow_terminals_drop_the_least_important_parts_first() -> None:
 def test_prefill_and_loading_words() -> None:
     line = status_line(State(phase="prefill", done=1024, total=2650, started=0.0), 80, now=9.0)
     assert line == "reading the prompt 39%, 1,024 of 2,650 tokens  0:09 elapsed"
+    start = State(phase="prefill", done=0, total=365, started=0.0)  # a backend that reports start and end only
+    assert status_line(start, 80, now=9.0) == "reading the prompt (365 tokens)  0:09 elapsed"
     assert status_line(State(phase="loading", started=0.0), 80, now=47.0) == "loading the model weights  0:47 elapsed"
 
 
@@ -83,7 +85,7 @@ def test_steps_feed_acceptance_and_decode_rate() -> None:
 
 def test_torch_prefill_reports_each_chunk(tmp_path: Path, tokenizer: tuple[Path, Any],
                                           monkeypatch: pytest.MonkeyPatch) -> None:
-    """A prompt longer than one chunk reports its start, each chunk and its end."""
+    """A prompt reports its start, each decoder layer of each chunk (here 2 layers, chunks of 64) and its end."""
     import torch
     from transformers import Qwen2Config, Qwen2ForCausalLM
 
@@ -93,7 +95,7 @@ def test_torch_prefill_reports_each_chunk(tmp_path: Path, tokenizer: tuple[Path,
     monkeypatch.setenv("APPLYEDIT_HOME", str(tmp_path / "home"))
     monkeypatch.setattr(backend, "PREFILL_CHUNK", 64)
     torch.manual_seed(0)
-    config = Qwen2Config(vocab_size=256, hidden_size=32, intermediate_size=64, num_hidden_layers=1,
+    config = Qwen2Config(vocab_size=256, hidden_size=32, intermediate_size=64, num_hidden_layers=2,
                          num_attention_heads=2, num_key_value_heads=1, max_position_embeddings=512,
                          bos_token_id=0, eos_token_id=1, pad_token_id=0)
     Qwen2ForCausalLM(config).save_pretrained(tmp_path / "model")
@@ -101,7 +103,7 @@ def test_torch_prefill_reports_each_chunk(tmp_path: Path, tokenizer: tuple[Path,
     seen: list[tuple[int, int]] = []
     model.on_prefill = lambda done, total: seen.append((done, total))
     model.prefill([(i * 7) % 250 + 3 for i in range(150)])
-    assert seen == [(0, 150), (64, 150), (128, 150), (150, 150)]
+    assert [done for done, _ in seen] == [0, 32, 64, 96, 128, 139, 150] and {t for _, t in seen} == {150}
     seen.clear()
     model.forward([5, 6, 7], num_logits=3)  # a verify pass is no prefill
     assert seen == []
