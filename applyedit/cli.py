@@ -125,7 +125,7 @@ def _read_edit(edit: Path | None, edit_text: str | None) -> str:
         raise InputError(f"edit file {edit} is not valid UTF-8") from e
 
 
-def print_summary(summary: Any) -> None:
+def print_summary(summary: Any, soft_wrap: bool | None = None) -> None:
     s = summary
     sampled = f"; sampled at temperature {s.temperature:g}, top-p {s.top_p:g}, seed {s.seed}" if s.temperature else ""
     console.print(
@@ -133,7 +133,7 @@ def print_summary(summary: Any) -> None:
         f"({s.tokens_per_pass:.1f} tokens/pass, acceptance {s.acceptance:.0%}), "
         f"{s.wall_s:.1f} s wall ({s.prefill_s:.1f} s prefill of {s.prompt_tokens} tokens), "
         f"{s.tokens_per_s:.1f} tokens/s; {s.model} on {s.device} via {s.backend} ({s.dtype}), proposer {s.proposer}"
-        + sampled
+        + sampled, soft_wrap=soft_wrap,
     )
 
 
@@ -269,11 +269,11 @@ def _report(result: Any, verbose: bool) -> None:
     (fitted to the terminal's width) and the run's details."""
     from applyedit.report import brief_lines, render_table
 
-    if verbose:
-        console.print(render_table(result.report, console.width if console.is_terminal else None))
-        print_summary(result.summary)
+    if verbose:  # word-wrapped to the terminal (the console soft-wraps by default)
+        console.print(render_table(result.report, console.width if console.is_terminal else None), soft_wrap=False)
+        print_summary(result.summary, soft_wrap=False)
         return
-    for line in brief_lines(result.report, result.summary):
+    for line in brief_lines(result.report, result.summary, result.after):
         console.print(line, markup=False)
 
 

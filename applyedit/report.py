@@ -112,9 +112,11 @@ def _shown(row: dict[str, Any]) -> bool:
     return row["kind"] == "deleted" or bool(row["tokens"] or row["passes"] or row["drafted"])
 
 
-def brief_lines(data: dict[str, Any], summary: Summary) -> list[str]:
+def brief_lines(data: dict[str, Any], summary: Summary, text: str | None = None) -> list[str]:
     """The default report: one summary line, then one line per edited or deleted region (its name,
-    its lines and how many of its drafted tokens were accepted). Plain text, each line short."""
+    its lines and how many of its drafted tokens were accepted). Plain text, each line short. With
+    the new file's `text`, an edit outside any definition is named by its first line."""
+    lines = text.split("\n") if text is not None else []
     s = summary
     head = (f"applyedit: {s.tokens} tokens, {s.wall_s:.1f} s (prompt {s.prefill_s:.1f} s), "
             f"{s.tokens_per_pass:.1f} tok/pass, " + (f"{s.acceptance:.0%} accepted" if s.drafted else "no drafts"))
@@ -125,7 +127,11 @@ def brief_lines(data: dict[str, Any], summary: Summary) -> list[str]:
         if row["kind"] == "edited":
             where = f"lines {_span(row['start_line'], row['end_line'])}"
             accepted = f"{row['acceptance']:.0%} of drafts accepted" if row["drafted"] else "nothing drafted"
-            out.append(f"  edited   {where:<13} {_name(row)}: {accepted}")
+            name = _name(row)
+            first = next((line.strip() for line in lines[row["start_line"] - 1 : row["end_line"]] if line.strip()), "")
+            if name == "top level" and first:
+                name += f" ({first[:28]}{'…' if len(first) > 28 else ''})"
+            out.append(f"  edited   {where:<13} {name}: {accepted}")
         elif row["kind"] == "deleted":
             n = row["orig_end"] - row["orig_start"] + 1
             where = f"was {_span(row['orig_start'], row['orig_end'])}"

@@ -65,6 +65,14 @@ def test_default_report_is_a_summary_and_the_edited_regions(work: Path, run: Cal
     assert "unchanged" not in r.err and "end of output" not in r.err  # only what changed
 
 
+def test_a_top_level_edit_is_named_by_its_first_line(work: Path, run: Callable[..., Run],
+                                                    model: Callable[..., Any]) -> None:
+    (work / "c.py").write_text("A = 1\nB = 2\n\n\ndef f():\n    return A\n")
+    model("A = 1\nB = 20\n\n\ndef f():\n    return A\n```\n")
+    r = run("c.py", "--edit-text", "Set B to 20.")
+    assert r.code == 0 and "edited   lines 2 " in r.err and "top level (B = 20): " in r.err, r.err
+
+
 def test_verbose_table_keeps_region_names_at_80_columns(work: Path, run: Callable[..., Run],
                                                        model: Callable[..., Any]) -> None:
     (work / "s.py").write_text(CLASSES)
