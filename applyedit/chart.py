@@ -72,9 +72,9 @@ def draw(report: dict[str, Any]) -> Any:
             high.append(tokens / row["wall_min_s"] - row["tokens_per_s"])  # the fastest repeat
         bars.bar(xs, ys, width, yerr=[low, high], capsize=2, label=method)
     bars.set_xticks(range(len(names)), names, rotation=25, ha="right", fontsize=8)
-    bars.set_ylabel("tokens/s, end to end (median; whiskers: fastest and slowest repeat)")
-    bars.set_title(f"{report.get('model', '')} on {report.get('device', '')} via {runs_on(report)}, "
-                   f"{report.get('repeats', 1)} repeat(s)", fontsize=9)
+    bars.set_ylabel("tokens/s, end to end (median)")
+    bars.set_title(f"{report.get('model', '')} on {report.get('device', '')} via {runs_on(report)}\n"
+                   f"{report.get('repeats', 1)} repeat(s); whiskers: fastest and slowest repeat", fontsize=9)
     # Below the plot, never over the bars: one column per method up to four.
     bars.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.3), ncol=min(4, len(methods)),
                 frameon=False)
