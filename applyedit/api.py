@@ -407,9 +407,16 @@ def apply(
         proposer_name += f" ({modelstore.resolve_draft(draft_model).name})"
     target = engine.model  # loads the weights on first use
     if on_phase is not None:
-        on_step = follow_lines(engine, len(src.text.splitlines()), on_step, on_phase)
+        lines = len(src.text.splitlines())
+        on_step = follow_lines(engine, lines, on_step, on_phase)
+
+        def prefilled(done: int, total: int) -> None:
+            on_phase("prefill", done, total)
+            if done >= total:  # the first verify pass writes line 1
+                on_phase("decoding", 1, lines)
+
         if hasattr(target, "on_prefill"):
-            target.on_prefill = lambda done, total: on_phase("prefill", done, total)
+            target.on_prefill = prefilled
     try:
         result = run(target, job.prompt_ids, drafter, policy, budget, FenceStop(engine, fence),
                      watch(deadline, timeout, on_step), sampling=decoding)
