@@ -384,6 +384,7 @@ def apply(
     draft_k: int | None = None,
     allow_deletion: bool = False,
     source: bytes | None = None,
+    on_phase: Callable[[str, int, int], None] | None = None,
 ) -> ApplyResult:
     """Apply `edit` (an instruction or an update snippet) to `file` with the local model.
 
@@ -397,6 +398,11 @@ def apply(
     expected tokens per second (`policy.draft_k`; with `k_policy` "fixed": `k`). `source`: the file's
     bytes when they do not come from `file` (stdin), which then only names it. An instruction whose
     output lost most of the file is refused unless it asks to delete or `allow_deletion`.
+
+    `on_phase(name, done, total)` follows the run for progress displays: "loading" (the weights, when
+    this call loads them), "prefill" (prompt tokens computed of all), then "decoding" after each
+    pass (the output line reached of the original's line count). A refused output (OutputCheckError)
+    carries the rejected file, in the original's text style, as `rejected` (None when empty).
     """
     deadline = None if timeout is None else time.monotonic() + timeout
     check_options(proposer=proposer, k=k, k_policy=k_policy, device=device, dtype=dtype, backend=backend,
@@ -406,6 +412,8 @@ def apply(
                   max_new_tokens=max_new_tokens, language=language, encoding=encoding, cwd=cwd, source=source)
     engine, src, fence, budget = job.engine, job.src, job.fence, job.budget
     cold = not engine.loaded  # this run loads the weights: its report can show the startup
+    if on_phase is not None and cold:
+        on_phase("loading", 0, 0)  # the cost curve below may load them already
     # The snippet read against the original: the copy proposer's predicted output and the reference
     # for the dropped-code check.
     merged = merge.merge(src.text, job.edit) if job.kind == "snippet" else None
@@ -435,9 +443,25 @@ def apply(
                                      support_min=getattr(policy, "support_min", 0))
         proposer_name += f" ({modelstore.resolve_draft(draft_model).name})"
     target = engine.model  # loads the weights on first use
-    result = run(target, job.prompt_ids, drafter, policy, budget, FenceStop(engine, fence),
-                 watch(deadline, timeout, on_step), sampling=decoding)
+    if on_phase is not None:
+        lines = len(src.text.splitlines())
+        on_step = follow_lines(engine, lines, on_step, on_phase)
+
+        def prefilled(done: int, total: int) -> None:
+            on_phase("prefill", done, total)
+            if done >= total:  # the first verify pass writes line 1
+                on_phase("decoding", 1, lines)
+
+        if hasattr(target, "on_prefill"):
+            target.on_prefill = prefilled
+    try:
+        result = run(target, job.prompt_ids, drafter, policy, budget, FenceStop(engine, fence),
+                     watch(deadline, timeout, on_step), sampling=decoding)
+    finally:
+        if on_phase is not None and hasattr(target, "on_prefill"):
+            target.on_prefill = None
     output = engine.decode(result.tokens)
+    body: str | None = None
     try:
         if result.stop_reason == "budget":
             raise DecodeError(
@@ -450,6 +474,7 @@ def apply(
         notes += check_deletion(src.text, body, job.edit, job.kind, allow_deletion)
     except ApplyEditError as e:
         e.output, e.decode = output, result  # type: ignore[attr-defined]  # what the model wrote, for eval
+        e.rejected = textio.restore(body, src.style) if body else None  # type: ignore[attr-defined]
         raise
     after = textio.restore(body, src.style, src.text)
     before = src.raw.decode(encoding)
@@ -460,6 +485,21 @@ def apply(
     data["prompt_cache"] = reuse_report(result.prompt_tokens, result.prefilled)  # prompt tokens reused
     return ApplyResult(job.shown, before, after, unified_diff(before, after, job.shown), job.kind, output,
                        result, summary, data, tuple(notes), hashlib.sha256(src.raw).hexdigest())
+
+
+def follow_lines(engine: Engine, lines: int, on_step: Callable[[Step, int], None] | None,
+                 on_phase: Callable[[str, int, int], None]) -> Callable[[Step, int], None]:
+    """The per-pass callback that also reports ("decoding", output line reached, `lines` expected)."""
+    newlines = 0
+
+    def step(s: Step, tokens: int) -> None:
+        nonlocal newlines
+        newlines += engine.decode(s.emitted).count("\n")
+        on_phase("decoding", newlines + 1, lines)
+        if on_step is not None:
+            on_step(s, tokens)
+
+    return step
 
 
 def watch(deadline: float | None, timeout: float | None,

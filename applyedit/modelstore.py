@@ -51,8 +51,11 @@ class ModelSource:
 
 
 def home() -> Path:
-    """The cache root: `$APPLYEDIT_HOME`, else `~/.cache/applyedit`."""
-    return Path(os.environ.get("APPLYEDIT_HOME") or Path.home() / ".cache" / "applyedit")
+    """The cache root: `$APPLYEDIT_HOME`, else the user cache folder (on Linux `$XDG_CACHE_HOME/applyedit`,
+    by default `~/.cache/applyedit`); userconfig owns the rule."""
+    from applyedit.userconfig import cache_home
+
+    return cache_home()
 
 
 def default_model_dir() -> Path:

