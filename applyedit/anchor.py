@@ -8,7 +8,8 @@ stretch (tokenized from the line boundary) is forced; everywhere else the model 
 stretch ends with the closing fence when it reaches the end of the file. Works on lines, bytes and
 token ids; knows nothing of the model or the loop.
 
-Example: hunks at merged lines 40-42 and 90: lines 1-38 are forced from the start, the model writes
+A stretch never ends right before a blank line (it ends earlier): a forced line end would split a
+newline token the model would write whole. Example: hunks at merged lines 40-42 and 90: lines 1-38 are forced from the start, the model writes
 39-43 until it writes line 44 (the first distinctive line after the hunk), then 45-88 are forced,
 the model writes 89-91 and re-joins at 92, and 93 to the end plus the fence are forced.
 """
@@ -80,6 +81,10 @@ def stretches(original: str, result: merge.MergeResult, fence: str) -> list[Stre
             zone = {ml[n].strip() for n in range(max(0, (out[-1].start + len(out[-1].lines)) if out else 0), run[0])}
             while run and not _telling(ml[run[0]], zone):
                 zone.add(ml[run.pop(0)].strip())
+        # Never end right before a blank line: the model would have to write "\n" alone where its own
+        # tokens join the newlines of a line end and the blank lines after it ("}\n\n" is one token).
+        while run and run[-1] + 1 < len(ml) and not ml[run[-1] + 1].strip():
+            run.pop()
         if len(run) < MIN_LINES:
             continue
         end = run[-1] + 1 == len(ml)

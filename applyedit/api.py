@@ -504,10 +504,10 @@ def check_answer(original: str, body: str, kind: str, edit: str, merged: merge.M
     if missing:
         return _refuse(f"the output lacks {len(missing)} of the snippet's {len(added)} new lines "
                        f"(first: {missing[0].strip()!r})", allow_mismatch, "--allow-mismatch")
-    size, limit = body.count("\n"), original.count("\n") + edit.count("\n") + LONG_SLACK
-    if size > limit:
-        return _refuse(f"the output has {size} lines, far more than the original ({original.count(chr(10))}) plus "
-                       f"the snippet ({edit.count(chr(10))})", allow_mismatch, "--allow-mismatch")
+    size, old, given = body.count("\n"), original.count("\n"), edit.count("\n")
+    if size > old + given + LONG_SLACK:
+        return _refuse(f"the output has {size} lines, far more than the original ({old}) plus the snippet ({given})",
+                       allow_mismatch, "--allow-mismatch")
     return []
 
 

@@ -184,6 +184,17 @@ def test_a_stretch_starts_at_a_line_the_model_can_be_seen_to_rejoin() -> None:
     assert found[-1].lines[0] == "more = 1"
 
 
+def test_a_stretch_never_ends_right_before_a_blank_line() -> None:
+    """The line end before a blank line is the model's to write ("x = 3\n\n" may be one token)."""
+    original = "".join(f"v{i} = {i}\n" + ("\n" if i % 3 == 2 else "") for i in range(20))
+    snippet = "# ... existing code ...\nv12 = 12\nv13 = 130\n# ... existing code ...\n"
+    result = merge.merge(original, snippet)
+    assert result.ok and result.hunks[0].orig_start == 17
+    found = stretches(original, result, "```")
+    # The model decides from line 15 (blank) on: the stretch would end with v11, before that blank line.
+    assert found[0].lines == tuple(original.split("\n")[:14]) and found[0].lines[-1] == "v10 = 10"
+
+
 def test_no_anchor_for_an_ambiguous_or_whole_file_merge() -> None:
     assert stretches(ORIGINAL, merge.MergeResult(False, "ambiguous"), "```") == []
     same = merge.merge(ORIGINAL, "# ... existing code ...\nline_3 = 3\n# ... existing code ...\n")
