@@ -119,7 +119,7 @@ class Anchor:
         self._token_bytes_of = token_bytes
         self._bytes: dict[int, bytes] = {}
         self._runs: dict[tuple[int, int], tuple[int, ...]] = {}
-        self._lines = [[line.encode() for line in s.lines] for s in self.stretches]
+        self._lines = [[line.rstrip().encode() for line in s.lines] for s in self.stretches]  # re-join keys
         first = self.stretches[0] if self.stretches else None
         self._state = self._enter(0, 0) if first is not None and first.start == 0 else _State(0, False)
         self._n = 0  # output tokens the state has followed
@@ -150,7 +150,7 @@ class Anchor:
         data = state.partial + self._token_bytes(token)
         *done, partial = data.split(b"\n")
         s, matched = state.stretch, state.matched
-        for line in done:
+        for line in (x.rstrip() for x in done):  # trailing blanks do not decide a re-join
             if s >= len(self.stretches):
                 break
             want = self._lines[s]
