@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from applyedit import anchor as anchoring
 from applyedit import merge, modelstore, prompts, report, sampling, spans, textio
 from applyedit.backend import (TorchModel, chat_ids, check_device, context_length, load_tokenizer, pick_device,
                                pick_dtype, text_ids)
@@ -28,7 +29,7 @@ from applyedit.errors import (ApplyEditError, DecodeError, InputError, ModelErro
 from applyedit.costmodel import CostCurve, load_or_calibrate
 from applyedit.policy import AdaptiveK, FixedK
 from applyedit.promptcache import reuse_report
-from applyedit.regions import attribute, find_regions
+from applyedit.regions import anchored_lines, attribute, find_regions
 from applyedit.proposers import CopyProposer, NullProposer, Proposer, Source
 from applyedit.draftmodel import DraftModelProposer, HybridProposer
 from applyedit.stats import Summary, process_age_s, profile, summarise
@@ -40,6 +41,9 @@ DRAFT_BACKENDS = ("auto", "torch", "llamacpp")
 DRAFT_K_MAX = 8  # the longest draft a draft model makes (its length is chosen by policy.draft_k up to this)
 BACKENDS = ("torch", "llamacpp")
 K_POLICIES = ("adaptive", "fixed")
+ANCHORS = ("merge", "none")  # --anchor: force the original lines an unambiguous merge keeps, or not
+FALLBACKS = ("merge", "none")  # --fallback: answer with the merge when the model's output fails a check
+LONG_SLACK = 10  # lines an output may run past the original plus the snippet before it is "far longer"
 DEFAULT_K = 64
 DTYPES = ("fp32", "float32", "bf16", "bfloat16", "fp16", "float16")
 DELETION_SHARE = 0.5  # an instruction's output keeping fewer than this share of the non-blank lines is refused
@@ -242,6 +246,7 @@ class ApplyResult:
     report: dict[str, Any] = field(default_factory=dict)  # per-region statistics (report.report_data)
     notes: tuple[str, ...] = ()  # warnings for the user (e.g. a check that could not run)
     source_sha256: str = ""  # of the file's bytes as read at the start: `--in-place` refuses if they changed
+    answer: str = "model"  # "model", or "merge" when the model's output failed a check and the merge answered
 
     @property
     def changed(self) -> bool:
@@ -385,6 +390,10 @@ def apply(
     allow_deletion: bool = False,
     source: bytes | None = None,
     on_phase: Callable[[str, int, int], None] | None = None,
+    anchor: str = "merge",
+    fallback: str = "merge",
+    allow_unchanged: bool = False,
+    allow_mismatch: bool = False,
 ) -> ApplyResult:
     """Apply `edit` (an instruction or an update snippet) to `file` with the local model.
 
@@ -403,10 +412,17 @@ def apply(
     this call loads them), "prefill" (prompt tokens computed of all), then "decoding" after each
     pass (the output line reached of the original's line count). A refused output (OutputCheckError)
     carries the rejected file, in the original's text style, as `rejected` (None when empty).
+
+    `anchor` "merge": when an update snippet merges unambiguously, the original lines it keeps away
+    from every hunk are forced output (anchor.py); the model writes the rest. `fallback` "merge": an
+    output that fails a check (markers, dropped code, syntax, `check_answer`) is replaced by the
+    merge when that is unambiguous and parses; `ApplyResult.answer` and a note say so.
     """
     deadline = None if timeout is None else time.monotonic() + timeout
     check_options(proposer=proposer, k=k, k_policy=k_policy, device=device, dtype=dtype, backend=backend,
                   max_new_tokens=max_new_tokens, timeout=timeout, draft_k=draft_k, draft_backend=draft_backend)
+    if anchor not in ANCHORS or fallback not in FALLBACKS:
+        raise InputError(f"unknown --anchor {anchor!r} or --fallback {fallback!r}; choose merge or none")
     decoding = sampling.settings(temperature, top_p, seed)
     job = prepare(file, edit, engine or (lambda: Engine.open(model, device, dtype, progress, backend)),
                   max_new_tokens=max_new_tokens, language=language, encoding=encoding, cwd=cwd, source=source)
@@ -443,6 +459,7 @@ def apply(
                                      support_min=getattr(policy, "support_min", 0))
         proposer_name += f" ({modelstore.resolve_draft(draft_model).name})"
     target = engine.model  # loads the weights on first use
+    constraint = anchor_constraint(engine, src.text, merged, fence) if anchor == "merge" else None
     if on_phase is not None:
         lines = len(src.text.splitlines())
         on_step = follow_lines(engine, lines, on_step, on_phase)
@@ -456,11 +473,12 @@ def apply(
             target.on_prefill = prefilled
     try:
         result = run(target, job.prompt_ids, drafter, policy, budget, FenceStop(engine, fence),
-                     watch(deadline, timeout, on_step), sampling=decoding)
+                     watch(deadline, timeout, on_step), sampling=decoding, constraint=constraint)
     finally:
         if on_phase is not None and hasattr(target, "on_prefill"):
             target.on_prefill = None
     output = engine.decode(result.tokens)
+    answer, model_body = "model", None
     body: str | None = None
     try:
         if result.stop_reason == "budget":
@@ -468,23 +486,30 @@ def apply(
                 f"the output reached its budget of {budget:,} tokens before the file ended (truncated); "
                 "nothing was written. Raise it with --max-new-tokens"
             )
-        body = textio.extract_body(output, fence, ended=result.stop_reason == "eos", original=src.text)
+        body = model_body = textio.extract_body(output, fence, ended=result.stop_reason == "eos", original=src.text)
         check_output(src.text, body, allow_markers)
         notes = check_drops(src.text, body, merged, allow_drops) + check_syntax(src, body, allow_syntax_errors)
         notes += check_deletion(src.text, body, job.edit, job.kind, allow_deletion)
+        notes += check_answer(src.text, body, job.kind, job.edit, merged, allow_unchanged, allow_mismatch)
     except ApplyEditError as e:
         e.output, e.decode = output, result  # type: ignore[attr-defined]  # what the model wrote, for eval
-        e.rejected = textio.restore(body, src.style) if body else None  # type: ignore[attr-defined]
-        raise
+        e.rejected = textio.restore(body, src.style, src.text) if body else None  # type: ignore[attr-defined]
+        refused = isinstance(e, (OutputCheckError, DecodeError))
+        fallen = merge_answer(src, merged) if fallback == "merge" and refused else None
+        if fallen is None:
+            raise
+        why = str(e).split("; nothing was written")[0]
+        body, answer, notes = fallen, "merge", [f"answered with the snippet's merge: the model's output was refused ({why})"]
     after = textio.restore(body, src.style, src.text)
     before = src.raw.decode(encoding)
     summary = summarise(result, model=engine.source.name, device=engine.device,
                         dtype=engine.dtype_name, proposer=proposer_name,
                         backend=engine.backend, sampling=decoding)
-    data = region_report(engine, src, body, result, summary, cold)
+    data = region_report(engine, src, model_body if model_body is not None else body, result, summary, cold)
+    data["answer"] = {"by": answer, "notes": notes}
     data["prompt_cache"] = reuse_report(result.prompt_tokens, result.prefilled)  # prompt tokens reused
     return ApplyResult(job.shown, before, after, unified_diff(before, after, job.shown), job.kind, output,
-                       result, summary, data, tuple(notes), hashlib.sha256(src.raw).hexdigest())
+                       result, summary, data, tuple(notes), hashlib.sha256(src.raw).hexdigest(), answer)
 
 
 def follow_lines(engine: Engine, lines: int, on_step: Callable[[Step, int], None] | None,
@@ -500,6 +525,70 @@ def follow_lines(engine: Engine, lines: int, on_step: Callable[[Step, int], None
             on_step(s, tokens)
 
     return step
+
+
+# --- anchoring, the merge as the answer, and outputs that only look like success (issue 17) ----------
+
+def anchor_constraint(engine: Engine, original: str, merged: merge.MergeResult | None,
+                      fence: str) -> anchoring.Anchor | None:
+    """The decode constraint forcing what an unambiguous merge keeps of the original; None when the
+    edit is no update snippet, its merge is ambiguous, or no stretch is long enough to anchor."""
+    found = anchoring.stretches(original, merged, fence) if merged is not None else []
+    if not found:
+        return None
+    return anchoring.Anchor(lambda t: spans.token_bytes(engine.tokenizer, [t])[0], engine.encode, found)
+
+
+def merge_answer(src: textio.SourceFile, merged: merge.MergeResult | None) -> str | None:
+    """The merged file as the answer when the merge is unambiguous and parses wherever the original
+    did; None otherwise."""
+    from applyedit import syntax
+
+    if merged is None or not merged.ok or merged.merged is None:
+        return None
+    if syntax.new_errors(src.text, merged.merged, src.language, src.path):
+        return None
+    return merged.merged
+
+
+_COMMENT_ONLY = re.compile(r"\s*(?:#|//|--|;|/\*|\*|<!--)")
+
+
+def new_lines(original: str, edit: str, merged: merge.MergeResult | None) -> list[str]:
+    """The lines an update snippet adds (not in the original; code, not comments or `...`): the merge's
+    hunk lines when it is unambiguous, else every snippet line that is no lazy marker."""
+    have = {" ".join(line.split()) for line in original.split("\n")}
+    lines = [x for h in merged.hunks for x in h.new_lines] if merged is not None and merged.ok else \
+        [x for x in edit.split("\n") if not merge.is_marker(x)]
+    return [x for x in lines if " ".join(x.split()) not in have and x.strip() and x.strip() != "..."
+            and not _COMMENT_ONLY.match(x)]
+
+
+def check_answer(original: str, body: str, kind: str, edit: str, merged: merge.MergeResult | None,
+                 allow_unchanged: bool, allow_mismatch: bool) -> list[str]:
+    """Refuse outputs that only look like success: the original unchanged although the edit changes
+    something (an instruction, or a snippet with new lines), an update snippet's new lines missing,
+    or an output far longer (`LONG_SLACK` lines) than the original plus the snippet."""
+    added = new_lines(original, edit, merged) if kind == "snippet" else []
+    if body.rstrip("\n") == original.rstrip("\n"):
+        changes = kind == "instruction" or bool(added) or (merged is not None and merged.ok and merged.merged != original)
+        if changes:
+            what = "an instruction" if kind == "instruction" else "an update snippet that changes the file"
+            return _refuse(f"the output equals the original although the edit is {what}", allow_unchanged,
+                           "--allow-unchanged")
+        return []
+    if kind != "snippet":
+        return []
+    have = {" ".join(line.split()) for line in body.split("\n")}
+    missing = [x for x in added if " ".join(x.split()) not in have]
+    if missing:
+        return _refuse(f"the output lacks {len(missing)} of the snippet's {len(added)} new lines "
+                       f"(first: {missing[0].strip()!r})", allow_mismatch, "--allow-mismatch")
+    size, old, given = body.count("\n"), original.count("\n"), edit.count("\n")
+    if size > old + given + LONG_SLACK:
+        return _refuse(f"the output has {size} lines, far more than the original ({old}) plus the snippet ({given})",
+                       allow_mismatch, "--allow-mismatch")
+    return []
 
 
 def watch(deadline: float | None, timeout: float | None,
@@ -541,7 +630,10 @@ def region_report(engine: Engine, src: textio.SourceFile, body: str, result: Dec
     num_body = spans.tokens_before_line(lines, body.count("\n"))
     per_region, end, totals = attribute(found, result.steps, lines, num_body)
     startup = process_age_s(result.started_at) if cold else None  # a warm engine (eval, bench): none
-    return report.report_data(found, per_region, end, totals, summary, profile(result), startup)
+    data = report.report_data(found, per_region, end, totals, summary, profile(result), startup)
+    data["anchored_lines"] = anchored_lines(result.steps, spans.token_bytes(engine.tokenizer, result.tokens),
+                                            body.count("\n"))
+    return data
 
 
 def _ranges(numbers: Sequence[int]) -> str:

@@ -29,7 +29,7 @@ from applyedit import api, evaluate, textio
 from applyedit.errors import InputError
 from applyedit.proposers import CopyProposer, Proposer, Source, common_prefix
 
-BASELINES = ("greedy", "lookup", "none", "nomerge", "torch", "llamacpp", "llamacpp-greedy", "draft", "hybrid")
+BASELINES = ("greedy", "lookup", "none", "nomerge", "anchor", "torch", "llamacpp", "llamacpp-greedy", "draft", "hybrid")
 DEFAULT_LOOKUP = 10  # transformers' prompt_lookup_num_tokens default in its docs
 
 
@@ -48,6 +48,7 @@ class Method:
     draft_model: str | None = None  # proposer "draft" / "hybrid": --draft-model (None: the packaged 0.5B)
     draft_backend: str | None = None  # ... and the backend that runs it (None: auto)
     draft_k: int | None = None  # the draft model's draft length (None: chosen per step by its costs)
+    anchor: str = "none"  # "merge": force what the snippet's merge keeps (its output may differ from greedy's)
 
 
 def _values(spec: str, default: Sequence[int]) -> tuple[str, list[int]]:
@@ -73,7 +74,8 @@ def parse_methods(baselines: Sequence[str], k_policies: Sequence[str], ks: Seque
     (applyedit's loop, adaptive K, on that backend's engine: both backends in one run; the torch one in
     its default dtype), "llamacpp-greedy" (llama.cpp's own greedy loop, from a torch bench), "draft"
     (adaptive, the draft model `draft_model` alone), "hybrid" (copy drafts while aligned, the draft
-    model inside edits); "draft:K,..." and "hybrid:K,..." fix the draft model's draft length at K
+    model inside edits), "anchor" (adaptive, the merge's kept lines forced: `--anchor merge`; its output
+    is not held to agree); "draft:K,..." and "hybrid:K,..." fix the draft model's draft length at K
     (without: chosen per step for the best expected tokens per second).
     k_policies: "adaptive[:K,...]" (K is the cap) and
     "fixed[:K,...]"; without a list they take `ks`. `break_it` adds adaptive K drafting only from
@@ -88,6 +90,8 @@ def parse_methods(baselines: Sequence[str], k_policies: Sequence[str], ks: Seque
             methods += [Method(f"lookup K={v}", "generate", lookup=v) for v in values]
         elif name == "none":
             methods.append(Method("loop, no drafts", "loop", proposer="none", k_policy="fixed", k=0))
+        elif name == "anchor":
+            methods.append(Method("adaptive, anchored", "loop", anchor="merge"))
         elif name == "nomerge":
             methods.append(Method("adaptive, no merged prediction", "loop", proposer="copy-original"))
         elif name in ("torch", "llamacpp"):
@@ -265,14 +269,15 @@ def _loop(engine: api.Engine, target: Target, method: Method, prefill_s: float) 
     result = api.apply(target.file, target.edit, engine=engine, proposer=proposer, k=method.k,
                        k_policy=method.k_policy, cwd=target.cwd, language=target.language, allow_markers=True,
                        allow_drops=True, allow_syntax_errors=True, allow_deletion=True, draft_model=method.draft_model,
-                       draft_backend=method.draft_backend, draft_k=method.draft_k)
+                       draft_backend=method.draft_backend, draft_k=method.draft_k, anchor=method.anchor,
+                       fallback="none", allow_unchanged=True, allow_mismatch=True)
     wall = time.perf_counter() - t0
     d = result.decode
     shared = prefill_s if d.prefilled == 0 else 0.0  # reused the bench's prefill: count it here
     first = d.steps[0].start_s + d.steps[0].time_s if d.steps else 0.0
     # The pass pattern (block length and tokens kept per verify pass) lets `applyedit.replay` time
     # the same passes on another device with random weights.
-    pattern = {"blocks": [len(s.draft) + 1 for s in d.steps], "emitted": [len(s.emitted) for s in d.steps]}
+    pattern = {"blocks": [s.forced + len(s.draft) + 1 for s in d.steps], "emitted": [len(s.emitted) for s in d.steps]}
     return {"tokens": d.tokens, "wall_s": wall + shared, "ttft_s": shared + d.prefill_s + first,
             "passes": len(d.steps), "pattern": pattern, "profile": result.report["profile"],
             "drafted_by": dict(result.report["totals"]["drafted_by"])}
@@ -363,7 +368,7 @@ def summarise_target(record: dict[str, Any], methods: Sequence[Method], fence: s
         row["same_output"] = ref_body is not None and all(
             _body(r["text"], fence) == ref_body and _prefix_agrees(reference["tokens"], r["tokens"]) for r in runs)
         row["tokens_before_divergence"] = min(common_prefix(reference["tokens"], r["tokens"]) for r in runs)
-    agree = all(row["same_output"] for row in rows.values())
+    agree = all(row["same_output"] for row in rows.values() if row["method"].get("anchor", "none") == "none")
     greedy = {(m.backend or backend): rows[m.name] for m in methods if m.runner == "generate" and not m.lookup
               and m.name in rows}
     for m in methods:

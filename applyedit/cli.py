@@ -108,6 +108,12 @@ KOpt = Annotated[int, typer.Option("--k", help="Draft length: the cap for adapti
 KPolicyOpt = Annotated[str, typer.Option(help="adaptive (region-aware, cost-model K) or fixed.")]
 JsonOpt = Annotated[Path | None, typer.Option("--json", help="Write the results as JSON here.")]
 DebugOpt = Annotated[bool, typer.Option(envvar="APPLYEDIT_DEBUG", help="Show tracebacks.")]
+AnchorOpt = Annotated[str, typer.Option(
+    help="merge: when an update snippet merges unambiguously, force the original lines it keeps away from "
+         "its hunks (the model writes only in and around them); none: the model writes everything.")]
+FallbackOpt = Annotated[str, typer.Option(
+    help="merge: when the model's output fails a check and the snippet merges unambiguously into a file "
+         "that parses, answer with the merge (a warning says so); none: refuse (exit 3).")]
 
 
 def _read_stdin(what: str) -> bytes:
@@ -337,6 +343,12 @@ def apply_command(
         help="Accept output that no longer parses (tree-sitter) although the original did.")] = False,
     allow_deletion: Annotated[bool, typer.Option(
         help="Accept an instruction's output that lost most of the file's lines.")] = False,
+    allow_unchanged: Annotated[bool, typer.Option(
+        help="Accept output equal to the original although the edit changes something.")] = False,
+    allow_mismatch: Annotated[bool, typer.Option(
+        help="Accept output that lacks lines the snippet adds, or is far longer than the original plus the snippet.")] = False,
+    anchor: AnchorOpt = "merge",
+    fallback: FallbackOpt = "merge",
     backup: Annotated[bool, typer.Option(
         "--backup", help="With --in-place or --output: keep the file being replaced as FILE.orig.")] = False,
     timeout: Annotated[float | None, typer.Option(
@@ -412,12 +424,13 @@ def apply_command(
                 timeout=timeout, temperature=temperature, top_p=top_p, seed=seed, on_step=progress.step,
                 progress=progress.model, draft_model=draft_model, draft_backend=draft_backend, draft_k=draft_k,
                 on_phase=progress.phase,
+                anchor=anchor, fallback=fallback, allow_unchanged=allow_unchanged, allow_mismatch=allow_mismatch,
             )
         for note in result.notes:
             console.print(f"applyedit: warning: {note}", markup=False)
         if report_json is not None:
             files.write_atomic(report_json, json.dumps({
-                "path": result.path, "changed": result.changed, "kind": result.kind,
+                "path": result.path, "changed": result.changed, "kind": result.kind, "answer": result.answer,
                 "summary": result.summary.to_dict(), "report": result.report, "tokens": result.decode.tokens,
             }, indent=2).encode(), follow=False, written=written)
         if not quiet:
@@ -797,6 +810,8 @@ def eval_command(
     draft_k: DraftKOpt = None,
     k: KOpt = 64,
     k_policy: KPolicyOpt = "adaptive",
+    anchor: AnchorOpt = "merge",
+    fallback: FallbackOpt = "merge",
     json_path: JsonOpt = None,
     debug: DebugOpt = False,
 ) -> None:
@@ -819,6 +834,7 @@ def eval_command(
 
     def on_case(case: Any, r: Any) -> None:
         status = "exact" if r.exact else ("error: " + r.error if r.error else "differs")
+        status += " (answered by the merge)" if r.answer == "merge" else ""
         console.print(f"eval: {case.name}: {status} ({r.tokens} tokens, {r.passes} passes, {r.wall_s:.1f} s)",
                       markup=False)
 
@@ -827,9 +843,10 @@ def eval_command(
         model, backend, k = chosen["model"], chosen["backend"], chosen["k"]
         if not directory.is_dir():
             raise InputError(f"{directory} is not a directory of cases")
-        report = evaluate.evaluate(directory, filter_, on_case=on_case, on_start=on_start, model=model, device=device,
-                                   dtype=dtype, backend=backend, proposer=proposer, k=k, k_policy=k_policy,
-                                   draft_model=draft_model, draft_backend=draft_backend, draft_k=draft_k)
+        report = evaluate.evaluate(directory, filter_, on_case=on_case, on_start=on_start, model=model, device=device, dtype=dtype,
+                                   backend=backend, proposer=proposer, k=k, k_policy=k_policy,
+                                   draft_model=draft_model, draft_backend=draft_backend, draft_k=draft_k,
+                                   anchor=anchor, fallback=fallback)
         from applyedit.report import render_eval
 
         stdout.print(render_eval(report))

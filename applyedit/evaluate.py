@@ -53,7 +53,8 @@ class CaseResult:
     syntax_ok: bool | None = None  # None: no grammar, or the original did not parse either
     error: str | None = None
     produced: str | None = None  # the new file as the model wrote it (None on error)
-    raw_output: str | None = None  # on an output-check error: the model's raw output, for diagnosis
+    raw_output: str | None = None  # the model's raw output, for diagnosis (also when the merge answered)
+    answer: str = "model"  # "merge" when the model's output failed a check and the merge answered
     tokens: int = 0
     passes: int = 0
     wall_s: float = 0.0
@@ -116,9 +117,10 @@ def run_case(engine: api.Engine, case: Case, **options: Any) -> CaseResult:
     t0 = time.perf_counter()
     try:
         # Absolute paths: the diff and the prompt name the file relative to its case folder
-        # ("before.py"), wherever eval runs from and however the folder was given.
+        # ("before.py"), wherever eval runs from and however the folder was given. The output checks
+        # are the CLI's defaults: a refusal is an error here, as it would be for a user.
         out = api.apply(case.before.resolve(), case.edit.read_text(encoding="utf-8"), engine=engine, cwd=case.dir.resolve(),
-                        language=case.meta.get("language"), allow_syntax_errors=True, **options)
+                        language=case.meta.get("language"), **options)
     except ApplyEditError as e:
         result.error = str(e)
         result.wall_s = time.perf_counter() - t0
@@ -132,6 +134,7 @@ def run_case(engine: api.Engine, case: Case, **options: Any) -> CaseResult:
     result.wall_s, result.tokens, result.passes = s.wall_s, s.tokens, s.passes
     result.tokens_per_s, result.tokens_per_pass = s.tokens_per_s, s.tokens_per_pass
     result.produced = out.after
+    result.raw_output, result.answer = out.output, out.answer
     result.regions = out.report
     result.exact = out.after == expected
     result.whitespace_match = _strip_ws(out.after) == _strip_ws(expected)
@@ -165,7 +168,7 @@ def evaluate(root: Path, pattern: str | None = None, engine: api.Engine | None =
     unexpected = [r.name for r in results if not r.exact and not r.known_failure]
     tokens, passes = sum(r.tokens for r in results), sum(r.passes for r in results)
     return {
-        "root": str(root), "model": engine.source.name, "device": engine.device, "dtype": engine.dtype_name,
+        "root": str(root), "options": {k: v for k, v in options.items() if not callable(v)}, "model": engine.source.name, "device": engine.device, "dtype": engine.dtype_name,
         "backend": engine.backend,
         "cases": [asdict(r) for r in results],
         "total": len(results), "exact": exact,

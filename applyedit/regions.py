@@ -18,7 +18,7 @@ from typing import Any, Literal
 from applyedit import syntax
 from applyedit.decode import Step
 
-__all__ = ["LEGEND", "Region", "RegionStats", "attribute", "find_regions"]
+__all__ = ["LEGEND", "Region", "RegionStats", "anchored_lines", "attribute", "find_regions"]
 
 LEGEND = """\
 - lines: output lines of the file body in the region; a deleted region has none (it shows the original lines it lost).
@@ -27,6 +27,8 @@ LEGEND = """\
 - region of a token: the region holding its output line; the closing fence and anything after the body go to "end".
 - region of a draft token: its output position; a rejected draft token, the position of the correction token.
 - region of a pass: the region of its first emitted token (with the pass's time and K).
+- forced: tokens the anchor forced (original lines an unambiguous merge keeps, fed without drafting or verifying).
+- anchored lines: output lines every token of which was forced.
 - drafted by: which proposer drafted the region's draft tokens (copy, draft-model), with its share of them.
 - plain passes: passes a plain greedy decoder needs for the same output, one per token.
 - first / last emit: when the pass that emitted the region's first / last token ended, on the decode clock.
@@ -136,6 +138,7 @@ class RegionStats:
     tokens: int = 0  # emitted
     drafted: int = 0
     accepted: int = 0
+    forced: int = 0  # emitted tokens the anchor forced
     passes: int = 0
     k_sum: int = 0  # K asked for, summed over passes
     time_ns: int = 0  # integer nanoseconds, so that region times add up to the total exactly
@@ -144,8 +147,9 @@ class RegionStats:
     drafted_by: dict[str, int] = field(default_factory=dict)  # drafter ("copy" | "draft-model") -> drafted
     accepted_by: dict[str, int] = field(default_factory=dict)  # drafter -> accepted
 
-    def observe_token(self, step: Step) -> None:  # steps come in order: the first seen is the earliest
+    def observe_token(self, step: Step, forced: bool = False) -> None:  # steps come in order: the first seen is the earliest
         self.tokens += 1
+        self.forced += forced
         self.last_emit_s = step.start_s + step.time_s
         self.first_emit_s = self.last_emit_s if self.first_emit_s is None else self.first_emit_s
 
@@ -212,10 +216,33 @@ def attribute(
         for target in (at(position), totals):
             target.observe_pass(step)
         for i in range(len(step.draft)):  # a rejected one (i >= num_accepted): where the correction goes
-            for target in (at(position + min(i, step.num_accepted)), totals):
+            for target in (at(position + step.forced + min(i, step.num_accepted)), totals):
                 target.observe_draft(i < step.num_accepted, step.drafter or "copy")
         for i in range(len(step.emitted)):
             for target in (at(position + i), totals):
-                target.observe_token(step)
+                target.observe_token(step, i < step.forced)
         position += len(step.emitted)
     return per_region, end, totals
+
+
+def anchored_lines(steps: Sequence[Step], pieces: Sequence[bytes], num_lines: int) -> list[tuple[int, int]]:
+    """1-based inclusive ranges of the first `num_lines` output lines whose every byte, newline
+    included, came from a forced token (`pieces`: each emitted token's bytes, `spans.token_bytes`)."""
+    forced = [i < s.forced for s in steps for i in range(len(s.emitted))]
+    lines: list[bool] = []  # per completed line: all its bytes forced
+    current = True
+    for data, was in zip(pieces, forced):
+        for byte in data:
+            current = current and was
+            if byte == 10:
+                lines.append(current)
+                current = True
+    ranges: list[tuple[int, int]] = []
+    for n, was in enumerate(lines[:num_lines], 1):
+        if not was:
+            continue
+        if ranges and ranges[-1][1] == n - 1:
+            ranges[-1] = (ranges[-1][0], n)
+        else:
+            ranges.append((n, n))
+    return ranges

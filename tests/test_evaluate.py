@@ -64,3 +64,23 @@ def test_committed_floor_is_reachable() -> None:
     cases = evaluate.discover(fixtures)
     assert len(cases) >= 24
     assert 0 < evaluate.read_floor(fixtures) <= sum(not c.known_failure for c in cases)
+
+
+def test_eval_records_the_merge_answer_and_the_models_output(tokenizer, tmp_path: Path) -> None:
+    """A case whose model output drops code: eval answers with the merge (exact), records that the
+    merge answered, the model's own output and the options it ran with; --fallback none refuses."""
+    from fakes import scripted_engine
+
+    case = tmp_path / "cases" / "drop"
+    case.mkdir(parents=True)
+    original = "def a():\n    return 1\n\n\ndef b():\n    return 2\n"
+    (case / "before.py").write_text(original)
+    (case / "after.py").write_text(original.replace("return 1", "return 10"))
+    (case / "edit.txt").write_text("def a():\n    return 10\n\n# ... existing code ...\n")
+    raw = "def a():\n    return 10\n```\n"
+    report = evaluate.evaluate(tmp_path / "cases", engine=scripted_engine(tokenizer, raw), fallback="merge")
+    r = report["cases"][0]
+    assert r["exact"] and r["answer"] == "merge" and r["raw_output"] == raw
+    assert report["options"] == {"fallback": "merge"}
+    refused = evaluate.evaluate(tmp_path / "cases", engine=scripted_engine(tokenizer, raw), fallback="none")
+    assert not refused["cases"][0]["exact"] and "dropped 2 original lines" in refused["cases"][0]["error"]

@@ -330,3 +330,19 @@ def test_regions_add_up_to_the_totals(run: tuple[list[Region], list[Step], list[
         if region.kind == "deleted":
             assert numbers(s) == (0,) * len(FIELDS)
     assert end.tokens == len(lines) - num_body
+
+
+def test_anchored_lines_are_the_lines_of_forced_tokens_only() -> None:
+    """Output lines all of whose bytes (the newline too) came from forced tokens, blank lines included;
+    forced tokens are counted per region, and a draft after them is placed after them."""
+    from applyedit.regions import anchored_lines
+
+    pieces = [b"a = 1\n\n", b"b = 2\n", b"c", b" = 3\n", b"d = 4\n"]  # lines 1-5
+    steps = [Step(0, 2, (7,), 1, (0, 1, 2), 0.0, 0.1, forced=2),  # forced: lines 1-3; drafted "c", kept
+             Step(1, 0, (), 0, (3,), 0.1, 0.1),  # the model: " = 3\n"
+             Step(2, 0, (), 0, (4,), 0.2, 0.1, forced=1)]  # forced: line 5
+    assert anchored_lines(steps, pieces, 5) == [(1, 3), (5, 5)]
+    assert anchored_lines(steps, pieces, 4) == [(1, 3)]
+    regions = [Region("unchanged", 1, 5, 1, 5, "all")]
+    per_region, _, totals = attribute(regions, steps, [0, 2, 3, 3, 4], 5)
+    assert per_region[0].forced == totals.forced == 3 and totals.accepted == 1

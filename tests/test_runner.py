@@ -35,23 +35,29 @@ def test_runner_scores_a_correct_output_as_exact(tokenizer) -> None:  # noqa: AN
 
 
 def test_runner_reports_a_wrong_output(tokenizer) -> None:  # noqa: ANN001
-    """A target that writes the original unchanged: not exact, no diff to check."""
+    """A target that writes the original unchanged for an instruction: refused (never a silent empty
+    diff), not exact, no diff to check; with --allow-unchanged it is a plain wrong answer."""
     c = case("py_change_constant_instr")
     engine = scripted_engine(tokenizer, c.before.read_text() + "\n```\n")
     r = evaluate.run_case(engine, c)
+    assert not r.exact and r.git_apply_ok is None and "the output equals the original" in (r.error or "")
+    r = evaluate.run_case(engine, c, allow_unchanged=True)
     assert not r.exact and r.git_apply_ok is None and r.error is None
 
 
 @pytest.mark.parametrize("with_case_toml", [True, False])
 def test_runner_reports_a_syntax_break(tokenizer, tmp_path: Path, with_case_toml: bool) -> None:  # noqa: ANN001
-    """An output that no longer parses is flagged (syntax_ok False) while the diff still applies; a
-    user's case folder without case.toml gets its language from the file's extension."""
+    """An output that no longer parses is refused as the CLI would (eval runs its checks), and with
+    --allow-syntax-errors flagged (syntax_ok False) while the diff still applies; a user's case folder
+    without case.toml gets its language from the file's extension."""
     shutil.copytree(case("py_change_constant_instr").dir, tmp_path / "c")
     if not with_case_toml:
         (tmp_path / "c" / "case.toml").unlink()
     c = evaluate.discover(tmp_path)[0]
     broken = c.after.read_text().replace("MAX_RETRIES = 5", "MAX_RETRIES = (5")
     r = evaluate.run_case(scripted_engine(tokenizer, broken + "\n```\n"), c)
+    assert not r.exact and "no longer parses as python" in (r.error or "") and r.raw_output
+    r = evaluate.run_case(scripted_engine(tokenizer, broken + "\n```\n"), c, allow_syntax_errors=True)
     assert r.syntax_ok is False and r.git_apply_ok is True and not r.exact
 
 
@@ -80,7 +86,8 @@ def test_leftover_lazy_marker_is_refused(tokenizer, tmp_path: Path) -> None:  # 
     src.write_text("def a():\n    return 1\n\n\ndef b():\n    return 2\n")
     engine = scripted_engine(tokenizer, "def a():\n    return 3\n\n\n# ... existing code ...\n```\n")
     with pytest.raises(OutputCheckError, match="lazy marker at line 5") as info:
-        api.apply(src, "# ... existing code ...\ndef a():\n    return 3\n", engine=engine, cwd=tmp_path)
+        api.apply(src, "# ... existing code ...\ndef a():\n    return 3\n", engine=engine, cwd=tmp_path,
+                  fallback="none")
     assert info.value.exit_code == 3
     result = api.apply(src, "x", engine=engine, cwd=tmp_path, allow_markers=True)
     assert "# ... existing code ..." in result.after
@@ -105,10 +112,11 @@ def test_dropped_code_is_refused(tokenizer, tmp_path: Path) -> None:  # noqa: AN
     src.write_text(SHOP)
     lossy = SHOP_SNIPPET.removeprefix("# ... existing code ...\n\n")
     with pytest.raises(OutputCheckError, match=r"dropped 3 original lines .*original lines 1-3\)") as info:
-        api.apply(src, SHOP_SNIPPET, engine=scripted_engine(tokenizer, lossy + "```\n"), cwd=tmp_path)
+        api.apply(src, SHOP_SNIPPET, engine=scripted_engine(tokenizer, lossy + "```\n"), cwd=tmp_path,
+                  fallback="none", anchor="none")  # anchoring would force class Cart back in
     assert info.value.exit_code == 3 and src.read_text() == SHOP
     taken = api.apply(src, SHOP_SNIPPET, engine=scripted_engine(tokenizer, lossy + "```\n"), cwd=tmp_path,
-                      allow_drops=True)
+                      allow_drops=True, anchor="none")
     assert taken.after == lossy and "--allow-drops" in taken.notes[0]
     good = SHOP.replace("return self.cents / 100", "return round(self.cents / 100, 2)")
     ok = api.apply(src, SHOP_SNIPPET, engine=scripted_engine(tokenizer, good + "```\n"), cwd=tmp_path)

@@ -1,0 +1,114 @@
+"""Issue 17 through the real CLI with a scripted model (tests/fakes.py): outputs that only look like
+success are refused or answered by the merge, never written with exit 0; anchoring forces what the
+merge keeps. Everything after the forward pass is the product.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from test_robustness import PY, Run, model, run, work  # noqa: F401  (fixtures)
+
+NUMBERS = "".join(f"line_{i} = {i}\n" for i in range(30))
+SNIPPET = "# ... existing code ...\nline_9 = 9\nline_10 = 100\nline_11 = 11\n# ... existing code ...\n"
+EXPECTED = NUMBERS.replace("line_10 = 10\n", "line_10 = 100\n")
+
+
+def test_unchanged_output_for_a_changing_snippet(work: Path, run: Callable[..., Run], model: Callable[..., Any]) -> None:
+    """The model returns the original: refused without a fallback, answered by the merge with one."""
+    (work / "n.py").write_text(NUMBERS)
+    model(NUMBERS + "```\n")
+    refused = run("n.py", "--edit-text", SNIPPET, "--fallback", "none", "--anchor", "none", "--in-place")
+    assert refused.code == 3
+    refused.one_line("the output equals the original although the edit is an update snippet that changes the file")
+    assert (work / "n.py").read_text() == NUMBERS
+    allowed = run("n.py", "--edit-text", SNIPPET, "--fallback", "none", "--anchor", "none", "--allow-unchanged")
+    assert allowed.code == 0 and allowed.out == b"" and "accepted (--allow-unchanged)" in allowed.err
+    answered = run("n.py", "--edit-text", SNIPPET, "--anchor", "none", "--in-place", "--report-json", "r.json")
+    assert answered.code == 0, answered.err
+    assert (work / "n.py").read_text() == EXPECTED
+    assert "answered with the snippet's merge: the model's output was refused (the output equals the original" \
+        in answered.err
+    assert json.loads((work / "r.json").read_text())["answer"] == "merge"
+
+
+def test_unchanged_output_for_an_instruction_is_refused(work: Path, run: Callable[..., Run],
+                                                        model: Callable[..., Any]) -> None:
+    model(PY + "```\n")
+    r = run("f.py", "--edit-text", "Make a() return 10.")
+    assert r.code == 3
+    r.one_line("the output equals the original although the edit is an instruction; nothing was written "
+               "(--allow-unchanged to accept it)")
+    ok = run("f.py", "--edit-text", "Make a() return 10.", "--allow-unchanged")
+    assert ok.code == 0 and ok.out == b"" and "no change" in ok.err
+
+
+def test_output_lacking_the_snippets_new_lines(work: Path, run: Callable[..., Run], model: Callable[..., Any]) -> None:
+    """Two new lines in the snippet, one in the output: refused; answered by the merge by default."""
+    snippet = "def a():\n    x = 5\n    return 10\n\n# ... existing code ...\n"
+    model(PY.replace("return 1\n", "return 10\n") + "```\n")
+    r = run("f.py", "--edit-text", snippet, "--fallback", "none")
+    assert r.code == 3
+    r.one_line("the output lacks 1 of the snippet's 2 new lines (first: 'x = 5'); nothing was written "
+               "(--allow-mismatch to accept it)")
+    assert run("f.py", "--edit-text", snippet, "--fallback", "none", "--allow-mismatch").code == 0
+    answered = run("f.py", "--edit-text", snippet, "--in-place")
+    assert answered.code == 0 and "answered with the snippet's merge" in answered.err
+    assert (work / "f.py").read_text() == "def a():\n    x = 5\n    return 10\n\n\ndef b():\n    return 2\n"
+
+
+def test_output_lacking_new_lines_without_a_merge_is_refused(work: Path, run: Callable[..., Run],
+                                                             model: Callable[..., Any]) -> None:
+    """No unambiguous merge to answer with (f() twice): the refusal stands, exit 3, nothing written."""
+    (work / "twice.py").write_text("def f():\n    return 1\n\n\ndef f():\n    return 1\n")
+    model("def f():\n    return 1\n\n\ndef f():\n    return 1\n\n\ndef g():\n    pass\n```\n")
+    r = run("twice.py", "--edit-text", "# ... existing code ...\ndef f():\n    return 2\n# ... existing code ...\n",
+            "--in-place")
+    assert r.code == 3
+    r.one_line("the output lacks 1 of the snippet's 1 new lines (first: 'return 2')")
+    assert (work / "twice.py").read_text().count("return 1") == 2
+
+
+def test_output_far_longer_than_original_plus_snippet(work: Path, run: Callable[..., Run],
+                                                      model: Callable[..., Any]) -> None:
+    snippet = "def a():\n    return 10\n\n# ... existing code ...\n"
+    new = PY.replace("return 1\n", "return 10\n")
+    model(new + "\n\n" + new * 3 + "```\n")  # the file, then three more copies
+    r = run("f.py", "--edit-text", snippet, "--fallback", "none")
+    assert r.code == 3
+    r.one_line("the output has 26 lines, far more than the original (6) plus the snippet (4)")
+    assert run("f.py", "--edit-text", snippet, "--fallback", "none", "--allow-mismatch").code == 0
+    answered = run("f.py", "--edit-text", snippet, "--in-place")
+    assert answered.code == 0 and (work / "f.py").read_text() == new
+
+
+def test_dropped_code_is_answered_by_the_merge(work: Path, run: Callable[..., Run], model: Callable[..., Any]) -> None:
+    snippet = "def a():\n    return 10\n\n# ... existing code ...\n"
+    model("def a():\n    return 10\n```\n")  # b() vanished
+    r = run("f.py", "--edit-text", snippet, "--in-place")
+    assert r.code == 0, r.err
+    assert (work / "f.py").read_text() == PY.replace("return 1\n", "return 10\n")
+    assert "answered with the snippet's merge: the model's output was refused (the output dropped 2 original lines" \
+        in r.err
+
+
+def test_anchoring_forces_what_the_merge_keeps(work: Path, run: Callable[..., Run], model: Callable[..., Any]) -> None:
+    """Lines 1-8 are forced from the start; the model writes 9-13 (the hunk, its margins and the
+    re-join line 13); 14-30 and the fence are forced: fewer passes, same file."""
+    (work / "n.py").write_text(NUMBERS)
+    engine = model(EXPECTED + "```\n")
+    r = run("n.py", "--edit-text", SNIPPET, "--in-place", "--report-json", "r.json")
+    assert r.code == 0, r.err
+    assert (work / "n.py").read_text() == EXPECTED
+    data = json.loads((work / "r.json").read_text())
+    assert data["answer"] == "model" and data["report"]["anchored_lines"] == [[1, 8], [14, 30]]
+    anchored_forwards = engine._model.num_forwards
+    (work / "n.py").write_text(NUMBERS)
+    engine = model(EXPECTED + "```\n")
+    plain = run("n.py", "--edit-text", SNIPPET, "--in-place", "--anchor", "none", "--report-json", "p.json")
+    assert plain.code == 0 and (work / "n.py").read_text() == EXPECTED
+    assert json.loads((work / "p.json").read_text())["report"]["anchored_lines"] == []
+    assert anchored_forwards < engine._model.num_forwards
