@@ -197,7 +197,8 @@ ServerOpt = Annotated[str | None, typer.Option(
     "(e.g. http://127.0.0.1:8321); the file is still read, checked and written here.")]
 TokenOpt = Annotated[str | None, typer.Option(envvar="APPLYEDIT_TOKEN", help="The server's bearer token.")]
 REMOTE_OPTIONS = ("proposer", "k", "k_policy", "max_new_tokens", "allow_markers", "allow_drops", "allow_syntax_errors",
-                  "temperature", "top_p", "seed", "draft_k")
+                  "allow_deletion", "allow_unchanged", "allow_mismatch", "anchor", "fallback", "temperature", "top_p",
+                  "seed", "draft_k")
 
 
 def _remote_apply(server: str | None, token: str | None, quiet: bool) -> Any:
@@ -216,7 +217,8 @@ def _remote_apply(server: str | None, token: str | None, quiet: bool) -> Any:
             console.print(f"applyedit: note: {', '.join(ignored)} ignored: the server at {url} runs its own model",
                           markup=False)
         result = client.apply(url, file, edit, token=token, encoding=kwargs["encoding"], language=kwargs["language"],
-                              timeout=kwargs["timeout"], options={n: kwargs.get(n) for n in REMOTE_OPTIONS})
+                              timeout=kwargs["timeout"], options={n: kwargs.get(n) for n in REMOTE_OPTIONS},
+                              source=kwargs.get("source"))
         cache = result.report.get("prompt_cache") or {}
         if cache.get("reused") and not quiet:
             console.print(f"applyedit: prompt cache: {cache['reused']:,} of {cache['prompt_tokens']:,} prompt tokens "

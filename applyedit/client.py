@@ -58,6 +58,7 @@ class RemoteResult:
     notes: tuple[str, ...] = ()
     source_sha256: str = ""
     decode: Tokens = Tokens([])
+    answer: str = "model"  # "model", or "merge" when the server answered with the snippet's merge
 
     @property
     def changed(self) -> bool:
@@ -73,10 +74,12 @@ def request_path(shown: str, file: Path) -> str:
 
 def apply(url: str, file: str | Path, edit: str, *, token: str | None = None, encoding: str = "utf-8",
           language: str | None = None, cwd: Path | None = None, timeout: float | None = None,
-          options: dict[str, Any] | None = None) -> RemoteResult:
-    """Apply `edit` to `file` on the server at `url`; the diff is made here, from the file as read."""
+          options: dict[str, Any] | None = None, source: bytes | None = None) -> RemoteResult:
+    """Apply `edit` to `file` on the server at `url`; the diff is made here, from the file as read
+    (`source`: the file's bytes when they come from stdin; `file` then only names it)."""
     path = Path(file)
-    src = textio.read_source(path, language, encoding)  # the local run's reader and checks
+    src = textio.read_source(path, language, encoding) if source is None else \
+        textio.source_from(path, source, language, encoding)  # the local run's reader and checks
     shown = diff_path(path, cwd)
     before = src.raw.decode(encoding)
     opts = {k: v for k, v in (options or {}).items() if v is not None}
@@ -91,7 +94,8 @@ def apply(url: str, file: str | Path, edit: str, *, token: str | None = None, en
         summary = Summary(**{f.name: answer["summary"][f.name] for f in fields(Summary) if f.name in answer["summary"]})
         return RemoteResult(shown, before, after, unified_diff(before, after, shown), answer["kind"], summary,
                             answer.get("report", {}), tuple(answer.get("notes", ())),
-                            hashlib.sha256(src.raw).hexdigest(), Tokens(list(answer.get("tokens", []))))
+                            hashlib.sha256(src.raw).hexdigest(), Tokens(list(answer.get("tokens", []))),
+                            str(answer.get("answer", "model")))
     except (KeyError, TypeError) as e:
         raise ServerError(f"{url}: the answer is not an applyedit server's ({e!r} missing)") from None
 

@@ -34,7 +34,7 @@ logger = logging.getLogger(__name__)
 API_MODEL = "applyedit"  # the model id every client may use (the loaded model's own name works too)
 # Options a request may set (the CLI's flags of the same names); anything else is refused.
 OPTIONS = ("proposer", "k", "k_policy", "max_new_tokens", "language", "allow_markers", "allow_drops",
-           "allow_syntax_errors", "timeout", "temperature", "top_p", "seed", "draft_k")
+           "allow_syntax_errors", "allow_deletion", "allow_unchanged", "allow_mismatch", "anchor", "fallback", "timeout", "temperature", "top_p", "seed", "draft_k")
 
 
 class Cancelled(DecodeError):
@@ -315,6 +315,11 @@ def create_app(engine: Any, settings: Settings, cache: Any = None) -> Any:
         allow_markers: bool | None = None
         allow_drops: bool | None = None
         allow_syntax_errors: bool | None = None
+        allow_deletion: bool | None = None
+        allow_unchanged: bool | None = None
+        allow_mismatch: bool | None = None
+        anchor: str | None = None
+        fallback: str | None = None
         timeout: float | None = Field(default=None, gt=0)
         temperature: float | None = None
         top_p: float | None = None
@@ -374,7 +379,7 @@ def create_app(engine: Any, settings: Settings, cache: Any = None) -> Any:
     def answer(result: Any) -> dict[str, Any]:
         summary = result.summary.to_dict()
         return {"path": result.path, "after": result.after, "diff": result.diff, "changed": result.changed,
-                "kind": result.kind, "notes": list(result.notes), "summary": summary,
+                "kind": result.kind, "answer": result.answer, "notes": list(result.notes), "summary": summary,
                 "report": result.report, "tokens": result.decode.tokens}
 
     @app.get("/health")

@@ -350,7 +350,8 @@ def slow_server(tokenizer: tuple[Path, Any], **settings: Any) -> Live:
     return Live(oracle_engine(tokenizer, delay=0.05), Settings(**settings))
 
 
-SLOW = {"path": "slow.py", "content": source_file(6, 400), "edit": snippet(6, 50), "options": {"k": 4, "k_policy": "fixed"}}
+SLOW = {"path": "slow.py", "content": source_file(6, 400), "edit": snippet(6, 50),
+        "options": {"k": 4, "k_policy": "fixed", "anchor": "none"}}  # every line decoded: a run of seconds
 
 
 def test_closed_connection_cancels_the_run(tokenizer: tuple[Path, Any]) -> None:
