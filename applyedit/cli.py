@@ -485,7 +485,12 @@ def _keep_rejected(error: BaseException, file: Path, reject_file: Path | None, e
     rejected = getattr(error, "rejected", None)
     if not rejected:
         return
-    source = file if str(file) != "-" else Path("stdin")  # a file read from stdin: stdin.rej here
+    if str(file) == "-" and reject_file is None:  # no file to put FILE.rej beside: nothing else is written
+        console.print("applyedit: the refused output was not kept (the source came from stdin); "
+                      "--reject-file PATH keeps it", markup=False)
+        console.print(f"applyedit: {refusal.next_steps(str(error))}", markup=False)
+        return
+    source = file
     try:
         path = refusal.save(rejected, source, reject_file, encoding)
     except OSError as e:

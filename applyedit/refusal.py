@@ -58,8 +58,10 @@ def save(text: str, source: Path, reject: Path | None, encoding: str = "utf-8") 
     """Write the rejected output; returns where. The default name never replaces an existing file
     (exclusive create, trying the next number if another process took the name meanwhile)."""
     data = text.encode(encoding, errors="surrogateescape")
-    if reject is not None:
-        reject.write_bytes(data)
+    if reject is not None:  # replaced like --output: atomically, never through a symlink planted there
+        from applyedit import files
+
+        files.write_atomic(reject, data, follow=False)
         return reject
     for _ in range(MAX_NUMBERED):
         path = default_path(source)

@@ -921,7 +921,7 @@ def test_source_from_stdin_prints_the_new_file(work: Path, run: Callable[..., Ru
 
 def test_print_file_with_a_file_and_no_change(work: Path, run: Callable[..., Run], model: Callable[..., Any]) -> None:
     model(PY + "```\n")
-    r = run("f.py", "--edit-text", "Leave it.", "--print-file")
+    r = run("f.py", "--edit-text", "Leave it.", "--print-file", "--allow-unchanged")
     assert r.code == 0 and r.out == PY.encode()
 
 
