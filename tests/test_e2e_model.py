@@ -58,16 +58,21 @@ def test_speculative_output_equals_plain_greedy(runs: dict) -> None:
     (spec_proc, spec), (plain_proc, plain) = runs["copy"], runs["none"]
     assert spec["tokens"] == plain["tokens"]
     assert spec_proc.stdout == plain_proc.stdout
-    # Plain greedy: one pass per token, plus the pass whose token was the end-of-turn (not emitted).
+    # Plain greedy: one pass per token the model decided (the anchor's forced tokens ride along at the
+    # head of the next pass), plus the pass whose token was the end-of-turn (not emitted).
     eos_pass = 1 if plain["summary"]["stop_reason"] == "eos" else 0
-    assert plain["summary"]["passes"] == plain["summary"]["tokens"] + eos_pass
+    forced = plain["report"]["totals"]["forced"]
+    assert forced > 0  # the snippet merges unambiguously: its untouched lines were anchored
+    assert plain["summary"]["passes"] == plain["summary"]["tokens"] - forced + eos_pass
     # Speculation must have saved passes on this mostly-copied file.
     assert spec["summary"]["passes"] * 3 <= spec["summary"]["tokens"]
 
 
 def test_summary_on_stderr(runs: dict) -> None:
-    """The human summary goes to stderr and names tokens, passes, speed, model and device."""
-    proc, _ = runs["copy"]
+    """The brief summary goes to stderr (tokens, time, tokens per pass, acceptance, the edited region);
+    the report names the model and device."""
+    proc, report = runs["copy"]
     err = proc.stderr.decode()
-    for word in ("tokens", "target passes", "tokens/s", "Qwen2.5-Coder-1.5B-Instruct", "cpu"):
+    for word in ("tokens", "tok/pass", "accepted", "edited", "def total_value"):
         assert word in err
+    assert (report["summary"]["model"], report["summary"]["device"]) == ("Qwen2.5-Coder-1.5B-Instruct", "cpu")
