@@ -50,21 +50,8 @@ def stretches(original: str, result: merge.MergeResult, fence: str) -> list[Stre
     if not result.ok or result.whole_file or result.merged is None or not result.hunks:
         return []
     ol, ml = _lines(original), _lines(result.merged)
-    source: list[int | None] = []  # merged line -> its original line, None for a hunk's new line
-    free: set[int] = set()  # merged lines the model decides
-    i, hunks = 0, list(result.hunks)
-    while i < len(ol) or hunks:
-        if hunks and hunks[0].orig_start == i:
-            hunk = hunks.pop(0)
-            a = len(source)
-            source += [None] * len(hunk.new_lines)
-            free.update(range(a - BEFORE, len(source) + AFTER))
-            i = hunk.orig_end
-        elif i < len(ol):
-            source.append(i)
-            i += 1
-        else:
-            break
+    source, spans = merge.layout(result, len(ol))  # merged line -> its original line, None for a hunk's
+    free = {n for a, b in spans for n in range(a - BEFORE, b + AFTER)}  # merged lines the model decides
     if len(source) != len(ml):
         return []  # hunks and merged text disagree: anchor nothing
     runs: list[list[int]] = []

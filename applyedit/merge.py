@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-__all__ = ["Hunk", "LineKind", "MergeResult", "dropped_lines", "is_marker", "merge"]
+__all__ = ["Hunk", "LineKind", "MergeResult", "dropped_lines", "is_marker", "layout", "merge"]
 
 LineKind = Literal["kept", "context", "replaced", "deleted"]
 _Pair = tuple[int, int]  # (snippet line, original line) read as the same line
@@ -186,6 +186,27 @@ def merge(original: str, snippet: str) -> MergeResult:
         return MergeResult(ok=False, reason=str(exc))
 
 
+def layout(result: MergeResult, original_lines: int) -> tuple[list[int | None], list[tuple[int, int]]]:
+    """Where the merged text's lines come from: per merged line the original line it is (0-based),
+    None for a hunk's new line; and per hunk the merged lines [start, end) it wrote (empty for a
+    pure deletion). Only meaningful for an `ok` merge of an original of `original_lines` lines."""
+    source: list[int | None] = []
+    spans: list[tuple[int, int]] = []
+    i, hunks = 0, list(result.hunks)
+    while i < original_lines or hunks:
+        if hunks and hunks[0].orig_start == i:
+            hunk = hunks.pop(0)
+            spans.append((len(source), len(source) + len(hunk.new_lines)))
+            source += [None] * len(hunk.new_lines)
+            i = hunk.orig_end
+        elif i < original_lines:
+            source.append(i)
+            i += 1
+        else:
+            break
+    return source, spans
+
+
 def dropped_lines(original: str, output: str, result: MergeResult) -> list[int]:
     """1-based numbers of original lines the snippet left alone (kept or context) that `output`
     lost. The output is line-diffed against the merged file (trailing blanks ignored), so the
@@ -197,18 +218,7 @@ def dropped_lines(original: str, output: str, result: MergeResult) -> list[int]:
     if result.whole_file or result.merged is None:
         return []  # the snippet replaced everything: nothing was left alone
     ol, ml, nl = _lines(original), _lines(result.merged), _lines(output)
-    source: list[int | None] = []  # merged line -> the original line it is, None for the snippet's own
-    i, hunks = 0, list(result.hunks)
-    while i < len(ol) or hunks:
-        if hunks and hunks[0].orig_start == i:
-            hunk = hunks.pop(0)
-            source += [None] * len(hunk.new_lines)
-            i = hunk.orig_end
-        elif i < len(ol):
-            source.append(i)
-            i += 1
-        else:
-            break
+    source, _ = layout(result, len(ol))
     assert len(source) == len(ml), "hunks and merged text disagree"
     matcher = difflib.SequenceMatcher(None, [x.rstrip() for x in ml], [x.rstrip() for x in nl], autojunk=False)
     lost = []

@@ -7,13 +7,14 @@ The real loop, proposer, checks, diff writer and CLI all run; only the forward p
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 import torch
 
 from applyedit import api, modelstore
-from applyedit.backend import context_length, pick_dtype
+from applyedit.backend import context_length, pick_dtype, use_cpu_kernels
 from applyedit.costmodel import prior
 
 
@@ -68,3 +69,22 @@ def scripted_engine(tokenizer: tuple[Path, Any], text: str) -> api.Engine:
     eos = tok.convert_tokens_to_ids("<|im_end|>")
     engine._model = ScriptedModel(engine.encode(text), eos, len(tok))  # type: ignore[assignment]
     return engine
+
+
+@lru_cache(maxsize=None)
+def tiny_qwen(seed: int, vocab: int = 256, positions: int = 512) -> Any:
+    """A tiny random Qwen2 (2 layers, 64 wide) on the product's CPU kernels, for exact loop tests."""
+    from transformers import Qwen2Config, Qwen2ForCausalLM
+
+    torch.manual_seed(seed)
+    config = Qwen2Config(
+        vocab_size=vocab, hidden_size=64, intermediate_size=128, num_hidden_layers=2,
+        num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=positions,
+        bos_token_id=0, eos_token_id=1, pad_token_id=0, tie_word_embeddings=False,
+    )
+    model = Qwen2ForCausalLM(config).eval()
+    # Random init gives near-uniform logits; scale the head so greedy choices are well separated.
+    with torch.no_grad():
+        model.lm_head.weight.mul_(8.0)
+    use_cpu_kernels(model, torch.float32)  # the product's CPU kernels: lossless is checked on them
+    return model

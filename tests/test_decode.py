@@ -9,33 +9,22 @@ from functools import lru_cache
 
 import pytest
 import torch
-from transformers import Qwen2Config, Qwen2ForCausalLM
+from transformers import Qwen2ForCausalLM
 
-from applyedit.backend import TorchModel, use_cpu_kernels
+from applyedit.backend import TorchModel
 from applyedit.decode import Step, run
 from applyedit.policy import AdaptiveK, FixedK
 from applyedit.proposers import CopyProposer, NullProposer, Source
 from applyedit.stats import process_age_s, profile
+from fakes import tiny_qwen
 
 VOCAB = 256
 MAX_NEW = 40
 SEEDS = range(50)
 
 
-@lru_cache(maxsize=None)
 def tiny_model(seed: int) -> Qwen2ForCausalLM:
-    torch.manual_seed(seed)
-    config = Qwen2Config(
-        vocab_size=VOCAB, hidden_size=64, intermediate_size=128, num_hidden_layers=2,
-        num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=512,
-        bos_token_id=0, eos_token_id=1, pad_token_id=0, tie_word_embeddings=False,
-    )
-    model = Qwen2ForCausalLM(config).eval()
-    # Random init gives near-uniform logits; scale the head so greedy choices are well separated.
-    with torch.no_grad():
-        model.lm_head.weight.mul_(8.0)
-    use_cpu_kernels(model, torch.float32)  # the product's CPU kernels: lossless is checked on them
-    return model
+    return tiny_qwen(seed, VOCAB)
 
 
 def prompt_for(seed: int, length: int = 24) -> list[int]:

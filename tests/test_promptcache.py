@@ -8,19 +8,19 @@ backends' prefill chunks start.
 from __future__ import annotations
 
 import time
-from functools import lru_cache
 from typing import Any
 
 import pytest
 import torch
-from transformers import Qwen2Config, Qwen2ForCausalLM
+from transformers import Qwen2ForCausalLM
 
-from applyedit.backend import PREFILL_CHUNK, TorchModel, use_cpu_kernels
+from applyedit.backend import PREFILL_CHUNK, TorchModel
 from applyedit.decode import run
 from applyedit.policy import AdaptiveK, FixedK
 from applyedit.promptcache import BLOCK, PromptCache, block_hashes, common_prefix, reuse_report
 from applyedit.proposers import CopyProposer, NullProposer, Source
 from applyedit.costmodel import prior
+from fakes import tiny_qwen
 
 VOCAB = 300
 
@@ -89,19 +89,8 @@ def test_reuse_report() -> None:
 # -- reuse on a tiny real model: byte-identical output, bit-identical logits
 
 
-@lru_cache(maxsize=None)
 def tiny(seed: int) -> Qwen2ForCausalLM:
-    torch.manual_seed(seed)
-    config = Qwen2Config(
-        vocab_size=VOCAB, hidden_size=64, intermediate_size=128, num_hidden_layers=2,
-        num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=4096,
-        bos_token_id=0, eos_token_id=1, pad_token_id=0, tie_word_embeddings=False,
-    )
-    model = Qwen2ForCausalLM(config).eval()
-    with torch.no_grad():
-        model.lm_head.weight.mul_(8.0)
-    use_cpu_kernels(model, torch.float32)
-    return model
+    return tiny_qwen(seed, VOCAB, 4096)
 
 
 def target(seed: int, cache: PromptCache | None = None) -> TorchModel:
