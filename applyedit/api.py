@@ -1,8 +1,10 @@
 """The Python API: `apply(file, edit)` returns the new text, the diff and the run's statistics.
 
 Owns one run end to end — read and normalise the inputs, build the prompt, check the budget against
-the context before any weights load, decode with a proposer, extract and check the output, restore
-the file's text style, diff — and the `Engine` that keeps a loaded model for several runs (eval,
+the context before any weights load, decode with a proposer (an unambiguous merge of an update snippet anchors
+the lines it keeps: anchor.py), extract and check the output (never silently wrong: an unchanged or
+mismatched answer is refused; a refused one may be replaced by the merge), restore the file's text
+style, diff — and the `Engine` that keeps a loaded model for several runs (eval,
 bench). Writes no files and prints nothing: the CLI does both.
 """
 

@@ -1,7 +1,7 @@
 """The command line: options, help with examples, stdout for the diff, stderr for people, exit codes.
 
-Owns the typer app (`applyedit FILE --edit EDIT` as the default command; `apply`, `model`, `bench`
-subcommands), the one error-to-exit-code mapping, summaries on stderr, and the tables of commands
+Owns the typer app (`applyedit FILE --edit EDIT` as the default command; `apply`, `model`, `eval`,
+`bench` and `serve` subcommands; `--server` hands the run to client.py), the one error-to-exit-code mapping, summaries on stderr, and the tables of commands
 whose stdout carries no diff (`model`, `eval`, `bench`) on stdout; writing files is files.py's, the
 progress line progress.py's, a refused output's reject file refusal.py's, the user's defaults
 userconfig.py's. Heavy imports (torch, transformers) stay inside

@@ -1,6 +1,7 @@
 """Writing the user's files without ever damaging them.
 
-Owns every write applyedit makes (FILE with `--in-place`, `--output`, `FILE.orig`, `--report-json`):
+Owns the writes to paths the user names (FILE with `--in-place`, `--output`, `FILE.orig`, `--report-json`,
+`--reject-file`; the default `FILE.rej` is refusal.py's exclusive create):
 the refusals made before any work (a read-only file or directory, a hard-linked target, a symlink
 where none may be followed, two roles on one file), the atomic write (a recognisably named temp file
 in the same directory, fsync, rename, fsync of the directory; mode, owner and group of the replaced
