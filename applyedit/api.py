@@ -31,10 +31,10 @@ from applyedit.errors import (ApplyEditError, DecodeError, InputError, ModelErro
 from applyedit.costmodel import CostCurve, load_or_calibrate
 from applyedit.policy import AdaptiveK, FixedK
 from applyedit.promptcache import reuse_report
-from applyedit.regions import anchored_lines, attribute, find_regions
+from applyedit.regions import find_regions
 from applyedit.proposers import CopyProposer, NullProposer, Proposer, Source
 from applyedit.draftmodel import DraftModelProposer, HybridProposer
-from applyedit.stats import Summary, process_age_s, profile, summarise
+from applyedit.stats import Summary, anchored_lines, attribute, process_age_s, profile, summarise
 
 logger = logging.getLogger(__name__)
 
@@ -457,8 +457,7 @@ def apply(
             drafter = model_drafts
         else:
             assert isinstance(drafter, CopyProposer)
-            drafter = HybridProposer(drafter, model_drafts, state=lambda: policy.state,
-                                     support_min=getattr(policy, "support_min", 0))
+            drafter = HybridProposer(drafter, model_drafts, policy.alignment)
         proposer_name += f" ({modelstore.resolve_draft(draft_model).name})"
     target = engine.model  # loads the weights on first use
     constraint = anchor_constraint(engine, src.text, merged, fence) if anchor == "merge" else None
