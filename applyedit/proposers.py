@@ -12,14 +12,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Literal, Protocol
+from typing import TYPE_CHECKING, Final, Literal, Protocol
 
 if TYPE_CHECKING:
     import torch
 
 NGRAM_SIZES = (12, 8, 6, 4, 3, 2, 1)  # resync tries the longest suffix first
-COPY, MODEL = "copy", "draft-model"  # a draft's `drafter`
-Drafter = Literal["copy", "draft-model"]
+Drafter = Literal["copy", "draft-model"]  # who drafted a `Draft`
+COPY: Final = "copy"
+MODEL: Final = "draft-model"
 
 
 @dataclass(frozen=True, slots=True)

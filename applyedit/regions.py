@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import difflib
 import os
-from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import pairwise
 from typing import Literal
