@@ -26,7 +26,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from applyedit.decode import DecodeResult, Step
 from applyedit.regions import Region
@@ -51,8 +51,35 @@ LEGEND = """\
 """
 
 
+class PassRates:
+    """The rates of a run or a region over its `tokens`, `passes`, `drafted` and `accepted` counts,
+    and its JSON-ready dict with the rates (`DERIVED`) beside the counts."""
+
+    __slots__ = ()
+    DERIVED: ClassVar[tuple[str, ...]] = ("tokens_per_pass", "acceptance")
+    tokens: int
+    passes: int
+    drafted: int
+    accepted: int
+
+    @property
+    def tokens_per_pass(self) -> float:
+        return self.tokens / self.passes if self.passes else 0.0
+
+    @property
+    def acceptance(self) -> float:
+        return self.accepted / self.drafted if self.drafted else 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self) | {name: getattr(self, name) for name in self.DERIVED}  # type: ignore[call-overload]
+
+
 @dataclass(frozen=True, slots=True)
-class Summary:
+class Summary(PassRates):
+    """What one decode produced and cost, with the run's settings."""
+
+    DERIVED: ClassVar[tuple[str, ...]] = ("wall_s", "tokens_per_pass", "acceptance", "tokens_per_s",
+                                          "decode_tokens_per_s")
     model: str
     device: str
     dtype: str
@@ -76,14 +103,6 @@ class Summary:
         return self.prefill_s + self.decode_s
 
     @property
-    def tokens_per_pass(self) -> float:
-        return self.tokens / self.passes if self.passes else 0.0
-
-    @property
-    def acceptance(self) -> float:
-        return self.accepted / self.drafted if self.drafted else 0.0
-
-    @property
     def tokens_per_s(self) -> float:
         return self.tokens / self.wall_s if self.wall_s > 0 else 0.0
 
@@ -91,11 +110,6 @@ class Summary:
     def decode_tokens_per_s(self) -> float:
         return self.tokens / self.decode_s if self.decode_s > 0 else 0.0
 
-    def to_dict(self) -> dict[str, Any]:
-        data = asdict(self)
-        for name in ("wall_s", "tokens_per_pass", "acceptance", "tokens_per_s", "decode_tokens_per_s"):
-            data[name] = getattr(self, name)
-        return data
 
 
 @dataclass(frozen=True, slots=True)
@@ -165,8 +179,10 @@ def summarise(result: DecodeResult, *, model: str, device: str, dtype: str, prop
 
 
 @dataclass
-class RegionStats:
+class RegionStats(PassRates):
     """What one region (or the whole run) cost: an accumulator fed by `attribute`."""
+
+    DERIVED: ClassVar[tuple[str, ...]] = ("time_s", "acceptance", "tokens_per_pass", "mean_k")
 
     lines: int = 0
     tokens: int = 0  # emitted
@@ -204,22 +220,8 @@ class RegionStats:
         return self.time_ns / 1e9
 
     @property
-    def acceptance(self) -> float:
-        return self.accepted / self.drafted if self.drafted else 0.0
-
-    @property
-    def tokens_per_pass(self) -> float:
-        return self.tokens / self.passes if self.passes else 0.0
-
-    @property
     def mean_k(self) -> float:
         return self.k_sum / self.passes if self.passes else 0.0
-
-    def to_dict(self) -> dict[str, Any]:
-        data = asdict(self)
-        for name in ("time_s", "acceptance", "tokens_per_pass", "mean_k"):
-            data[name] = getattr(self, name)
-        return data
 
 
 def attribute(
