@@ -1,9 +1,11 @@
 """Reports as data and as rich tables: a run's regions, and the eval and bench result tables.
 
-Owns the region report's shape (`report_data`, JSON-serialisable) and every rich rendering of
-results (`render_table`, `render_eval`, `render_bench`); the only module besides the CLI that
-imports rich. Knows nothing of how the statistics were computed: the metric
-definitions it shows are quoted from `stats`'s docstring and `stats.LEGEND`, never restated.
+Owns the region report's shape (`report_data`, JSON-serialisable), the default brief report
+(`brief_lines`), the profile line, and every rich rendering of results (`render_table`,
+`render_eval`, `render_bench`, and the bench as Markdown, `bench_markdown`); besides the CLI and the
+progress display, the only module that imports rich. Knows nothing of how the statistics were
+computed: the metric definitions it shows are quoted from `stats`'s docstring and `stats.LEGEND`,
+never restated; the bench's numbers come as benchrecord.py's typed summaries.
 """
 
 from __future__ import annotations
