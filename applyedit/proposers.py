@@ -102,7 +102,7 @@ def build_index(ids: Sequence[int], sizes: Sequence[int] = NGRAM_SIZES) -> dict[
 def common_prefix(a: Sequence[int], b: Sequence[int]) -> int:
     """How many leading tokens `a` and `b` share."""
     n = 0
-    for x, y in zip(a, b):
+    for x, y in zip(a, b, strict=False):
         if x != y:
             break
         n += 1

@@ -59,7 +59,7 @@ def _chains(text: str, lines: list[str], language: str, path: PathHint) -> list[
 def _common(chains: list[Chain]) -> Chain:
     prefix = chains[0]
     for chain in chains[1:]:
-        prefix = prefix[: next((n for n, (a, b) in enumerate(zip(prefix, chain)) if a != b), len(chain))]
+        prefix = prefix[: next((n for n, (a, b) in enumerate(zip(prefix, chain, strict=False)) if a != b), len(chain))]
     return prefix
 
 

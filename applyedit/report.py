@@ -245,7 +245,8 @@ def render_eval(report: dict[str, Any]) -> Table:
         return "–" if value is None else ("yes" if value else "NO")
 
     table = Table(title=f"{report['root']}: {report['exact']}/{report['total']} exact "
-                        f"(floor {report['floor']}), {report['model']} on {report['device']} via {report['backend']} ({report['dtype']})")
+                        f"(floor {report['floor']}), {report['model']} on {report['device']} via {report['backend']} "
+                        f"({report['dtype']})")
     for col in ("case", "exact", "ws match", "git apply", "syntax", "tokens", "tok/pass", "tok/s", "wall s", "note"):
         table.add_column(col, justify="left" if col in ("case", "note") else "right")
     for r in report["cases"]:
@@ -256,7 +257,8 @@ def render_eval(report: dict[str, Any]) -> Table:
                       mark(r["syntax_ok"]), str(r["tokens"]), f"{r['tokens_per_pass']:.1f}",
                       f"{r['tokens_per_s']:.2f}", f"{r['wall_s']:.1f}", note)
     table.caption = (f"speedup in passes {report['speedup_in_passes']:.1f}×; known failures "
-                     f"{report['known_failures']}; unexpected failures: {', '.join(report['unexpected_failures']) or 'none'}")
+                     f"{report['known_failures']}; unexpected failures: "
+                     f"{', '.join(report['unexpected_failures']) or 'none'}")
     return table
 
 
@@ -329,8 +331,9 @@ def bench_markdown(report: dict[str, Any]) -> str:
                              + (f" ({_ratio(r)})" if r and not row.is_greedy else ""))
             lines.append(f"| {name} ({first.num_tokens}) | " + " | ".join(cells) + " |")
         medians = [_median([r for row in rows_of(m) if (r := ratio(row))]) for m in methods]
-        lines.append("| median ratio | " + " | ".join(
-            "–" if all(row.is_greedy for row in rows_of(m)) else _ratio(v) for m, v in zip(methods, medians)) + " |")
+        shown = ["–" if all(row.is_greedy for row in rows_of(m)) else _ratio(v)
+                 for m, v in zip(methods, medians, strict=True)]
+        lines.append("| median ratio | " + " | ".join(shown) + " |")
         return lines
 
     out = table("End to end (prefill counted)", lambda r: r.wall_s, lambda r: r.speedup_vs_greedy) + [""]

@@ -13,7 +13,7 @@ Metric definitions:
 - acceptance: accepted / drafted.
 - speedup in passes: tokens / passes (the passes a plain decoder would need, over ours).
 - tokens/s: tokens / (prefill + decode wall time); decode tokens/s leaves the prefill out.
-- forward: time in the target's verify passes and their verdict: the argmax read back and matched against the draft, or the sampling rule (waits for the device).
+- forward: time in the target's verify passes and their verdict (argmax or sampling rule; waits for the device).
 - drafting: time in the proposer and the K policy, choosing each step's draft.
 - cache: time cropping the KV cache to the accepted prefix (after the anchor's re-join check).
 - loop: the rest of each step: stop rules, observing acceptance, building the step record.
@@ -227,7 +227,8 @@ class RegionStats(PassRates):
 def attribute(
     regions: Sequence[Region], steps: Sequence[Step], token_lines: Sequence[int], num_body_tokens: int
 ) -> tuple[list[RegionStats], RegionStats, RegionStats]:
-    """Per-region stats, the "end" pseudo-region's, and the totals, by the rules of `LEGEND` (region of a token, of a draft token, of a pass).
+    """Per-region stats, the "end" pseudo-region's, and the totals, by the rules of `LEGEND` (region of a
+    token, of a draft token, of a pass).
 
     `token_lines`: the 0-based output line of each emitted token (spans.token_lines); the first
     `num_body_tokens` tokens are the file body. Output positions past the body — the closing fence,
@@ -268,7 +269,7 @@ def anchored_lines(steps: Sequence[Step], pieces: Sequence[bytes], num_lines: in
     forced = [i < s.forced for s in steps for i in range(len(s.emitted))]
     lines: list[bool] = []  # per completed line: all its bytes forced
     current = True
-    for data, was in zip(pieces, forced):
+    for data, was in zip(pieces, forced, strict=False):
         for byte in data:
             current = current and was
             if byte == 10:
