@@ -10,7 +10,7 @@ import pytest
 import torch
 
 from applyedit.backend import TorchModel
-from applyedit.decode import Step, run
+from applyedit.decode import Step, run, verify
 from applyedit.policy import FixedK
 from applyedit.proposers import CopyProposer, Draft, NullProposer, Source
 from applyedit.stats import process_age_s, profile
@@ -39,6 +39,16 @@ def test_speculative_equals_generate(seed: int, name: str, policy: str) -> None:
     result = loop(seed, PROPOSERS[name](seed), POLICIES[policy]())
     assert tuple(result.tokens) == reference(seed)
     assert result.stop_reason == "budget"
+
+
+def test_greedy_verify_keeps_the_agreeing_prefix_then_the_targets_token() -> None:
+    """Greedy verification: the draft tokens equal to the target's argmax, then its argmax after them
+    (the correction at the first mismatch, or the bonus after a fully kept draft)."""
+    logits = torch.nn.functional.one_hot(torch.tensor([5, 6, 9, 2]), VOCAB).float()
+    assert verify(logits, [5, 6, 7]) == (2, 9)  # mismatch at the third: the target's 9 instead
+    assert verify(logits, [5, 6, 9]) == (3, 2)  # all kept: the bonus
+    assert verify(logits, [4, 6, 9]) == (0, 5)  # nothing kept after a first mismatch, even if later ones agree
+    assert verify(logits[:1], []) == (0, 5)  # no draft: a plain pass
 
 
 @pytest.mark.parametrize("k", [1, 3, 4, 7])
