@@ -68,7 +68,8 @@ def report_data(
     last = summary.prefill_s + totals.last_emit_s if totals.last_emit_s is not None else None
     return {
         "run": {name: getattr(summary, name) for name in (
-            "model", "device", "dtype", "backend", "proposer", "prompt_tokens", "stop_reason")},
+            "model", "device", "dtype", "backend", "backend_reason", "proposer", "prompt_tokens",
+            "stop_reason")},
         "regions": rows,
         "end": {"kind": "end", "label": "end of output", **end.to_dict()},
         "totals": {
