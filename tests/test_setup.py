@@ -13,6 +13,7 @@ import pytest
 from fakes import scripted_engine
 
 from applyedit import api, cli, llamacpp, modelstore
+from applyedit.report import brief_lines
 from applyedit.stats import Summary
 
 DEFAULT = modelstore.ModelSource("m", Path("/nonexistent/m"), "default", Path("/nonexistent/m.gguf"))
@@ -40,12 +41,13 @@ def test_the_summary_and_the_report_say_why_the_backend_ran(tokenizer: tuple[Pat
     src = tmp_path / "f.py"
     src.write_text("A = 1\n")
     engine = scripted_engine(tokenizer, "A = 2\n```\n")
-    engine.backend_reason = "the CPU default"
+    engine.backend_reason = "--backend torch"
     result = api.apply(src, "Set A to 2.", engine=engine, cwd=tmp_path)
-    assert result.summary.backend_reason == "the CPU default"
-    assert result.report["run"]["backend_reason"] == "the CPU default"
-    cli.print_summary(result.summary)
-    assert "via torch (float32; the CPU default)" in capsys.readouterr().err
+    assert result.summary.backend_reason == "--backend torch"
+    assert result.report["run"]["backend_reason"] == "--backend torch"
+    assert brief_lines(result.report, result.summary)[0].endswith(" accepted; torch: --backend torch")  # the default report
+    cli.print_summary(result.summary)  # -v
+    assert "via torch (float32; --backend torch)" in capsys.readouterr().err
     cli.print_summary(Summary("m", "cpu", "gguf", "copy", 10, 4, 2, 3, 2, 0.5, 1.0, 0.7, "eos", backend="llamacpp"))
     assert "via llamacpp (gguf), proposer copy" in capsys.readouterr().err  # no reason known: as before
 
