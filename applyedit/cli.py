@@ -349,7 +349,7 @@ def apply_command(
     allow_unchanged: Annotated[bool, typer.Option(
         help="Accept output equal to the original although the edit changes something.")] = False,
     allow_mismatch: Annotated[bool, typer.Option(
-        help="Accept output that lacks lines the snippet adds, or is far longer than the original plus the snippet.")] = False,
+        help="Accept output that lacks lines the snippet adds, differs from its unambiguous merge, or is far longer than the original plus the snippet.")] = False,
     anchor: AnchorOpt = "merge",
     fallback: FallbackOpt = "merge",
     backup: Annotated[bool, typer.Option(
