@@ -344,6 +344,7 @@ class Job:
     fence: str
     prompt_ids: list[int]
     budget: int
+    implied: bool = False  # the edit had no lazy marker but is a piece of the file: markers implied
 
 
 def prepare(file: str | Path, edit: str, engine: Engine | Callable[[], Engine], *, max_new_tokens: int | None = None,
@@ -363,6 +364,9 @@ def prepare(file: str | Path, edit: str, engine: Engine | Callable[[], Engine], 
         textio.source_from(path, source, language, encoding)
     shown = diff_path(path, cwd)
     edit_text = textio.extract_edit(edit, src.language)
+    wrapped = merge.implied_snippet(src.text, edit_text, src.language) \
+        if prompts.edit_kind(edit_text) == "instruction" else None
+    edit_text = wrapped or edit_text  # a marker-less piece of the file: an update snippet
     if foreign := merge.foreign_markers(edit_text, src.language):
         raise InputError(
             f"the edit's lazy markers are {' and '.join(foreign)} comments, which {src.language} does not use: "
@@ -378,7 +382,7 @@ def prepare(file: str | Path, edit: str, engine: Engine | Callable[[], Engine], 
             f"{path}: the prompt ({len(prompt_ids):,} tokens) plus room for the output ({budget:,}) "
             f"exceeds the model's context of {engine.context:,} tokens"
         )
-    return Job(engine, src, shown, edit_text, prompt.kind, fence, prompt_ids, budget)
+    return Job(engine, src, shown, edit_text, prompt.kind, fence, prompt_ids, budget, wrapped is not None)
 
 
 def apply(
@@ -522,6 +526,8 @@ def apply(
             raise
         why = str(e).split("; nothing was written")[0]
         body, answer, notes = fallen, "merge", [f"answered with the snippet's merge: the model's output was refused ({why})"]
+    if job.implied:
+        notes = [IMPLIED_NOTE, *notes]
     after = textio.restore(body, src.style, src.text)
     before = src.raw.decode(encoding)
     summary = summarise(result, model=engine.source.name, device=engine.device,
@@ -613,6 +619,10 @@ def check_answer(original: str, body: str, kind: str, edit: str, merged: merge.M
     if merged is not None and merged.ok and merged.merged is not None:
         return check_merge_agrees(body, merged.merged, allow_mismatch)
     return []
+
+
+IMPLIED_NOTE = ("the edit has no lazy marker but is a piece of the file (its first and last lines are the file's): "
+                "read as an update snippet that keeps the code before and after it")
 
 
 def check_merge_agrees(body: str, merged: str, allow: bool) -> list[str]:

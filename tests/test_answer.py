@@ -135,3 +135,23 @@ def test_output_that_differs_from_an_unambiguous_merge(work: Path, run: Callable
     assert (work / "n.py").read_text() == EXPECTED
     assert "answered with the snippet's merge: the model's output was refused (the output differs" in answered.err
     assert json.loads((work / "r.json").read_text())["answer"] == "merge"
+
+
+def test_a_marker_less_piece_of_the_file_is_an_update_snippet(work: Path, run: Callable[..., Run],
+                                                               model: Callable[..., Any]) -> None:
+    """Both markers left out, the changed line between context lines of the file: read as an update
+    snippet (a note says so), so the checks and the merge apply; the model returning the original is
+    answered by the merge. Prose stays an instruction."""
+    (work / "n.py").write_text(NUMBERS)
+    bare = "line_9 = 9\nline_10 = 100\nline_11 = 11\n"
+    model(NUMBERS + "```\n")
+    r = run("n.py", "--edit-text", bare, "--in-place", "--report-json", "r.json")
+    assert r.code == 0, r.err
+    assert (work / "n.py").read_text() == EXPECTED
+    assert "read as an update snippet that keeps the code before and after it" in r.err
+    data = json.loads((work / "r.json").read_text())
+    assert data["kind"] == "snippet" and data["answer"] == "merge"
+    (work / "n.py").write_text(NUMBERS)
+    model(NUMBERS + "```\n")
+    prose = run("n.py", "--edit-text", "Set line_10 to 100.\nKeep line_9 = 9\nand line_11 = 11\n")
+    assert prose.code == 3 and "although the edit is an instruction" in prose.err
