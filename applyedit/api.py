@@ -67,6 +67,7 @@ class Engine:
     context: int
     cost: CostCurve | None = None  # the verify-pass cost curve; measured once and cached
     backend: str = "torch"  # "torch" (transformers) or "llamacpp" (the GGUF itself)
+    backend_reason: str = ""  # why this backend runs (pick_backend), shown in the summary
     _model: Any = field(default=None, repr=False)  # TorchModel | LlamaCppModel, loaded on first use
     _drafts: dict[str, Any] = field(default_factory=dict, repr=False)  # loaded draft models, by source and backend
 
@@ -83,13 +84,13 @@ class Engine:
         if backend == "llamacpp" and dtype not in (None, "auto"):
             raise InputError("--dtype applies to the torch backend; llama.cpp runs the GGUF's own quantisation")
         dev = pick_device(device)
-        chosen = pick_backend(backend, dev)
+        chosen, why = pick_backend(backend, dev, dtype=dtype, source=source)
         if chosen == "llamacpp":
             path = modelstore.prepare_tokenizer(source, progress)
-        else:
+        else:  # the dequantized copy is written here, on first torch use (the fast-load copy at the first load)
             path = modelstore.prepare(source, progress)
         return cls(source, path, load_tokenizer(path), dev, pick_dtype(dtype, dev), context_length(path),
-                   backend=chosen)
+                   backend=chosen, backend_reason=why)
 
     @property
     def loaded(self) -> bool:
@@ -218,21 +219,40 @@ def check_options(*, proposer: str | Proposer = "copy", k: int = DEFAULT_K, k_po
     check_device(device)
 
 
-def pick_backend(backend: str | None, device: str) -> str:
-    """torch on CUDA and whenever asked; llama.cpp when asked (CPU only). The default stays torch
-    until the llama.cpp backend's speed and agreement are measured on the bench suite."""
-    if backend in (None, "auto"):
-        return "torch"
-    if backend not in BACKENDS:
-        raise InputError(f"unknown --backend {backend!r}; choose torch or llamacpp")
-    if backend == "llamacpp":
-        from applyedit import llamacpp
+def pick_backend(backend: str | None, device: str, *, dtype: str | None = None,
+                 source: modelstore.ModelSource | None = None) -> tuple[str, str]:
+    """The backend that runs the target, and why (`applyedit model` and the summary say it).
 
+    Asked for (`--backend`, `APPLYEDIT_BACKEND` or the config file): that one; llama.cpp runs on the
+    CPU only. Otherwise llama.cpp is the CPU default when the llamacpp extra is installed (the fastest
+    path there); torch runs on CUDA, for a `--dtype` (llama.cpp runs the GGUF's own quantisation), for
+    a model that is no GGUF file, and without the extra. torch fp32 stays the exactness reference."""
+    if backend not in (None, "auto", *BACKENDS):
+        raise InputError(f"unknown --backend {backend!r}; choose torch or llamacpp")
+    from applyedit import llamacpp
+
+    if backend == "llamacpp":
         if device != "cpu":
             raise InputError("--backend llamacpp runs on the CPU here; drop --device or use --backend torch")
         if not llamacpp.available():
             raise ModelError("--backend llamacpp needs llama-cpp-python: pip install -e '.[llamacpp]'")
-    return backend
+        return "llamacpp", "--backend llamacpp"
+    if backend == "torch":
+        return "torch", "--backend torch"
+    if device != "cpu":
+        return "torch", "CUDA" if device.startswith("cuda") else f"--device {device}"
+    if dtype not in (None, "auto"):
+        return "torch", f"--dtype {dtype}"
+    if source is not None and source.gguf is None:
+        return "torch", "the model is not a GGUF file"
+    if not llamacpp.available():
+        return "torch", "the llamacpp extra is not installed"
+    return "llamacpp", "the CPU default"
+
+
+def backend_label(backend: str, reason: str) -> str:
+    """'llama.cpp: the CPU default', 'torch: --backend torch', ... (for people, not for keys)."""
+    return f"{'llama.cpp' if backend == 'llamacpp' else backend}: {reason}"
 
 
 @dataclass(frozen=True)
@@ -324,6 +344,7 @@ class Job:
     fence: str
     prompt_ids: list[int]
     budget: int
+    implied: bool = False  # the edit had no lazy marker but is a piece of the file: markers implied
 
 
 def prepare(file: str | Path, edit: str, engine: Engine | Callable[[], Engine], *, max_new_tokens: int | None = None,
@@ -343,6 +364,9 @@ def prepare(file: str | Path, edit: str, engine: Engine | Callable[[], Engine], 
         textio.source_from(path, source, language, encoding)
     shown = diff_path(path, cwd)
     edit_text = textio.extract_edit(edit, src.language)
+    wrapped = merge.implied_snippet(src.text, edit_text, src.language) \
+        if prompts.edit_kind(edit_text) == "instruction" else None
+    edit_text = wrapped or edit_text  # a marker-less piece of the file: an update snippet
     if foreign := merge.foreign_markers(edit_text, src.language):
         raise InputError(
             f"the edit's lazy markers are {' and '.join(foreign)} comments, which {src.language} does not use: "
@@ -358,7 +382,7 @@ def prepare(file: str | Path, edit: str, engine: Engine | Callable[[], Engine], 
             f"{path}: the prompt ({len(prompt_ids):,} tokens) plus room for the output ({budget:,}) "
             f"exceeds the model's context of {engine.context:,} tokens"
         )
-    return Job(engine, src, shown, edit_text, prompt.kind, fence, prompt_ids, budget)
+    return Job(engine, src, shown, edit_text, prompt.kind, fence, prompt_ids, budget, wrapped is not None)
 
 
 def apply(
@@ -502,11 +526,13 @@ def apply(
             raise
         why = str(e).split("; nothing was written")[0]
         body, answer, notes = fallen, "merge", [f"answered with the snippet's merge: the model's output was refused ({why})"]
+    if job.implied:
+        notes = [IMPLIED_NOTE, *notes]
     after = textio.restore(body, src.style, src.text)
     before = src.raw.decode(encoding)
     summary = summarise(result, model=engine.source.name, device=engine.device,
                         dtype=engine.dtype_name, proposer=proposer_name,
-                        backend=engine.backend, sampling=decoding)
+                        backend=engine.backend, backend_reason=engine.backend_reason, sampling=decoding)
     data = region_report(engine, src, model_body if model_body is not None else body, result, summary, cold)
     data["answer"] = {"by": answer, "notes": notes}
     data["prompt_cache"] = reuse_report(result.prompt_tokens, result.prefilled)  # prompt tokens reused
@@ -590,7 +616,28 @@ def check_answer(original: str, body: str, kind: str, edit: str, merged: merge.M
     if size > old + given + LONG_SLACK:
         return _refuse(f"the output has {size} lines, far more than the original ({old}) plus the snippet ({given})",
                        allow_mismatch, "--allow-mismatch")
+    if merged is not None and merged.ok and merged.merged is not None:
+        return check_merge_agrees(body, merged.merged, allow_mismatch)
     return []
+
+
+IMPLIED_NOTE = ("the edit has no lazy marker but is a piece of the file (its first and last lines are the file's): "
+                "read as an update snippet that keeps the code before and after it")
+
+
+def check_merge_agrees(body: str, merged: str, allow: bool) -> list[str]:
+    """Refuse an output that differs from the snippet's unambiguous merge. The merger says `ok` only
+    when every hunk has one place (never confidently wrong on the corpus, tests/test_corpus.py), so an
+    output elsewhere is the model straying from the snippet: a line added, kept or moved that the
+    snippet does not show. With `--fallback merge` the merge answers and says so."""
+    ours, theirs = body.rstrip("\n").split("\n"), merged.rstrip("\n").split("\n")
+    if ours == theirs:
+        return []
+    line = next((n for n, (a, b) in enumerate(zip(ours, theirs), 1) if a != b), min(len(ours), len(theirs)) + 1)
+    shown = ours[line - 1].strip() if line <= len(ours) else "the end of the file"
+    return _refuse(f"the output differs from the snippet's unambiguous merge from line {line} "
+                   f"(the output has {shown!r}; {len(ours)} lines against the merge's {len(theirs)})",
+                   allow, "--allow-mismatch")
 
 
 def watch(deadline: float | None, timeout: float | None,

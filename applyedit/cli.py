@@ -166,11 +166,12 @@ def _plan_writes(file: Path | None, edit: Path | None, in_place: bool, output: P
 def print_summary(summary: Any, soft_wrap: bool | None = None) -> None:
     s = summary
     sampled = f"; sampled at temperature {s.temperature:g}, top-p {s.top_p:g}, seed {s.seed}" if s.temperature else ""
+    why = f"; {s.backend_reason}" if getattr(s, "backend_reason", "") else ""  # e.g. "the CPU default"
     console.print(
         f"[bold]applyedit[/]: {s.tokens} tokens in {s.passes} target passes "
         f"({s.tokens_per_pass:.1f} tokens/pass, acceptance {s.acceptance:.0%}), "
         f"{s.wall_s:.1f} s wall ({s.prefill_s:.1f} s prefill of {s.prompt_tokens} tokens), "
-        f"{s.tokens_per_s:.1f} tokens/s; {s.model} on {s.device} via {s.backend} ({s.dtype}), proposer {s.proposer}"
+        f"{s.tokens_per_s:.1f} tokens/s; {s.model} on {s.device} via {s.backend} ({s.dtype}{why}), proposer {s.proposer}"
         + sampled, soft_wrap=soft_wrap,
     )
 
@@ -348,7 +349,7 @@ def apply_command(
     allow_unchanged: Annotated[bool, typer.Option(
         help="Accept output equal to the original although the edit changes something.")] = False,
     allow_mismatch: Annotated[bool, typer.Option(
-        help="Accept output that lacks lines the snippet adds, or is far longer than the original plus the snippet.")] = False,
+        help="Accept output that lacks lines the snippet adds, differs from its unambiguous merge, or is far longer than the original plus the snippet.")] = False,
     anchor: AnchorOpt = "merge",
     fallback: FallbackOpt = "merge",
     backup: Annotated[bool, typer.Option(
@@ -508,8 +509,8 @@ def _keep_rejected(error: BaseException, file: Path, reject_file: Path | None, e
 
 
 @model_app.callback()
-def model_show(ctx: typer.Context, model: ModelOpt = None) -> None:
-    """Show which model is used, where its files are, and whether its cache is built.
+def model_show(ctx: typer.Context, model: ModelOpt = None, backend: BackendOpt = None) -> None:
+    """Show which model and backend are used, where their files are, and what is prepared.
 
     Examples:
 
@@ -519,20 +520,26 @@ def model_show(ctx: typer.Context, model: ModelOpt = None) -> None:
     """
     if ctx.invoked_subcommand is not None:
         return
-    from applyedit import modelstore, userconfig
+    from applyedit import api, modelstore, userconfig
+    from applyedit.backend import pick_device
 
     try:
-        model = _defaults(ctx, model=model)["model"]
-        source = modelstore.resolve(model)
+        chosen = _defaults(ctx, model=model, backend=backend)
+        source = modelstore.resolve(chosen["model"])
+        name, why = api.pick_backend(chosen["backend"], pick_device(None), source=source)
     except ApplyEditError as e:
         raise _fail(e, False) from None
     table = Table(show_header=False, box=None)
     table.add_row("model", source.name)
     table.add_row("kind", source.kind)
+    table.add_row("backend", api.backend_label(name, why))
     table.add_row("cache home", str(modelstore.home()))
     if source.path is not None:
+        # The torch copies: written on the first torch run, or by `model prepare --backend torch`.
         ready = source.kind in ("dir", "hub") or modelstore.is_ready(source.path)
-        table.add_row("weights", f"{source.path} ({'ready' if ready else 'not prepared yet: run `applyedit model prepare`'})")
+        later = ("not prepared yet: run `applyedit model prepare`" if name == "torch" else
+                 "absent: torch only, written by its first run or `applyedit model prepare --backend torch`")
+        table.add_row("weights", f"{source.path} ({'ready' if ready else later})")
         if ready:
             fast = modelstore.cpu_weights_file(source.path)
             table.add_row("cpu copy", f"{fast} ({'present' if fast.is_file() else 'absent: written by the first CPU fp32 load'})")
@@ -567,7 +574,7 @@ def _draft_status() -> str:
 
 
 @model_app.command("prepare")
-def model_prepare(model: ModelOpt = None, draft: Annotated[bool, typer.Option(
+def model_prepare(ctx: typer.Context, model: ModelOpt = None, backend: BackendOpt = None, draft: Annotated[bool, typer.Option(
         "--draft", help="Prepare the default draft model instead (--proposer draft|hybrid; the draft extra).")] = False,
                   from_hub: Annotated[tuple[str, str] | None, typer.Option(
                       "--from-hub", metavar="REPO FILE",
@@ -576,11 +583,14 @@ def model_prepare(model: ModelOpt = None, draft: Annotated[bool, typer.Option(
                   sha256: Annotated[str | None, typer.Option(
                       "--sha256", help="With --from-hub: the file's expected SHA-256; another hash is refused.")] = None,
                   debug: DebugOpt = False) -> None:
-    """Assemble, verify and convert the model once, so later runs start in seconds.
+    """Prepare what the backend needs, once: llama.cpp (the CPU default) runs the checked GGUF itself;
+    torch (CUDA, or --backend torch) also needs its dequantized copy and, on a CPU, its fast-load copy.
 
     Examples:
 
       applyedit model prepare
+
+      applyedit model prepare --backend torch
 
       applyedit model prepare --draft
 
@@ -588,7 +598,8 @@ def model_prepare(model: ModelOpt = None, draft: Annotated[bool, typer.Option(
 
       APPLYEDIT_HOME=/data/applyedit applyedit model prepare
     """
-    from applyedit import llamacpp, modelstore
+    from applyedit import api, llamacpp, modelstore
+    from applyedit.backend import pick_device
 
     try:
         if from_hub is not None:
@@ -598,18 +609,28 @@ def model_prepare(model: ModelOpt = None, draft: Annotated[bool, typer.Option(
             raise UsageError("--sha256 checks a --from-hub download; give --from-hub REPO FILE")
         with RunProgress(console, True, log_preparing=True) as progress:
             if draft:
-                # llama.cpp runs the GGUF itself; torch needs the converted copy.
+                # llama.cpp runs the GGUF itself; torch (--backend torch, or without llama.cpp) needs the converted copy.
                 source = modelstore.resolve_draft(None)
-                path = modelstore.assemble_draft_gguf(progress.model) if llamacpp.available() \
+                path = modelstore.assemble_draft_gguf(progress.model) if llamacpp.available() and backend != "torch" \
                     else modelstore.prepare(source, progress.model)
                 console.print(f"applyedit: draft model ready in {path}")
                 return
-            path = modelstore.prepare(modelstore.resolve(model), progress.model)
-        console.print(f"applyedit: model ready in {path}")
+            chosen = _defaults(ctx, model=model, backend=backend)
+            model, backend = chosen["model"], chosen["backend"]
+            source = modelstore.resolve(model)
+            name, why = api.pick_backend(backend, pick_device(None), source=source)
+            if name == "llamacpp":  # the GGUF assembled and checked, and its tokenizer: no torch copies
+                modelstore.prepare_tokenizer(source, progress.model)
+            else:
+                path = modelstore.prepare(source, progress.model)
+        if name == "llamacpp":
+            console.print(f"applyedit: model ready for {api.backend_label(name, why)} in {source.gguf}", markup=False)
+            return
+        console.print(f"applyedit: model ready for {api.backend_label(name, why)} in {path}", markup=False)
         from applyedit.api import Engine
         from applyedit.backend import TorchModel
 
-        engine = Engine.open(model)
+        engine = Engine.open(model, backend="torch")
         fast = TorchModel.fast_load_file(path, engine.device, engine.dtype) if engine.backend == "torch" else None
         if fast is not None:
             if not fast.is_file():
