@@ -21,14 +21,15 @@ from pathlib import Path
 from typing import Any
 
 from applyedit import anchor as anchoring
-from applyedit import merge, modelstore, prompts, report, sampling, spans, textio
-from applyedit.backend import (TorchModel, chat_ids, check_device, context_length, load_tokenizer, pick_device,
+from applyedit import merge, prompts, report, sampling, spans, textio
+from applyedit.models import modelstore
+from applyedit.models.backend import (TorchModel, chat_ids, check_device, context_length, load_tokenizer, pick_device,
                                pick_dtype, text_ids)
 from applyedit.decode import DecodeResult, Step, run
 from applyedit.diff import diff_path, unified_diff
 from applyedit.errors import (ApplyEditError, DecodeError, InputError, ModelError, OutputCheckError,
                               PromptTooLongError, RunTimeout)
-from applyedit.costmodel import CostCurve, load_or_calibrate
+from applyedit.models.costmodel import CostCurve, load_or_calibrate
 from applyedit.policy import AdaptiveK, FixedK
 from applyedit.promptcache import reuse_report
 from applyedit.regions import anchored_lines, attribute, find_regions
@@ -100,8 +101,8 @@ class Engine:
         """The loaded target behind the `TargetModel` seam (the decode loop sees nothing more)."""
         if self._model is None:
             if self.backend == "llamacpp":
-                from applyedit.backend import stop_ids
-                from applyedit.llamacpp import LlamaCppModel
+                from applyedit.models.backend import stop_ids
+                from applyedit.models.llamacpp import LlamaCppModel
 
                 assert self.source.gguf is not None
                 self._model = LlamaCppModel.load(self.source.gguf, stop_ids(self.tokenizer, None), self.context)
@@ -114,8 +115,8 @@ class Engine:
         """The draft model of `--draft-model` (default: the packaged Qwen2.5-Coder-0.5B-Instruct) behind
         the `TargetModel` seam, loaded once. Backend "auto": llama.cpp on the CPU when it is installed
         and the draft is a GGUF (far faster per token there than torch fp32), else torch like the target."""
-        from applyedit import llamacpp
-        from applyedit.backend import stop_ids
+        from applyedit.models import llamacpp
+        from applyedit.models.backend import stop_ids
 
         source, chosen = self.draft_choice(spec, backend)
         key = f"{source.name}-{chosen}"
@@ -137,7 +138,7 @@ class Engine:
 
     def draft_choice(self, spec: str | None, backend: str | None) -> tuple[modelstore.ModelSource, str]:
         """The draft model's source and the backend that runs it (see `draft_model`)."""
-        from applyedit import llamacpp
+        from applyedit.models import llamacpp
 
         source = modelstore.resolve_draft(spec)
         if backend not in (None, *DRAFT_BACKENDS):
@@ -171,7 +172,7 @@ class Engine:
     @property
     def threads(self) -> int:
         if self.backend == "llamacpp":
-            from applyedit.llamacpp import threads
+            from applyedit.models.llamacpp import threads
 
             return threads()
         import torch
@@ -226,7 +227,7 @@ def pick_backend(backend: str | None, device: str) -> str:
     if backend not in BACKENDS:
         raise InputError(f"unknown --backend {backend!r}; choose torch or llamacpp")
     if backend == "llamacpp":
-        from applyedit import llamacpp
+        from applyedit.models import llamacpp
 
         if device != "cpu":
             raise InputError("--backend llamacpp runs on the CPU here; drop --device or use --backend torch")

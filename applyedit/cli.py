@@ -231,7 +231,7 @@ def _remote_apply(server: str | None, token: str | None, quiet: bool) -> Any:
 def _bench_warm(path: Path, edit: Path | None, warm: Path, repeats: int, json_path: Path | None, cache_mb: int,
                 model: str | None, device: str | None, dtype: str | None, backend: str | None) -> None:
     """`bench FILE --edit A --warm B` (benchwarm.py); the table goes to stderr."""
-    from applyedit import benchwarm
+    from applyedit.tools import benchwarm
 
     if edit is None or not path.is_file():
         raise UsageError("--warm EDIT_B needs a FILE and --edit EDIT_A")
@@ -519,7 +519,8 @@ def model_show(ctx: typer.Context, model: ModelOpt = None) -> None:
     """
     if ctx.invoked_subcommand is not None:
         return
-    from applyedit import modelstore, userconfig
+    from applyedit.models import modelstore
+    from applyedit import userconfig
 
     try:
         model = _defaults(ctx, model=model)["model"]
@@ -551,7 +552,7 @@ def model_show(ctx: typer.Context, model: ModelOpt = None) -> None:
 
 def _draft_status() -> str:
     """The default draft model (--proposer draft|hybrid): installed, and prepared for which backend."""
-    from applyedit import modelstore
+    from applyedit.models import modelstore
 
     name = modelstore.DRAFT_MODEL
     try:
@@ -588,7 +589,7 @@ def model_prepare(model: ModelOpt = None, draft: Annotated[bool, typer.Option(
 
       APPLYEDIT_HOME=/data/applyedit applyedit model prepare
     """
-    from applyedit import llamacpp, modelstore
+    from applyedit.models import llamacpp, modelstore
 
     try:
         if from_hub is not None:
@@ -607,7 +608,7 @@ def model_prepare(model: ModelOpt = None, draft: Annotated[bool, typer.Option(
             path = modelstore.prepare(modelstore.resolve(model), progress.model)
         console.print(f"applyedit: model ready in {path}")
         from applyedit.api import Engine
-        from applyedit.backend import TorchModel
+        from applyedit.models.backend import TorchModel
 
         engine = Engine.open(model)
         fast = TorchModel.fast_load_file(path, engine.device, engine.dtype) if engine.backend == "torch" else None
@@ -622,7 +623,7 @@ def model_prepare(model: ModelOpt = None, draft: Annotated[bool, typer.Option(
 
 def _from_hub(spec: tuple[str, str], sha256: str | None, model: str | None, draft: bool) -> None:
     """`model prepare --from-hub REPO FILE`: fetch, verify, and say how the file is used."""
-    from applyedit import hub, modelstore
+    from applyedit.models import hub, modelstore
 
     if model is not None or draft:
         raise UsageError("--from-hub fetches the model itself; drop --model and --draft")
@@ -743,7 +744,7 @@ def bench_command(
 
       applyedit bench --show bench.json --markdown > speed.md
     """
-    from applyedit import bench
+    from applyedit.tools import bench
     from applyedit.report import bench_markdown, render_bench
 
     tables = console if markdown else stdout  # stdout holds the tables, or the Markdown alone
@@ -753,7 +754,7 @@ def bench_command(
         if warm is not None:
             return _bench_warm(path, edit, warm, repeats, json_path, cache_mb, model, device, dtype, backend)
         if show is not None:
-            from applyedit.chart import load_report, render
+            from applyedit.tools.chart import load_report, render
 
             report = load_report(show)
             for table in render_bench(report):
@@ -785,7 +786,7 @@ def bench_command(
         if markdown:
             sys.stdout.write(bench_markdown(report))
         if chart is not None:
-            from applyedit.chart import render
+            from applyedit.tools.chart import render
 
             console.print(f"applyedit bench: chart written to {render(report, chart)}", markup=False)
         if not report["outputs_agree"]:
@@ -834,7 +835,7 @@ def eval_command(
 
       applyedit eval fixtures --proposer hybrid --draft-k 8
     """
-    from applyedit import evaluate
+    from applyedit.tools import evaluate
 
     def on_start(n: int, total: int, case: Any) -> None:
         console.print(f"eval: case {n}/{total} {case.name}", markup=False)

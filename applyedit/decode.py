@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from applyedit.backend import TargetModel
+from applyedit.models.backend import TargetModel
 from applyedit.proposers import Proposer
 from applyedit.sampling import Sampler, Sampling
 

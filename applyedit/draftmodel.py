@@ -17,8 +17,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from applyedit.backend import TargetModel
-from applyedit.costmodel import CostCurve
+from applyedit.models.backend import TargetModel
+from applyedit.models.costmodel import CostCurve
 from applyedit.policy import ALIGNED, draft_k
 from applyedit.proposers import CopyProposer, common_prefix
 from applyedit.sampling import Sampling, warp

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from applyedit.costmodel import CostCurve, prior
+from applyedit.models.costmodel import CostCurve, prior
 
 ALIGNED, IN_EDIT = "aligned", "in-edit"
 

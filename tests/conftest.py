@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from applyedit import modelstore
-from applyedit.backend import load_tokenizer
+from applyedit.models import modelstore
+from applyedit.models.backend import load_tokenizer
 
 
 @pytest.fixture(scope="session")

@@ -13,9 +13,10 @@ from typing import Any
 
 import torch
 
-from applyedit import api, modelstore
-from applyedit.backend import context_length, pick_dtype, use_cpu_kernels
-from applyedit.costmodel import prior
+from applyedit import api
+from applyedit.models import modelstore
+from applyedit.models.backend import context_length, pick_dtype, use_cpu_kernels
+from applyedit.models.costmodel import prior
 
 
 class ScriptedModel:

@@ -16,8 +16,9 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from applyedit import api, cli, modelstore  # noqa: E402
-from applyedit.backend import TorchModel, load_tokenizer  # noqa: E402
+from applyedit import api, cli  # noqa: E402
+from applyedit.models import modelstore  # noqa: E402
+from applyedit.models.backend import TorchModel, load_tokenizer  # noqa: E402
 from fakes import ScriptedModel, scripted_engine  # noqa: E402
 
 

@@ -13,8 +13,9 @@ from typing import Any
 import pytest
 import torch
 
-from applyedit import api, bench
-from applyedit.backend import PREFILL_CHUNK, TorchModel
+from applyedit import api
+from applyedit.tools import bench
+from applyedit.models.backend import PREFILL_CHUNK, TorchModel
 from applyedit.errors import InputError
 from fakes import scripted_engine
 from test_decode import VOCAB, prompt_for, reference, tiny_model
@@ -150,7 +151,7 @@ TINY = {"num_hidden_layers": 1, "hidden_size": 64, "intermediate_size": 128, "nu
 def test_break_it_and_replay_of_the_pass_pattern(tokenizer: tuple[Path, Any], tmp_path: Path) -> None:
     """Break-it mode drafts from an unrelated file: same output, far fewer tokens per pass. The saved
     pass pattern replays on a random model of the saved architecture (shrunk here) pass for pass."""
-    from applyedit import replay
+    from applyedit.tools import replay
 
     unrelated = tmp_path / "unrelated.txt"
     unrelated.write_text((FIXTURES / "rs_add_match_arm_snippet" / "before.rs").read_text())

@@ -101,7 +101,7 @@ def test_write_atomic_writes_through_symlinks(tmp_path: Path) -> None:
 def test_model_command_shows_the_default_model(work: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """`applyedit model` names the default model, its cache home and the draft model's state (with an
     empty cache home: not prepared yet where the draft extra is installed, else not installed)."""
-    from applyedit import modelstore
+    from applyedit.models import modelstore
     from applyedit.errors import ApplyEditError
 
     monkeypatch.setenv("APPLYEDIT_HOME", str(work / "home"))

@@ -11,7 +11,7 @@ import pytest
 import torch
 from transformers import Qwen2ForCausalLM
 
-from applyedit.backend import TorchModel
+from applyedit.models.backend import TorchModel
 from applyedit.decode import Step, run
 from applyedit.policy import AdaptiveK, FixedK
 from applyedit.proposers import CopyProposer, NullProposer, Source

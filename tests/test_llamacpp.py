@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from applyedit import api, modelstore
+from applyedit import api
+from applyedit.models import modelstore
 from applyedit.decode import run
 from applyedit.errors import ModelError
 from applyedit.policy import AdaptiveK, FixedK

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from applyedit.costmodel import CostCurve, load_or_calibrate
+from applyedit.models.costmodel import CostCurve, load_or_calibrate
 from applyedit.policy import ALIGNED, IN_EDIT, AdaptiveK, FixedK, best_k, expected_tokens
 
 # A CPU-like curve: one token cheap, any block ~4x that, slowly rising (seconds per pass).

@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
-from applyedit import modelstore
-from applyedit.backend import load_tokenizer
+from applyedit.models import modelstore
+from applyedit.models.backend import load_tokenizer
 from applyedit.spans import token_bytes, token_lines, tokens_before_line
 
 TEXTS = [

@@ -10,7 +10,8 @@ from typing import Any
 
 import pytest
 
-from applyedit import api, modelstore, userconfig
+from applyedit import api, userconfig
+from applyedit.models import modelstore
 from applyedit.errors import InputError
 from test_robustness import Run, run  # noqa: F401  (fixture)
 

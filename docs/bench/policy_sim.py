@@ -27,9 +27,11 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 from fakes import ScriptedModel  # noqa: E402
 
-from applyedit import api, bench, merge, modelstore  # noqa: E402
-from applyedit.backend import context_length, load_tokenizer, pick_dtype  # noqa: E402
-from applyedit.costmodel import CostCurve  # noqa: E402
+from applyedit import api, merge  # noqa: E402
+from applyedit.tools import bench  # noqa: E402
+from applyedit.models import modelstore  # noqa: E402
+from applyedit.models.backend import context_length, load_tokenizer, pick_dtype  # noqa: E402
+from applyedit.models.costmodel import CostCurve  # noqa: E402
 from applyedit.decode import run  # noqa: E402
 from applyedit.policy import ALIGNED, IN_EDIT, AdaptiveK, FixedK  # noqa: E402
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from applyedit import merge, textio
 from applyedit.anchor import stretches
-from applyedit.evaluate import discover
+from applyedit.tools.evaluate import discover
 
 
 def main(root: str) -> None:

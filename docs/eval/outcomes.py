@@ -21,7 +21,7 @@ from pathlib import Path
 
 from applyedit import api, merge, textio
 from applyedit.errors import ApplyEditError
-from applyedit.evaluate import discover
+from applyedit.tools.evaluate import discover
 
 
 def replay(case, raw: str | None, produced: str | None) -> dict[str, str]:

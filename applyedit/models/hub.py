@@ -14,7 +14,7 @@ import hashlib
 import os
 from pathlib import Path
 
-from applyedit import modelstore
+from applyedit.models import modelstore
 from applyedit.errors import ModelError, UsageError
 
 __all__ = ["KNOWN", "fetch", "sha256_of"]

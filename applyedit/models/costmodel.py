@@ -20,7 +20,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from applyedit.backend import TargetModel
+from applyedit.models.backend import TargetModel
 
 logger = logging.getLogger(__name__)
 

@@ -248,7 +248,7 @@ def save_cpu_weights(model: Any, dest: Path, kernels: str) -> None:
 
     from safetensors.torch import save_file
 
-    from applyedit.modelstore import write_file_atomic
+    from applyedit.models.modelstore import write_file_atomic
 
     tensors: dict[str, Any] = {}
     transposed: list[str] = []
@@ -371,7 +371,7 @@ class TorchModel(ExactPrefill):
         """Where `load` keeps the fast-load copy of `path` (None: this device and dtype use none)."""
         import torch
 
-        from applyedit.modelstore import cpu_weights_file
+        from applyedit.models.modelstore import cpu_weights_file
 
         return cpu_weights_file(path) if device == "cpu" and dtype == torch.float32 else None
 

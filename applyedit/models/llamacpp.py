@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from applyedit.backend import PREFILL_CHUNK, ExactPrefill
+from applyedit.models.backend import PREFILL_CHUNK, ExactPrefill
 from applyedit.errors import ModelError
 
 if TYPE_CHECKING:

@@ -131,7 +131,7 @@ def load_report(json_path: Path) -> dict[str, Any]:
         saved = json.loads(json_path.read_text())
     except (OSError, ValueError) as e:
         raise UsageError(f"cannot read the bench record {json_path}: {e}") from e
-    from applyedit.bench import summarise_saved
+    from applyedit.tools.bench import summarise_saved
 
     cases, unfinished = summarise_saved(saved)
     if not cases:

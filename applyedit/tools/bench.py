@@ -25,7 +25,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from applyedit import api, evaluate, textio
+from applyedit import api, textio
+from applyedit.tools import evaluate
 from applyedit.errors import InputError
 from applyedit.proposers import CopyProposer, Proposer, Source, common_prefix
 
