@@ -20,6 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from applyedit.models.costmodel import CostCurve, prior
+from applyedit.options import DEFAULT_K
 
 ALIGNED, IN_EDIT = "aligned", "in-edit"
 
@@ -70,7 +71,7 @@ class AdaptiveK:
     """Region-aware K: large while aligned with the original, 0 inside edits (see module docstring)."""
 
     cost: CostCurve = field(default_factory=prior)
-    k_max: int = 64  # the cap (--k)
+    k_max: int = DEFAULT_K  # the cap (--k)
     k_probe: int = 8  # first draft after re-aligning
     support_min: int = 3  # output tokens agreeing with the copy source that count as re-aligned
     alpha: float = 0.9  # per-token acceptance estimate while aligned

@@ -15,7 +15,8 @@ import torch
 
 from applyedit import api
 from applyedit.models import modelstore
-from applyedit.models.backend import context_length, pick_dtype, use_cpu_kernels
+from applyedit.models.backend import context_length, pick_dtype
+from applyedit.models.kernels import use_cpu_kernels
 from applyedit.models.costmodel import prior
 
 
@@ -29,6 +30,12 @@ class ScriptedModel:
         self.num_forwards = 0
         self._len = 0
         self._base: int | None = None  # cache length when decoding began (prompt minus its last token)
+
+    kernels = ""  # no matmul kernels to choose (the engine keys cost curves by them)
+
+    @property
+    def vocab_size(self) -> int:
+        return self.vocab
 
     def reset(self) -> None:
         self._len, self._base = 0, None

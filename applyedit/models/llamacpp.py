@@ -1,4 +1,4 @@
-"""The llama.cpp backend: a GGUF model behind the same `TargetModel` seam as torch (DESIGN.md §6).
+"""The llama.cpp backend: a GGUF model behind the same `TargetModel` seam as torch.
 
 Owns every llama-cpp-python call: loading a GGUF (no dequantisation), one context with all cores on
 both thread counts, the verify batch (`[last] + draft` with logits requested for exactly those
@@ -64,7 +64,7 @@ class LlamaCppModel(ExactPrefill):
     n_ctx: int
     device: str = "cpu"
     num_forwards: int = 0  # every llama_decode call, prefill chunks included
-    load_s: float = 0.0
+    kernels = ""  # llama.cpp chooses its own kernels: nothing to key by
     _lib: Any = field(default=None, repr=False)
     _model: Any = field(default=None, repr=False)
     _ctx: Any = field(default=None, repr=False)
@@ -81,7 +81,6 @@ class LlamaCppModel(ExactPrefill):
             raise ModelError("--backend llamacpp needs llama-cpp-python (pip install -e '.[llamacpp]')") from e
         _silence(lib)
         lib.llama_backend_init()
-        t0 = time.perf_counter()
         mparams = lib.llama_model_default_params()
         mparams.n_gpu_layers = 0
         model = lib.llama_model_load_from_file(str(path).encode(), mparams)
@@ -96,9 +95,41 @@ class LlamaCppModel(ExactPrefill):
             lib.llama_model_free(model)
             raise ModelError(f"llama.cpp could not create a context of {n_ctx} tokens for {path}")
         vocab = lib.llama_model_get_vocab(model)
-        return cls(path=path, eos_ids=eos_ids, n_ctx=n_ctx, load_s=time.perf_counter() - t0, _lib=lib, _model=model,
+        return cls(path=path, eos_ids=eos_ids, n_ctx=n_ctx, _lib=lib, _model=model,
                    _ctx=ctx, _mem=lib.llama_get_memory(ctx), _batch=lib.llama_batch_init(N_BATCH, 0, 1),
                    _n_vocab=lib.llama_vocab_n_tokens(vocab))
+
+    @classmethod
+    def target(cls, engine: Any) -> LlamaCppModel:
+        """The engine's target model: its GGUF, stopping on the tokenizer's end ids, in its context."""
+        from applyedit.models.backend import stop_ids
+
+        assert engine.source.gguf is not None
+        return cls.load(engine.source.gguf, stop_ids(engine.tokenizer, None), engine.context)
+
+    @staticmethod
+    def thread_count() -> int:
+        return threads()
+
+    @staticmethod
+    def dtype_label(dtype: Any) -> str:
+        return "gguf"  # the file's own quantisation
+
+    @staticmethod
+    def weights_file(source: Any, path: Path) -> Path | None:
+        return source.gguf  # type: ignore[no-any-return]
+
+    @property
+    def vocab_size(self) -> int:
+        return self._n_vocab
+
+    @property
+    def threads(self) -> int:
+        return self.thread_count()
+
+    @property
+    def dtype_name(self) -> str:
+        return "gguf"
 
     def close(self) -> None:
         if self._ctx:
