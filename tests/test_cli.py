@@ -29,6 +29,23 @@ def test_help_has_examples(work: Path) -> None:
     assert sub.returncode == 0 and b"git apply" in sub.stdout and b"--proposer" in sub.stdout
 
 
+def test_help_lists_the_choices(work: Path) -> None:
+    """Options that take one of a few values name them in --help."""
+    sub = cli("apply", "--help", cwd=work)
+    for listed in (b"<copy|copy-original|none|draft|hybrid>", b"<adaptive|fixed>", b"<merge|none>",
+                   b"<auto|torch|llamacpp>"):
+        assert listed in sub.stdout
+
+
+@pytest.mark.parametrize("args", [["--version"], ["f.py", "--version"], ["apply", "f.py", "--version"]])
+def test_version_after_a_file(work: Path, args: list[str]) -> None:
+    """`applyedit FILE --version` prints the version, like `applyedit --version`, and runs nothing."""
+    from applyedit import __version__
+
+    done = cli(*args, cwd=work)
+    assert done.returncode == 0 and done.stdout == f"applyedit {__version__}\n".encode() and not done.stderr
+
+
 @pytest.mark.parametrize(
     "args, message, code",
     [

@@ -17,7 +17,6 @@ Timing rules (one definition each, quoted by the README):
 from __future__ import annotations
 
 import json
-import os
 import statistics
 import time
 from collections.abc import Callable, Sequence
@@ -25,9 +24,10 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from applyedit import api, textio
+from applyedit import api, files, textio
 from applyedit.tools import evaluate
 from applyedit.errors import InputError
+from applyedit.options import DEFAULT_K, K_POLICIES
 from applyedit.proposers import CopyProposer, Proposer, Source, common_prefix
 
 BASELINES = ("greedy", "lookup", "none", "nomerge", "anchor", "torch", "llamacpp", "llamacpp-greedy", "draft", "hybrid")
@@ -43,7 +43,7 @@ class Method:
     lookup: int = 0  # prompt_lookup_num_tokens for generate; 0 is plain greedy
     proposer: str = "copy"
     k_policy: str = "adaptive"
-    k: int = api.DEFAULT_K
+    k: int = DEFAULT_K
     drafts_from: str = ""  # break-it mode: copy-draft from this unrelated file instead of the real sources
     backend: str = ""  # run on this backend's engine instead of the bench's ("": the bench's own)
     draft_model: str | None = None  # proposer "draft" / "hybrid": --draft-model (None: the packaged 0.5B)
@@ -108,7 +108,7 @@ def parse_methods(baselines: Sequence[str], k_policies: Sequence[str], ks: Seque
             raise InputError(f"unknown baseline {spec!r}; choose from {', '.join(BASELINES)}")
     for spec in k_policies:
         name, values = _values(spec, ks)
-        if name not in api.K_POLICIES:
+        if name not in K_POLICIES:
             raise InputError(f"unknown --k-policy {spec!r}; use adaptive[:K,...] or fixed[:K,...]")
         sign = "≤" if name == "adaptive" else "="
         methods += [Method(f"{name} K{sign}{v}", "loop", k_policy=name, k=v) for v in values]
@@ -431,9 +431,7 @@ def run(engine: api.Engine, items: Sequence[Target], methods: Sequence[Method], 
 
     def save() -> None:
         if json_path is not None:
-            tmp = json_path.with_name(json_path.name + ".tmp")
-            tmp.write_text(json.dumps(raw, indent=1))
-            os.replace(tmp, json_path)
+            files.write_atomic(json_path, json.dumps(raw, indent=1).encode())
 
     counter, hook = [0], None
     if engine.backend == "torch" and any(m.runner == "generate" for m in methods):
