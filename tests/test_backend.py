@@ -13,7 +13,8 @@ import pytest
 import torch
 from transformers import Qwen2Config, Qwen2ForCausalLM
 
-from applyedit.models.backend import CPU_LAYOUT, TorchModel, load_cpu_weights, use_cpu_kernels
+from applyedit.models.backend import TorchModel
+from applyedit.models.kernels import CPU_LAYOUT, load_cpu_weights, use_cpu_kernels
 from applyedit.errors import ModelError
 from applyedit.models.modelstore import cpu_weights_file
 
@@ -124,7 +125,7 @@ def test_cpu_kernels_compute_what_plain_linear_layers_compute(home: Path, tok: A
     torch.testing.assert_close(logits(loaded), expected, rtol=1e-4, atol=1e-5)
     fallback = Qwen2ForCausalLM.from_pretrained(path, dtype=torch.float32).eval()
     transposed = TorchModel(model=fallback, eos_ids=frozenset(), kernels="mkl")
-    from applyedit.models.backend import transpose_linear_weights
+    from applyedit.models.kernels import transpose_linear_weights
 
     transpose_linear_weights(fallback)
     ptrs = [m.weight.data_ptr() for m in fallback.modules() if isinstance(m, torch.nn.Linear)]

@@ -19,6 +19,7 @@ from applyedit.policy import AdaptiveK, FixedK
 from applyedit.proposers import NullProposer
 
 pytest.importorskip("llama_cpp")
+pytestmark = pytest.mark.model  # the real default model's GGUF, on llama.cpp
 
 FIXTURES = Path(__file__).parent.parent / "fixtures"
 CASE = FIXTURES / "py_change_constant_instr"

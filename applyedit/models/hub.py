@@ -12,7 +12,10 @@ from __future__ import annotations
 
 import hashlib
 import os
+import shutil
 from pathlib import Path
+
+from applyedit import files
 
 from applyedit.models import modelstore
 from applyedit.errors import ModelError, UsageError
@@ -78,13 +81,9 @@ def _install_default(path: Path) -> None:
     dest = modelstore.default_gguf_path()
     if dest.is_file() and dest.stat().st_size == path.stat().st_size:
         return
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    tmp = dest.with_name(dest.name + ".tmp")
-    tmp.unlink(missing_ok=True)
-    try:
-        os.link(path.resolve(), tmp)
-    except OSError:
-        import shutil
-
-        shutil.copyfile(path.resolve(), tmp)
-    os.replace(tmp, dest)
+    with files.replacing(dest) as tmp:
+        tmp.unlink()  # a hard link needs the name free
+        try:
+            os.link(path.resolve(), tmp)
+        except OSError:
+            shutil.copyfile(path.resolve(), tmp)
