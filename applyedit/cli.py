@@ -23,10 +23,30 @@ from rich.markup import escape
 from rich.table import Table
 
 from applyedit.cliio import Delivery, keep_rejected, read_edit, read_stdin
-from applyedit.cliparts import (EXIT_HELP, EXIT_INTERRUPTED, EXIT_USAGE, AnchorOpt, BackendOpt, DebugOpt, DeviceOpt,
-                                DraftBackendOpt, DraftKOpt, DraftModelOpt, DtypeOpt, FallbackOpt, KOpt, KPolicyOpt,
-                                ModelOpt, ProposerOpt, console, defaults, fail, guarded, stdout)
 from applyedit.cliparts import EXIT_CODES as EXIT_CODES  # the table, for tests and the README
+from applyedit.cliparts import (
+    EXIT_HELP,
+    EXIT_INTERRUPTED,
+    EXIT_USAGE,
+    AnchorOpt,
+    BackendOpt,
+    DebugOpt,
+    DeviceOpt,
+    DraftBackendOpt,
+    DraftKOpt,
+    DraftModelOpt,
+    DtypeOpt,
+    FallbackOpt,
+    KOpt,
+    KPolicyOpt,
+    ModelOpt,
+    ProposerOpt,
+    console,
+    defaults,
+    fail,
+    guarded,
+    stdout,
+)
 from applyedit.errors import ApplyEditError, OutputCheckError, UsageError
 from applyedit.options import DEFAULT_K, RunOptions
 from applyedit.progress import RunProgress
@@ -195,8 +215,8 @@ def model_show(ctx: typer.Context, model: ModelOpt = None) -> None:
     """
     if ctx.invoked_subcommand is not None:
         return
-    from applyedit.models import modelstore
     from applyedit import userconfig
+    from applyedit.models import modelstore
 
     try:
         model = defaults(ctx, model=model)["model"]
@@ -283,8 +303,8 @@ def model_prepare(model: ModelOpt = None, draft: Annotated[bool, typer.Option(
             return
         path = modelstore.prepare(modelstore.resolve(model), progress.model)
     console.print(f"applyedit: model ready in {path}")
-    from applyedit.models.engine import Engine
     from applyedit.models.backend import TorchModel
+    from applyedit.models.engine import Engine
 
     engine = Engine.open(model)
     fast = TorchModel.fast_load_file(path, engine.device, engine.dtype) if engine.backend == "torch" else None
@@ -385,7 +405,8 @@ def main(argv: list[str] | None = None) -> None:
         e.show()
         code = EXIT_USAGE
     except TyperException as e:
-        where = f" (see {e.ctx.command_path} --help)" if getattr(e, "ctx", None) is not None else ""
+        ctx = getattr(e, "ctx", None)
+        where = f" (see {ctx.command_path} --help)" if ctx is not None else ""
         console.print(f"applyedit: error: {' '.join(e.format_message().split())}{where}", markup=False)
         code = EXIT_USAGE
     except Abort:

@@ -180,7 +180,8 @@ class Delivery:
             return
         if target is not None:
             same = self.in_place or (not self.stdin_source and files.same_file(target, self.file))
-            files.replace(target, result.after.encode(self.encoding), mode_from=None if self.stdin_source else self.file,
+            mode_from = None if self.stdin_source else self.file
+            files.replace(target, result.after.encode(self.encoding), mode_from=mode_from,
                           backup=self.backup, unchanged_since=result.source_sha256 if same else None,
                           follow=self.in_place, written=written)
             if not self.quiet:

@@ -84,8 +84,8 @@ def check_writable(target: Path, *, what: str = "", follow: bool = True) -> Path
             raise InputError(f"{name} is read-only; nothing was run")
         if st.st_nlink > 1:
             raise InputError(f"{name} has {st.st_nlink} hard links; replacing it would leave the other names "
-                             "with the old text, so applyedit refuses (write the new text to another path and copy it over); "
-                             "nothing was run")
+                             "with the old text, so applyedit refuses (write the new text to another path and copy it "
+                             "over); nothing was run")
     if not directory.is_dir():
         raise InputError(f"{directory}: no such directory; nothing was run")
     if not (directory.stat().st_mode & 0o222 and os.access(directory, os.W_OK)):
@@ -132,8 +132,8 @@ def _committing(written: list[Path]) -> Iterator[None]:
         _let_signals_in()
         for sig, handler in old.items():
             signal.signal(sig, signal.SIG_DFL if handler is None else handler)
-        for sig in set(caught) - {signal.SIGINT}:
-            os.kill(os.getpid(), sig)
+        for number in set(caught) - {signal.SIGINT}:
+            os.kill(os.getpid(), number)
         if signal.SIGINT in caught:
             raise WriteInterrupted(list(written))
 
@@ -145,7 +145,7 @@ def _let_signals_in() -> None:
 def clean_stale_temps(directory: Path) -> list[Path]:
     """Remove the temp files of applyedit runs that died mid-write (SIGKILL, power loss) in `directory`:
     named `.NAME.applyedit-PID-XXXXXXXX.tmp`, of a process that no longer runs. Returns those removed."""
-    removed = []
+    removed: list[Path] = []
     try:
         names = os.listdir(directory)
     except OSError:

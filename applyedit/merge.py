@@ -12,8 +12,18 @@ from dataclasses import dataclass
 from typing import Literal
 
 from applyedit.markers import is_marker
-from applyedit.mergealign import (_anchor, _changes_something, _extend, _fill, _found, _NoFit, _NoMerge, _Pair, _Seg,
-                                  _split)
+from applyedit.mergealign import (
+    _anchor,
+    _changes_something,
+    _extend,
+    _fill,
+    _found,
+    _NoFit,
+    _NoMerge,
+    _Pair,
+    _Seg,
+    _split,
+)
 from applyedit.mergelines import _distinctive, _indent, _key, _lines, _min_table, _rtrim, _same
 
 __all__ = ["Hunk", "LineKind", "MergeResult", "dropped_lines", "layout", "merge"]
@@ -173,14 +183,14 @@ def _merge(original: str, snippet: str) -> MergeResult:
     if len(segs) == 1 and not segs[0].marker_before and segs[0].marker_after is None:
         skeys = [_key(x) for x in segs[0].lines]
         ends = [(-1, -1), *chains[0], (len(skeys), m)]
-        pairs = chains[0] + [p for a, b in zip(ends, ends[1:]) for p in _fill(skeys, okeys, a, b)]
+        pairs = chains[0] + [p for a, b in zip(ends, ends[1:], strict=False) for p in _fill(skeys, okeys, a, b)]
         pairs.sort()
         matched, total = sum(1 for _, j in pairs if okeys[j]), sum(1 for k in okeys if k)
         if not total or 2 * matched > total:
             return _finish(ol, [(0, m, segs[0].lines, pairs)], nl, whole=snippet)
     spans: list[_Span] = []
     lo = 0
-    for n, (seg, chain) in enumerate(zip(segs, chains)):
+    for n, (seg, chain) in enumerate(zip(segs, chains, strict=True)):
         if chain:
             hi = next((c[0][1] for c in chains[n + 1 :] if c), m)
             try:
@@ -200,13 +210,13 @@ def _merge(original: str, snippet: str) -> MergeResult:
         top_level, at_end = _indent(first) == 0, seg.marker_after is None
         sl, hi = seg.lines, next((c[0][1] for c in chains[n + 1 :] if c), m)
         ot = _rtrim(ol, lo, m)
-        k = next((k for k in range(len(sl), 0, -1) if sl[k - 1].strip() and ot - k >= lo
-                  and all(_same(sl[i], ol[ot - k + i]) for i in range(k))), 0)
-        if n == len(segs) - 1 and seg.marker_before and at_end and sum(1 for x in sl[:k] if x.strip()) >= 2:
+        tail = next((t for t in range(len(sl), 0, -1) if sl[t - 1].strip() and ot - t >= lo
+                     and all(_same(sl[i], ol[ot - t + i]) for i in range(t))), 0)
+        if n == len(segs) - 1 and seg.marker_before and at_end and sum(1 for x in sl[:tail] if x.strip()) >= 2:
             # it starts with the original's last lines (`}` `);`): it goes on from the end
-            if k == len(sl) and _split(sl, ol, lo, m):
+            if tail == len(sl) and _split(sl, ol, lo, m):
                 raise _NoMerge(f"snippet lines {first.strip()!r}... could show a deletion or nothing")
-            spans.append((ot - k, ot, sl, [(i, ot - k + i) for i in range(k)]))
+            spans.append((ot - tail, ot, sl, [(i, ot - tail + i) for i in range(tail)]))
             lo = ot
         elif seg.marker_before and (not at_end or n == len(segs) - 1) and _found(sl, ol, lo, hi):
             # only lines the original has, between markers: wherever they stand, nothing changes;

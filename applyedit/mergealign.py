@@ -14,8 +14,19 @@ import difflib
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from applyedit.mergelines import (_alike, _distinctive, _edited, _indent, _key, _min_table, _opens, _rmin, _rtrim, _same,
-                                  _same_name)
+from applyedit.mergelines import (
+    _alike,
+    _distinctive,
+    _edited,
+    _indent,
+    _key,
+    _min_table,
+    _opens,
+    _rmin,
+    _rtrim,
+    _same,
+    _same_name,
+)
 
 _RARE = 3  # a segment is placed by its lines found at most this often (or its rarest ones)
 _WINDOW = 64  # an anchor's predecessor is sought among this many previous candidates
@@ -64,6 +75,7 @@ def _anchor(
     forced = resume in where and len(where[resume]) == 1 and resumes
     if forced:
         # it stands once in the original: the snippet picks the original up there, the rest follows
+        assert resume is not None
         where = {i: [j for j in js if (j > where[resume][0]) == (i > resume)] for i, js in where.items()}
         where = {i: js for i, js in where.items() if js}
     limit = max(_RARE, min(len(js) for js in where.values()))
@@ -134,7 +146,7 @@ def _extend(
 ) -> tuple[int, int, list[_Pair]]:
     """Grow a chain into the segment's original span [start, end) and all its pairs."""
     sl, n, skeys = seg.lines, len(seg.lines), [_key(x) for x in seg.lines]
-    pairs = chain + [p for a, b in zip(chain, chain[1:]) for p in _fill(skeys, okeys, a, b)]
+    pairs = chain + [p for a, b in zip(chain, chain[1:], strict=False) for p in _fill(skeys, okeys, a, b)]
     start, head = _head(sl, skeys, ol, okeys, chain[0], lo)
     pairs += head
     o = start
@@ -182,7 +194,8 @@ def _extend(
         pairs = [p for p in pairs if p[0] < s - k]
         o -= k
     if rest and not any(_distinctive(_key(x)) for x in rest) and any(
-            all(_same(x, y) for x, y in zip(rest, [y for y in ol[q:hi] if y.strip()])) for q in range(o, hi)):
+            all(_same(x, y) for x, y in zip(rest, [y for y in ol[q:hi] if y.strip()], strict=False))
+            for q in range(o, hi)):
         # Left to insert: only `}` / `/**` lines that the original has further down: a deletion up
         # to them, or new lines? Not a guess to make.
         raise _NoMerge(f"snippet line {rest[0].strip()!r} could be new or the original's, further down")
@@ -192,7 +205,8 @@ def _extend(
 def _changes_something(seg: _Seg, chain: list[_Pair], ol: list[str], start: int, end: int,
                        pairs: list[_Pair], lo: int, hi: int, first: bool = False, below: bool = True
                        ) -> tuple[int, int, list[_Pair]]:
-    """A segment after a marker (or the first, its leading marker left out) that would change nothing, whose lines before its first anchor
+    """A segment after a marker (or the first, its leading marker left out) that would change nothing, whose
+    lines before its first anchor
     (`}`, blank lines: nothing distinctive) also stand, exactly, at an earlier place: the snippet
     shows a deletion, the lines between that place and the anchor (the usual shape: the end of the
     previous function, then the next one, the one between them gone). `chain` holds the anchors
@@ -298,7 +312,7 @@ def _head(sl: Sequence[str], skeys: list[str], ol: list[str], okeys: list[str], 
                 if cands:
                     best[i][jj], move[i][jj] = max(cands)
         # the segment starts where its first pair is; lines above it are kept
-        jj = max(((best[0][jj], jj) for jj in range(width + 1) if best[0][jj] > neg))[1]
+        jj = max((best[0][jj], jj) for jj in range(width + 1) if best[0][jj] > neg)[1]
         i, found, new = 0, [], []
         while (i, jj) != (s0, width):
             if move[i][jj] == 1:
@@ -312,7 +326,8 @@ def _head(sl: Sequence[str], skeys: list[str], ol: list[str], okeys: list[str], 
         return found, new
 
     if s0 * (o0 - w0) > _DP_CELLS:  # a long head with nothing to anchor it: new code, all of it
-        pairs, inserted = [], list(range(s0))
+        pairs: list[_Pair] = []
+        inserted = list(range(s0))
     else:
         pairs, inserted = solve(frozenset())
     # A block the head opens anew (a new function: its opener is inserted) holds new lines only,
@@ -324,7 +339,8 @@ def _head(sl: Sequence[str], skeys: list[str], ol: list[str], okeys: list[str], 
         pairs, inserted = solve(zone)
     start = pairs[0][1] if pairs else o0
     if pairs and not any(sl[a].strip() for a, _ in pairs) and pairs[-1][1] == o0 - 1 and all(
-            b - a == pairs[0][1] - pairs[0][0] for a, b in pairs) and _distinctive(skeys[0]) and _indent(sl[0]) == depth_s:
+            b - a == pairs[0][1] - pairs[0][0] for a, b in pairs) and _distinctive(skeys[0]) \
+            and _indent(sl[0]) == depth_s:
         # New lines at the anchor's depth, then blank lines paired with the blank lines above the
         # anchor: a new sibling, set apart like the anchor is; the original's blank lines stay above.
         return o0, []

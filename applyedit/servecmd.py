@@ -72,7 +72,8 @@ def serve_command(
                                               help="Require `Authorization: Bearer TOKEN` on /v1/.")] = None,
     cache_mb: Annotated[int, typer.Option(help="Prompt cache budget in MiB (0: no cache).")] = 1024,
     cache_dir: Annotated[Path | None, typer.Option(
-        help="Also keep the prompt cache here, so a restart finds it (a folder per model, backend, dtype, kernels).")] = None,
+        help="Also keep the prompt cache here, so a restart finds it (a folder per model, backend, dtype, "
+             "kernels).")] = None,
     cache_dir_mb: Annotated[int, typer.Option(help="With --cache-dir: its budget in MiB.")] = 4096,
     queue: Annotated[int, typer.Option(help="Requests that may wait behind the running one; more get 503.")] = 8,
     max_body_mb: Annotated[float, typer.Option(help="Largest request body in MiB; larger get 413.")] = 8.0,

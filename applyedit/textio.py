@@ -36,7 +36,8 @@ class TextStyle:
     newline: str = "\n"  # "\n" or "\r\n": the majority style, given to new lines on write
     bom: bool = False
     final_newline: bool = True  # False when a non-empty file does not end with a newline
-    endings: tuple[str, ...] = ()  # when both styles were present: each original line's own ending, kept on unchanged lines
+    # When both styles were present: each original line's own ending, kept on unchanged lines.
+    endings: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,7 +106,7 @@ def _mixed_endings(text: str, original: str, style: TextStyle) -> str:
         for n in range(size):
             if j + n < len(ends) and i + n < len(style.endings):
                 ends[j + n] = style.endings[i + n]
-    return "".join(line + end for line, end in zip(new, ends)) + new[-1]
+    return "".join(line + end for line, end in zip(new, ends, strict=False)) + new[-1]
 
 
 def _kind(mode: int) -> str:

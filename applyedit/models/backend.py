@@ -183,7 +183,7 @@ class ExactPrefill:
         if self.prompt_cache is not None:  # exact too: prefixes cut at chunk boundaries (promptcache.py)
             from applyedit import promptcache
 
-            return promptcache.prefill(self, self.prompt_cache, ids)
+            return promptcache.prefill(self, self.prompt_cache, ids)  # type: ignore[arg-type]  # subclasses snapshot
         self.reset()
         if ids:
             self._chunk_done(0, len(ids))

@@ -22,7 +22,6 @@ from applyedit.models.costmodel import CostCurve, load_or_calibrate
 from applyedit.options import BACKENDS, DRAFT_BACKENDS
 
 
-
 def runner(backend: str) -> Any:
     """The class that runs `backend` ("torch": TorchModel, "llamacpp": LlamaCppModel)."""
     if backend == "llamacpp":
@@ -138,7 +137,8 @@ class Engine:
         """The verify-pass cost curve of this model, backend, device, dtype and thread count (cached)."""
         if self.cost is None or fresh:
             kernels = self.kernels  # the CPU matmul kernels change the curve
-            key = f"{self.source.name}-{self.backend}-{self.device}-{self.dtype_name}{'-' + kernels if kernels else ''}-{self.threads}t"
+            kernel_part = f"-{kernels}" if kernels else ""
+            key = f"{self.source.name}-{self.backend}-{self.device}-{self.dtype_name}{kernel_part}-{self.threads}t"
             self.cost = load_or_calibrate(self.model, modelstore.home(), key, fresh)
         return self.cost
 

@@ -16,15 +16,15 @@ import shutil
 from pathlib import Path
 
 from applyedit import files
-
-from applyedit.models import modelstore
 from applyedit.errors import ModelError, UsageError
+from applyedit.models import modelstore
 
 __all__ = ["KNOWN", "fetch", "sha256_of"]
 
 # (repo, file) -> SHA-256 of the official file.
 KNOWN = {
-    ("Qwen/Qwen2.5-Coder-1.5B-Instruct-GGUF", "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf"): modelstore.DEFAULT_GGUF_SHA256,
+    ("Qwen/Qwen2.5-Coder-1.5B-Instruct-GGUF", "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf"):
+        modelstore.DEFAULT_GGUF_SHA256,
     ("Qwen/Qwen2.5-Coder-0.5B-Instruct-GGUF", "qwen2.5-coder-0.5b-instruct-q4_k_m.gguf"): modelstore.DRAFT_GGUF_SHA256,
 }
 

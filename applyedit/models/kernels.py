@@ -65,7 +65,7 @@ def _onednn_linear() -> type | None:
 
     class OneDNNLinear(torch.nn.Linear):
         def forward(self, x: torch.Tensor) -> torch.Tensor:
-            return op(x, self.weight, self.bias, "none", [], "")
+            return op(x, self.weight, self.bias, "none", [], "")  # type: ignore[misc]  # checked above
 
     return OneDNNLinear
 
@@ -94,6 +94,7 @@ def use_cpu_kernels(model: Any, dtype: torch.dtype) -> str:
         transpose_linear_weights(model)
         return kernels
     onednn = _onednn_linear()
+    assert onednn is not None  # cpu_kernels chose "onednn": the op is there
     for module in model.modules():
         if isinstance(module, torch.nn.Linear):
             if not module.weight.is_contiguous():
@@ -113,7 +114,7 @@ def load_pretrained(path: Path, device: str, dtype: torch.dtype) -> Any:
         model = AutoModelForCausalLM.from_pretrained(path, dtype=dtype, use_safetensors=True)
     except Exception as e:
         raise ModelError(f"could not load the model from {path}: {e}") from e
-    return model.to(device).eval()
+    return model.to(device).eval()  # type: ignore[arg-type]  # a device name is what `to` takes
 
 
 def save_cpu_weights(model: Any, dest: Path, kernels: str) -> None:

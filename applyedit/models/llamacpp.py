@@ -23,8 +23,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from applyedit.models.backend import PREFILL_CHUNK, ExactPrefill
 from applyedit.errors import ModelError
+from applyedit.models.backend import PREFILL_CHUNK, ExactPrefill
 
 if TYPE_CHECKING:
     import torch

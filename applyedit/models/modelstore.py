@@ -12,8 +12,8 @@ nothing of decoding, devices or prompts.
 from __future__ import annotations
 
 import hashlib
-import json
 import importlib.metadata as metadata
+import json
 import logging
 import os
 from collections.abc import Callable
@@ -210,7 +210,7 @@ def convert_gguf(gguf: Path, dest: Path, progress: Progress | None = None) -> Pa
     if progress:
         progress("convert", 1, 2)
     # A GGUF-loaded model refuses save_pretrained while it still carries its quantizer.
-    model.hf_quantizer = None
+    model.hf_quantizer = None  # type: ignore[assignment]
     if hasattr(model.config, "quantization_config"):
         del model.config.quantization_config
 
@@ -351,7 +351,9 @@ def prepare(source: ModelSource, progress: Progress | None = None) -> Path:
         return prepare_default(progress)
     if source.kind == "draft":
         assert source.path is not None
-        return source.path if is_ready(source.path) else convert_gguf(assemble_draft_gguf(progress), source.path, progress)
+        if is_ready(source.path):
+            return source.path
+        return convert_gguf(assemble_draft_gguf(progress), source.path, progress)
     if source.kind == "gguf":
         assert source.path is not None and source.gguf is not None
         return source.path if is_ready(source.path) else convert_gguf(source.gguf, source.path, progress)

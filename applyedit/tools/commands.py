@@ -13,9 +13,27 @@ from typing import Annotated, Any
 import typer
 
 from applyedit import files
-from applyedit.cliparts import (EXIT_CHECK, AnchorOpt, BackendOpt, DebugOpt, DeviceOpt, DraftBackendOpt, DraftKOpt,
-                                DraftModelOpt, DtypeOpt, FallbackOpt, JsonOpt, KOpt, KPolicyOpt, ModelOpt, ProposerOpt,
-                                console, defaults, guarded, stdout)
+from applyedit.cliparts import (
+    EXIT_CHECK,
+    AnchorOpt,
+    BackendOpt,
+    DebugOpt,
+    DeviceOpt,
+    DraftBackendOpt,
+    DraftKOpt,
+    DraftModelOpt,
+    DtypeOpt,
+    FallbackOpt,
+    JsonOpt,
+    KOpt,
+    KPolicyOpt,
+    ModelOpt,
+    ProposerOpt,
+    console,
+    defaults,
+    guarded,
+    stdout,
+)
 from applyedit.errors import InputError, UsageError
 from applyedit.options import DEFAULT_K, RunOptions
 
@@ -41,7 +59,8 @@ def bench_command(
     path: Annotated[Path, typer.Argument(help="A source FILE (with --edit), or a folder of cases.")] = Path("fixtures"),
     edit: Annotated[Path | None, typer.Option("--edit", "-e", help="File holding the edit, for a FILE.")] = None,
     filter_: Annotated[str | None, typer.Option("--filter", help="Only cases whose name contains this.")] = None,
-    all_cases: Annotated[bool, typer.Option("--all", help="Every case of the folder, not only the bench suite.")] = False,
+    all_cases: Annotated[bool, typer.Option(
+        "--all", help="Every case of the folder, not only the bench suite.")] = False,
     baseline: Annotated[list[str] | None, typer.Option(
         help="Repeatable: greedy (model.generate), lookup[:K,...] (its prompt lookup, K=10 by default), "
              "none (applyedit's loop without drafts), nomerge (adaptive K without drafts from the merged "
@@ -64,7 +83,8 @@ def bench_command(
     draft_model: DraftModelOpt = None,
     draft_backend: DraftBackendOpt = None,
     json_path: Annotated[Path | None, typer.Option("--json", help="Save every run here as it finishes.")] = None,
-    resume: Annotated[bool, typer.Option(help="Skip the runs already saved in --json by an interrupted bench.")] = False,
+    resume: Annotated[bool, typer.Option(
+        help="Skip the runs already saved in --json by an interrupted bench.")] = False,
     chart: Annotated[Path | None, typer.Option(
         help="Also draw the results as a PNG here (tokens/s per case and method; the K sweep). "
              "Needs the chart extra.")] = None,
@@ -154,7 +174,8 @@ def print_bench(report: dict[str, Any], markdown: bool, chart: Path | None, save
 @guarded
 def eval_command(
     ctx: typer.Context,
-    directory: Annotated[Path, typer.Argument(help="Folder of cases: <case>/before.<ext>, edit.txt, after.<ext>.")] = Path("fixtures"),
+    directory: Annotated[Path, typer.Argument(
+        help="Folder of cases: <case>/before.<ext>, edit.txt, after.<ext>.")] = Path("fixtures"),
     filter_: Annotated[str | None, typer.Option("--filter", help="Only cases whose name contains this.")] = None,
     model: ModelOpt = None,
     device: DeviceOpt = None,

@@ -25,7 +25,6 @@ from typing import Any
 
 from applyedit.models.backend import TorchModel, pick_dtype
 
-
 GREEDY = "plain greedy (replayed)"
 
 
@@ -105,7 +104,8 @@ def replay(bench: dict[str, Any], model: TorchModel, repeats: int = 1, log: Call
                 rows.setdefault(method, []).append(timing)
                 log(f"replay: {name}: {method} #{rep + 1}: {timing['passes']} passes, {timing['wall_s']:.2f} s")
         base = statistics.median(t["wall_s"] for t in rows[GREEDY])
-        out[name] = {method: {"passes": ts[0]["passes"], "repeats": len(ts), "wall_s": statistics.median(t["wall_s"] for t in ts),
+        out[name] = {method: {"passes": ts[0]["passes"], "repeats": len(ts),
+                              "wall_s": statistics.median(t["wall_s"] for t in ts),
                               "prefill_s": statistics.median(t["prefill_s"] for t in ts),
                               "speedup_vs_greedy": base / statistics.median(t["wall_s"] for t in ts)}
                      for method, ts in rows.items()}
