@@ -29,7 +29,7 @@ from applyedit.errors import ApplyEditError, DecodeError, InputError, OutputChec
 from applyedit.models import modelstore
 from applyedit.models.backend import chat_ids
 from applyedit.models.engine import Engine
-from applyedit.options import RunOptions
+from applyedit.options import DEFAULT_K, K_POLICIES, RunOptions  # noqa: F401  (bench reads the first two here)
 from applyedit.policy import AdaptiveK, FixedK
 from applyedit.promptcache import reuse_report
 from applyedit.proposers import CopyProposer, NullProposer, Proposer, Source
@@ -202,8 +202,8 @@ def apply(file: str | Path, edit: str, *, options: RunOptions | None = None, eng
     deadline = None if opts.timeout is None else time.monotonic() + opts.timeout
     opts.check()
     decoding = sampling.settings(opts.temperature, opts.top_p, opts.seed)
-    job = prepare(file, edit, engine or (lambda: Engine.open(opts.model, opts.device, opts.dtype, progress, opts.backend)),
-                  max_new_tokens=opts.max_new_tokens, language=language, encoding=encoding, cwd=cwd, source=source)
+    opened = engine or (lambda: Engine.open(opts.model, opts.device, opts.dtype, progress, opts.backend))
+    job = prepare(file, edit, opened, max_new_tokens=opts.max_new_tokens, language=language, encoding=encoding, cwd=cwd, source=source)
     cold = not job.engine.loaded  # this run loads the weights: its report can show the startup
     if on_phase is not None and cold:
         on_phase("loading", 0, 0)  # the cost curve below may load them already
