@@ -203,7 +203,8 @@ def apply(file: str | Path, edit: str, *, options: RunOptions | None = None, eng
     opts.check()
     decoding = sampling.settings(opts.temperature, opts.top_p, opts.seed)
     opened = engine or (lambda: Engine.open(opts.model, opts.device, opts.dtype, progress, opts.backend))
-    job = prepare(file, edit, opened, max_new_tokens=opts.max_new_tokens, language=language, encoding=encoding, cwd=cwd, source=source)
+    job = prepare(file, edit, opened, max_new_tokens=opts.max_new_tokens, language=language, encoding=encoding,
+                  cwd=cwd, source=source)
     cold = not job.engine.loaded  # this run loads the weights: its report can show the startup
     if on_phase is not None and cold:
         on_phase("loading", 0, 0)  # the cost curve below may load them already
