@@ -1,7 +1,8 @@
 """The Python API: `apply(file, edit)` returns the new text, the diff and the run's statistics.
 
-Owns one run end to end, in the steps `apply` names: read and normalise the inputs, build the prompt
-and check it fits the context before any weights load (`prepare`); build the K policy and the drafter
+Owns one run end to end, in the steps `apply` names: read and normalise the inputs (a marker-less
+edit that is a piece of the file reads as an update snippet), build the prompt and check it fits the
+context before any weights load (`prepare`); build the K policy and the drafter
 (`plan_drafting`); decode (`decode_job`; an unambiguous merge of an update snippet anchors the lines
 it keeps: anchor.py); extract the output and run the checks (`checked`; the checks are checks.py's,
 a refused output may be answered by the merge); restore the file's text style, diff and report
@@ -13,9 +14,8 @@ from __future__ import annotations
 
 import hashlib
 import logging
-import re
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -25,7 +25,7 @@ from applyedit import checks, markers, merge, prompts, report, sampling, spans, 
 from applyedit.decode import DecodeResult, Step, run
 from applyedit.diff import diff_path, unified_diff
 from applyedit.draftmodel import DraftModelProposer, HybridProposer
-from applyedit.errors import ApplyEditError, DecodeError, InputError, OutputCheckError, PromptTooLongError, RunTimeout
+from applyedit.errors import ApplyEditError, DecodeError, InputError, OutputCheckError, PromptTooLongError
 from applyedit.models import modelstore
 from applyedit.models.backend import chat_ids
 from applyedit.models.engine import Engine
@@ -34,6 +34,7 @@ from applyedit.policy import AdaptiveK, FixedK
 from applyedit.promptcache import reuse_report
 from applyedit.proposers import CopyProposer, NullProposer, Proposer, Source
 from applyedit.regions import anchored_lines, attribute, find_regions
+from applyedit.runwatch import FenceStop, follow_lines, watch
 from applyedit.stats import Summary, process_age_s, profile, summarise
 
 logger = logging.getLogger(__name__)
@@ -61,23 +62,6 @@ class ApplyResult:
         return self.before != self.after
 
 
-class FenceStop:
-    """Stops decoding once the output holds the closing fence line (`fence` alone, then a newline)."""
-
-    def __init__(self, engine: Engine, fence: str) -> None:
-        self.engine = engine
-        self.pattern = re.compile(r"(?:^|\n)" + re.escape(fence) + r"[ \t]*\n")
-
-    def __call__(self, output: Sequence[int]) -> int | None:
-        if not self.pattern.search(self.engine.decode(output)):
-            return None
-        # Cut right after the token that completed the closing line (searching from the end).
-        cut = len(output)
-        while cut > 0 and self.pattern.search(self.engine.decode(output[: cut - 1])):
-            cut -= 1
-        return cut
-
-
 def output_budget(source_tokens: int, edit_tokens: int) -> int:
     """Room for the rewritten file: the original, what the edit may add, and some slack."""
     return int(source_tokens * 1.2) + 2 * edit_tokens + 128
@@ -87,7 +71,7 @@ def make_proposer(name: str, engine: Engine, body: str, fence: str, edit: str, k
                   merged: merge.MergeResult | None = None) -> Proposer:
     """Copy sources, in order of preference: the predicted output, the original, the edit
     ("copy-original": the last two only, to measure what the prediction adds). "hybrid" gets the
-    same copy sources as "copy" (its draft model is added by `apply`); "draft" has none.
+    same copy sources as "copy" (its draft model is added by `plan_drafting`); "draft" has none.
 
     The output is the file body followed by the closing fence, so each source text ends the same
     way. For an update snippet that merges unambiguously, the merged file predicts the whole
@@ -130,6 +114,11 @@ class Job:
     fence: str
     prompt_ids: list[int]
     budget: int
+    implied: bool = False  # the edit had no lazy marker but is a piece of the file: markers implied
+
+
+IMPLIED_NOTE = ("the edit has no lazy marker but is a piece of the file (its first and last lines are the file's): "
+                "read as an update snippet that keeps the code before and after it")
 
 
 def prepare(file: str | Path, edit: str, engine: Engine | Callable[[], Engine], *, max_new_tokens: int | None = None,
@@ -149,6 +138,9 @@ def prepare(file: str | Path, edit: str, engine: Engine | Callable[[], Engine], 
         textio.source_from(path, source, language, encoding)
     shown = diff_path(path, cwd)
     edit_text = textio.extract_edit(edit, src.language)
+    wrapped = merge.implied_snippet(src.text, edit_text, src.language) \
+        if prompts.edit_kind(edit_text) == "instruction" else None
+    edit_text = wrapped or edit_text  # a marker-less piece of the file: an update snippet
     if foreign := markers.foreign_markers(edit_text, src.language):
         raise InputError(
             f"the edit's lazy markers are {' and '.join(foreign)} comments, which {src.language} does not use: "
@@ -164,7 +156,7 @@ def prepare(file: str | Path, edit: str, engine: Engine | Callable[[], Engine], 
             f"{path}: the prompt ({len(prompt_ids):,} tokens) plus room for the output ({budget:,}) "
             f"exceeds the model's context of {engine.context:,} tokens"
         )
-    return Job(engine, src, shown, edit_text, prompt.kind, fence, prompt_ids, budget)
+    return Job(engine, src, shown, edit_text, prompt.kind, fence, prompt_ids, budget, wrapped is not None)
 
 
 def apply(file: str | Path, edit: str, *, options: RunOptions | None = None, engine: Engine | None = None,
@@ -268,7 +260,7 @@ def decode_job(job: Job, drafting: Drafting, merged: merge.MergeResult | None, o
     constraint = anchor_constraint(engine, src.text, merged, job.fence) if opts.anchor == "merge" else None
     if on_phase is not None:
         lines = len(src.text.splitlines())
-        on_step = follow_lines(engine, lines, on_step, on_phase)
+        on_step = follow_lines(engine.decode, lines, on_step, on_phase)
 
         def prefilled(done: int, total: int) -> None:
             on_phase("prefill", done, total)
@@ -278,8 +270,9 @@ def decode_job(job: Job, drafting: Drafting, merged: merge.MergeResult | None, o
         if hasattr(target, "on_prefill"):
             target.on_prefill = prefilled
     try:
-        return run(target, job.prompt_ids, drafting.drafter, drafting.policy, job.budget, FenceStop(engine, job.fence),
-                   watch(deadline, opts.timeout, on_step), sampling=decoding, constraint=constraint)
+        return run(target, job.prompt_ids, drafting.drafter, drafting.policy, job.budget,
+                   FenceStop(engine.decode, job.fence), watch(deadline, opts.timeout, on_step), sampling=decoding,
+                   constraint=constraint)
     finally:
         if on_phase is not None and hasattr(target, "on_prefill"):
             target.on_prefill = None
@@ -329,31 +322,15 @@ def finish(job: Job, encoding: str, result: DecodeResult, answer: Answer, propos
     before = src.raw.decode(encoding)
     summary = summarise(result, model=engine.source.name, device=engine.device,
                         dtype=engine.dtype_name, proposer=proposer_name,
-                        backend=engine.backend, sampling=decoding)
+                        backend=engine.backend, backend_reason=engine.backend_reason, sampling=decoding)
     data = region_report(engine, src, answer.model_body if answer.model_body is not None else answer.body, result,
                          summary, cold)
-    data["answer"] = {"by": answer.by, "notes": answer.notes}
+    notes = [IMPLIED_NOTE, *answer.notes] if job.implied else answer.notes
+    data["answer"] = {"by": answer.by, "notes": notes}
     data["prompt_cache"] = reuse_report(result.prompt_tokens, result.prefilled)  # prompt tokens reused
     return ApplyResult(job.shown, before, after, unified_diff(before, after, job.shown), job.kind, answer.output,
-                       result, summary, data, tuple(answer.notes), hashlib.sha256(src.raw).hexdigest(), answer.by)
+                       result, summary, data, tuple(notes), hashlib.sha256(src.raw).hexdigest(), answer.by)
 
-
-def follow_lines(engine: Engine, lines: int, on_step: Callable[[Step, int], None] | None,
-                 on_phase: Callable[[str, int, int], None]) -> Callable[[Step, int], None]:
-    """The per-pass callback that also reports ("decoding", output line reached, `lines` expected)."""
-    newlines = 0
-
-    def step(s: Step, tokens: int) -> None:
-        nonlocal newlines
-        newlines += engine.decode(s.emitted).count("\n")
-        on_phase("decoding", newlines + 1, lines)
-        if on_step is not None:
-            on_step(s, tokens)
-
-    return step
-
-
-# --- anchoring, the merge as the answer, and outputs that only look like success (issue 17) ----------
 
 def anchor_constraint(engine: Engine, original: str, merged: merge.MergeResult | None,
                       fence: str) -> anchoring.Anchor | None:
@@ -363,25 +340,6 @@ def anchor_constraint(engine: Engine, original: str, merged: merge.MergeResult |
     if not found:
         return None
     return anchoring.Anchor(lambda t: spans.token_bytes(engine.tokenizer, [t])[0], engine.encode, found)
-
-
-def watch(deadline: float | None, timeout: float | None,
-          on_step: Callable[[Step, int], None] | None) -> Callable[[Step, int], None] | None:
-    """The loop's per-pass callback, raising `RunTimeout` once the deadline has passed."""
-    if deadline is None:
-        return on_step
-    if time.monotonic() > deadline:  # loading the model used it all up
-        raise RunTimeout(f"stopped by --timeout {timeout:g} s before decoding began (loading the model took "
-                         "longer); nothing was written")
-
-    def step(s: Step, tokens: int) -> None:
-        if on_step is not None:
-            on_step(s, tokens)
-        if time.monotonic() > deadline:
-            raise RunTimeout(f"stopped by --timeout {timeout:g} s after {tokens:,} output tokens in "
-                             f"{s.index + 1} passes; nothing was written")
-
-    return step
 
 
 def region_report(engine: Engine, src: textio.SourceFile, body: str, result: DecodeResult,

@@ -85,7 +85,25 @@ def check_answer(original: str, body: str, kind: str, edit: str, merged: merge.M
     if size > old + given + LONG_SLACK:
         return _refuse(f"the output has {size} lines, far more than the original ({old}) plus the snippet ({given})",
                        allow_mismatch, "--allow-mismatch")
+    if merged is not None and merged.ok and merged.merged is not None:
+        return check_merge_agrees(body, merged.merged, allow_mismatch)
     return []
+
+
+def check_merge_agrees(body: str, merged: str, allow: bool) -> list[str]:
+    """Refuse an output that differs from the snippet's unambiguous merge. The merger says `ok` only
+    when every hunk has one place (never confidently wrong on the corpus, tests/test_corpus.py), so an
+    output elsewhere is the model straying from the snippet: a line added, kept or moved that the
+    snippet does not show. With `--fallback merge` the merge answers and says so."""
+    ours, theirs = body.rstrip("\n").split("\n"), merged.rstrip("\n").split("\n")
+    if ours == theirs:
+        return []
+    line = next((n for n, (a, b) in enumerate(zip(ours, theirs, strict=False), 1) if a != b),
+                min(len(ours), len(theirs)) + 1)
+    shown = ours[line - 1].strip() if line <= len(ours) else "the end of the file"
+    return _refuse(f"the output differs from the snippet's unambiguous merge from line {line} "
+                   f"(the output has {shown!r}; {len(ours)} lines against the merge's {len(theirs)})",
+                   allow, "--allow-mismatch")
 
 
 def check_syntax(src: textio.SourceFile, body: str, allow: bool) -> list[str]:

@@ -93,12 +93,13 @@ def defaults(ctx: typer.Context, **values: Any) -> dict[str, Any]:
 def print_summary(summary: Any, soft_wrap: bool | None = None) -> None:
     s = summary
     sampled = f"; sampled at temperature {s.temperature:g}, top-p {s.top_p:g}, seed {s.seed}" if s.temperature else ""
+    why = f"; {s.backend_reason}" if getattr(s, "backend_reason", "") else ""  # e.g. "the CPU default"
     console.print(
         f"[bold]applyedit[/]: {s.tokens} tokens in {s.passes} target passes "
         f"({s.tokens_per_pass:.1f} tokens/pass, acceptance {s.acceptance:.0%}), "
         f"{s.wall_s:.1f} s wall ({s.prefill_s:.1f} s prefill of {s.prompt_tokens} tokens), "
-        f"{s.tokens_per_s:.1f} tokens/s; {s.model} on {s.device} via {s.backend} ({s.dtype}), proposer {s.proposer}"
-        + sampled, soft_wrap=soft_wrap,
+        f"{s.tokens_per_s:.1f} tokens/s; {s.model} on {s.device} via {s.backend} ({s.dtype}{why}), "
+        f"proposer {s.proposer}" + sampled, soft_wrap=soft_wrap,
     )
 
 

@@ -11,20 +11,22 @@ import difflib
 from dataclasses import dataclass
 from typing import Literal
 
+from applyedit.languages import COMMENT_FORMS
 from applyedit.markers import is_marker
-from applyedit.mergealign import (
-    _anchor,
-    _changes_something,
-    _extend,
+from applyedit.mergealign import _anchor, _changes_something, _extend, _NoFit, _NoMerge, _Seg
+from applyedit.mergelines import (
+    _distinctive,
     _fill,
     _found,
-    _NoFit,
-    _NoMerge,
+    _indent,
+    _key,
+    _lines,
+    _min_table,
     _Pair,
-    _Seg,
+    _rtrim,
+    _same,
     _split,
 )
-from applyedit.mergelines import _distinctive, _indent, _key, _lines, _min_table, _rtrim, _same
 
 __all__ = ["Hunk", "LineKind", "MergeResult", "dropped_lines", "layout", "merge"]
 
@@ -52,6 +54,38 @@ class MergeResult:
     hunks: tuple[Hunk, ...] = ()  # sorted, non-overlapping, touching ones joined
     ops: tuple[LineKind, ...] = ()  # one per original line (0-based)
     whole_file: bool = False  # a marker-less snippet that replaced the whole file
+
+
+IMPLIED_SHARE = 0.5  # a marker-less edit longer than this share of the file may be the whole new file
+
+
+def implied_snippet(original: str, edit: str, language: str) -> str | None:
+    """A marker-less edit that is a piece of this file's code, read as an update snippet: the edit
+    between two lazy markers (the code before and after it kept), or None.
+
+    Chat models often leave out both markers and show only the changed code between a few lines of
+    context. Read that way when the edit's first and last non-blank lines are lines of the original
+    (the context that places it) and one of its lines at least is a distinctive one of the original,
+    it is at most `IMPLIED_SHARE` of the file's lines (a
+    longer one may be the whole new file, whose dropped tail the implied trailing marker would keep),
+    and the wrapped snippet merges unambiguously. Prose never qualifies: its lines are not the file's.
+    """
+    forms = COMMENT_FORMS.get(language, frozenset())
+    opener = "#" if "#" in forms else "//" if "//" in forms else "--" if "--" in forms else None
+    lines = [x for x in _lines(edit) if x.strip()]
+    if opener is None or len(lines) < 3 or any(is_marker(x) for x in lines):
+        return None
+    have = {_key(x) for x in _lines(original)}
+    shared = [x for x in lines if _key(x) in have and _distinctive(_key(x))]
+    if _key(lines[0]) not in have or _key(lines[-1]) not in have or not shared:
+        return None
+    if len(lines) > IMPLIED_SHARE * sum(1 for x in _lines(original) if x.strip()):
+        return None
+    def marker(line: str) -> str:  # indented like the code it stands next to
+        return f"{line[:len(line) - len(line.lstrip())]}{opener} ... existing code ..."
+
+    wrapped = f"{marker(lines[0])}\n{edit.rstrip(chr(10))}\n{marker(lines[-1])}\n"
+    return wrapped if merge(original, wrapped).ok else None
 
 
 def merge(original: str, snippet: str) -> MergeResult:

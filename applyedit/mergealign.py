@@ -10,7 +10,6 @@ merge.py owns the reading rules, the results and the public names.
 from __future__ import annotations
 
 import bisect
-import difflib
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -18,10 +17,13 @@ from applyedit.mergelines import (
     _alike,
     _distinctive,
     _edited,
+    _fill,
+    _imbalance,
     _indent,
     _key,
     _min_table,
     _opens,
+    _Pair,
     _rmin,
     _rtrim,
     _same,
@@ -32,7 +34,6 @@ _RARE = 3  # a segment is placed by its lines found at most this often (or its r
 _WINDOW = 64  # an anchor's predecessor is sought among this many previous candidates
 _MAX_CANDIDATES = 4000  # more candidates than this and no rare line: too ambiguous to try
 _DP_CELLS = 40_000  # the largest head alignment tried (head lines x original lines above the anchor)
-_Pair = tuple[int, int]  # (snippet line, original line) read as the same line
 
 
 @dataclass(frozen=True)
@@ -376,31 +377,3 @@ def _head(sl: Sequence[str], skeys: list[str], ol: list[str], okeys: list[str], 
                          len(sl) - 1)
             raise _NoFit(f"snippet line {sl[i].strip()!r} does not fit above line {o0 + 1}", close + 1)
     return (pairs[0][1] if pairs else o0), pairs
-
-
-def _found(block: Sequence[str], ol: list[str], lo: int, hi: int, then: Sequence[str] = ()) -> bool:
-    """`block` stands exactly in ol[lo:hi]; with `then`: `then` stands exactly later, not right after."""
-    at = [p for p in range(lo, hi - len(block) + 1) if all(_same(x, ol[p + i]) for i, x in enumerate(block))]
-    if not then:
-        return bool(at)
-    return any(all(_same(x, ol[q + i]) for i, x in enumerate(then))
-               for p in at[:50] for q in range(p + len(block) + 1, hi - len(then) + 1))
-
-
-def _split(sl: Sequence[str], ol: list[str], lo: int, hi: int) -> bool:
-    """The segment's lines also stand in ol[lo:hi] as two blocks with lines between them."""
-    return any(any(x.strip() for x in sl[:t]) and any(x.strip() for x in sl[t:])
-               and _found(sl[:t], ol, lo, hi, sl[t:]) for t in range(1, len(sl)))
-
-
-def _imbalance(sl: Sequence[str], t: int) -> int:
-    """How uneven the non-blank lines of a segment are above and below a cut before line `t`."""
-    above = sum(1 for x in sl[:t] if x.strip())
-    return abs(above - sum(1 for x in sl[t:] if x.strip()))
-
-
-def _fill(skeys: list[str], okeys: list[str], a: _Pair, b: _Pair) -> list[_Pair]:
-    """difflib's pairs strictly between pair `a` and pair `b`."""
-    s1, o1 = a[0] + 1, a[1] + 1
-    sm = difflib.SequenceMatcher(None, skeys[s1 : b[0]], okeys[o1 : b[1]], autojunk=False)
-    return [(s1 + i + t, o1 + j + t) for i, j, n in sm.get_matching_blocks() for t in range(n)]

@@ -1,6 +1,7 @@
 """The line comparisons the snippet merge rests on (merge.py, mergealign.py): a line's key and
-indentation, "the same line" and "an edited line", openers of blocks, distinctive lines, and range
-minima of indentation. Pure functions of text lines.
+indentation, "the same line" and "an edited line", openers of blocks, distinctive lines, range minima
+of indentation, where a block of lines stands in the original, and pairing the lines between two
+anchors. Pure functions of text lines.
 """
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ import difflib
 import re
 from collections.abc import Sequence
 
+_Pair = tuple[int, int]  # (snippet line, original line) read as the same line
 _BLANK = 1 << 30  # the indentation of a blank line: it never bounds a block
 _TRIVIAL = frozenset("else try finally except pass return break continue end fi done do".split())
 
@@ -83,3 +85,31 @@ def _alike(a: str, b: str) -> bool:
     wa, wb = re.findall(r"\w+", a)[:2], re.findall(r"\w+", b)[:2]
     close = difflib.SequenceMatcher(None, a.strip(), b.strip()).ratio() >= 0.75
     return (len(wa) == 2 and wa == wb) or close
+
+
+def _found(block: Sequence[str], ol: list[str], lo: int, hi: int, then: Sequence[str] = ()) -> bool:
+    """`block` stands exactly in ol[lo:hi]; with `then`: `then` stands exactly later, not right after."""
+    at = [p for p in range(lo, hi - len(block) + 1) if all(_same(x, ol[p + i]) for i, x in enumerate(block))]
+    if not then:
+        return bool(at)
+    return any(all(_same(x, ol[q + i]) for i, x in enumerate(then))
+               for p in at[:50] for q in range(p + len(block) + 1, hi - len(then) + 1))
+
+
+def _split(sl: Sequence[str], ol: list[str], lo: int, hi: int) -> bool:
+    """The segment's lines also stand in ol[lo:hi] as two blocks with lines between them."""
+    return any(any(x.strip() for x in sl[:t]) and any(x.strip() for x in sl[t:])
+               and _found(sl[:t], ol, lo, hi, sl[t:]) for t in range(1, len(sl)))
+
+
+def _imbalance(sl: Sequence[str], t: int) -> int:
+    """How uneven the non-blank lines of a segment are above and below a cut before line `t`."""
+    above = sum(1 for x in sl[:t] if x.strip())
+    return abs(above - sum(1 for x in sl[t:] if x.strip()))
+
+
+def _fill(skeys: list[str], okeys: list[str], a: _Pair, b: _Pair) -> list[_Pair]:
+    """difflib's pairs strictly between pair `a` and pair `b`."""
+    s1, o1 = a[0] + 1, a[1] + 1
+    sm = difflib.SequenceMatcher(None, skeys[s1 : b[0]], okeys[o1 : b[1]], autojunk=False)
+    return [(s1 + i + t, o1 + j + t) for i, j, n in sm.get_matching_blocks() for t in range(n)]

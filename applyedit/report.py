@@ -68,7 +68,8 @@ def report_data(
     last = summary.prefill_s + totals.last_emit_s if totals.last_emit_s is not None else None
     return {
         "run": {name: getattr(summary, name) for name in (
-            "model", "device", "dtype", "backend", "proposer", "prompt_tokens", "stop_reason")},
+            "model", "device", "dtype", "backend", "backend_reason", "proposer", "prompt_tokens",
+            "stop_reason")},
         "regions": rows,
         "end": {"kind": "end", "label": "end of output", **end.to_dict()},
         "totals": {
@@ -120,6 +121,8 @@ def brief_lines(data: dict[str, Any], summary: Summary, text: str | None = None)
     s = summary
     head = (f"applyedit: {s.tokens} tokens, {s.wall_s:.1f} s (prompt {s.prefill_s:.1f} s), "
             f"{s.tokens_per_pass:.1f} tok/pass, " + (f"{s.acceptance:.0%} accepted" if s.drafted else "no drafts"))
+    if s.backend_reason:  # which backend ran and why: "; llama.cpp: the CPU default"
+        head += f"; {'llama.cpp' if s.backend == 'llamacpp' else s.backend}: {s.backend_reason}"
     if s.temperature:
         head += f"; sampled at temperature {s.temperature:g}, top-p {s.top_p:g}, seed {s.seed}"
     out = [head]

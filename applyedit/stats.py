@@ -43,6 +43,7 @@ class Summary:
     first_token_s: float  # from the start of prefill to the end of the first verify pass
     stop_reason: str
     backend: str = "torch"  # "torch" | "llamacpp"
+    backend_reason: str = ""  # why that backend ran: "the CPU default", "--backend torch", "CUDA", ...
     temperature: float = 0.0  # 0: greedy decoding
     top_p: float = 1.0
     seed: int | None = None  # the seed that reproduces a sampling run
@@ -116,7 +117,7 @@ def process_age_s(at: float | None = None) -> float | None:
 
 
 def summarise(result: DecodeResult, *, model: str, device: str, dtype: str, proposer: str,
-              backend: str = "torch", sampling: Sampling | None = None) -> Summary:
+              backend: str = "torch", backend_reason: str = "", sampling: Sampling | None = None) -> Summary:
     sampling = sampling or Sampling()
     first = result.steps[0].time_s if result.steps else 0.0
     return Summary(
@@ -134,6 +135,7 @@ def summarise(result: DecodeResult, *, model: str, device: str, dtype: str, prop
         first_token_s=result.prefill_s + first,
         stop_reason=result.stop_reason,
         backend=backend,
+        backend_reason=backend_reason,
         temperature=sampling.temperature,
         top_p=sampling.top_p,
         seed=None if sampling.greedy else sampling.seed,

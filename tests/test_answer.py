@@ -112,3 +112,46 @@ def test_anchoring_forces_what_the_merge_keeps(work: Path, run: Callable[..., Ru
     assert plain.code == 0 and (work / "n.py").read_text() == EXPECTED
     assert json.loads((work / "p.json").read_text())["report"]["anchored_lines"] == []
     assert anchored_forwards < engine._model.num_forwards
+
+
+def test_output_that_differs_from_an_unambiguous_merge(work: Path, run: Callable[..., Run],
+                                                       model: Callable[..., Any]) -> None:
+    """The model writes the snippet's line but also changes a line the snippet does not show: refused
+    without a fallback (`--allow-mismatch` accepts it); answered by the merge by default."""
+    (work / "n.py").write_text(NUMBERS)
+    strayed = EXPECTED.replace("line_20 = 20\n", "line_20 = 2000\n")
+    model(strayed + "```\n")
+    r = run("n.py", "--edit-text", SNIPPET, "--fallback", "none", "--anchor", "none", "--in-place")
+    assert r.code == 3
+    r.one_line("the output differs from the snippet's unambiguous merge from line 21 (the output has "
+               "'line_20 = 2000'; 30 lines against the merge's 30); nothing was written (--allow-mismatch to accept it)")
+    assert (work / "n.py").read_text() == NUMBERS
+    kept = run("n.py", "--edit-text", SNIPPET, "--fallback", "none", "--anchor", "none", "--allow-mismatch",
+               "--in-place")
+    assert kept.code == 0 and (work / "n.py").read_text() == strayed
+    (work / "n.py").write_text(NUMBERS)
+    answered = run("n.py", "--edit-text", SNIPPET, "--anchor", "none", "--in-place", "--report-json", "r.json")
+    assert answered.code == 0, answered.err
+    assert (work / "n.py").read_text() == EXPECTED
+    assert "answered with the snippet's merge: the model's output was refused (the output differs" in answered.err
+    assert json.loads((work / "r.json").read_text())["answer"] == "merge"
+
+
+def test_a_marker_less_piece_of_the_file_is_an_update_snippet(work: Path, run: Callable[..., Run],
+                                                               model: Callable[..., Any]) -> None:
+    """Both markers left out, the changed line between context lines of the file: read as an update
+    snippet (a note says so), so the checks and the merge apply; the model returning the original is
+    answered by the merge. Prose stays an instruction."""
+    (work / "n.py").write_text(NUMBERS)
+    bare = "line_9 = 9\nline_10 = 100\nline_11 = 11\n"
+    model(NUMBERS + "```\n")
+    r = run("n.py", "--edit-text", bare, "--in-place", "--report-json", "r.json")
+    assert r.code == 0, r.err
+    assert (work / "n.py").read_text() == EXPECTED
+    assert "read as an update snippet that keeps the code before and after it" in r.err
+    data = json.loads((work / "r.json").read_text())
+    assert data["kind"] == "snippet" and data["answer"] == "merge"
+    (work / "n.py").write_text(NUMBERS)
+    model(NUMBERS + "```\n")
+    prose = run("n.py", "--edit-text", "Set line_10 to 100.\nKeep line_9 = 9\nand line_11 = 11\n")
+    assert prose.code == 3 and "although the edit is an instruction" in prose.err

@@ -93,11 +93,15 @@ def test_committed_sample_is_the_generators(corpus: list) -> None:
 def test_merger_on_the_whole_corpus(corpus: list) -> None:
     """The merger alone: every clean snippet exact, never ok-but-wrong on a messy one, and most
     messy ones resolved."""
-    from applyedit.merge import merge
+    from applyedit.markers import is_marker
+    from applyedit.merge import implied_snippet, merge
 
     wrong, clean_misses, messy_exact, messy = [], [], 0, 0
     for c in corpus:
-        r = merge(c.before, c.snippet)
+        # as the product reads it: a snippet without any lazy marker is read with implied markers
+        # when it is a piece of the file (merge.implied_snippet), else it is an instruction
+        marked = any(is_marker(x) for x in c.snippet.split("\n"))
+        r = merge(c.before, c.snippet if marked else implied_snippet(c.before, c.snippet, c.language) or c.snippet)
         if r.ok and r.merged != c.after:
             wrong.append(c.name)
         if r.ok and not r.whole_file:  # the hunks are ordered, apart, and rebuild the merged text
@@ -111,6 +115,29 @@ def test_merger_on_the_whole_corpus(corpus: list) -> None:
     assert clean_misses == []
     assert wrong == []
     assert messy_exact >= 0.8 * messy
+
+
+def test_implied_markers_only_for_pieces_of_the_file(corpus: list) -> None:
+    """Marker-less messy snippets (both markers left out) are read with implied markers, never wrongly,
+    and no instruction fixture, no prose, no whole new file is: those stay instructions."""
+    from applyedit.markers import is_marker
+    from applyedit.merge import implied_snippet, merge
+
+    bare = [c for c in corpus if not any(is_marker(x) for x in c.snippet.split("\n"))]
+    implied = {c.name: implied_snippet(c.before, c.snippet, c.language) for c in bare}
+    assert len(bare) >= 5 and sum(w is not None for w in implied.values()) >= 0.7 * len(bare)
+    for c in bare:
+        if implied[c.name] is not None:
+            assert merge(c.before, implied[c.name]).merged == c.after, c.name
+    for d in sorted((ROOT.parent / "fixtures").glob("*_instr")):
+        before = next(d.glob("before.*")).read_text(encoding="utf-8")
+        meta = tomllib.loads((d / "case.toml").read_text())
+        assert implied_snippet(before, (d / "edit.txt").read_text(encoding="utf-8"), meta["language"]) is None, d.name
+    c = next(c for c in corpus if c.language == "python")
+    lines = c.before.split("\n")
+    whole = "\n".join(lines[:-5]) + "\n"  # the whole new file, its tail deleted: not a piece of it
+    assert implied_snippet(c.before, whole, "python") is None
+    assert implied_snippet(c.before, f"Please change this:\n{lines[3]}\n{lines[4]}\n", "python") is None
 
 
 def test_merger_on_the_snippet_fixtures() -> None:

@@ -36,8 +36,8 @@ def runs(repo: Path) -> dict[str, tuple[subprocess.CompletedProcess[bytes], dict
     out = {}
     for proposer in ("copy", "none"):
         report = repo / f"report-{proposer}.json"
-        proc = run_cli(repo, "inventory.py", "--edit", "edit.txt", "--device", "cpu", "--dtype", "fp32",
-                       "--proposer", proposer, "--report-json", str(report))
+        proc = run_cli(repo, "inventory.py", "--edit", "edit.txt", "--backend", "torch", "--device", "cpu",
+                       "--dtype", "fp32", "--proposer", proposer, "--report-json", str(report))
         assert proc.returncode == 0, proc.stderr.decode()
         out[proposer] = (proc, json.loads(report.read_text()))
     return out
@@ -76,3 +76,4 @@ def test_summary_on_stderr(runs: dict) -> None:
     for word in ("tokens", "tok/pass", "accepted", "edited", "def total_value"):
         assert word in err
     assert (report["summary"]["model"], report["summary"]["device"]) == ("Qwen2.5-Coder-1.5B-Instruct", "cpu")
+    assert (report["summary"]["backend"], report["summary"]["backend_reason"]) == ("torch", "--backend torch")

@@ -43,6 +43,7 @@ class Engine:
     context: int
     cost: CostCurve | None = None  # the verify-pass cost curve; measured once and cached
     backend: str = "torch"  # "torch" (transformers) or "llamacpp" (the GGUF itself)
+    backend_reason: str = ""  # why this backend runs (pick_backend), shown in the summary
     _model: Any = field(default=None, repr=False)  # TorchModel | LlamaCppModel, loaded on first use
     _drafts: dict[str, Any] = field(default_factory=dict, repr=False)  # loaded draft models, by source and backend
 
@@ -59,13 +60,13 @@ class Engine:
         if backend == "llamacpp" and dtype not in (None, "auto"):
             raise InputError("--dtype applies to the torch backend; llama.cpp runs the GGUF's own quantisation")
         dev = pick_device(device)
-        chosen = pick_backend(backend, dev)
+        chosen, why = pick_backend(backend, dev, dtype=dtype, source=source)
         if chosen == "llamacpp":
             path = modelstore.prepare_tokenizer(source, progress)
-        else:
+        else:  # the dequantized copy is written here, on first torch use (the fast-load copy at the first load)
             path = modelstore.prepare(source, progress)
         return cls(source, path, load_tokenizer(path), dev, pick_dtype(dtype, dev), context_length(path),
-                   backend=chosen)
+                   backend=chosen, backend_reason=why)
 
     @property
     def loaded(self) -> bool:
@@ -165,18 +166,37 @@ class Engine:
         return str(self.tokenizer.decode(list(ids), skip_special_tokens=False))
 
 
-def pick_backend(backend: str | None, device: str) -> str:
-    """torch on CUDA and whenever asked; llama.cpp when asked (CPU only). The default stays torch
-    until the llama.cpp backend's speed and agreement are measured on the bench suite."""
-    if backend in (None, "auto"):
-        return "torch"
-    if backend not in BACKENDS:
-        raise InputError(f"unknown --backend {backend!r}; choose torch or llamacpp")
-    if backend == "llamacpp":
-        from applyedit.models import llamacpp
+def pick_backend(backend: str | None, device: str, *, dtype: str | None = None,
+                 source: modelstore.ModelSource | None = None) -> tuple[str, str]:
+    """The backend that runs the target, and why (`applyedit model` and the summary say it).
 
+    Asked for (`--backend`, `APPLYEDIT_BACKEND` or the config file): that one; llama.cpp runs on the
+    CPU only. Otherwise llama.cpp is the CPU default when the llamacpp extra is installed (the fastest
+    path there); torch runs on CUDA, for a `--dtype` (llama.cpp runs the GGUF's own quantisation), for
+    a model that is no GGUF file, and without the extra. torch fp32 stays the exactness reference."""
+    if backend not in (None, "auto", *BACKENDS):
+        raise InputError(f"unknown --backend {backend!r}; choose torch or llamacpp")
+    from applyedit.models import llamacpp
+
+    if backend == "llamacpp":
         if device != "cpu":
             raise InputError("--backend llamacpp runs on the CPU here; drop --device or use --backend torch")
         if not llamacpp.available():
             raise ModelError("--backend llamacpp needs llama-cpp-python: pip install -e '.[llamacpp]'")
-    return backend
+        return "llamacpp", "--backend llamacpp"
+    if backend == "torch":
+        return "torch", "--backend torch"
+    if device != "cpu":
+        return "torch", "CUDA" if device.startswith("cuda") else f"--device {device}"
+    if dtype not in (None, "auto"):
+        return "torch", f"--dtype {dtype}"
+    if source is not None and source.gguf is None:
+        return "torch", "the model is not a GGUF file"
+    if not llamacpp.available():
+        return "torch", "the llamacpp extra is not installed"
+    return "llamacpp", "the CPU default"
+
+
+def backend_label(backend: str, reason: str) -> str:
+    """'llama.cpp: the CPU default', 'torch: --backend torch', ... (for people, not for keys)."""
+    return f"{'llama.cpp' if backend == 'llamacpp' else backend}: {reason}"

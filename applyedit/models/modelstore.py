@@ -346,7 +346,8 @@ def prepare_tokenizer(source: ModelSource, progress: Progress | None = None) -> 
 
 
 def prepare(source: ModelSource, progress: Progress | None = None) -> Path:
-    """Make `source` loadable (building a cache if needed) and return its directory."""
+    """Make `source` loadable by torch (its dequantized copy built if needed) and return its
+    directory; llama.cpp runs the GGUF and needs only `prepare_tokenizer`."""
     if source.kind == "default":
         return prepare_default(progress)
     if source.kind == "draft":

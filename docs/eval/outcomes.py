@@ -28,6 +28,8 @@ def replay(case, raw: str | None, produced: str | None) -> dict[str, str]:
     src = textio.read_source(case.before, case.meta.get("language"))
     edit = textio.extract_edit(case.edit.read_text(encoding="utf-8"), src.language)
     kind = "snippet" if any(markers.is_marker(x) for x in edit.split("\n")) else "instruction"
+    if kind == "instruction" and (wrapped := merge.implied_snippet(src.text, edit, src.language)):
+        edit, kind = wrapped, "snippet"  # as api.prepare reads a marker-less piece of the file
     fence = textio.fence_for(src.text, edit)
     merged = merge.merge(src.text, edit) if kind == "snippet" else None
     expected = case.after.read_bytes().decode("utf-8")
