@@ -29,13 +29,13 @@ from applyedit.errors import ApplyEditError, DecodeError, InputError, OutputChec
 from applyedit.models import modelstore
 from applyedit.models.backend import chat_ids
 from applyedit.models.engine import Engine
-from applyedit.options import DEFAULT_K, K_POLICIES, RunOptions  # noqa: F401  (bench reads the first two here)
+from applyedit.options import RunOptions
 from applyedit.policy import AdaptiveK, FixedK
 from applyedit.promptcache import reuse_report
 from applyedit.proposers import CopyProposer, NullProposer, Proposer, Source
-from applyedit.regions import anchored_lines, attribute, find_regions
+from applyedit.regions import find_regions
 from applyedit.runwatch import FenceStop, follow_lines, watch
-from applyedit.stats import Summary, process_age_s, profile, summarise
+from applyedit.stats import Summary, anchored_lines, attribute, process_age_s, profile, summarise
 
 logger = logging.getLogger(__name__)
 
@@ -245,8 +245,7 @@ def plan_drafting(job: Job, merged: merge.MergeResult | None, opts: RunOptions, 
             drafter = model_drafts
         else:
             assert isinstance(drafter, CopyProposer)
-            drafter = HybridProposer(drafter, model_drafts, state=lambda: policy.state,
-                                     support_min=getattr(policy, "support_min", 0))
+            drafter = HybridProposer(drafter, model_drafts, policy.alignment)
         proposer_name += f" ({modelstore.resolve_draft(draft_model).name})"
     return Drafting(policy, drafter, proposer_name)
 

@@ -68,7 +68,8 @@ def check_answer(original: str, body: str, kind: str, edit: str, merged: merge.M
     or an output far longer (`LONG_SLACK` lines) than the original plus the snippet."""
     added = new_lines(original, edit, merged) if kind == "snippet" else []
     if body.rstrip("\n") == original.rstrip("\n"):
-        changes = kind == "instruction" or bool(added) or (merged is not None and merged.ok and merged.merged != original)
+        merge_changes = merged is not None and merged.ok and merged.merged != original
+        changes = kind == "instruction" or bool(added) or merge_changes
         if changes:
             what = "an instruction" if kind == "instruction" else "an update snippet that changes the file"
             return _refuse(f"the output equals the original although the edit is {what}", allow_unchanged,

@@ -97,8 +97,10 @@ def apply_command(
     file: Annotated[Path, typer.Argument(help="The source file to edit; '-' reads it from stdin.", show_default=False)],
     edit: Annotated[Path | None, typer.Option("--edit", "-e", help="File holding the edit; '-' reads stdin.")] = None,
     edit_text: Annotated[str | None, typer.Option("--edit-text", help="The edit given inline.")] = None,
-    in_place: Annotated[bool, typer.Option("--in-place", "-i", help="Rewrite FILE atomically instead of printing a diff.")] = False,
-    output: Annotated[Path | None, typer.Option("--output", "-o", help="Write the new file here instead of printing a diff.")] = None,
+    in_place: Annotated[bool, typer.Option(
+        "--in-place", "-i", help="Rewrite FILE atomically instead of printing a diff.")] = False,
+    output: Annotated[Path | None, typer.Option(
+        "--output", "-o", help="Write the new file here instead of printing a diff.")] = None,
     print_file: Annotated[bool, typer.Option(
         "--print-file", help="Print the whole new file on stdout instead of a diff (for editors).")] = False,
     filename: Annotated[str | None, typer.Option(
@@ -113,7 +115,8 @@ def apply_command(
     draft_k: DraftKOpt = None,
     k: KOpt = DEFAULT_K,
     k_policy: KPolicyOpt = "adaptive",
-    max_new_tokens: Annotated[int | None, typer.Option(help="Output token budget (default: from the file and edit sizes).")] = None,
+    max_new_tokens: Annotated[int | None, typer.Option(
+        help="Output token budget (default: from the file and edit sizes).")] = None,
     language: Annotated[str | None, typer.Option(help="Language when the extension does not say.")] = None,
     encoding: Annotated[str, typer.Option(help="The file's text encoding.")] = "utf-8",
     allow_markers: Annotated[bool, typer.Option(help="Accept output that still holds lazy markers.")] = False,

@@ -1,15 +1,17 @@
-"""The decode loop: lossless speculative greedy decoding over token ids (DESIGN.md §2).
+"""The decode loop: lossless speculative greedy decoding over token ids.
 
 Owns the one loop: prefill, then per step draft → verify `[last] + draft` in one forward pass →
 keep the matching prefix plus the target's own next token (the bonus) → crop the cache → update K.
-It yields one `Step` record per verify pass; `run()` collects them. Invariant: for any proposer and
-any K schedule the emitted tokens equal plain greedy decoding of the same model. A `Constraint`
-(anchor.py: the stretches of the original an unambiguous merge keeps) may force tokens: they are
-fed with the next verify block like a prefill, need no acceptance, and the model decides only the
-other positions; the invariant then holds against plain greedy under the same constraint. With sampling
-(temperature > 0) step 3 hands the block to sampling.py's exact rule instead, and the output is
-distributed as sampling from the model alone. Knows nothing of text, files, regions or rendering;
-stopping on text (the closing fence) comes in as a callback.
+It reads a proposer only through the `Draft` it returns and a K policy only through `policy.KPolicy`;
+it yields one `Step` record per verify pass, and `run()` collects them with the run's `LoopState`
+(prefill, stop reason, clocks) into a `DecodeResult`. Invariant: for any proposer and any K schedule
+the emitted tokens equal plain greedy decoding of the same model. A `Constraint` (anchor.py: the
+stretches of the original an unambiguous merge keeps) may force tokens: they are fed with the next
+verify block like a prefill, need no acceptance, and the model decides only the other positions; the
+invariant then holds against plain greedy under the same constraint. With sampling (temperature > 0)
+`verify` hands the block to sampling.py's exact rule instead, and the output is distributed as
+sampling from the model alone. Knows nothing of text, files, regions or rendering; stopping on text
+(the closing fence) comes in as a callback.
 """
 
 from __future__ import annotations
@@ -17,11 +19,15 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from applyedit.models.backend import TargetModel
-from applyedit.proposers import Proposer
+from applyedit.policy import KPolicy
+from applyedit.proposers import Proposer, common_prefix
 from applyedit.sampling import Sampler, Sampling
+
+if TYPE_CHECKING:
+    import torch
 
 # Given all output tokens so far, return the length the output should be cut to, or None to go on.
 StopCheck = Callable[[Sequence[int]], "int | None"]
@@ -41,22 +47,6 @@ class Constraint(Protocol):
         ...
 
 
-class KPolicy(Protocol):
-    state: str  # "aligned" | "in-edit", for progress displays
-
-    @property
-    def cap(self) -> int:
-        """The longest draft this policy could ask for at the next step."""
-        ...
-
-    def next_k(self, offered: int, support: int, drafter: str = "copy") -> int:
-        """K for this step, given the draft length on offer, the proposer's support for it and who
-        drafted it ("copy" | "draft-model")."""
-        ...
-
-    def observe(self, num_drafted: int, num_accepted: int, drafter: str = "copy") -> None: ...
-
-
 @dataclass(frozen=True, slots=True)
 class Step:
     """One verify pass. `emitted` = accepted draft tokens + the bonus, after any stop cut."""
@@ -68,13 +58,24 @@ class Step:
     emitted: tuple[int, ...]
     start_s: float  # since decoding began (after prefill)
     time_s: float  # this pass, forward + bookkeeping
-    state: str = ""  # the K policy's state after this step ("aligned" | "in-edit")
-    # where time_s went (the rest of it is the loop's own bookkeeping: accept, observe, stop rules)
-    draft_s: float = 0.0  # proposer + K policy (step 1)
-    forward_s: float = 0.0  # the verify pass, up to reading its argmax back (step 2; sampling: up to its logits)
-    crop_s: float = 0.0  # matching the draft and cropping the cache (steps 3-4)
+    state: str = ""  # the K policy's alignment after this step ("aligned" | "in-edit")
+    # where time_s went (the rest of it is the loop's own bookkeeping: observe, stop rules, this record)
+    draft_s: float = 0.0  # proposer + K policy (step 2)
+    forward_s: float = 0.0  # the verify pass and its verdict: argmax read back and matched, or the sampling rule
+    crop_s: float = 0.0  # cropping the cache to the accepted prefix
     drafter: str = ""  # who drafted: "copy" | "draft-model" | "" (no draft: a plain pass)
     forced: int = 0  # leading tokens of `emitted` that the constraint forced (fed with the block, not drafted)
+
+
+@dataclass
+class LoopState:
+    """What one `decode` run reports besides its steps, filled as it goes."""
+
+    started_at: float = 0.0  # time.perf_counter() when the prefill began (the first forward)
+    prefilled: int = 0  # prompt tokens computed by the prefill (0 when a cached prefill was reused)
+    prefill_s: float = 0.0
+    stop_reason: str = ""  # set when the loop ends: "eos" | "stop" | "budget"
+    decode_s: float = 0.0  # from the end of the prefill to the end of the last step
 
 
 @dataclass
@@ -89,6 +90,20 @@ class DecodeResult:
     started_at: float = 0.0  # time.perf_counter() when the prefill began (the first forward)
 
 
+def verify(logits: torch.Tensor, draft: Sequence[int], sampler: Sampler | None = None,
+           draft_probs: torch.Tensor | None = None) -> tuple[int, int]:
+    """`(num_accepted, token)` for the verify pass's logits `(len(draft) + 1, V)` over `[last] + draft`:
+    the leading draft tokens kept, then the target's own token after them (the correction at the first
+    rejection, or the bonus after a fully kept draft). Greedy (`sampler` None): the draft prefix equal
+    to the target's argmax, then its argmax. Sampling: sampling.py's exact rule (`draft_probs`: the
+    draft's q rows, None for point masses)."""
+    if sampler is None:
+        predicted = logits.argmax(dim=-1).tolist()
+        num_accepted = common_prefix(draft, predicted)
+        return num_accepted, predicted[num_accepted]
+    return sampler.verify(logits, draft, draft_probs)
+
+
 def decode(
     model: TargetModel,
     prompt: Sequence[int],
@@ -96,25 +111,26 @@ def decode(
     policy: KPolicy,
     max_new_tokens: int,
     stop: StopCheck | None = None,
-    state: dict[str, object] | None = None,
+    state: LoopState | None = None,
     sampling: Sampling | None = None,
     constraint: Constraint | None = None,
 ) -> Iterator[Step]:
-    """Yield verify steps until EOS, `stop` or `max_new_tokens`; `state` receives the stop reason.
+    """Yield verify steps until EOS, `stop` or `max_new_tokens`; `state` receives the prefill's
+    figures, the stop reason and the decode time.
 
     `sampling` with a temperature above 0 samples (its seed seeds this run's one random stream);
     None or temperature 0 is greedy decoding. `constraint` forces tokens (see the module docstring).
     """
     assert len(prompt) >= 1 and max_new_tokens >= 1
-    state = state if state is not None else {}
+    state = state if state is not None else LoopState()
     sampler = Sampler(sampling) if sampling is not None and not sampling.greedy else None
     output: list[int] = []
     # 0. Prefill all prompt tokens but the last: the last one opens the first verify block, so even
     #    the first output tokens can be drafted. A cache that already holds exactly this prefix is
     #    reused (`bench` runs several methods on one prompt).
-    t0 = state["started_at"] = time.perf_counter()
-    state["prefilled"] = model.prefill(list(prompt[:-1]))
-    state["prefill_s"] = time.perf_counter() - t0
+    t0 = state.started_at = time.perf_counter()
+    state.prefilled = model.prefill(list(prompt[:-1]))
+    state.prefill_s = time.perf_counter() - t0
     last = prompt[-1]
     t_start = time.perf_counter()
     index = 0
@@ -125,45 +141,31 @@ def decode(
         forced = list(constraint.forced(output))[: max_new_tokens - len(output)] if constraint else []
         head = [*output, *forced] if forced else output
         # 2. Draft: the proposer offers up to the policy's cap after the forced tokens; the policy
-        #    picks k from the offer and the proposer's support; never more than the budget leaves room
-        #    for (the bonus token takes one slot, so a fully accepted draft cannot overshoot).
+        #    picks k from the offer, its support and its drafter; never more than the budget leaves
+        #    room for (the bonus token takes one slot, so a fully accepted draft cannot overshoot).
         offer = proposer.propose(head, policy.cap)
-        drafter = getattr(proposer, "drafter", "copy")  # a copy proposer unless it says otherwise
-        k = policy.next_k(len(offer), getattr(proposer, "support", 0), drafter)
+        k = policy.next_k(len(offer.ids), offer.support, offer.drafter)
         room = max_new_tokens - len(head) - 1  # -1: the forced tokens fill the budget, no bonus
-        draft = offer[: max(0, min(k, room))]
-        # A proposer that samples its drafts (a draft model) says from which distribution q, one row
-        # per offered token, in `draft_probs`; copied tokens have none (point masses).
-        draft_probs = getattr(proposer, "draft_probs", None) if sampler is not None else None
-        if draft_probs is not None:
-            assert draft_probs.shape[0] == len(offer), "one draft distribution per offered token"
-            draft_probs = draft_probs[: len(draft)]
+        draft = list(offer.ids[: max(0, min(k, room))])
+        # A sampled draft (a draft model's) carries the q it was drawn from; copied tokens are point masses.
+        draft_probs = offer.probs[: len(draft)] if sampler is not None and offer.probs is not None else None
         t_draft = time.perf_counter()
         # 3. Verify: one forward pass over [last] + forced + draft gives len(draft) + 1 next-token
         #    predictions after the forced tokens (a long forced run goes first, in a pass of its own,
-        #    so a verify block always fits one backend batch).
+        #    so a verify block always fits one backend batch). Keep the longest draft prefix the target
+        #    agrees with (or the sampling rule keeps), then one token of its own: the bonus after a
+        #    fully accepted draft, or the correction at the first mismatch.
         base = model.cached_len
         block = [last, *forced]
         if len(block) + len(draft) > FORCED_BLOCK:
             model.forward(block[:-1], num_logits=1)
             block = block[-1:]
         logits = model.forward([*block, *draft], num_logits=len(draft) + 1)
-        if sampler is None:
-            predicted = logits.argmax(dim=-1).tolist()  # (len(draft) + 1,)
+        num_accepted, token = verify(logits, draft, sampler, draft_probs)
         t_forward = time.perf_counter()
-        # 4. Accept the longest draft prefix the target agrees with, then one token of its own:
-        #    the bonus after a fully accepted draft, or the correction at the first mismatch. Where
-        #    the constraint forces again (the output re-joined an anchored stretch) the block ends
-        #    there, without a token of the model's own: the next pass feeds the forced ones.
-        if sampler is None:
-            num_accepted = 0
-            while num_accepted < len(draft) and draft[num_accepted] == predicted[num_accepted]:
-                num_accepted += 1
-            token = predicted[num_accepted]
-        else:
-            # Sampling: keep each draft token with the exact rule's probability; the correction comes
-            # from the residual, the bonus from the target's distribution (sampling.py).
-            num_accepted, token = sampler.verify(logits, draft, draft_probs)
+        # 4. Where the constraint forces again (the output re-joined an anchored stretch) the block
+        #    ends there, without a token of the model's own: the next pass feeds the forced ones.
+        #    (Timed with the crop: `Step.crop_s`.)
         rejoin = constraint.first_forced(head, draft[:num_accepted]) if constraint else None
         if rejoin is not None:  # the draft past the re-join was never the model's to decide: not offered
             draft, num_accepted = draft[:rejoin], rejoin
@@ -174,7 +176,7 @@ def decode(
         model.crop_to(base + len(emitted))
         t_crop = time.perf_counter()
         proposer.observe(len(draft), num_accepted)
-        policy.observe(len(draft), num_accepted, drafter)
+        policy.observe(len(draft), num_accepted, offer.drafter)
         # 6. Stop rules, in emission order: EOS ends the output before itself; the text stop check
         #    may cut inside the block; the budget is checked last (never exceeded, by construction).
         reason = None
@@ -194,13 +196,14 @@ def decode(
         assert len(output) <= max_new_tokens
         assert reason is not None or model.cached_len == len(prompt) - 1 + len(output), "cache = accepted prefix"
         now = time.perf_counter()
-        yield Step(index, k, tuple(draft), num_accepted, tuple(emitted), t_step - t_start, now - t_step,
-                   policy.state, t_draft - t_step, t_forward - t_draft, t_crop - t_forward, drafter if draft else "",
-                   min(len(forced), len(emitted)))
+        yield Step(index=index, k=k, draft=tuple(draft), num_accepted=num_accepted, emitted=tuple(emitted),
+                   start_s=t_step - t_start, time_s=now - t_step, state=policy.alignment.state,
+                   draft_s=t_draft - t_step, forward_s=t_forward - t_draft, crop_s=t_crop - t_forward,
+                   drafter=offer.drafter if draft else "", forced=min(len(forced), len(emitted)))
         index += 1
         if reason is not None:
-            state["stop_reason"] = reason
-            state["decode_s"] = time.perf_counter() - t_start
+            state.stop_reason = reason
+            state.decode_s = time.perf_counter() - t_start
             return
         last = output[-1]
 
@@ -217,7 +220,7 @@ def run(
     constraint: Constraint | None = None,
 ) -> DecodeResult:
     """Collect `decode` into a `DecodeResult`; `on_step(step, tokens_so_far)` drives progress displays."""
-    state: dict[str, object] = {}
+    state = LoopState()
     steps: list[Step] = []
     tokens: list[int] = []
     for step in decode(model, prompt, proposer, policy, max_new_tokens, stop, state, sampling, constraint):
@@ -225,13 +228,6 @@ def run(
         tokens.extend(step.emitted)
         if on_step is not None:
             on_step(step, len(tokens))
-    return DecodeResult(
-        tokens=tokens,
-        steps=steps,
-        stop_reason=str(state["stop_reason"]),
-        prompt_tokens=len(prompt),
-        prefill_s=float(state["prefill_s"]),  # type: ignore[arg-type]
-        decode_s=float(state["decode_s"]),  # type: ignore[arg-type]
-        prefilled=int(state["prefilled"]),  # type: ignore[call-overload]
-        started_at=float(state["started_at"]),  # type: ignore[arg-type]
-    )
+    return DecodeResult(tokens=tokens, steps=steps, stop_reason=state.stop_reason, prompt_tokens=len(prompt),
+                        prefill_s=state.prefill_s, decode_s=state.decode_s, prefilled=state.prefilled,
+                        started_at=state.started_at)

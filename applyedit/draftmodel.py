@@ -1,4 +1,4 @@
-"""Draft-model drafting (issue 8): a small model with the target's tokenizer proposes the next tokens,
+"""Draft-model drafting: a small model with the target's tokenizer proposes the next tokens,
 alone (`DraftModelProposer`) or inside edits only, with copy drafts elsewhere (`HybridProposer`).
 
 Owns the draft model's cache discipline: the draft runs behind the same `TargetModel` seam as the
@@ -6,28 +6,27 @@ target (torch or llama.cpp), and its cache holds the prompt plus the output it h
 verify it is cropped to the accepted prefix; the tokens it has not seen (the bonus, or a run the copy
 proposer drafted) are fed lazily, in one block, at its next `propose`. Drafts are drawn one token
 per forward: greedily, or when sampling from q warped like the target, with a generator of its own,
-and q is handed to the loop as `draft_probs`. Owns the hybrid's switch: copy drafts while the K
-policy's region state says the output is aligned (or the copy source agrees again), the draft model
-otherwise. The draft length comes from `policy.draft_k`. Knows nothing of text, regions or the target.
+and q goes to the loop in the `Draft`'s `probs`. Owns the hybrid's switch: copy drafts while the
+shared `policy.Alignment` says the output is aligned (or the copy source agrees again), the draft
+model otherwise. The draft length comes from `policy.draft_k`. Knows nothing of text, regions or
+the target.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from applyedit.models.backend import TargetModel
 from applyedit.models.costmodel import CostCurve
-from applyedit.policy import ALIGNED, draft_k
-from applyedit.proposers import CopyProposer, common_prefix
+from applyedit.policy import Alignment, acceptance_ema, draft_k
+from applyedit.proposers import COPY, MODEL, CopyProposer, Draft, Drafter, common_prefix
 from applyedit.sampling import Sampling, warp
 
 if TYPE_CHECKING:
     import torch
 
-COPY, MODEL = "copy", "draft-model"  # the `drafter` of a proposal
-EMA = 0.3  # weight of a new observation in the acceptance estimate
 SEED_SALT = 0x5EED_D4AF7  # the draft's random stream: derived from the run's seed, but not the same stream
 
 
@@ -49,9 +48,6 @@ class DraftModelProposer:
     vocab: int | None = None  # the target's vocabulary size: draft logits are cut or padded to it
     alpha: float = 0.7  # per-token acceptance estimate of this draft model
     token_s: float = 0.0  # seconds per one-token draft forward (its calibrated t(0); 0: free)
-    drafter: str = MODEL
-    support: int = 0  # the K policy's copy-alignment evidence: a draft model never has any
-    draft_probs: torch.Tensor | None = None  # (len(offer), V) q rows, set by `propose` when sampling
     num_fed: int = 0  # tokens fed to the draft model (prefill and catch-up included)
     _fed: list[int] = field(default_factory=list, repr=False)  # what the draft's cache holds
     _started: bool = False
@@ -65,11 +61,10 @@ class DraftModelProposer:
             return max(0, limit)
         return draft_k(self.alpha, self.cost, self.token_s, limit)
 
-    def propose(self, output: Sequence[int], k: int) -> list[int]:
-        self.draft_probs = None
+    def propose(self, output: Sequence[int], k: int) -> Draft:
         n = self.length(k)
         if n <= 0:
-            return []
+            return Draft(drafter=MODEL)
         logits = self._catch_up(output)
         self._offered_at = len(self._fed)
         draft: list[int] = []
@@ -79,11 +74,12 @@ class DraftModelProposer:
             if len(draft) == n:
                 break
             logits = self._feed([draft[-1]])  # one token per forward: the next draft token depends on it
+        probs = None
         if rows:
             import torch
 
-            self.draft_probs = torch.stack(rows)
-        return draft
+            probs = torch.stack(rows)
+        return Draft(tuple(draft), drafter=MODEL, probs=probs)
 
     def observe(self, num_drafted: int, num_accepted: int) -> None:
         if self._offered_at is not None:
@@ -91,11 +87,8 @@ class DraftModelProposer:
             # it verifies fewer tokens, even none); the bonus token is fed at the next propose.
             self._crop(self._offered_at + num_accepted)
             self._offered_at = None
-        if num_drafted == 0:
-            return
-        rejected = num_accepted < num_drafted
-        sample = num_accepted / (num_accepted + (1 if rejected else 0))
-        self.alpha = min(0.995, (1 - EMA) * self.alpha + EMA * sample)
+        if num_drafted:
+            self.alpha = acceptance_ema(self.alpha, num_drafted, num_accepted)
 
     def _catch_up(self, output: Sequence[int]) -> torch.Tensor:
         """Bring the cache to prompt + output and return the draft's logits `(V,)` for the next token."""
@@ -140,43 +133,34 @@ class DraftModelProposer:
 class HybridProposer:
     """Copy drafts while aligned with a source, draft-model drafts inside edits.
 
-    Copies when the copy proposer has a draft and the K policy's `state()` is aligned, or its support
-    (output tokens agreeing with the copy source) reached `support_min` (the policy then probes the
-    copy draft); otherwise the draft model drafts. A probe the target rejects raises the support the
-    next probe needs above the one it failed with (short n-grams recur inside new code too), until
-    the output is aligned again. `drafter` says which one drafted, for the loop.
+    Copies when the copy proposer has a draft and the shared `alignment` (the K policy drives it) is
+    aligned, or the copy draft's support (output tokens agreeing with the copy source) reached
+    `alignment.support_min` (the policy then probes the copy draft); otherwise the draft model drafts.
+    A probe the target rejects raises the support the next probe needs above the one it failed with
+    (short n-grams recur inside new code too), until the output is aligned again.
     """
 
     copy: CopyProposer
     model: DraftModelProposer
-    state: Callable[[], str]  # the K policy's region state: "aligned" | "in-edit"
-    support_min: int = 3
-    drafter: str = COPY
+    alignment: Alignment  # the K policy's region state, read here, moved by the policy
+    _drafter: Drafter = COPY  # who drafted the pending proposal
     _need: int = 0  # the support the next copy probe needs inside an edit (at least support_min)
     _probe: int | None = None  # the support of a pending copy probe (None: not a probe)
 
-    @property
-    def support(self) -> int:
-        return self.copy.support
-
-    @property
-    def draft_probs(self) -> torch.Tensor | None:
-        return self.model.draft_probs if self.drafter == MODEL else None
-
-    def propose(self, output: Sequence[int], k: int) -> list[int]:
+    def propose(self, output: Sequence[int], k: int) -> Draft:
         offer = self.copy.propose(output, k)  # always: keeps the copy pointer following the output
-        aligned = self.state() == ALIGNED
+        aligned, support_min = self.alignment.aligned, self.alignment.support_min
         if aligned:
-            self._need = self.support_min
+            self._need = support_min
         self._probe = None
-        if offer and (aligned or self.copy.support >= max(self.support_min, self._need)):
-            self.drafter = COPY
-            self._probe = None if aligned else self.copy.support
+        if offer.ids and (aligned or offer.support >= max(support_min, self._need)):
+            self._drafter = COPY
+            self._probe = None if aligned else offer.support
             return offer
-        self.drafter = MODEL
+        self._drafter = MODEL
         return self.model.propose(output, k)
 
     def observe(self, num_drafted: int, num_accepted: int) -> None:
-        if self.drafter == COPY and self._probe is not None and num_accepted < num_drafted:
+        if self._drafter == COPY and self._probe is not None and num_accepted < num_drafted:
             self._need = self._probe + 1  # the source agreed this much and was still wrong
-        (self.model if self.drafter == MODEL else self.copy).observe(num_drafted, num_accepted)
+        (self.model if self._drafter == MODEL else self.copy).observe(num_drafted, num_accepted)

@@ -1,15 +1,16 @@
 """The one error hierarchy of applyedit.
 
 Every error a user can cause or meet is an `ApplyEditError` subclass carrying a message written for
-that user and an exit code (DESIGN.md §9). The CLI maps them to one stderr line; library code raises
-them and never prints. Third-party exceptions are wrapped where they happen, kept as `__cause__`.
+that user and an exit code (the CLI's `EXIT_CODES` table says what each code means). The CLI maps
+them to one stderr line; library code raises them and never prints. Third-party exceptions are
+wrapped where they happen, kept as `__cause__`.
 """
 
 from __future__ import annotations
 
 
 class ApplyEditError(Exception):
-    """Root of all expected failures; `exit_code` follows DESIGN.md §9."""
+    """Root of all expected failures; `exit_code` is the CLI's exit status for it (1 unless a subclass says)."""
 
     exit_code = 1
 

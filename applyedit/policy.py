@@ -1,11 +1,14 @@
 """K policies: how many draft tokens to verify at the next step.
 
-Owns the choice of k from what the last steps accepted, the proposer's support for its next draft
-and the measured cost curve. Policies see two numbers per step (the draft length the proposer
-offers and its support: how many recent output tokens agree with where it copies from) and get
-`observe(num_drafted, num_accepted)` afterwards. Knows nothing of tensors, text or regions.
+Owns the `KPolicy` contract the decode loop calls, the choice of k from what the last steps accepted,
+the proposer's support for its next draft and the measured cost curve, the `Alignment` state
+machine (aligned / in-edit) that the adaptive policy drives and the hybrid proposer reads, and the
+per-token acceptance estimate (`acceptance_ema`) that the policy and the draft model both keep.
+Policies see three values per step (the draft length the proposer offers, its support: how many
+recent output tokens agree with where it copies from, and who drafted it) and get
+`observe(num_drafted, num_accepted, drafter)` afterwards. Knows nothing of tensors, text or regions.
 
-`AdaptiveK` (DESIGN.md §4) has two states. *aligned*: the output is copying an unchanged stretch;
+`AdaptiveK` has two states. *aligned*: the output is copying an unchanged stretch;
 K ramps up (doubling after each fully accepted draft) to the k that maximises expected tokens per
 second, E(k)/t(k) with E(k) = (1 − α^(k+1))/(1 − α) for the per-token acceptance estimate α and t
 the measured cost curve. *in-edit*: after a rejection K is 0 (plain one-token passes, the cheapest
@@ -18,28 +21,82 @@ state alone.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from applyedit.models.costmodel import CostCurve, prior
 from applyedit.options import DEFAULT_K
+from applyedit.proposers import COPY, MODEL, Drafter
 
 ALIGNED, IN_EDIT = "aligned", "in-edit"
+SUPPORT_MIN = 3  # output tokens agreeing with the copy source that count as re-aligned
+EMA = 0.3  # weight of a new step in an acceptance estimate
+ALPHA_MAX = 0.995  # an acceptance estimate never reaches 1 (E(k) would not depend on k)
+
+
+@dataclass
+class Alignment:
+    """Whether the output is copying an unchanged stretch ("aligned") or is inside an edit ("in-edit").
+
+    Copy drafts move it: a rejected one enters an edit, a fully accepted one re-aligns; a draft
+    model's drafts and plain passes are no evidence and leave it alone. `support_min` is the copy
+    support at which a draft inside an edit is worth probing. The adaptive K policy drives it; the
+    hybrid proposer reads the same object to choose its drafter.
+    """
+
+    state: str = ALIGNED
+    support_min: int = SUPPORT_MIN
+
+    @property
+    def aligned(self) -> bool:
+        return self.state == ALIGNED
+
+    def observe(self, num_drafted: int, num_accepted: int, drafter: Drafter = COPY) -> None:
+        if num_drafted and drafter == COPY:
+            self.state = IN_EDIT if num_accepted < num_drafted else ALIGNED
+
+
+class KPolicy(Protocol):
+    """How many draft tokens to verify next; the decode loop's side of a policy."""
+
+    alignment: Alignment  # the region state after the last step (fixed policies stay aligned)
+
+    @property
+    def cap(self) -> int:
+        """The longest draft this policy could ask for at the next step."""
+        ...
+
+    def next_k(self, offered: int, support: int, drafter: Drafter = COPY) -> int:
+        """K for this step, given the draft length on offer, the proposer's support for it and who
+        drafted it ("copy" | "draft-model")."""
+        ...
+
+    def observe(self, num_drafted: int, num_accepted: int, drafter: Drafter = COPY) -> None: ...
+
+
+def acceptance_ema(alpha: float, num_drafted: int, num_accepted: int) -> float:
+    """The per-token acceptance estimate after a step that kept `num_accepted` of `num_drafted`
+    (`num_drafted` > 0): an exponential average with this step's own estimate, accepted / (accepted
+    + misses), a truncated geometric's (a fully kept draft has no miss)."""
+    misses = 1 if num_accepted < num_drafted else 0
+    sample = num_accepted / (num_accepted + misses)
+    return min(ALPHA_MAX, (1 - EMA) * alpha + EMA * sample)
 
 
 @dataclass
 class FixedK:
-    """Always ask for `k` tokens."""
+    """Always ask for `k` tokens; the alignment never moves."""
 
     k: int
-    state: str = ALIGNED
+    alignment: Alignment = field(default_factory=Alignment)
 
     @property
     def cap(self) -> int:
         return self.k
 
-    def next_k(self, offered: int, support: int, drafter: str = "copy") -> int:
+    def next_k(self, offered: int, support: int, drafter: Drafter = COPY) -> int:
         return self.k
 
-    def observe(self, num_drafted: int, num_accepted: int, drafter: str = "copy") -> None:
+    def observe(self, num_drafted: int, num_accepted: int, drafter: Drafter = COPY) -> None:
         pass
 
 
@@ -59,7 +116,8 @@ def best_k(alpha: float, cost: CostCurve, k_limit: int) -> int:
 def draft_k(alpha: float, cost: CostCurve, draft_token_s: float, k_limit: int) -> int:
     """The draft-model draft length in [1, k_limit] that maximises expected tokens per second, a pass
     costing the target's verify t(k) plus k draft forwards (`draft_token_s` each; the first of them
-    rides on the catch-up feed, so k − 1 are counted). Never 0: the caller chose to use the draft."""
+    rides on the catch-up feed, so k − 1 are counted). At least 1 when `k_limit` is (the caller chose
+    to use the draft); 0 only for a `k_limit` of 0."""
     if k_limit <= 1:
         return max(0, k_limit)
     return max(range(1, k_limit + 1),
@@ -73,41 +131,37 @@ class AdaptiveK:
     cost: CostCurve = field(default_factory=prior)
     k_max: int = DEFAULT_K  # the cap (--k)
     k_probe: int = 8  # first draft after re-aligning
-    support_min: int = 3  # output tokens agreeing with the copy source that count as re-aligned
+    support_min: int = SUPPORT_MIN  # copy support that makes a probe inside an edit (see `Alignment`)
     alpha: float = 0.9  # per-token acceptance estimate while aligned
-    state: str = ALIGNED
     k_allowed: int = 8  # the ramp: doubles after each fully accepted draft
+    alignment: Alignment = field(init=False)
 
     def __post_init__(self) -> None:
         self.k_probe = max(1, min(self.k_probe, self.k_max))
         self.k_allowed = self.k_probe
+        self.alignment = Alignment(support_min=self.support_min)
 
     @property
     def cap(self) -> int:
         return self.k_max
 
-    def next_k(self, offered: int, support: int, drafter: str = "copy") -> int:
+    def next_k(self, offered: int, support: int, drafter: Drafter = COPY) -> int:
         if self.k_max <= 0 or offered == 0:
-            k = 0
-        elif drafter == "draft-model":  # its length was chosen with this cost curve (draft_k)
-            k = min(offered, self.k_max)
-        elif self.state == IN_EDIT:
-            k = self.k_probe if support >= self.support_min else 0
-        else:
-            k = best_k(self.alpha, self.cost, min(self.k_allowed, self.k_max))
-        return k
+            return 0
+        if drafter == MODEL:  # its length was chosen with this cost curve (draft_k)
+            return min(offered, self.k_max)
+        if not self.alignment.aligned:
+            return self.k_probe if support >= self.alignment.support_min else 0
+        return best_k(self.alpha, self.cost, min(self.k_allowed, self.k_max))
 
-    def observe(self, num_drafted: int, num_accepted: int, drafter: str = "copy") -> None:
-        if num_drafted == 0 or drafter == "draft-model":
+    def observe(self, num_drafted: int, num_accepted: int, drafter: Drafter = COPY) -> None:
+        if num_drafted == 0 or drafter == MODEL:
             return  # a plain pass, or a draft model's: no evidence about copy alignment
         rejected = num_accepted < num_drafted
-        # Per-token acceptance from this step (a truncated geometric): accepted / (accepted + misses).
-        sample = num_accepted / (num_accepted + (1 if rejected else 0))
-        if self.state == ALIGNED or not rejected:
-            self.alpha = min(0.995, 0.7 * self.alpha + 0.3 * sample)
+        if self.alignment.aligned or not rejected:
+            self.alpha = acceptance_ema(self.alpha, num_drafted, num_accepted)
+        self.alignment.observe(num_drafted, num_accepted, drafter)
         if rejected:
-            self.state = IN_EDIT
             self.k_allowed = self.k_probe
         else:
-            self.state = ALIGNED
             self.k_allowed = min(self.k_max, 2 * max(self.k_allowed, num_drafted))

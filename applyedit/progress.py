@@ -2,12 +2,13 @@
 
 Owns the phases a run goes through and the words each one shows: preparing the model (assembling,
 converting), loading the weights, reading the prompt (the prefill, with a percentage as the
-backend reports its progress: torch per layer and chunk, llama.cpp per 512-token chunk), then writing the output (the current output line out of the expected total,
-the share of drafted tokens accepted so far, decode tokens per second with the prefill left out,
-and an estimate of the time left from the lines written so far). `status_line` is the pure text of
-one moment, always ending with the elapsed time and never wider than the terminal; `RunProgress`
-feeds it from the run's callbacks and redraws it with rich, only when stderr is a terminal (logs
-and pipes get nothing). Knows nothing of decoding: it reads the `Step` records the loop yields.
+backend reports its progress: torch per layer and chunk, llama.cpp per 512-token chunk), then
+writing the output (the current output line out of the expected total, the share of drafted tokens
+accepted so far, decode tokens per second with the prefill left out, and an estimate of the time
+left from the lines written so far). `status_line` is the pure text of one moment, always ending
+with the elapsed time and never wider than the terminal; `RunProgress` feeds it from the run's
+callbacks and redraws it with rich, only when stderr is a terminal (logs and pipes get nothing).
+Knows nothing of decoding: it reads the `Step` records the loop yields.
 """
 
 from __future__ import annotations
@@ -100,8 +101,14 @@ class RunProgress:
         if self.enabled:
             from rich.live import Live
 
-            self._live = Live(self, console=self.console, transient=True, refresh_per_second=4,
-                              redirect_stdout=False, redirect_stderr=False)
+            self._live = Live(
+                self,
+                console=self.console,
+                transient=True,
+                refresh_per_second=4,
+                redirect_stdout=False,
+                redirect_stderr=False,
+            )
             self._live.__enter__()
         return self
 

@@ -179,8 +179,13 @@ class PromptCache:
                     del self._holders[h]
 
     def to_dict(self) -> dict[str, Any]:
-        return {"entries": len(self), "bytes": self.nbytes, "limit_bytes": self.limit_bytes, "block": self.block,
-                **self.stats.__dict__}
+        return {
+            "entries": len(self),
+            "bytes": self.nbytes,
+            "limit_bytes": self.limit_bytes,
+            "block": self.block,
+            **self.stats.__dict__,
+        }
 
 
 class DiskStore:
@@ -190,8 +195,14 @@ class DiskStore:
     `encode` / `decode` turn a backend's snapshot into bytes and back. Best effort: a file that cannot
     be written or read is skipped (and a damaged one deleted), never trusted."""
 
-    def __init__(self, folder: Path, limit_bytes: int, encode: Callable[[Any], bytes],
-                 decode: Callable[[bytes], Any], block: int = BLOCK) -> None:
+    def __init__(
+        self,
+        folder: Path,
+        limit_bytes: int,
+        encode: Callable[[Any], bytes],
+        decode: Callable[[bytes], Any],
+        block: int = BLOCK,
+    ) -> None:
         self.folder, self.limit_bytes, self.encode, self.decode, self.block = folder, limit_bytes, encode, decode, block
         self.folder.mkdir(parents=True, exist_ok=True)
         self._index: dict[bytes, tuple[Path, int]] = {}  # block hash -> (file, blocks in that file's prefix)

@@ -1,32 +1,54 @@
 """Draft proposers: where the next K tokens come from before the target model verifies them.
 
-Owns the two-verb interface (`propose(output, k)`, `observe(num_drafted, num_accepted)`) and the
-copy proposer of DESIGN.md §3: a pointer into a token source (the original file, the edit) that
-simply advances while the output keeps matching, and a resync ladder (longest suffix n-gram first,
-nearest match after the old pointer, then before) when it stops matching. Works on token ids only;
-knows nothing of the model, the cache, text or regions.
+Owns the proposer contract: two verbs (`propose(output, k)` returns a `Draft`, `observe(num_drafted,
+num_accepted)` reports the verify pass) and the `Draft` value, the only thing the decode loop reads
+from a proposer. Owns the copy proposer: a pointer into a token source (the original file, the
+edit) that simply advances while the output keeps matching, and a resync ladder (longest suffix
+n-gram first, nearest match after the old pointer, then before) when it stops matching. Works on
+token ids only; knows nothing of the model, the cache, text or regions.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import TYPE_CHECKING, Final, Literal, Protocol
+
+if TYPE_CHECKING:
+    import torch
 
 NGRAM_SIZES = (12, 8, 6, 4, 3, 2, 1)  # resync tries the longest suffix first
+Drafter = Literal["copy", "draft-model"]  # who drafted a `Draft`
+COPY: Final = "copy"
+MODEL: Final = "draft-model"
 
 
-class Proposer(Protocol):
-    """Two verbs. Optional attributes the loop reads when present: `support` (int, for the K policy)
-    and `draft_probs` (read only when sampling): a proposer that samples its drafts (a draft model)
-    sets it in `propose` to the distributions q it drew them from, a `(len(offer), V)` tensor warped
-    like the target (`sampling.warp` at the same temperature and top-p), so the exact rule can use
-    min(1, p/q) and the residual max(0, p − q); its draws must come from a random stream of its own,
-    independent of the loop's. Absent or None: each draft token is a point mass (copied), kept with
+@dataclass(frozen=True, slots=True)
+class Draft:
+    """One proposal: what the loop verifies and what the K policy weighs.
+
+    `support`: output tokens agreeing with the copy source right before the draft (the K policy's
+    evidence of alignment; 0 for a draft model). `probs`: set only by a proposer that samples its
+    drafts (a draft model, when sampling), the distributions q it drew them from, a `(len(ids), V)`
+    tensor warped like the target (`sampling.warp` at the same temperature and top-p), so the exact
+    rule can use min(1, p/q) and the residual max(0, p − q); its draws come from a random stream of
+    its own, independent of the loop's. None: each draft token is a point mass (copied), kept with
     probability p(x).
     """
 
-    def propose(self, output: Sequence[int], k: int) -> list[int]:
+    ids: tuple[int, ...] = ()
+    support: int = 0
+    drafter: Drafter = COPY
+    probs: torch.Tensor | None = field(default=None, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        assert self.probs is None or self.probs.shape[0] == len(self.ids), "one draft distribution per draft token"
+
+
+class Proposer(Protocol):
+    """Proposes drafts and learns from their outcome; the loop reads nothing else of it."""
+
+    def propose(self, output: Sequence[int], k: int) -> Draft:
         """Up to `k` draft tokens to follow `output` (the tokens emitted so far)."""
         ...
 
@@ -38,8 +60,8 @@ class Proposer(Protocol):
 class NullProposer:
     """Never drafts: the loop degenerates to plain greedy decoding, one token per pass."""
 
-    def propose(self, output: Sequence[int], k: int) -> list[int]:
-        return []
+    def propose(self, output: Sequence[int], k: int) -> Draft:
+        return Draft()
 
     def observe(self, num_drafted: int, num_accepted: int) -> None:
         pass
@@ -67,8 +89,8 @@ class _Pointer:
 def build_index(ids: Sequence[int], sizes: Sequence[int] = NGRAM_SIZES) -> dict[tuple[int, ...], list[int]]:
     """Map each n-gram (n in `sizes`) to the positions right after its occurrences, in order.
 
-    Example: ids [5, 6, 5, 6, 7], sizes (2,) -> {(5, 6): [2, 4], (6, 5): [3], (5, 6, ...)...}; the
-    value is where a copy continues after seeing that n-gram, so (5, 6) continues at 2 or at 4.
+    Example: ids [5, 6, 5, 6, 7], sizes (2,) -> {(5, 6): [2, 4], (6, 5): [3], (6, 7): [5]}; the value
+    is where a copy continues after seeing that n-gram, so (5, 6) continues at 2 or at 4.
     """
     index: dict[tuple[int, ...], list[int]] = {}
     for n in sizes:
@@ -80,7 +102,7 @@ def build_index(ids: Sequence[int], sizes: Sequence[int] = NGRAM_SIZES) -> dict[
 def common_prefix(a: Sequence[int], b: Sequence[int]) -> int:
     """How many leading tokens `a` and `b` share."""
     n = 0
-    for x, y in zip(a, b):
+    for x, y in zip(a, b, strict=False):
         if x != y:
             break
         n += 1
@@ -101,7 +123,6 @@ class CopyProposer:
 
     sources: list[Source]
     sizes: tuple[int, ...] = NGRAM_SIZES
-    num_resyncs: int = 0
     support: int = 0  # output tokens agreeing with the source right before the pointer
     _index: list[dict[tuple[int, ...], list[int]]] = field(default_factory=list, repr=False)
     _ptr: _Pointer | None = None
@@ -111,19 +132,17 @@ class CopyProposer:
         # Before anything is emitted the output starts where the first source (the original) starts.
         self._ptr = _Pointer(0, 0, 0) if self.sources else None
 
-    def propose(self, output: Sequence[int], k: int) -> list[int]:
+    def propose(self, output: Sequence[int], k: int) -> Draft:
         if k <= 0 or not self.sources:
-            return []
+            return Draft(support=self.support)
         ptr = self._follow(output)
         if ptr is None:
-            return []
+            return Draft()
         src = self.sources[ptr.source]
-        draft: list[int] = []
-        pos = ptr.pos
-        while len(draft) < k and src.can_draft(pos):
-            draft.append(src.ids[pos])
-            pos += 1
-        return draft
+        end = ptr.pos
+        while end - ptr.pos < k and src.can_draft(end):
+            end += 1
+        return Draft(src.ids[ptr.pos : end], self.support)
 
     def observe(self, num_drafted: int, num_accepted: int) -> None:
         pass  # the pointer follows the output itself in `_follow`; nothing to learn here yet
@@ -147,7 +166,6 @@ class CopyProposer:
 
     def _resync(self, output: Sequence[int], old: _Pointer | None) -> _Pointer | None:
         """Find the longest output suffix in the sources; prefer the old source, near the old pointer."""
-        self.num_resyncs += 1
         order = list(range(len(self.sources)))
         if old is not None:
             order.sort(key=lambda s: s != old.source)

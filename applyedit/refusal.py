@@ -89,6 +89,8 @@ def next_steps(message: str) -> str:
     """What to try after this refusal: the accepting flag its message names, then the other ways."""
     flag = re.search(r"\((--allow-[a-z-]+) to accept it\)", message)
     steps = [f"accept it as it is with {flag.group(1)}"] if flag else []
-    steps += ["give a smaller edit (an update snippet with only the changed lines and lazy markers around them)",
-              "or try another model (--model, e.g. a larger GGUF)"]
+    steps += [
+        "give a smaller edit (an update snippet with only the changed lines and lazy markers around them)",
+        "or try another model (--model, e.g. a larger GGUF)",
+    ]
     return "to go on: " + "; ".join(steps)

@@ -1,39 +1,22 @@
-"""Regions of the output and what each one cost (DESIGN.md §5), with the metrics `stats` lacks in `LEGEND`.
+"""Regions of the output: which output lines were copied, edited or lost, inside which definitions.
 
 Owns `find_regions` (line-diff the output body against the original, split the runs at definition
-boundaries from `syntax`) and `attribute` (give every emitted token, draft token and verify pass to
-exactly one region, so the regions add up to the totals). Knows tokens only as output lines (from
-`spans`); knows nothing of the model, tree-sitter's API or rendering.
+boundaries from `syntax`, label each run with the definitions around it). What each region cost
+(tokens, drafts, passes) is attributed in `stats`. Knows nothing of tokens, the model, tree-sitter's
+API or rendering.
 """
 
 from __future__ import annotations
 
 import difflib
 import os
-from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass
 from itertools import pairwise
-from typing import Any, Literal
+from typing import Literal
 
 from applyedit import syntax
-from applyedit.decode import Step
 
-__all__ = ["LEGEND", "Region", "RegionStats", "anchored_lines", "attribute", "find_regions"]
-
-LEGEND = """\
-- lines: output lines of the file body in the region; a deleted region has none (it shows the original lines it lost).
-- mean K: the draft length asked for, averaged over the region's passes (a proposer may offer fewer).
-- time: the wall time of the region's passes summed (forward + bookkeeping); the prefill is in no region.
-- region of a token: the region holding its output line; the closing fence and anything after the body go to "end".
-- region of a draft token: its output position; a rejected draft token, the position of the correction token.
-- region of a pass: the region of its first emitted token (with the pass's time and K).
-- forced: tokens the anchor forced (original lines an unambiguous merge keeps, fed without drafting or verifying).
-- anchored lines: output lines every token of which was forced.
-- drafted by: which proposer drafted the region's draft tokens (copy, draft-model), with its share of them.
-- plain passes: passes a plain greedy decoder needs for the same output, one per token.
-- first / last emit: when the pass that emitted the region's first / last token ended, on the decode clock.
-- time to first / last token: from the start of the prefill to the end of the pass that emitted it.
-"""
+__all__ = ["Region", "find_regions"]
 
 Kind = Literal["unchanged", "edited", "deleted"]
 Chain = tuple[syntax.Definition, ...]
@@ -76,7 +59,7 @@ def _chains(text: str, lines: list[str], language: str, path: PathHint) -> list[
 def _common(chains: list[Chain]) -> Chain:
     prefix = chains[0]
     for chain in chains[1:]:
-        prefix = prefix[: next((n for n, (a, b) in enumerate(zip(prefix, chain)) if a != b), len(chain))]
+        prefix = prefix[: next((n for n, (a, b) in enumerate(zip(prefix, chain, strict=False)) if a != b), len(chain))]
     return prefix
 
 
@@ -128,121 +111,3 @@ def find_regions(original: str, body: str, language: str, path: PathHint = None)
             label = _label(new, new_chains, lo, hi, f"lines {lo + 1}-{hi}")
             regions.append(Region(kind, lo + 1, hi, *orig, label))
     return regions
-
-
-@dataclass
-class RegionStats:
-    """What one region (or the whole run) cost: an accumulator fed by `attribute`."""
-
-    lines: int = 0
-    tokens: int = 0  # emitted
-    drafted: int = 0
-    accepted: int = 0
-    forced: int = 0  # emitted tokens the anchor forced
-    passes: int = 0
-    k_sum: int = 0  # K asked for, summed over passes
-    time_ns: int = 0  # integer nanoseconds, so that region times add up to the total exactly
-    first_emit_s: float | None = None  # decode clock: end of the pass emitting the first token here
-    last_emit_s: float | None = None  # ... and the last one
-    drafted_by: dict[str, int] = field(default_factory=dict)  # drafter ("copy" | "draft-model") -> drafted
-    accepted_by: dict[str, int] = field(default_factory=dict)  # drafter -> accepted
-
-    def observe_token(self, step: Step, forced: bool = False) -> None:  # steps come in order: the first seen is the earliest
-        self.tokens += 1
-        self.forced += forced
-        self.last_emit_s = step.start_s + step.time_s
-        self.first_emit_s = self.last_emit_s if self.first_emit_s is None else self.first_emit_s
-
-    def observe_draft(self, accepted: bool, drafter: str = "copy") -> None:
-        self.drafted += 1
-        self.accepted += accepted
-        self.drafted_by[drafter] = self.drafted_by.get(drafter, 0) + 1
-        self.accepted_by[drafter] = self.accepted_by.get(drafter, 0) + accepted
-
-    def observe_pass(self, step: Step) -> None:
-        self.passes += 1
-        self.k_sum += step.k
-        self.time_ns += round(step.time_s * 1e9)
-
-    @property
-    def time_s(self) -> float:
-        return self.time_ns / 1e9
-
-    @property
-    def acceptance(self) -> float:
-        return self.accepted / self.drafted if self.drafted else 0.0
-
-    @property
-    def tokens_per_pass(self) -> float:
-        return self.tokens / self.passes if self.passes else 0.0
-
-    @property
-    def mean_k(self) -> float:
-        return self.k_sum / self.passes if self.passes else 0.0
-
-    def to_dict(self) -> dict[str, Any]:
-        data = asdict(self)
-        for name in ("time_s", "acceptance", "tokens_per_pass", "mean_k"):
-            data[name] = getattr(self, name)
-        return data
-
-
-def attribute(
-    regions: Sequence[Region], steps: Sequence[Step], token_lines: Sequence[int], num_body_tokens: int
-) -> tuple[list[RegionStats], RegionStats, RegionStats]:
-    """Per-region stats, the "end" pseudo-region's, and the totals, by DESIGN.md §5's rules.
-
-    `token_lines`: the 0-based output line of each emitted token (spans.token_lines); the first
-    `num_body_tokens` tokens are the file body. Output positions past the body — the closing fence,
-    draft tokens accepted past a stop cut, passes that emitted nothing (EOS at once) — belong to "end".
-    Invariant: regions + end add up to the totals, field by field; the totals are the sums over steps.
-    """
-    owner: dict[int, int] = {}  # 0-based output line -> region index
-    for index, region in enumerate(regions):
-        owner.update(dict.fromkeys(range(region.start_line - 1, region.end_line), index))
-    per_region = [RegionStats(lines=r.lines) for r in regions]
-    end = RegionStats()
-    totals = RegionStats(lines=sum(r.lines for r in regions))
-
-    def at(position: int) -> RegionStats:
-        if position >= min(num_body_tokens, len(token_lines)):
-            return end
-        index = owner.get(token_lines[position])
-        return end if index is None else per_region[index]
-
-    position = 0  # output position of the step's first emitted token
-    for step in steps:
-        assert step.num_accepted <= len(step.draft) <= step.k, "accepted <= drafted <= k"
-        for target in (at(position), totals):
-            target.observe_pass(step)
-        for i in range(len(step.draft)):  # a rejected one (i >= num_accepted): where the correction goes
-            for target in (at(position + step.forced + min(i, step.num_accepted)), totals):
-                target.observe_draft(i < step.num_accepted, step.drafter or "copy")
-        for i in range(len(step.emitted)):
-            for target in (at(position + i), totals):
-                target.observe_token(step, i < step.forced)
-        position += len(step.emitted)
-    return per_region, end, totals
-
-
-def anchored_lines(steps: Sequence[Step], pieces: Sequence[bytes], num_lines: int) -> list[tuple[int, int]]:
-    """1-based inclusive ranges of the first `num_lines` output lines whose every byte, newline
-    included, came from a forced token (`pieces`: each emitted token's bytes, `spans.token_bytes`)."""
-    forced = [i < s.forced for s in steps for i in range(len(s.emitted))]
-    lines: list[bool] = []  # per completed line: all its bytes forced
-    current = True
-    for data, was in zip(pieces, forced):
-        for byte in data:
-            current = current and was
-            if byte == 10:
-                lines.append(current)
-                current = True
-    ranges: list[tuple[int, int]] = []
-    for n, was in enumerate(lines[:num_lines], 1):
-        if not was:
-            continue
-        if ranges and ranges[-1][1] == n - 1:
-            ranges[-1] = (ranges[-1][0], n)
-        else:
-            ranges.append((n, n))
-    return ranges

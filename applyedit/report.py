@@ -1,18 +1,19 @@
 """Reports as data and as rich tables: a run's regions, and the eval and bench result tables.
 
-Owns the region report's shape (`report_data`, JSON-serialisable) and every rich rendering of
-results (`render_table`, `render_eval`, `render_bench`); the only module besides the CLI that
-imports rich. Knows nothing of how the statistics were computed: the metric
-definitions it shows are quoted from `stats`'s docstring and `regions.LEGEND`, never restated.
+Owns the region report's shape (`report_data`, JSON-serialisable), the default brief report
+(`brief_lines`), the profile line, and every rich rendering of results (`render_table`,
+`render_eval`, `render_bench`, and the bench as Markdown, `bench_markdown`); besides the CLI and the
+progress display, the only module that imports rich. Knows nothing of how the statistics were
+computed: the metric definitions it shows are quoted from `stats`'s docstring and `stats.LEGEND`,
+never restated; the bench's numbers come as benchrecord.py's typed summaries.
 """
 
 from __future__ import annotations
 
-import statistics
-from collections.abc import Sequence
-from typing import Any
-
 import io
+import statistics
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
 
 from rich import box
 from rich.console import Group
@@ -20,10 +21,12 @@ from rich.measure import Measurement
 from rich.table import Table
 from rich.text import Text
 
-from applyedit import regions as regions_module
 from applyedit import stats
-from applyedit.regions import Region, RegionStats
-from applyedit.stats import Profile, Summary
+from applyedit.regions import Region
+from applyedit.stats import Profile, RegionStats, Summary
+
+if TYPE_CHECKING:
+    from applyedit.tools.benchrecord import CaseSummary, MethodSummary
 
 __all__ = ["bench_markdown", "brief_lines", "legend", "render_bench", "render_eval", "render_table", "report_data"]
 
@@ -47,8 +50,8 @@ def _items(doc: str) -> dict[str, str]:
 
 
 def legend() -> dict[str, str]:
-    """Every metric the report shows, with its definition quoted from `stats` and `regions`."""
-    return _items(stats.__doc__ or "") | _items(regions_module.LEGEND)
+    """Every metric the report shows, with its definition quoted from `stats` (docstring and `LEGEND`)."""
+    return _items(stats.__doc__ or "") | _items(stats.LEGEND)
 
 
 def report_data(
@@ -245,7 +248,8 @@ def render_eval(report: dict[str, Any]) -> Table:
         return "–" if value is None else ("yes" if value else "NO")
 
     table = Table(title=f"{report['root']}: {report['exact']}/{report['total']} exact "
-                        f"(floor {report['floor']}), {report['model']} on {report['device']} via {report['backend']} ({report['dtype']})")
+                        f"(floor {report['floor']}), {report['model']} on {report['device']} via {report['backend']} "
+                        f"({report['dtype']})")
     for col in ("case", "exact", "ws match", "git apply", "syntax", "tokens", "tok/pass", "tok/s", "wall s", "note"):
         table.add_column(col, justify="left" if col in ("case", "note") else "right")
     for r in report["cases"]:
@@ -256,7 +260,8 @@ def render_eval(report: dict[str, Any]) -> Table:
                       mark(r["syntax_ok"]), str(r["tokens"]), f"{r['tokens_per_pass']:.1f}",
                       f"{r['tokens_per_s']:.2f}", f"{r['wall_s']:.1f}", note)
     table.caption = (f"speedup in passes {report['speedup_in_passes']:.1f}×; known failures "
-                     f"{report['known_failures']}; unexpected failures: {', '.join(report['unexpected_failures']) or 'none'}")
+                     f"{report['known_failures']}; unexpected failures: "
+                     f"{', '.join(report['unexpected_failures']) or 'none'}")
     return table
 
 
@@ -264,36 +269,16 @@ def render_bench(report: dict[str, Any]) -> list[Table]:
     """One table per case (medians of the repeats, spread of end-to-end time), then, for several
     cases, a cases × methods table of median end-to-end seconds with the fastest marked. The draft
     model's columns (drafted by, drafting s) appear only when a method drafted with one."""
-    tables = []
-    for name, case in report["cases"].items():
-        table = Table(title=f"{name}: prompt {case['prompt_tokens']} tokens, prefill {case['prefill_s']:.1f} s; "
-                            f"outputs agree: {'yes' if case['outputs_agree'] else 'NO'}", title_justify="left")
-        drafting = any(set(row.get("drafted_by") or {}) - {"copy"} for row in case["methods"].values())
-        columns = ["method", "tokens", "passes", "tok/pass", *(["drafted by"] if drafting else []),
-                   "end to end s (spread)", "first token s", "decode s", *(["drafting s"] if drafting else []),
-                   "tok/s", "× greedy", "decode × greedy", "same output"]
-        for col in columns:
-            table.add_column(col, justify="left" if col == "method" else "right", no_wrap=col == "method")
-        for method, row in case["methods"].items():
-            cells = {"method": method, "tokens": str(row["num_tokens"]), "passes": f"{row['passes']:g}",
-                     "tok/pass": f"{row['tokens_per_pass']:.1f}", "drafted by": drafted_by(row.get("drafted_by") or {}),
-                     "end to end s (spread)": f"{row['wall_s']:.1f} ({row['wall_min_s']:.1f}–{row['wall_max_s']:.1f})",
-                     "first token s": f"{row['ttft_s']:.1f}", "decode s": f"{row['decode_s']:.1f}",
-                     "drafting s": f"{row.get('drafting_s', 0.0):.1f}", "tok/s": f"{row['tokens_per_s']:.2f}",
-                     "× greedy": _ratio(row["speedup_vs_greedy"]),
-                     "decode × greedy": _ratio(row["decode_speedup_vs_greedy"]), "same output": _same(row)}
-            table.add_row(*(cells[col] for col in columns))
-        table.caption = f"{_bench_setup(report)}; × greedy: against plain greedy on the method's own backend"
-        table.caption_justify = "left"
-        tables.append(table)
-    if len(report["cases"]) > 1:
+    cases: dict[str, CaseSummary] = report["cases"]
+    tables = [_bench_case(report, name, case) for name, case in cases.items()]
+    if len(cases) > 1:
         methods = report["methods"]
         matrix = Table(title="end to end, median seconds (fastest in bold)", title_justify="left")
         matrix.add_column("case")
         for m in methods:
             matrix.add_column(m, justify="right")
-        for name, case in report["cases"].items():
-            walls = {m: case["methods"][m]["wall_s"] for m in methods if m in case["methods"]}
+        for name, case in cases.items():
+            walls = {m: case.methods[m].wall_s for m in methods if m in case.methods}
             best = min(walls, key=walls.__getitem__) if walls else None
             matrix.add_row(name, *(Text(f"{walls[m]:.1f}", style="bold" if m == best else "") if m in walls else "–"
                                    for m in methods))
@@ -301,61 +286,94 @@ def render_bench(report: dict[str, Any]) -> list[Table]:
     return tables
 
 
+def _bench_case(report: dict[str, Any], name: str, case: CaseSummary) -> Table:
+    table = Table(title=f"{name}: prompt {case.prompt_tokens} tokens, prefill {case.prefill_s:.1f} s; "
+                        f"outputs agree: {'yes' if case.outputs_agree else 'NO'}", title_justify="left")
+    drafting = any(set(row.drafted_by) - {"copy"} for row in case.methods.values())
+    columns = ["method", "tokens", "passes", "tok/pass", *(["drafted by"] if drafting else []),
+               "end to end s (spread)", "first token s", "decode s", *(["drafting s"] if drafting else []),
+               "tok/s", "× greedy", "decode × greedy", "same output"]
+    for col in columns:
+        table.add_column(col, justify="left" if col == "method" else "right", no_wrap=col == "method")
+    for method, row in case.methods.items():
+        cells = {"method": method, "tokens": str(row.num_tokens), "passes": f"{row.passes:g}",
+                 "tok/pass": f"{row.tokens_per_pass:.1f}", "drafted by": drafted_by(row.drafted_by),
+                 "end to end s (spread)": f"{row.wall_s:.1f} ({row.wall_min_s:.1f}–{row.wall_max_s:.1f})",
+                 "first token s": f"{row.ttft_s:.1f}", "decode s": f"{row.decode_s:.1f}",
+                 "drafting s": f"{row.drafting_s:.1f}", "tok/s": f"{row.tokens_per_s:.2f}",
+                 "× greedy": _ratio(row.speedup_vs_greedy),
+                 "decode × greedy": _ratio(row.decode_speedup_vs_greedy), "same output": _same(row)}
+        table.add_row(*(cells[col] for col in columns))
+    table.caption = f"{_bench_setup(report)}; × greedy: against plain greedy on the method's own backend"
+    table.caption_justify = "left"
+    return table
+
+
 def bench_markdown(report: dict[str, Any]) -> str:
     """The bench as Markdown tables for a README: end to end and decode phase, median seconds per
     case and method with the ratio to plain greedy on the method's own backend, and a last row
     holding each ratio's median over the cases; then target passes (tokens per pass), each loop
     method against the better prompt-lookup setting, and the agreement of the outputs."""
-    methods, cases = report["methods"], report["cases"]
+    methods: list[str] = report["methods"]
+    cases: dict[str, CaseSummary] = report["cases"]
 
-    def rows_of(name: str) -> list[dict[str, Any]]:
-        return [case["methods"][name] for case in cases.values() if name in case["methods"]]
+    def rows_of(name: str) -> list[MethodSummary]:
+        return [case.methods[name] for case in cases.values() if name in case.methods]
 
-    def median(values: Sequence[float]) -> float | None:
-        return statistics.median(values) if values else None
-
-    def table(title: str, seconds: str, ratio: str) -> list[str]:
+    def table(title: str, seconds: Callable[[MethodSummary], float],
+              ratio: Callable[[MethodSummary], float | None]) -> list[str]:
         lines = [f"{title}, median seconds (× plain greedy on the method's own backend):", "",
                  "| case (tokens) | " + " | ".join(methods) + " |", "|---" * (len(methods) + 1) + "|"]
         for name, case in cases.items():
-            first = next(iter(case["methods"].values()))
+            first = next(iter(case.methods.values()))
             cells = []
             for m in methods:
-                row = case["methods"].get(m)
-                r = row and row[ratio]
-                cells.append("–" if row is None else f"{row[seconds]:.1f}" + (f" ({_ratio(r)})" if r and not _is_greedy(row) else ""))
-            lines.append(f"| {name} ({first['num_tokens']}) | " + " | ".join(cells) + " |")
-        medians = [median([row[ratio] for row in rows_of(m) if row[ratio]]) for m in methods]
-        lines.append("| median ratio | " + " | ".join(
-            "–" if all(_is_greedy(row) for row in rows_of(m)) else _ratio(v)
-            for m, v in zip(methods, medians)) + " |")
+                row = case.methods.get(m)
+                r = row and ratio(row)
+                cells.append("–" if row is None else f"{seconds(row):.1f}"
+                             + (f" ({_ratio(r)})" if r and not row.is_greedy else ""))
+            lines.append(f"| {name} ({first.num_tokens}) | " + " | ".join(cells) + " |")
+        medians = [_median([r for row in rows_of(m) if (r := ratio(row))]) for m in methods]
+        shown = ["–" if all(row.is_greedy for row in rows_of(m)) else _ratio(v)
+                 for m, v in zip(methods, medians, strict=True)]
+        lines.append("| median ratio | " + " | ".join(shown) + " |")
         return lines
 
-    out = table("End to end (prefill counted)", "wall_s", "speedup_vs_greedy") + [""]
-    out += table("Decode phase (after the first token)", "decode_s", "decode_speedup_vs_greedy") + [""]
+    out = table("End to end (prefill counted)", lambda r: r.wall_s, lambda r: r.speedup_vs_greedy) + [""]
+    out += table("Decode phase (after the first token)", lambda r: r.decode_s, lambda r: r.decode_speedup_vs_greedy)
+    out += [""]
     out += ["Target passes (tokens per pass):", "", "| case | " + " | ".join(methods) + " |",
             "|---" * (len(methods) + 1) + "|"]
     for name, case in cases.items():
         out.append(f"| {name} | " + " | ".join(
-            f"{case['methods'][m]['passes']:g} ({case['methods'][m]['tokens_per_pass']:.1f})"
-            if m in case["methods"] else "–" for m in methods) + " |")
-    lookups = [m for m in methods if rows_of(m) and rows_of(m)[0]["method"]["lookup"]]
-    if lookups:
-        out.append("")
-        for m in methods:
-            rows = rows_of(m)
-            if not rows or rows[0]["method"]["runner"] == "generate":
-                continue
-            ratios = [min(case["methods"][lk]["wall_s"] for lk in lookups if lk in case["methods"])
-                      / case["methods"][m]["wall_s"] for case in cases.values()
-                      if m in case["methods"] and any(lk in case["methods"] for lk in lookups)]
-            out.append(f"{m} against the better of {', '.join(lookups)}, end to end: median "
-                       f"{_ratio(median(ratios))} (per case {', '.join(_ratio(r) for r in ratios)}).")
+            f"{case.methods[m].passes:g} ({case.methods[m].tokens_per_pass:.1f})"
+            if m in case.methods else "–" for m in methods) + " |")
+    out += _against_lookup(methods, cases)
     out.append("")
     out.append("Same output as " + f"{methods[0]}: " + ", ".join(
-        f"{m} {sum(row.get('same_output', False) for row in rows_of(m))}/{len(rows_of(m))} cases"
-        for m in methods[1:]) + ".")
+        f"{m} {sum(bool(row.same_output) for row in rows_of(m))}/{len(rows_of(m))} cases" for m in methods[1:]) + ".")
     return "\n".join([_bench_setup(report) + ".", "", *out]) + "\n"
+
+
+def _against_lookup(methods: list[str], cases: dict[str, CaseSummary]) -> list[str]:
+    """One line per loop method: its end-to-end speed against the better prompt-lookup run, per case."""
+    rows = {m: [case.methods[m] for case in cases.values() if m in case.methods] for m in methods}
+    lookups = [m for m in methods if rows[m] and rows[m][0].method.lookup]
+    if not lookups:
+        return []
+    out = [""]
+    for m in methods:
+        if not rows[m] or rows[m][0].method.runner == "generate":
+            continue
+        ratios = [min(case.methods[lk].wall_s for lk in lookups if lk in case.methods) / case.methods[m].wall_s
+                  for case in cases.values() if m in case.methods and any(lk in case.methods for lk in lookups)]
+        out.append(f"{m} against the better of {', '.join(lookups)}, end to end: median "
+                   f"{_ratio(_median(ratios))} (per case {', '.join(_ratio(r) for r in ratios)}).")
+    return out
+
+
+def _median(values: Sequence[float]) -> float | None:
+    return statistics.median(values) if values else None
 
 
 def _bench_setup(report: dict[str, Any]) -> str:
@@ -364,16 +382,11 @@ def _bench_setup(report: dict[str, Any]) -> str:
             f"{report['threads']} threads); medians of {report['repeats']} interleaved repeats")
 
 
-def _is_greedy(row: dict[str, Any]) -> bool:
-    """Plain greedy itself (the row every ratio divides): its ratio is 1 by definition."""
-    return row["method"]["runner"] == "generate" and not row["method"]["lookup"]
-
-
-def _same(row: dict[str, Any]) -> str:
-    """'yes', or where the output left the reference's (the first method's) tokens."""
-    if "same_output" not in row:
+def _same(row: MethodSummary) -> str:
+    """'yes', or where the output left the reference's (the first method's) tokens; '–' when not recorded."""
+    if row.same_output is None:
         return "–"
-    return "yes" if row["same_output"] else f"no, from token {row['tokens_before_divergence']}"
+    return "yes" if row.same_output else f"no, from token {row.tokens_before_divergence}"
 
 
 def _ratio(value: float | None) -> str:

@@ -1,4 +1,4 @@
-"""Exact speculative sampling (DESIGN.md §2): the sampling settings, logits → probabilities, and the
+"""Exact speculative sampling: the sampling settings, logits → probabilities, and the
 accept/resample rule for one verify block.
 
 Owns `Sampling` (temperature, top-p, seed; checked once, with the project's errors), `warp` (softmax

@@ -32,7 +32,8 @@ logger = logging.getLogger(__name__)
 API_MODEL = "applyedit"  # the model id every client may use (the loaded model's own name works too)
 # Options a request may set (the CLI's flags of the same names); anything else is refused.
 OPTIONS = ("proposer", "k", "k_policy", "max_new_tokens", "language", "allow_markers", "allow_drops",
-           "allow_syntax_errors", "allow_deletion", "allow_unchanged", "allow_mismatch", "anchor", "fallback", "timeout", "temperature", "top_p", "seed", "draft_k")
+           "allow_syntax_errors", "allow_deletion", "allow_unchanged", "allow_mismatch", "anchor", "fallback",
+           "timeout", "temperature", "top_p", "seed", "draft_k")
 
 
 @dataclass(frozen=True)
@@ -296,7 +297,8 @@ def create_app(engine: Any, settings: Settings, cache: Any = None) -> Any:
     @app.post("/v1/chat/completions", response_model=None)
     async def chat(request: Request, body: ChatRequest) -> Any:
         if body.model not in names:
-            return JSONResponse(error_body(f"unknown model {body.model!r}; this server serves {', '.join(sorted(names))}",
+            served = ", ".join(sorted(names))
+            return JSONResponse(error_body(f"unknown model {body.model!r}; this server serves {served}",
                                            "invalid_request_error", 1, "model_not_found"), 404)
         code, edit, tagged = parse_chat(body.messages)
         path = body.path or tagged or "file"  # no extension: plain text, no syntax check

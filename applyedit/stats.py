@@ -1,6 +1,11 @@
-"""Run statistics as data: what one decode cost and how much the drafts saved.
+"""Run statistics as data: what one decode cost, where its time went, and what each region cost.
 
-Metric definitions (the report's legend quotes these):
+Owns the metric definitions (below, and the region metrics in `LEGEND`; the report's legend and the
+README quote them), `Summary` and `Profile` of one decode, and `attribute`: every emitted token,
+draft token and verify pass given to exactly one region of the output (regions.py), so the regions
+add up to the totals. Knows nothing of rendering (report.py) or of how the regions were found.
+
+Metric definitions:
 - tokens: emitted output tokens (accepted draft tokens + bonus tokens), the stop token excluded.
 - passes: target forward passes after the prefill (one per verify step).
 - tokens per pass: tokens / passes; plain greedy decoding gets 1.0. Includes the bonus token.
@@ -8,27 +13,73 @@ Metric definitions (the report's legend quotes these):
 - acceptance: accepted / drafted.
 - speedup in passes: tokens / passes (the passes a plain decoder would need, over ours).
 - tokens/s: tokens / (prefill + decode wall time); decode tokens/s leaves the prefill out.
-- forward: time in the target's verify passes, up to reading their argmax back (waits for the device).
+- forward: time in the target's verify passes and their verdict (argmax or sampling rule; waits for the device).
 - drafting: time in the proposer and the K policy, choosing each step's draft.
-- cache: time matching each draft against the target's choices and cropping the KV cache.
+- cache: time cropping the KV cache to the accepted prefix (after the anchor's re-join check).
 - loop: the rest of each step: stop rules, observing acceptance, building the step record.
 - outside: decode time between steps, spent by whoever consumes them (progress display, timeout watch).
 - startup: from process start to the first forward (the prefill), imports and weight loading included.
-Knows nothing of rendering: `report`-style output lives in the CLI.
 """
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
-from applyedit.decode import DecodeResult
+from applyedit.decode import DecodeResult, Step
+from applyedit.regions import Region
 from applyedit.sampling import Sampling
+
+__all__ = ["LEGEND", "Profile", "RegionStats", "Summary", "anchored_lines", "attribute", "process_age_s", "profile",
+           "summarise"]
+
+LEGEND = """\
+- lines: output lines of the file body in the region; a deleted region has none (it shows the original lines it lost).
+- mean K: the draft length asked for, averaged over the region's passes (a proposer may offer fewer).
+- time: the wall time of the region's passes summed (forward + bookkeeping); the prefill is in no region.
+- region of a token: the region holding its output line; the closing fence and anything after the body go to "end".
+- region of a draft token: its output position; a rejected draft token, the position of the correction token.
+- region of a pass: the region of its first emitted token (with the pass's time and K).
+- forced: tokens the anchor forced (original lines an unambiguous merge keeps, fed without drafting or verifying).
+- anchored lines: output lines every token of which was forced.
+- drafted by: which proposer drafted the region's draft tokens (copy, draft-model), with its share of them.
+- plain passes: passes a plain greedy decoder needs for the same output, one per token.
+- first / last emit: when the pass that emitted the region's first / last token ended, on the decode clock.
+- time to first / last token: from the start of the prefill to the end of the pass that emitted it.
+"""
+
+
+class PassRates:
+    """The rates of a run or a region over its `tokens`, `passes`, `drafted` and `accepted` counts,
+    and its JSON-ready dict with the rates (`DERIVED`) beside the counts."""
+
+    __slots__ = ()
+    DERIVED: ClassVar[tuple[str, ...]] = ("tokens_per_pass", "acceptance")
+    tokens: int
+    passes: int
+    drafted: int
+    accepted: int
+
+    @property
+    def tokens_per_pass(self) -> float:
+        return self.tokens / self.passes if self.passes else 0.0
+
+    @property
+    def acceptance(self) -> float:
+        return self.accepted / self.drafted if self.drafted else 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self) | {name: getattr(self, name) for name in self.DERIVED}  # type: ignore[call-overload]
 
 
 @dataclass(frozen=True, slots=True)
-class Summary:
+class Summary(PassRates):
+    """What one decode produced and cost, with the run's settings."""
+
+    DERIVED: ClassVar[tuple[str, ...]] = ("wall_s", "tokens_per_pass", "acceptance", "tokens_per_s",
+                                          "decode_tokens_per_s")
     model: str
     device: str
     dtype: str
@@ -53,14 +104,6 @@ class Summary:
         return self.prefill_s + self.decode_s
 
     @property
-    def tokens_per_pass(self) -> float:
-        return self.tokens / self.passes if self.passes else 0.0
-
-    @property
-    def acceptance(self) -> float:
-        return self.accepted / self.drafted if self.drafted else 0.0
-
-    @property
     def tokens_per_s(self) -> float:
         return self.tokens / self.wall_s if self.wall_s > 0 else 0.0
 
@@ -68,11 +111,6 @@ class Summary:
     def decode_tokens_per_s(self) -> float:
         return self.tokens / self.decode_s if self.decode_s > 0 else 0.0
 
-    def to_dict(self) -> dict[str, Any]:
-        data = asdict(self)
-        for name in ("wall_s", "tokens_per_pass", "acceptance", "tokens_per_s", "decode_tokens_per_s"):
-            data[name] = getattr(self, name)
-        return data
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,3 +178,111 @@ def summarise(result: DecodeResult, *, model: str, device: str, dtype: str, prop
         top_p=sampling.top_p,
         seed=None if sampling.greedy else sampling.seed,
     )
+
+
+@dataclass
+class RegionStats(PassRates):
+    """What one region (or the whole run) cost: an accumulator fed by `attribute`."""
+
+    DERIVED: ClassVar[tuple[str, ...]] = ("time_s", "acceptance", "tokens_per_pass", "mean_k")
+
+    lines: int = 0
+    tokens: int = 0  # emitted
+    drafted: int = 0
+    accepted: int = 0
+    forced: int = 0  # emitted tokens the anchor forced
+    passes: int = 0
+    k_sum: int = 0  # K asked for, summed over passes
+    time_ns: int = 0  # integer nanoseconds, so that region times add up to the total exactly
+    first_emit_s: float | None = None  # decode clock: end of the pass emitting the first token here
+    last_emit_s: float | None = None  # ... and the last one
+    drafted_by: dict[str, int] = field(default_factory=dict)  # drafter ("copy" | "draft-model") -> drafted
+    accepted_by: dict[str, int] = field(default_factory=dict)  # drafter -> accepted
+
+    def observe_token(self, step: Step, forced: bool = False) -> None:
+        """One emitted token of `step` (steps come in order: the first seen is the earliest)."""
+        self.tokens += 1
+        self.forced += forced
+        self.last_emit_s = step.start_s + step.time_s
+        self.first_emit_s = self.last_emit_s if self.first_emit_s is None else self.first_emit_s
+
+    def observe_draft(self, accepted: bool, drafter: str = "copy") -> None:
+        self.drafted += 1
+        self.accepted += accepted
+        self.drafted_by[drafter] = self.drafted_by.get(drafter, 0) + 1
+        self.accepted_by[drafter] = self.accepted_by.get(drafter, 0) + accepted
+
+    def observe_pass(self, step: Step) -> None:
+        self.passes += 1
+        self.k_sum += step.k
+        self.time_ns += round(step.time_s * 1e9)
+
+    @property
+    def time_s(self) -> float:
+        return self.time_ns / 1e9
+
+    @property
+    def mean_k(self) -> float:
+        return self.k_sum / self.passes if self.passes else 0.0
+
+
+def attribute(
+    regions: Sequence[Region], steps: Sequence[Step], token_lines: Sequence[int], num_body_tokens: int
+) -> tuple[list[RegionStats], RegionStats, RegionStats]:
+    """Per-region stats, the "end" pseudo-region's, and the totals, by the rules of `LEGEND` (region of a
+    token, of a draft token, of a pass).
+
+    `token_lines`: the 0-based output line of each emitted token (spans.token_lines); the first
+    `num_body_tokens` tokens are the file body. Output positions past the body — the closing fence,
+    draft tokens accepted past a stop cut, passes that emitted nothing (EOS at once) — belong to "end".
+    Invariant: regions + end add up to the totals, field by field; the totals are the sums over steps.
+    """
+    owner: dict[int, int] = {}  # 0-based output line -> region index
+    for index, region in enumerate(regions):
+        owner.update(dict.fromkeys(range(region.start_line - 1, region.end_line), index))
+    per_region = [RegionStats(lines=r.lines) for r in regions]
+    end = RegionStats()
+    totals = RegionStats(lines=sum(r.lines for r in regions))
+
+    def at(position: int) -> RegionStats:
+        if position >= min(num_body_tokens, len(token_lines)):
+            return end
+        index = owner.get(token_lines[position])
+        return end if index is None else per_region[index]
+
+    position = 0  # output position of the step's first emitted token
+    for step in steps:
+        assert step.num_accepted <= len(step.draft) <= step.k, "accepted <= drafted <= k"
+        for target in (at(position), totals):
+            target.observe_pass(step)
+        for i in range(len(step.draft)):  # a rejected one (i >= num_accepted): where the correction goes
+            for target in (at(position + step.forced + min(i, step.num_accepted)), totals):
+                target.observe_draft(i < step.num_accepted, step.drafter or "copy")
+        for i in range(len(step.emitted)):
+            for target in (at(position + i), totals):
+                target.observe_token(step, i < step.forced)
+        position += len(step.emitted)
+    return per_region, end, totals
+
+
+def anchored_lines(steps: Sequence[Step], pieces: Sequence[bytes], num_lines: int) -> list[tuple[int, int]]:
+    """1-based inclusive ranges of the first `num_lines` output lines whose every byte, newline
+    included, came from a forced token (`pieces`: each emitted token's bytes, `spans.token_bytes`)."""
+    forced = [i < s.forced for s in steps for i in range(len(s.emitted))]
+    lines: list[bool] = []  # per completed line: all its bytes forced
+    current = True
+    for data, was in zip(pieces, forced, strict=False):
+        for byte in data:
+            current = current and was
+            if byte == 10:
+                lines.append(current)
+                current = True
+    ranges: list[tuple[int, int]] = []
+    for n, was in enumerate(lines[:num_lines], 1):
+        if not was:
+            continue
+        if ranges and ranges[-1][1] == n - 1:
+            ranges[-1] = (ranges[-1][0], n)
+        else:
+            ranges.append((n, n))
+    return ranges

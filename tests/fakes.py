@@ -1,12 +1,15 @@
-"""Test doubles behind the model seam: a scripted target that "generates" a fixed token script.
+"""Test doubles and tiny models shared by the tests (no test module imports another).
 
-The real loop, proposer, checks, diff writer and CLI all run; only the forward pass is scripted
-(DESIGN.md §9 "Test doubles"). The product never ships this path.
+Behind the model seam: a scripted target that "generates" a fixed token script, so the real loop,
+proposer, checks, diff writer and CLI all run with only the forward pass scripted. For the loop's
+exactness tests: tiny random Qwen2 models on the product's CPU kernels, their prompts and plain greedy
+references from transformers' generate(), drafters that are always right or always wrong, and
+hand-built cost curves. The product never ships this path.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -16,8 +19,10 @@ import torch
 from applyedit import api
 from applyedit.models import modelstore
 from applyedit.models.backend import context_length, pick_dtype
+from applyedit.models.costmodel import CostCurve, prior
 from applyedit.models.kernels import use_cpu_kernels
-from applyedit.models.costmodel import prior
+from applyedit.policy import AdaptiveK, FixedK, KPolicy
+from applyedit.proposers import Draft, Source
 
 
 class ScriptedModel:
@@ -96,3 +101,76 @@ def tiny_qwen(seed: int, vocab: int = 256, positions: int = 512) -> Any:
         model.lm_head.weight.mul_(8.0)
     use_cpu_kernels(model, torch.float32)  # the product's CPU kernels: lossless is checked on them
     return model
+
+
+# The loop's exactness tests: tiny models, their prompts and plain greedy references.
+VOCAB = 256
+MAX_NEW = 40
+SEEDS = range(50)
+# A CPU-like curve: one token cheap, any block ~4x that, slowly rising (seconds per pass).
+CPU = CostCurve({0: 0.6, 1: 1.2, 2: 1.6, 4: 2.0, 8: 2.2, 16: 2.5, 32: 3.1, 64: 4.5})
+# A GPU-like curve: nearly flat in k.
+GPU = CostCurve({0: 0.020, 1: 0.020, 2: 0.021, 4: 0.021, 8: 0.022, 16: 0.023, 32: 0.025, 64: 0.030})
+POLICIES: dict[str, Callable[[], KPolicy]] = {
+    "fixed4": lambda: FixedK(4),
+    "adaptive": lambda: AdaptiveK(k_max=8, k_probe=4, support_min=2),
+}
+
+
+def tiny_model(seed: int) -> Any:
+    """The tiny Qwen2 of `seed` with VOCAB tokens."""
+    return tiny_qwen(seed, VOCAB)
+
+
+def prompt_for(seed: int, length: int = 24) -> list[int]:
+    g = torch.Generator().manual_seed(1000 + seed)
+    # Include the pad id 0 on purpose: generate() must get an explicit attention mask for it.
+    ids = torch.randint(0, VOCAB, (length,), generator=g).tolist()
+    ids[3] = 0
+    return ids
+
+
+@lru_cache(maxsize=None)
+def reference(seed: int, max_new: int = MAX_NEW, eos: int | None = None) -> tuple[int, ...]:
+    """Plain greedy decoding of `tiny_model(seed)` after `prompt_for(seed)`, by transformers' own generate()."""
+    model, prompt = tiny_model(seed), prompt_for(seed)
+    ids = torch.tensor([prompt])
+    out = model.generate(
+        ids, attention_mask=torch.ones_like(ids), do_sample=False, max_new_tokens=max_new,
+        min_new_tokens=0, eos_token_id=eos, pad_token_id=VOCAB - 1,
+    )
+    tokens = out[0, len(prompt):].tolist()
+    if eos is not None and eos in tokens:
+        tokens = tokens[: tokens.index(eos)]
+    return tuple(tokens)
+
+
+def noisy_copy_source(seed: int) -> Source:
+    """The reference with every 7th token corrupted: the copy proposer must miss and resync."""
+    ref = list(reference(seed))
+    return Source("original", tuple((t + 3) % VOCAB if i % 7 == 3 else t for i, t in enumerate(ref)))
+
+
+class Oracle:
+    """Drafts exactly the reference continuation `ref`: under greedy decoding every draft token is kept."""
+
+    def __init__(self, ref: Sequence[int], vocab: int = VOCAB) -> None:
+        self.ref = list(ref)
+        self.vocab = vocab
+
+    def continuation(self, output: Sequence[int], k: int) -> list[int]:
+        return self.ref[len(output) : len(output) + k]
+
+    def propose(self, output: Sequence[int], k: int) -> Draft:
+        return Draft(tuple(self.continuation(output, k)))
+
+    def observe(self, num_drafted: int, num_accepted: int) -> None:
+        pass
+
+
+class Contrarian(Oracle):
+    """Drafts, at every position, the token after the reference's (mod `vocab`), or 7s past its end:
+    under greedy decoding nothing is ever kept."""
+
+    def propose(self, output: Sequence[int], k: int) -> Draft:
+        return Draft(tuple((t + 1) % self.vocab for t in self.continuation(output, k)) or (7,) * k)

@@ -20,7 +20,7 @@ from applyedit.models.backend import TorchModel
 from applyedit.decode import run
 from applyedit.policy import AdaptiveK, FixedK
 from applyedit.proposers import CopyProposer, NullProposer, Source
-from test_decode import VOCAB, Contrarian, Oracle, prompt_for, tiny_model
+from fakes import VOCAB, Contrarian, Oracle, prompt_for, tiny_model
 
 pytestmark = pytest.mark.usefixtures("one_thread")
 SEEDS = range(50)

@@ -12,13 +12,13 @@ from typing import Any
 
 import pytest
 import torch
+from fakes import VOCAB, prompt_for, reference, scripted_engine, tiny_model
 
 from applyedit import api
-from applyedit.tools import bench
-from applyedit.models.backend import PREFILL_CHUNK, TorchModel
 from applyedit.errors import InputError
-from fakes import scripted_engine
-from test_decode import VOCAB, prompt_for, reference, tiny_model
+from applyedit.models.backend import PREFILL_CHUNK, TorchModel
+from applyedit.tools import bench
+from applyedit.tools.benchrecord import BenchRecord, CaseRecord, CaseSummary, Run, summarise_target
 
 FIXTURES = Path(__file__).parent.parent / "fixtures"
 CASE = FIXTURES / "py_change_constant_instr"
@@ -85,17 +85,17 @@ def test_interleaved_repeats_resume_and_agreement(tokenizer: tuple[Path, Any], t
     order = [line.split(": ")[2].rsplit(" #", 1) for line in log if " #" in line]
     assert order == [[m.name, str(r)] for r in (1, 2) for m in methods]
     case = report["cases"][CASE.name]
-    assert report["outputs_agree"] and case["outputs_agree"]
-    rows = case["methods"]
-    tokens = rows["loop, no drafts"]["num_tokens"]
-    assert rows["loop, no drafts"]["passes"] == tokens  # one pass per token without drafts
-    assert tokens / 5 <= rows["fixed K=4"]["passes"] < tokens  # at most K + 1 tokens per pass
-    assert rows["adaptive K≤64"]["passes"] < rows["fixed K=4"]["passes"]
+    assert report["outputs_agree"] and case.outputs_agree
+    rows = case.methods
+    tokens = rows["loop, no drafts"].num_tokens
+    assert rows["loop, no drafts"].passes == tokens  # one pass per token without drafts
+    assert tokens / 5 <= rows["fixed K=4"].passes < tokens  # at most K + 1 tokens per pass
+    assert rows["adaptive K≤64"].passes < rows["fixed K=4"].passes
     for row in rows.values():
-        assert row["repeats"] == 2 and row["wall_min_s"] <= row["wall_s"] <= row["wall_max_s"]
-        assert 0 <= row["ttft_s"] <= row["wall_s"] and row["decode_s"] == pytest.approx(
-            row["wall_s"] - row["ttft_s"], abs=row["wall_max_s"] - row["wall_min_s"] + 1e-9)
-        assert row["speedup_vs_greedy"] is None  # greedy was not run
+        assert row.repeats == 2 and row.wall_min_s <= row.wall_s <= row.wall_max_s
+        assert 0 <= row.ttft_s <= row.wall_s and row.decode_s == pytest.approx(
+            row.wall_s - row.ttft_s, abs=row.wall_max_s - row.wall_min_s + 1e-9)
+        assert row.speedup_vs_greedy is None  # greedy was not run
 
     saved = json.loads(out.read_text())
     runs = saved["raw"][CASE.name]["runs"]
@@ -108,8 +108,8 @@ def test_interleaved_repeats_resume_and_agreement(tokenizer: tuple[Path, Any], t
     assert [line.split(": ")[2].rsplit(" #", 1) for line in log if " #" in line] == [["fixed K=4", "2"]]
     assert not again["outputs_agree"] and again["strict"]  # torch fp32: a difference fails the bench
     assert again["same_output_cases"] == {"loop, no drafts": 1, "adaptive K≤64": 0, "fixed K=4": 1}
-    tampered = again["cases"][CASE.name]["methods"]["adaptive K≤64"]
-    assert tampered["tokens_before_divergence"] == 5 and not tampered["same_output"]
+    tampered = again["cases"][CASE.name].methods["adaptive K≤64"]
+    assert tampered.tokens_before_divergence == 5 and tampered.same_output is False
     log.clear()
     bench.run(scripted(tokenizer), items, methods, 2, out, resume=True, log=log.append)
     assert log == [f"bench: {CASE.name}: every run saved already"]  # no prefill, no runs
@@ -137,11 +137,11 @@ def test_generate_baselines_count_passes_and_agree() -> None:
                                          pad_token_id=VOCAB - 1)[0, len(prompt):].tolist()
     while expected and expected[-1] == VOCAB - 1:
         expected.pop()
-    assert greedy["tokens"] == lookup["tokens"] == expected and len(expected) >= 4
-    assert greedy["passes"] == len(greedy["tokens"])  # one pass per token, the prefill's included
-    assert lookup["passes"] < greedy["passes"]
+    assert greedy.tokens == lookup.tokens == expected and len(expected) >= 4
+    assert greedy.passes == len(greedy.tokens)  # one pass per token, the prefill's included
+    assert lookup.passes < greedy.passes
     for row in (greedy, lookup):
-        assert 0 < row["ttft_s"] <= row["wall_s"]
+        assert 0 < row.ttft_s <= row.wall_s
 
 
 TINY = {"num_hidden_layers": 1, "hidden_size": 64, "intermediate_size": 128, "num_attention_heads": 4,
@@ -160,9 +160,9 @@ def test_break_it_and_replay_of_the_pass_pattern(tokenizer: tuple[Path, Any], tm
     out = tmp_path / "bench.json"
     items = bench.targets(FIXTURES, None, "py_change_constant", everything=False)
     report = bench.run(scripted(tokenizer), items, methods, 1, out, log=lambda _: None)
-    rows = report["cases"][CASE.name]["methods"]
+    rows = report["cases"][CASE.name].methods
     assert report["outputs_agree"]
-    assert rows["break-it: drafts from unrelated.txt"]["tokens_per_pass"] < rows["adaptive K≤64"]["tokens_per_pass"] / 3
+    assert rows["break-it: drafts from unrelated.txt"].tokens_per_pass < rows["adaptive K≤64"].tokens_per_pass / 3
 
     saved = json.loads(out.read_text())
     assert saved["model_config"]["model_type"] == "qwen2"
@@ -173,7 +173,7 @@ def test_break_it_and_replay_of_the_pass_pattern(tokenizer: tuple[Path, Any], tm
     record = saved["raw"][CASE.name]
     tokens = len(record["runs"]["adaptive K≤64"][0]["tokens"])
     for method in ("loop, no drafts", "adaptive K≤64", "break-it: drafts from unrelated.txt"):
-        assert result[method]["passes"] == rows[method]["passes"] > 0
+        assert result[method]["passes"] == rows[method].passes > 0
     assert result["plain greedy (replayed)"]["passes"] == tokens - 1
     assert result["adaptive K≤64"]["speedup_vs_greedy"] > 0
     # the last replay (break-it) ends with the cache holding the prompt and every kept token
@@ -200,7 +200,7 @@ def test_break_it_and_replay_of_the_pass_pattern(tokenizer: tuple[Path, Any], tm
                         "--json", str(out_json)]) == 0
     written = json.loads(out_json.read_text())
     assert set(written["cases"]) == {CASE.name, "copy of the case"} and written["device_name"] == "cpu"
-    assert written["cases"]["copy of the case"]["adaptive K≤64"]["passes"] == rows["adaptive K≤64"]["passes"]
+    assert written["cases"]["copy of the case"]["adaptive K≤64"]["passes"] == rows["adaptive K≤64"].passes
     other = tmp_path / "other.json"
     other.write_text(json.dumps({"raw": {}, "model_config": {**tiny, "hidden_size": 32}}))
     assert replay.main([files[0], str(other), "--device", "cpu"]) == 1  # two models: refused
@@ -255,8 +255,8 @@ def test_bench_measures_an_output_that_changes_language(tokenizer: tuple[Path, A
     methods = bench.parse_methods(["none"], ["adaptive"], [64])
     report = bench.run(scripted_engine(tokenizer, js), items, methods, 1, log=lambda _: None)
     case = next(iter(report["cases"].values()))
-    assert report["outputs_agree"] and set(case["methods"]) == {"loop, no drafts", "adaptive K≤64"}
-    assert case["methods"]["loop, no drafts"]["num_tokens"] == case["methods"]["adaptive K≤64"]["num_tokens"] > 10
+    assert report["outputs_agree"] and set(case.methods) == {"loop, no drafts", "adaptive K≤64"}
+    assert case.methods["loop, no drafts"].num_tokens == case.methods["adaptive K≤64"].num_tokens > 10
 
 
 def test_nomerge_drafts_without_the_predicted_output(tokenizer: tuple[Path, Any], tmp_path: Path) -> None:
@@ -296,14 +296,14 @@ def test_a_method_on_another_backend_runs_on_that_engine_in_the_same_run(
     before = own.model.num_forwards, other.model.num_forwards
     report = bench.run(own, items, methods, 1, out, log=lambda _: None, open_engine=open_engine)
     assert opened == ["llamacpp"]
-    rows = report["cases"][CASE.name]["methods"]
-    on_other = rows["adaptive on llamacpp"]["passes"]
+    rows = report["cases"][CASE.name].methods
+    on_other = rows["adaptive on llamacpp"].passes
     # The other engine did the bench's prefill and that method's run (the scripted model prefills
     # again in every run: one forward, then the passes); the bench engine did the rest.
     assert other.model.num_forwards - before[1] == 1 + (1 + on_other)
-    own_runs = (1 + rows["loop, no drafts"]["passes"]) + (1 + rows["adaptive K≤64"]["passes"])
+    own_runs = (1 + rows["loop, no drafts"].passes) + (1 + rows["adaptive K≤64"].passes)
     assert own.model.num_forwards - before[0] == 1 + own_runs
-    assert rows["adaptive on llamacpp"]["passes"] == rows["adaptive K≤64"]["passes"]  # same script, same loop
+    assert rows["adaptive on llamacpp"].passes == rows["adaptive K≤64"].passes  # same script, same loop
     assert report["outputs_agree"] and not report["strict"]
     assert report["other_engines"] == {"llamacpp": f"llamacpp (gguf, {other.threads} threads)"}
     saved = json.loads(out.read_text())["raw"][CASE.name]
@@ -322,13 +322,12 @@ def test_ratios_are_against_the_greedy_of_the_methods_own_backend() -> None:
     methods = bench.parse_methods(["greedy", "llamacpp-greedy", "llamacpp"], ["adaptive"], [64])
     walls = {"greedy": 100.0, "llama.cpp greedy": 40.0, "adaptive on llamacpp": 10.0, "adaptive K≤64": 20.0}
     text = "```\nx = 1\n```\n"
-    record = {"prompt_tokens": 5, "prefill_s": [1.0], "budget": 9, "file": "f.py",
-              "runs": {name: [{"repeat": 0, "tokens": [1, 2], "text": text, "wall_s": w, "ttft_s": 0.0, "passes": 2}]
-                       for name, w in walls.items()}}
-    rows = bench.summarise_target(record, methods, "```", backend="torch")["methods"]
-    assert rows["adaptive K≤64"]["speedup_vs_greedy"] == pytest.approx(5.0)  # torch greedy 100 / 20
-    assert rows["adaptive on llamacpp"]["speedup_vs_greedy"] == pytest.approx(4.0)  # llama.cpp greedy 40 / 10
-    assert rows["llama.cpp greedy"]["speedup_vs_greedy"] == pytest.approx(1.0)
+    record = CaseRecord("f.py", 5, 9, prefill_s=[1.0],
+                        runs={name: [Run([1, 2], w, 0.0, 2, text=text)] for name, w in walls.items()})
+    rows = summarise_target(record, methods, "```", backend="torch").methods
+    assert rows["adaptive K≤64"].speedup_vs_greedy == pytest.approx(5.0)  # torch greedy 100 / 20
+    assert rows["adaptive on llamacpp"].speedup_vs_greedy == pytest.approx(4.0)  # llama.cpp greedy 40 / 10
+    assert rows["llama.cpp greedy"].speedup_vs_greedy == pytest.approx(1.0)
 
 
 def test_markdown_tables_hold_the_medians_ratios_and_the_lookup_comparison() -> None:
@@ -339,12 +338,11 @@ def test_markdown_tables_hold_the_medians_ratios_and_the_lookup_comparison() -> 
     methods = bench.parse_methods(["greedy", "lookup:10,32"], ["adaptive"], [64])
     text = "```\nx = 1\n```\n"
 
-    def case(walls: dict[str, float], passes: int) -> dict[str, Any]:
-        record = {"prompt_tokens": 5, "prefill_s": [1.0], "budget": 9, "file": "f.py",
-                  "runs": {name: [{"repeat": 0, "tokens": [1, 2, 3, 4], "text": text, "wall_s": w, "ttft_s": 2.0,
-                                   "passes": passes if name.startswith("adaptive") else 4}]
-                           for name, w in walls.items()}}
-        return bench.summarise_target(record, methods, "```")
+    def case(walls: dict[str, float], passes: int) -> CaseSummary:
+        record = CaseRecord("f.py", 5, 9, prefill_s=[1.0], runs={
+            name: [Run([1, 2, 3, 4], w, 2.0, passes if name.startswith("adaptive") else 4, text=text)]
+            for name, w in walls.items()})
+        return summarise_target(record, methods, "```")
 
     report = {"model": "m", "device": "cpu", "backend": "torch", "dtype": "float32", "threads": 2, "repeats": 1,
               "methods": [m.name for m in methods],
@@ -385,3 +383,27 @@ def test_filtered_calls_add_up_in_one_record(tokenizer: tuple[Path, Any], tmp_pa
     captured = capfd.readouterr()
     assert "not finished yet (--resume runs them): unfinished_case" in captured.err
     assert f"| {CASE.name} (" in captured.out and "| js_replace_function_snippet (" in captured.out
+
+
+def test_committed_bench_records_load_and_render() -> None:
+    """Records saved by earlier versions (fewer fields: no agreement, no drafter columns) load into the
+    typed records, re-render and write back the same JSON keys they were read from."""
+    from applyedit.report import bench_markdown, render_bench
+    from applyedit.tools.chart import load_report
+
+    docs = Path(__file__).parent.parent / "docs" / "bench"
+    for name in ("issue4-rewrite-median3-cpu-fp32.json", "issue8-hybrid-inventory-onednn-cpu-fp32.json"):
+        data = json.loads((docs / name).read_text())
+        record = BenchRecord.from_json(data)
+        assert record.cases and record.raw and record.model_config
+        again = record.to_json()
+        assert set(again) == set(data)
+        for case, raw in data["raw"].items():
+            for method, runs in raw["runs"].items():
+                assert [set(r) for r in again["raw"][case]["runs"][method]] == [set(r) for r in runs]
+        for case, summary in data["cases"].items():  # the new fields are added, none lost
+            for method, row in summary["methods"].items():
+                assert set(row) <= set(again["cases"][case]["methods"][method])
+                assert set(row["method"]) <= set(again["cases"][case]["methods"][method]["method"])
+        report = load_report(docs / name)
+        assert render_bench(report) and bench_markdown(report).startswith(data["config"]["model"])

@@ -5,69 +5,27 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Sequence
-from functools import lru_cache
 
 import pytest
 import torch
-from transformers import Qwen2ForCausalLM
+from fakes import (
+    MAX_NEW,
+    POLICIES,
+    SEEDS,
+    VOCAB,
+    Contrarian,
+    Oracle,
+    noisy_copy_source,
+    prompt_for,
+    reference,
+    tiny_model,
+)
 
+from applyedit.decode import Step, run, verify
 from applyedit.models.backend import TorchModel
-from applyedit.decode import Step, run
-from applyedit.policy import AdaptiveK, FixedK
-from applyedit.proposers import CopyProposer, NullProposer, Source
+from applyedit.policy import FixedK
+from applyedit.proposers import CopyProposer, Draft, NullProposer, Source
 from applyedit.stats import process_age_s, profile
-from fakes import tiny_qwen
-
-VOCAB = 256
-MAX_NEW = 40
-SEEDS = range(50)
-
-
-def tiny_model(seed: int) -> Qwen2ForCausalLM:
-    return tiny_qwen(seed, VOCAB)
-
-
-def prompt_for(seed: int, length: int = 24) -> list[int]:
-    g = torch.Generator().manual_seed(1000 + seed)
-    # Include the pad id 0 on purpose: generate() must get an explicit attention mask for it.
-    ids = torch.randint(0, VOCAB, (length,), generator=g).tolist()
-    ids[3] = 0
-    return ids
-
-
-@lru_cache(maxsize=None)
-def reference(seed: int, max_new: int = MAX_NEW, eos: int | None = None) -> tuple[int, ...]:
-    """Plain greedy decoding with transformers' own generate()."""
-    model, prompt = tiny_model(seed), prompt_for(seed)
-    ids = torch.tensor([prompt])
-    out = model.generate(
-        ids, attention_mask=torch.ones_like(ids), do_sample=False, max_new_tokens=max_new,
-        min_new_tokens=0, eos_token_id=eos, pad_token_id=VOCAB - 1,
-    )
-    tokens = out[0, len(prompt):].tolist()
-    if eos is not None and eos in tokens:
-        tokens = tokens[: tokens.index(eos)]
-    return tuple(tokens)
-
-
-class Oracle:
-    """Drafts exactly the reference continuation: every draft token is accepted."""
-
-    def __init__(self, ref: Sequence[int]) -> None:
-        self.ref = list(ref)
-
-    def propose(self, output: Sequence[int], k: int) -> list[int]:
-        return self.ref[len(output) : len(output) + k]
-
-    def observe(self, num_drafted: int, num_accepted: int) -> None:
-        pass
-
-
-class Contrarian(Oracle):
-    """Drafts a token the target never picks at every position: nothing is ever accepted."""
-
-    def propose(self, output: Sequence[int], k: int) -> list[int]:
-        return [(t + 1) % VOCAB for t in self.ref[len(output) : len(output) + k]] or [7] * k
 
 
 def loop(seed: int, proposer, policy, max_new: int = MAX_NEW, eos: int | None = None):
@@ -75,23 +33,11 @@ def loop(seed: int, proposer, policy, max_new: int = MAX_NEW, eos: int | None = 
     return run(model, prompt_for(seed), proposer, policy, max_new)
 
 
-def noisy_copy_source(seed: int) -> Source:
-    """The reference with every 7th token corrupted: the copy proposer must miss and resync."""
-    ref = list(reference(seed))
-    return Source("original", tuple((t + 3) % VOCAB if i % 7 == 3 else t for i, t in enumerate(ref)))
-
-
 PROPOSERS = {
     "perfect": lambda seed: Oracle(reference(seed)),
     "always-wrong": lambda seed: Contrarian(reference(seed)),
     "empty": lambda seed: NullProposer(),
     "copy": lambda seed: CopyProposer([noisy_copy_source(seed), Source("edit", tuple(prompt_for(seed)))]),
-}
-
-
-POLICIES = {
-    "fixed4": lambda: FixedK(4),
-    "adaptive": lambda: AdaptiveK(k_max=8, k_probe=4, support_min=2),
 }
 
 
@@ -103,6 +49,16 @@ def test_speculative_equals_generate(seed: int, name: str, policy: str) -> None:
     result = loop(seed, PROPOSERS[name](seed), POLICIES[policy]())
     assert tuple(result.tokens) == reference(seed)
     assert result.stop_reason == "budget"
+
+
+def test_greedy_verify_keeps_the_agreeing_prefix_then_the_targets_token() -> None:
+    """Greedy verification: the draft tokens equal to the target's argmax, then its argmax after them
+    (the correction at the first mismatch, or the bonus after a fully kept draft)."""
+    logits = torch.nn.functional.one_hot(torch.tensor([5, 6, 9, 2]), VOCAB).float()
+    assert verify(logits, [5, 6, 7]) == (2, 9)  # mismatch at the third: the target's 9 instead
+    assert verify(logits, [5, 6, 9]) == (3, 2)  # all kept: the bonus
+    assert verify(logits, [4, 6, 9]) == (0, 5)  # nothing kept after a first mismatch, even if later ones agree
+    assert verify(logits[:1], []) == (0, 5)  # no draft: a plain pass
 
 
 @pytest.mark.parametrize("k", [1, 3, 4, 7])
@@ -196,7 +152,7 @@ def test_prefill_is_reused_only_for_the_same_prompt(seed: int) -> None:
 class SlowDrafter(Oracle):
     """The oracle, sleeping 5 ms per proposal: the profile must put that time under drafting."""
 
-    def propose(self, output: Sequence[int], k: int) -> list[int]:
+    def propose(self, output: Sequence[int], k: int) -> Draft:
         time.sleep(0.005)
         return super().propose(output, k)
 
@@ -218,7 +174,9 @@ def test_profile_puts_each_cost_where_it_was_spent() -> None:
     assert p.drafting_s >= 0.005 * passes
     assert p.outside_s >= 0.004 * passes
     assert p.drafting_s < p.drafting_s + p.forward_s < result.decode_s  # the forward passes took time too
-    assert p.forward_s > 0 and p.cache_s > 0 and p.loop_s >= 0
+    assert p.forward_s > 0 and p.cache_s > 0 and p.loop_s > 0
+    # The parts of a step are consecutive stretches of its time: the loop's own rest is never negative.
+    assert all(s.draft_s + s.forward_s + s.crop_s < s.time_s for s in result.steps)
     parts = p.prefill_s + p.forward_s + p.drafting_s + p.cache_s + p.loop_s + p.outside_s
     assert parts == pytest.approx(result.prefill_s + result.decode_s, rel=1e-6)
     assert 0 < result.started_at <= time.perf_counter()

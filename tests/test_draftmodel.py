@@ -22,13 +22,12 @@ from applyedit.tools import bench
 from applyedit.models import modelstore
 from applyedit.models.backend import TorchModel
 from applyedit.decode import run
-from applyedit.draftmodel import MODEL, DraftModelProposer, HybridProposer
+from applyedit.draftmodel import DraftModelProposer, HybridProposer
 from applyedit.errors import ModelError
 from applyedit.policy import ALIGNED, IN_EDIT, AdaptiveK, FixedK, draft_k
-from applyedit.proposers import CopyProposer, Source
+from applyedit.proposers import MODEL, CopyProposer, Source
 from applyedit.report import drafted_by
-from test_decode import MAX_NEW, POLICIES, SEEDS, VOCAB, noisy_copy_source, prompt_for, reference, tiny_model
-from test_policy import CPU, GPU
+from fakes import CPU, GPU, MAX_NEW, POLICIES, SEEDS, VOCAB, noisy_copy_source, prompt_for, reference, tiny_model
 
 pytestmark = pytest.mark.usefixtures("one_thread")
 
@@ -56,8 +55,7 @@ def edited_source(seed: int, lo: int = 12, hi: int = 30) -> Source:
 
 
 def hybrid(seed: int, source: Source, policy: Any, draft: DraftModelProposer) -> HybridProposer:
-    return HybridProposer(CopyProposer([source]), draft, state=lambda: policy.state,
-                          support_min=getattr(policy, "support_min", 0))
+    return HybridProposer(CopyProposer([source]), draft, policy.alignment)
 
 
 def tiny_run(seed: int, proposer: Any, policy: Any) -> Any:
@@ -155,15 +153,15 @@ def test_policy_passes_draft_model_drafts_through_and_keeps_its_state() -> None:
     accepted or rejected drafts do not move the aligned / in-edit state."""
     p = AdaptiveK(cost=CPU, k_max=32, k_probe=4, support_min=3)
     p.observe(8, 2)
-    assert p.state == IN_EDIT
+    assert p.alignment.state == IN_EDIT
     assert p.next_k(offered=10, support=0) == 0
     assert p.next_k(offered=5, support=0, drafter=MODEL) == 5
     p.observe(5, 5, MODEL)
-    assert p.state == IN_EDIT
+    assert p.alignment.state == IN_EDIT
     p.observe(4, 4)  # a copy probe fully accepted re-aligns
-    assert p.state == ALIGNED
+    assert p.alignment.state == ALIGNED
     p.observe(5, 1, MODEL)
-    assert p.state == ALIGNED
+    assert p.alignment.state == ALIGNED
 
 
 @pytest.mark.parametrize(("alpha", "cost", "token_s", "limit", "expected"), [

@@ -7,14 +7,11 @@ from pathlib import Path
 
 import pytest
 import torch
+from fakes import CPU, GPU
 
 from applyedit.models.costmodel import CostCurve, load_or_calibrate
-from applyedit.policy import ALIGNED, IN_EDIT, AdaptiveK, FixedK, best_k, expected_tokens
-
-# A CPU-like curve: one token cheap, any block ~4x that, slowly rising (seconds per pass).
-CPU = CostCurve({0: 0.6, 1: 1.2, 2: 1.6, 4: 2.0, 8: 2.2, 16: 2.5, 32: 3.1, 64: 4.5})
-# A GPU-like curve: nearly flat in k.
-GPU = CostCurve({0: 0.020, 1: 0.020, 2: 0.021, 4: 0.021, 8: 0.022, 16: 0.023, 32: 0.025, 64: 0.030})
+from applyedit.policy import ALIGNED, IN_EDIT, AdaptiveK, Alignment, FixedK, acceptance_ema, best_k, expected_tokens
+from applyedit.proposers import MODEL
 
 
 @pytest.mark.parametrize(
@@ -56,7 +53,7 @@ def test_cost_curve_interpolates_and_extrapolates() -> None:
 def test_adaptive_ramps_drops_and_realigns() -> None:
     """aligned: K doubles per full accept up to the cap; a rejection drops to 0 until support returns."""
     p = AdaptiveK(cost=CPU, k_max=32, k_probe=4, alpha=0.99)
-    assert p.state == ALIGNED and p.next_k(offered=100, support=0) == 4
+    assert p.alignment.state == ALIGNED and p.next_k(offered=100, support=0) == 4
     p.observe(4, 4)
     assert p.next_k(100, 10) == 8
     p.observe(8, 8)
@@ -66,15 +63,15 @@ def test_adaptive_ramps_drops_and_realigns() -> None:
     p.observe(32, 32)
     assert p.next_k(100, 10) == 32  # capped at k_max
     p.observe(32, 5)  # an edit starts: rejected after 5 tokens
-    assert p.state == IN_EDIT
+    assert p.alignment.state == IN_EDIT
     assert p.next_k(100, support=1) == 0  # weak support: plain passes
     p.observe(0, 0)  # plain passes change nothing
-    assert p.state == IN_EDIT and p.next_k(100, support=2) == 0
+    assert p.alignment.state == IN_EDIT and p.next_k(100, support=2) == 0
     assert p.next_k(100, support=3) == 4  # re-aligned: probe with k_probe
     p.observe(4, 1)  # the probe failed: still in the edit
-    assert p.state == IN_EDIT and p.next_k(100, support=0) == 0
+    assert p.alignment.state == IN_EDIT and p.next_k(100, support=0) == 0
     p.observe(4, 4)  # a probe fully accepted
-    assert p.state == ALIGNED and p.next_k(100, 10) == 8
+    assert p.alignment.state == ALIGNED and p.next_k(100, 10) == 8
 
 
 @pytest.mark.parametrize("offered", [0])
@@ -94,9 +91,45 @@ def test_adaptive_k_stays_within_bounds(k_max: int) -> None:
 
 
 def test_fixed_k() -> None:
-    """Fixed K always asks for the same k."""
+    """Fixed K always asks for the same k, and its alignment never moves."""
     p = FixedK(6)
     assert p.next_k(100, 0) == 6 and p.cap == 6
+    p.observe(6, 1)
+    assert p.alignment.aligned
+
+
+def test_alignment_moves_on_copy_drafts_only() -> None:
+    """A rejected copy draft enters an edit and a fully kept one re-aligns; plain passes and a draft
+    model's drafts are no evidence."""
+    a = Alignment()
+    a.observe(4, 1)
+    assert a.state == IN_EDIT and not a.aligned
+    a.observe(0, 0)
+    a.observe(5, 5, MODEL)
+    assert a.state == IN_EDIT
+    a.observe(3, 3)
+    assert a.aligned
+    a.observe(5, 0, MODEL)
+    assert a.aligned
+
+
+def test_the_policy_and_the_hybrid_share_one_alignment() -> None:
+    """The adaptive policy moves the alignment it was built with; its support_min is the alignment's."""
+    p = AdaptiveK(cost=CPU, support_min=5)
+    shared = p.alignment
+    p.observe(8, 2)
+    assert shared.state == IN_EDIT and shared.support_min == 5
+    assert p.next_k(10, support=4) == 0 and p.next_k(10, support=5) == p.k_probe
+
+
+@pytest.mark.parametrize(("alpha", "drafted", "accepted", "expected"), [
+    (0.9, 4, 4, 0.93),  # fully kept: the step's own estimate is 1
+    (0.9, 4, 3, 0.855),  # 3 kept, 1 miss: 3/4
+    (0.5, 4, 0, 0.35),  # nothing kept: 0
+    (0.995, 8, 8, 0.995),  # never above the cap
+])
+def test_acceptance_ema(alpha: float, drafted: int, accepted: int, expected: float) -> None:
+    assert acceptance_ema(alpha, drafted, accepted) == pytest.approx(expected)
 
 
 class Clocked:

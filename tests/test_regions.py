@@ -1,4 +1,4 @@
-"""Regions of the output (applyedit/regions.py): finding them per language, and attributing a run's cost."""
+"""Regions of the output (regions.py) per language, and a run's cost attributed to them (stats.attribute)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from applyedit.decode import Step
-from applyedit.regions import Region, RegionStats, attribute, find_regions
+from applyedit.regions import Region, find_regions
+from applyedit.stats import RegionStats, anchored_lines, attribute
 
 PY = '''def add(a, b):
     total = a + b
@@ -245,7 +246,7 @@ def numbers(s: RegionStats) -> tuple[int, ...]:
 
 
 def test_attribution_by_hand() -> None:
-    """A hand-built run: every token, draft token and pass lands where DESIGN.md §5 says."""
+    """A hand-built run: every token, draft token and pass lands where stats.LEGEND says."""
     regions = [
         Region("unchanged", 1, 2, 1, 2, "A"),
         Region("edited", 3, 3, 3, 3, "B"),
@@ -335,7 +336,6 @@ def test_regions_add_up_to_the_totals(run: tuple[list[Region], list[Step], list[
 def test_anchored_lines_are_the_lines_of_forced_tokens_only() -> None:
     """Output lines all of whose bytes (the newline too) came from forced tokens, blank lines included;
     forced tokens are counted per region, and a draft after them is placed after them."""
-    from applyedit.regions import anchored_lines
 
     pieces = [b"a = 1\n\n", b"b = 2\n", b"c", b" = 3\n", b"d = 4\n"]  # lines 1-5
     steps = [Step(0, 2, (7,), 1, (0, 1, 2), 0.0, 0.1, forced=2),  # forced: lines 1-3; drafted "c", kept

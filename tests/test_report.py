@@ -12,7 +12,8 @@ from rich.console import Console
 
 from applyedit import api, stats, textio
 from applyedit.decode import DecodeResult, Step
-from applyedit.regions import LEGEND, Region, attribute, find_regions
+from applyedit.regions import Region, find_regions
+from applyedit.stats import LEGEND, attribute
 from applyedit.report import legend, profile_line, render_table, report_data
 from applyedit.spans import token_lines, tokens_before_line
 from fakes import scripted_engine
@@ -68,7 +69,7 @@ def test_report_data_schema_and_sums() -> None:
 
 
 def test_legend_quotes_the_definitions() -> None:
-    """The legend is the `- name: definition` lines of stats' docstring and regions.LEGEND, verbatim."""
+    """The legend is the `- name: definition` lines of stats' docstring and stats.LEGEND, verbatim."""
     quoted = legend()
     for name, text in quoted.items():
         assert f"- {name}: {text}" in (stats.__doc__ or "") + LEGEND

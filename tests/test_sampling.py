@@ -1,4 +1,4 @@
-"""Exact speculative sampling (issue 8, DESIGN.md §2): the output is distributed as sampling from the
+"""Exact speculative sampling: the output is distributed as sampling from the
 target alone, whatever the drafts.
 
 Three layers. (1) `sampling.accept` on hand-built Markov chains over 6 tokens, with copied
@@ -28,10 +28,10 @@ from applyedit.models.backend import TorchModel
 from applyedit.decode import run
 from applyedit.draftmodel import DraftModelProposer, HybridProposer
 from applyedit.errors import InputError
-from applyedit.policy import AdaptiveK, FixedK
-from applyedit.proposers import CopyProposer, NullProposer, Source
+from applyedit.policy import AdaptiveK, Alignment, FixedK
+from applyedit.proposers import MODEL, CopyProposer, Draft, NullProposer, Source
 from applyedit.sampling import Sampling, accept, warp
-from test_decode import Oracle  # point masses on the greedy continuation: the likeliest drafts, often kept
+from fakes import Contrarian, Oracle  # point masses on (next to) the greedy continuation: often kept (mostly not)
 
 Joint = dict[tuple[int, ...], float]
 Rule = Callable[[torch.Tensor, Sequence[int], "torch.Tensor | None", torch.Generator], "tuple[int, int]"]
@@ -285,7 +285,8 @@ SETTINGS = {"t1": Sampling(1.0, 1.0), "t0.7-p0.9": Sampling(0.7, 0.9)}
 
 
 @lru_cache(maxsize=None)
-def tiny_model() -> Qwen2ForCausalLM:
+def peaked_model() -> Qwen2ForCausalLM:
+    """A one-layer model over VOCAB tokens with peaked, not one-hot, next-token distributions."""
     torch.manual_seed(0)
     config = Qwen2Config(
         vocab_size=VOCAB, hidden_size=32, intermediate_size=64, num_hidden_layers=1, num_attention_heads=2,
@@ -302,7 +303,7 @@ def model_rows(prefixes: list[list[int]], setting: Sampling) -> torch.Tensor:
     """The warped next-token distribution after PROMPT + each prefix, `(len(prefixes), VOCAB)`."""
     ids = torch.tensor([[*PROMPT, *prefix] for prefix in prefixes])
     with torch.inference_mode():
-        logits = tiny_model()(input_ids=ids).logits[:, -1]
+        logits = peaked_model()(input_ids=ids).logits[:, -1]
     return warp(logits, setting.temperature, setting.top_p)
 
 
@@ -321,30 +322,21 @@ def exact_model(name: str) -> Joint:
 @lru_cache(maxsize=None)
 def greedy_reference(length: int = LENGTH) -> tuple[int, ...]:
     ids = torch.tensor([PROMPT])
-    out = tiny_model().generate(ids, attention_mask=torch.ones_like(ids), do_sample=False, max_new_tokens=length,
+    out = peaked_model().generate(ids, attention_mask=torch.ones_like(ids), do_sample=False, max_new_tokens=length,
                                 pad_token_id=0)
     return tuple(out[0, len(PROMPT):].tolist())
 
 
-class Contrarian(Oracle):
-    """Point masses next to the greedy continuation: mostly rejected."""
-
-    def propose(self, output: Sequence[int], k: int) -> list[int]:
-        return [(t + 1) % VOCAB for t in super().propose(output, k)]
-
-
 class Unigram:
-    """A draft model in miniature: samples every draft token from one fixed q and says so in `draft_probs`."""
+    """A draft model in miniature: samples every draft token from one fixed q and says so in the draft."""
 
     def __init__(self, seed: int) -> None:
         self.q = torch.softmax(torch.randn(VOCAB, generator=torch.Generator().manual_seed(99)) * 2.0, dim=-1)
         self.g = torch.Generator().manual_seed(10**6 + seed)  # independent of the run's stream (seeded `seed`)
-        self.draft_probs: torch.Tensor | None = None
 
-    def propose(self, output: Sequence[int], k: int) -> list[int]:
+    def propose(self, output: Sequence[int], k: int) -> Draft:
         draft = torch.multinomial(self.q, k, replacement=True, generator=self.g).tolist() if k else []
-        self.draft_probs = self.q.expand(len(draft), VOCAB)
-        return draft
+        return Draft(tuple(draft), drafter=MODEL, probs=self.q.expand(len(draft), VOCAB))
 
     def observe(self, num_drafted: int, num_accepted: int) -> None:
         pass
@@ -355,7 +347,7 @@ def tiny_draft() -> TorchModel:
     """A draft model: the target with noise on its weights (q near p, not equal), behind the seam."""
     import copy
 
-    model = copy.deepcopy(tiny_model())
+    model = copy.deepcopy(peaked_model())
     g = torch.Generator().manual_seed(4)
     with torch.no_grad():
         for p in model.parameters():
@@ -372,19 +364,19 @@ PROPOSERS: dict[str, Callable[[int, Sampling], Any]] = {
     # copies from the greedy continuation (then the prompt): resyncs after every sampled detour
     "copy": lambda seed, s: CopyProposer([Source("original", greedy_reference(8)), Source("edit", tuple(PROMPT))]),
     "oracle": lambda seed, s: Oracle(greedy_reference()),
-    "contrarian": lambda seed, s: Contrarian(greedy_reference()),
+    "contrarian": lambda seed, s: Contrarian(greedy_reference(), VOCAB),
     "unigram-q": lambda seed, s: Unigram(seed),
     "draft-model": lambda seed, s: draft_model(s),
     # copy drafts (point masses) at the first step, then the draft model's q (the one-token copy source ends)
     "hybrid": lambda seed, s: HybridProposer(CopyProposer([Source("original", greedy_reference(1))]), draft_model(s),
-                                             state=lambda: "aligned"),
+                                             Alignment()),
 }
 
 
 @lru_cache(maxsize=None)
 def speculative(proposer: str, setting: str, n: int = MODEL_SAMPLES) -> tuple[Counter[tuple[int, ...]], int, int]:
     """`n` runs of the decode loop for LENGTH tokens, seeds 0..n-1: (counts, drafted, accepted)."""
-    model = TorchModel(model=tiny_model(), eos_ids=frozenset())  # the prompt's prefill is reused run to run
+    model = TorchModel(model=peaked_model(), eos_ids=frozenset())  # the prompt's prefill is reused run to run
     counts: Counter[tuple[int, ...]] = Counter()
     drafted = accepted = 0
     for seed in range(n):
@@ -403,7 +395,7 @@ def plain(setting: str, n: int = MODEL_SAMPLES) -> Counter[tuple[int, ...]]:
     ids = torch.tensor([PROMPT] * n)
     with torch.random.fork_rng():
         torch.manual_seed(12345)
-        out = tiny_model().generate(ids, attention_mask=torch.ones_like(ids), do_sample=True, temperature=s.temperature,
+        out = peaked_model().generate(ids, attention_mask=torch.ones_like(ids), do_sample=True, temperature=s.temperature,
                                     top_p=s.top_p, top_k=None, max_new_tokens=LENGTH, min_new_tokens=LENGTH,
                                     pad_token_id=0)
     return Counter(tuple(r) for r in out[:, len(PROMPT):].tolist())
@@ -454,7 +446,7 @@ def test_seed_reproduces_a_run() -> None:
     """Same seed, same inputs: the same output; another seed: another output."""
 
     def sample(seed: int) -> list[int]:
-        model = TorchModel(model=tiny_model(), eos_ids=frozenset())
+        model = TorchModel(model=peaked_model(), eos_ids=frozenset())
         proposer = CopyProposer([Source("original", greedy_reference(30)), Source("edit", tuple(PROMPT))])
         return run(model, PROMPT, proposer, AdaptiveK(k_max=8, k_probe=4, support_min=2), 30,
                    sampling=Sampling(0.9, 0.95, seed)).tokens
@@ -467,7 +459,7 @@ def test_greedy_is_the_default_and_unchanged() -> None:
     """No sampling, or temperature 0 (a seed changes nothing): exactly the greedy continuation."""
     reference = list(greedy_reference(20))
     for setting in (None, Sampling(), Sampling(0.0, 1.0, 5)):
-        model = TorchModel(model=tiny_model(), eos_ids=frozenset())
+        model = TorchModel(model=peaked_model(), eos_ids=frozenset())
         assert run(model, PROMPT, Oracle(reference), FixedK(4), 20, sampling=setting).tokens == reference
         assert run(model, PROMPT, NullProposer(), FixedK(0), 20, sampling=setting).tokens == reference
 

@@ -114,7 +114,7 @@ def load_pretrained(path: Path, device: str, dtype: torch.dtype) -> Any:
         model = AutoModelForCausalLM.from_pretrained(path, dtype=dtype, use_safetensors=True)
     except Exception as e:
         raise ModelError(f"could not load the model from {path}: {e}") from e
-    return model.to(device).eval()  # type: ignore[arg-type]  # a device name is what `to` takes
+    return model.to(device).eval()
 
 
 def save_cpu_weights(model: Any, dest: Path, kernels: str) -> None:

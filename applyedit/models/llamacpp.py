@@ -37,7 +37,7 @@ _LOG_CALLBACK: Any = None  # keeps the ctypes callback alive for as long as the 
 def available() -> bool:
     """Whether llama-cpp-python is installed (the `llamacpp` extra)."""
     try:
-        import llama_cpp  # type: ignore[import-not-found]  # noqa: F401
+        import llama_cpp  # noqa: F401
     except ImportError:
         return False
     return True
@@ -76,7 +76,7 @@ class LlamaCppModel(ExactPrefill):
     @classmethod
     def load(cls, path: Path, eos_ids: frozenset[int], n_ctx: int, n_threads: int | None = None) -> LlamaCppModel:
         try:
-            import llama_cpp as lib  # type: ignore[import-not-found]
+            import llama_cpp as lib
         except ImportError as e:
             raise ModelError("--backend llamacpp needs llama-cpp-python (pip install -e '.[llamacpp]')") from e
         _silence(lib)
@@ -117,7 +117,7 @@ class LlamaCppModel(ExactPrefill):
 
     @staticmethod
     def weights_file(source: Any, path: Path) -> Path | None:
-        return source.gguf  # type: ignore[no-any-return]
+        return source.gguf
 
     @property
     def vocab_size(self) -> int:

@@ -210,7 +210,7 @@ def convert_gguf(gguf: Path, dest: Path, progress: Progress | None = None) -> Pa
     if progress:
         progress("convert", 1, 2)
     # A GGUF-loaded model refuses save_pretrained while it still carries its quantizer.
-    model.hf_quantizer = None  # type: ignore[assignment]
+    model.hf_quantizer = None
     if hasattr(model.config, "quantization_config"):
         del model.config.quantization_config
 

@@ -4,8 +4,9 @@ Owns the methods compared (`model.generate` greedy and prompt lookup on torch, l
 loop on the llamacpp backend; applyedit's own loop under any
 proposer, K policy and K), running them on one loaded model with the same prompt, dtype, threads,
 budget and stop ids, interleaved repeats (repeat 1 of every method, then repeat 2, ...) with medians
-and spread, target forward-pass counting with a hook, the agreement check, and a resumable JSON
-record. Rendering is report.py's. Speed is reported here, never asserted in tests.
+and spread, target forward-pass counting with a hook, and the resumable JSON record (its typed
+records and summaries are benchrecord.py's). Rendering is report.py's and chart.py's. Speed is
+reported here, never asserted in tests.
 
 Timing rules (one definition each, quoted by the README):
 - end to end (`wall_s`): from the start of the method's run to its last token, prefill included. The
@@ -17,39 +18,21 @@ Timing rules (one definition each, quoted by the README):
 from __future__ import annotations
 
 import json
-import statistics
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from applyedit import api, files, textio
-from applyedit.tools import evaluate
+from applyedit import api, files
 from applyedit.errors import InputError
-from applyedit.options import DEFAULT_K, K_POLICIES
-from applyedit.proposers import CopyProposer, Proposer, Source, common_prefix
+from applyedit.options import K_POLICIES
+from applyedit.proposers import CopyProposer, Proposer, Source
+from applyedit.tools import evaluate
+from applyedit.tools.benchrecord import BenchRecord, CaseRecord, CaseSummary, Method, Pattern, Run, summarise_target
 
 BASELINES = ("greedy", "lookup", "none", "nomerge", "anchor", "torch", "llamacpp", "llamacpp-greedy", "draft", "hybrid")
 DEFAULT_LOOKUP = 10  # transformers' prompt_lookup_num_tokens default in its docs
-
-
-@dataclass(frozen=True, slots=True)
-class Method:
-    """One way to produce the output. `runner` is "generate" (transformers) or "loop" (applyedit's)."""
-
-    name: str
-    runner: str
-    lookup: int = 0  # prompt_lookup_num_tokens for generate; 0 is plain greedy
-    proposer: str = "copy"
-    k_policy: str = "adaptive"
-    k: int = DEFAULT_K
-    drafts_from: str = ""  # break-it mode: copy-draft from this unrelated file instead of the real sources
-    backend: str = ""  # run on this backend's engine instead of the bench's ("": the bench's own)
-    draft_model: str | None = None  # proposer "draft" / "hybrid": --draft-model (None: the packaged 0.5B)
-    draft_backend: str | None = None  # ... and the backend that runs it (None: auto)
-    draft_k: int | None = None  # the draft model's draft length (None: chosen per step by its costs)
-    anchor: str = "none"  # "merge": force what the snippet's merge keeps (its output may differ from greedy's)
 
 
 def _values(spec: str, default: Sequence[int]) -> tuple[str, list[int]]:
@@ -122,59 +105,6 @@ def parse_methods(baselines: Sequence[str], k_policies: Sequence[str], ks: Seque
     return methods
 
 
-def method_named(name: str) -> Method:
-    """The method a saved bench record names (its `config.methods`), for summarising saved runs again;
-    a name no option writes is kept as a loop method of that name."""
-    import re
-
-    if m := re.fullmatch(r"(adaptive|fixed) K[≤=](\d+)", name):
-        return Method(name, "loop", k_policy=m[1], k=int(m[2]))
-    if m := re.fullmatch(r"lookup K=(\d+)", name):
-        return Method(name, "generate", lookup=int(m[1]))
-    if m := re.fullmatch(r"(draft model only|hybrid)(?:, draft K=(\d+))?", name):
-        return Method(name, "loop", proposer="draft" if m[1] == "draft model only" else "hybrid",
-                      draft_k=int(m[2]) if m[2] else None)
-    if m := re.fullmatch(r"adaptive on (torch|llamacpp)", name):
-        return Method(name, "loop", backend=m[1])
-    if name.startswith("break-it: drafts from "):
-        return Method(name, "loop", drafts_from=name.removeprefix("break-it: drafts from "))
-    fixed = {"greedy": Method("greedy", "generate"),
-             "llama.cpp greedy": Method("llama.cpp greedy", "generate", backend="llamacpp"),
-             "loop, no drafts": Method("loop, no drafts", "loop", proposer="none", k_policy="fixed", k=0),
-             "adaptive, no merged prediction": Method("adaptive, no merged prediction", "loop",
-                                                      proposer="copy-original")}
-    return fixed.get(name, Method(name, "loop"))
-
-
-def fence_of(text: str) -> str:
-    """The closing fence in a saved run's output text (its last line of backticks only), else ```."""
-    import re
-
-    found = re.findall(r"(?m)^(`{3,})[ \t]*$", text)
-    return found[-1] if found else "```"
-
-
-def summarise_saved(saved: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
-    """The case summaries of a saved record (`--json`): those it holds, plus those of cases whose
-    runs are all there (every method, every repeat) but whose summary was not saved (a bench run
-    case by case, or interrupted after its last run); and the names of the cases still unfinished."""
-    config, cases = saved.get("config", {}), dict(saved.get("cases", {}))
-    methods = [method_named(name) for name in config.get("methods", [])]
-    repeats = int(config.get("repeats") or 1)
-    unfinished = []
-    for name, record in saved.get("raw", {}).items():
-        if name in cases:
-            continue
-        runs = record.get("runs", {})
-        if methods and record.get("prompt_tokens") and all(len(runs.get(m.name, [])) >= repeats for m in methods):
-            first = runs[methods[0].name][0]
-            cases[name] = summarise_target(record, methods, fence_of(first.get("text", "")),
-                                           config.get("backend", "torch"))
-        else:
-            unfinished.append(name)
-    return cases, sorted(unfinished)
-
-
 @dataclass(frozen=True, slots=True)
 class Target:
     """One file and edit to bench, with what the eval would pass for it (cwd, language)."""
@@ -229,7 +159,7 @@ def _count_forwards(model: Any) -> tuple[list[int], Any]:
     return counter, model.register_forward_pre_hook(hook)
 
 
-def _generate(engine: api.Engine, job: api.Job, lookup: int, counter: list[int]) -> dict[str, Any]:
+def _generate(engine: api.Engine, job: api.Job, lookup: int, counter: list[int]) -> Run:
     """One `model.generate` run (greedy, optionally with prompt lookup), timed. Every forward counts
     as a target pass, the prefill too (it yields the first token), as in the loop, whose prefill
     yields none: plain greedy needs one pass per token either way."""
@@ -248,19 +178,19 @@ def _generate(engine: api.Engine, job: api.Job, lookup: int, counter: list[int])
     while tokens and tokens[-1] in engine.model.eos_ids:
         tokens.pop()
     ttft = (clock.first or time.perf_counter()) - t0
-    return {"tokens": tokens, "wall_s": wall, "ttft_s": ttft, "passes": counter[0] - before}
+    return Run(tokens, wall, ttft, counter[0] - before)
 
 
-def _llama_greedy(engine: api.Engine, job: api.Job) -> dict[str, Any]:
+def _llama_greedy(engine: api.Engine, job: api.Job) -> Run:
     """llama.cpp's own plain greedy loop (what an Ollama user runs), timed like `_generate`: the
     prompt's prefill yields the first token, then one pass per token."""
     t0 = time.perf_counter()
     tokens, ttft = engine.model.greedy(job.prompt_ids, job.budget)
     wall = time.perf_counter() - t0
-    return {"tokens": tokens, "wall_s": wall, "ttft_s": ttft, "passes": len(tokens)}
+    return Run(tokens, wall, ttft, len(tokens))
 
 
-def _loop(engine: api.Engine, target: Target, method: Method, prefill_s: float) -> dict[str, Any]:
+def _loop(engine: api.Engine, target: Target, method: Method, prefill_s: float) -> Run:
     """One run of applyedit's loop through `api.apply` (output checks off: speed, not quality)."""
     proposer: str | Proposer = method.proposer
     if method.drafts_from:
@@ -276,23 +206,20 @@ def _loop(engine: api.Engine, target: Target, method: Method, prefill_s: float) 
     d = result.decode
     shared = prefill_s if d.prefilled == 0 else 0.0  # reused the bench's prefill: count it here
     first = d.steps[0].start_s + d.steps[0].time_s if d.steps else 0.0
-    # The pass pattern (block length and tokens kept per verify pass) lets `applyedit.replay` time
-    # the same passes on another device with random weights.
-    pattern = {"blocks": [s.forced + len(s.draft) + 1 for s in d.steps], "emitted": [len(s.emitted) for s in d.steps]}
-    return {"tokens": d.tokens, "wall_s": wall + shared, "ttft_s": shared + d.prefill_s + first,
-            "passes": len(d.steps), "pattern": pattern, "profile": result.report["profile"],
-            "drafted_by": dict(result.report["totals"]["drafted_by"])}
+    pattern = Pattern([s.forced + len(s.draft) + 1 for s in d.steps], [len(s.emitted) for s in d.steps])
+    return Run(d.tokens, wall + shared, shared + d.prefill_s + first, len(d.steps), pattern=pattern,
+               profile=result.report["profile"], drafted_by=dict(result.report["totals"]["drafted_by"]))
 
 
 def bench_target(engines: dict[str, api.Engine], target: Target, methods: Sequence[Method], repeats: int,
-                 counter: list[int], record: dict[str, Any], save: Callable[[], None],
-                 log: Callable[[str], None]) -> dict[str, Any]:
+                 counter: list[int], record: CaseRecord, save: Callable[[], None],
+                 log: Callable[[str], None]) -> CaseSummary:
     """Run every method `repeats` times, interleaved; fill `record` (resuming what it holds) and
     return the target's summary. The first of `engines` is the bench's own; a method with a
     `backend` runs on that backend's engine. `counter` counts the bench engine's forward passes."""
     engine = next(iter(engines.values()))
     job = api.prepare(target.file, target.edit, engine, cwd=target.cwd, language=target.language)
-    if all({r["repeat"] for r in record.get("runs", {}).get(m.name, [])} >= set(range(repeats)) for m in methods):
+    if all({r.repeat for r in record.runs.get(m.name, [])} >= set(range(repeats)) for m in methods):
         log(f"bench: {target.name}: every run saved already")
         return summarise_target(record, methods, job.fence, engine.backend)
     # Prefill alone, once per engine: the floor every method pays before its first token. The loop's
@@ -311,17 +238,17 @@ def bench_target(engines: dict[str, api.Engine], target: Target, methods: Sequen
     prefill_s = prefill[engine.backend]
     if len(engines) > 1:
         for backend, seconds in prefill.items():
-            record.setdefault("prefill_s_by_backend", {}).setdefault(backend, []).append(seconds)
-    record.setdefault("runs", {})
-    record.update({"file": str(target.file), "prompt_tokens": len(job.prompt_ids), "budget": job.budget,
-                   "threads": engine.threads})
-    record.setdefault("prefill_s", []).append(prefill_s)
+            record.prefill_s_by_backend = record.prefill_s_by_backend or {}
+            record.prefill_s_by_backend.setdefault(backend, []).append(seconds)
+    record.file, record.prompt_tokens, record.budget = str(target.file), len(job.prompt_ids), job.budget
+    record.threads = engine.threads
+    record.prefill_s.append(prefill_s)
     log(f"bench: {target.name}: prompt {len(job.prompt_ids)} tokens, prefill {prefill_s:.1f} s, "
         f"budget {job.budget}, {engine.threads} threads")
     for rep in range(repeats):
         for method in methods:
-            runs = record["runs"].setdefault(method.name, [])
-            if any(r["repeat"] == rep for r in runs):
+            runs = record.runs.setdefault(method.name, [])
+            if any(r.repeat == rep for r in runs):
                 continue  # done in an earlier, interrupted run
             backend = method.backend or engine.backend
             if method.runner == "generate" and backend == "llamacpp":
@@ -330,68 +257,12 @@ def bench_target(engines: dict[str, api.Engine], target: Target, methods: Sequen
                 row = _generate(engine, job, method.lookup, counter)
             else:
                 row = _loop(engines[backend], target, method, prefill[backend])
-            row["repeat"] = rep
-            row["text"] = engine.decode(row["tokens"])
+            row.repeat, row.text = rep, engine.decode(row.tokens)
             runs.append(row)
-            log(f"bench: {target.name}: {method.name} #{rep + 1}: {len(row['tokens'])} tokens, "
-                f"{row['passes']} passes, {row['wall_s']:.1f} s")
+            log(f"bench: {target.name}: {method.name} #{rep + 1}: {len(row.tokens)} tokens, "
+                f"{row.passes} passes, {row.wall_s:.1f} s")
             save()
     return summarise_target(record, methods, job.fence, engine.backend)
-
-
-def summarise_target(record: dict[str, Any], methods: Sequence[Method], fence: str,
-                     backend: str = "torch") -> dict[str, Any]:
-    """Medians and spread per method, ratios to the plain greedy run of the method's own backend (when
-    run) and whether every output agrees. `backend` is the bench engine's."""
-    rows: dict[str, dict[str, Any]] = {}
-    for m in methods:
-        runs = record["runs"].get(m.name, [])
-        if not runs:
-            continue
-        walls = [r["wall_s"] for r in runs]
-        decodes = [r["wall_s"] - r["ttft_s"] for r in runs]
-        tokens = len(runs[0]["tokens"])
-        rows[m.name] = {
-            "method": asdict(m), "repeats": len(runs), "num_tokens": tokens,
-            "passes": statistics.median(r["passes"] for r in runs),
-            "wall_s": statistics.median(walls), "wall_min_s": min(walls), "wall_max_s": max(walls),
-            "decode_s": statistics.median(decodes), "ttft_s": statistics.median(r["ttft_s"] for r in runs),
-            # the proposer's own time (a draft model's forwards, its prefill included), and who drafted what
-            "drafting_s": statistics.median((r.get("profile") or {}).get("drafting_s", 0.0) for r in runs),
-            "drafted_by": runs[0].get("drafted_by", {}),
-        }
-        rows[m.name]["tokens_per_pass"] = tokens / max(1, rows[m.name]["passes"])
-        rows[m.name]["tokens_per_s"] = tokens / rows[m.name]["wall_s"]
-    reference = next(iter(record["runs"][m.name] for m in methods if m.name in rows))[0]
-    ref_body = _body(reference["text"], fence)
-    for name, row in rows.items():  # agreement with the reference (the first method's first run)
-        runs = record["runs"][name]
-        row["same_output"] = ref_body is not None and all(
-            _body(r["text"], fence) == ref_body and _prefix_agrees(reference["tokens"], r["tokens"]) for r in runs)
-        row["tokens_before_divergence"] = min(common_prefix(reference["tokens"], r["tokens"]) for r in runs)
-    agree = all(row["same_output"] for row in rows.values() if row["method"].get("anchor", "none") == "none")
-    greedy = {(m.backend or backend): rows[m.name] for m in methods if m.runner == "generate" and not m.lookup
-              and m.name in rows}
-    for m in methods:
-        if m.name not in rows:
-            continue
-        row, base = rows[m.name], greedy.get(m.backend or backend)
-        row["speedup_vs_greedy"] = base["wall_s"] / row["wall_s"] if base else None
-        row["decode_speedup_vs_greedy"] = base["decode_s"] / row["decode_s"] if base and row["decode_s"] else None
-    return {"prompt_tokens": record["prompt_tokens"], "prefill_s": statistics.median(record["prefill_s"]),
-            "budget": record["budget"], "file": record["file"], "outputs_agree": agree, "methods": rows}
-
-
-def _prefix_agrees(a: Sequence[int], b: Sequence[int]) -> bool:
-    """generate() runs on to EOS, the loop stops at the closing fence: the shorter is a prefix."""
-    return common_prefix(a, b) == min(len(a), len(b))
-
-
-def _body(text: str, fence: str) -> str | None:
-    try:
-        return textio.extract_body(text, fence)
-    except Exception:
-        return None
 
 
 def run(engine: api.Engine, items: Sequence[Target], methods: Sequence[Method], repeats: int,
@@ -400,7 +271,51 @@ def run(engine: api.Engine, items: Sequence[Target], methods: Sequence[Method], 
     """Bench every target; with `json_path` the raw runs are saved after each one and each finished
     case's summary beside them, and `resume` picks up the runs (and summaries) a previous call with
     the same methods saved there: an interrupted one, or one that ran other cases (`--filter`).
-    `open_engine(backend)` opens the engines of methods that run on another backend."""
+    `open_engine(backend)` opens the engines of methods that run on another backend.
+
+    The report: the configuration's items, `cases` (name -> `CaseSummary`), `outputs_agree`,
+    `same_output_cases` (method -> cases with the reference's output) and `strict` (see `strict`)."""
+    others = _other_backends(engine, methods, open_engine is not None)
+    engines = {engine.backend: engine} | {b: open_engine(b) for b in others}  # type: ignore[misc]
+    config = {"model": engine.source.name, "device": engine.device, "dtype": engine.dtype_name,
+              "backend": engine.backend, "threads": engine.threads, "methods": [m.name for m in methods],
+              "repeats": repeats}
+    if others:
+        config["other_engines"] = {b: f"{e.backend} ({e.dtype_name}, {e.threads} threads)"
+                                   for b, e in engines.items() if e is not engine}
+    saved = _resumed(json_path, config) if resume else None
+    # Resumed: the raw runs and the summaries of cases finished by earlier calls (--filter).
+    record = BenchRecord(config, saved.raw if saved else {}, saved.cases if saved else {})
+
+    def save() -> None:
+        if json_path is not None:
+            files.write_atomic(json_path, json.dumps(record.to_json(), indent=1).encode())
+
+    counter, hook = [0], None
+    if engine.backend == "torch" and any(m.runner == "generate" for m in methods):
+        counter, hook = _count_forwards(engine.model.model)
+    results: dict[str, CaseSummary] = {}
+    try:
+        for target in items:
+            raw = record.raw.setdefault(target.name, CaseRecord())
+            results[target.name] = record.cases[target.name] = bench_target(
+                engines, target, methods, repeats, counter, raw, save, log)
+            save()
+    finally:
+        if hook is not None:
+            hook.remove()
+    config_file = engine.path / "config.json"
+    record.model_config = json.loads(config_file.read_text()) if config_file.is_file() else {}  # for replay
+    save()
+    agreement = {m.name: sum(bool(c.methods[m.name].same_output) for c in results.values() if m.name in c.methods)
+                 for m in methods}
+    return {**config, "cases": results, "outputs_agree": all(c.outputs_agree for c in results.values()),
+            "same_output_cases": agreement, "strict": strict(engine) and not others}
+
+
+def _other_backends(engine: api.Engine, methods: Sequence[Method], can_open: bool) -> list[str]:
+    """The backends besides the bench engine's that `methods` run on; refuses combinations that make
+    no sense on this engine."""
     if engine.backend != "torch" and any(m.lookup for m in methods):
         raise InputError("the lookup baseline is transformers' prompt lookup (torch backend); on llama.cpp "
                          "the baselines are greedy (llama.cpp's own loop) and none")
@@ -411,49 +326,19 @@ def run(engine: api.Engine, items: Sequence[Target], methods: Sequence[Method], 
     if engine.backend in others:
         raise InputError(f"--baseline {engine.backend} runs applyedit on another backend, but this bench "
                          f"already runs on {engine.backend}")
-    if others and open_engine is None:
+    if others and not can_open:
         raise InputError(f"methods on {', '.join(others)} need an engine for that backend")
-    engines = {engine.backend: engine} | {b: open_engine(b) for b in others}  # type: ignore[misc]
-    config = {"model": engine.source.name, "device": engine.device, "dtype": engine.dtype_name,
-              "backend": engine.backend, "threads": engine.threads, "methods": [m.name for m in methods],
-              "repeats": repeats}
-    if others:
-        config["other_engines"] = {b: f"{e.backend} ({e.dtype_name}, {e.threads} threads)"
-                                   for b, e in engines.items() if e is not engine}
-    raw: dict[str, Any] = {"config": config, "raw": {}, "cases": {}}
-    if resume and json_path is not None and json_path.is_file():
-        saved = json.loads(json_path.read_text())
-        if {k: v for k, v in saved.get("config", {}).items() if k != "repeats"} != \
-                {k: v for k, v in config.items() if k != "repeats"}:
-            raise InputError(f"{json_path} holds a bench of other methods or another model; drop --resume")
-        raw["raw"] = saved.get("raw", {})
-        raw["cases"] = saved.get("cases", {})  # summaries of cases finished by earlier calls (--filter)
+    return others
 
-    def save() -> None:
-        if json_path is not None:
-            files.write_atomic(json_path, json.dumps(raw, indent=1).encode())
 
-    counter, hook = [0], None
-    if engine.backend == "torch" and any(m.runner == "generate" for m in methods):
-        counter, hook = _count_forwards(engine.model.model)
-    results = {}
-    try:
-        for target in items:
-            record = raw["raw"].setdefault(target.name, {})
-            results[target.name] = raw["cases"][target.name] = bench_target(
-                engines, target, methods, repeats, counter, record, save, log)
-            save()
-    finally:
-        if hook is not None:
-            hook.remove()
-    config_file = engine.path / "config.json"
-    model_config = json.loads(config_file.read_text()) if config_file.is_file() else {}
-    raw.update(config=config, model_config=model_config)  # model_config: for applyedit.replay
-    save()
-    agreement = {m.name: sum(c["methods"][m.name]["same_output"] for c in results.values() if m.name in c["methods"])
-                 for m in methods}
-    return {**config, "cases": results, "outputs_agree": all(c["outputs_agree"] for c in results.values()),
-            "same_output_cases": agreement, "strict": strict(engine) and not others}
+def _resumed(json_path: Path | None, config: dict[str, Any]) -> BenchRecord | None:
+    """The record an earlier call with the same configuration (repeats aside) saved at `json_path`."""
+    if json_path is None or not json_path.is_file():
+        return None
+    saved = BenchRecord.from_json(json.loads(json_path.read_text()))
+    if {k: v for k, v in saved.config.items() if k != "repeats"} != {k: v for k, v in config.items() if k != "repeats"}:
+        raise InputError(f"{json_path} holds a bench of other methods or another model; drop --resume")
+    return saved
 
 
 def strict(engine: api.Engine) -> bool:

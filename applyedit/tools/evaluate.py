@@ -119,7 +119,8 @@ def run_case(engine: api.Engine, case: Case, options: RunOptions | None = None, 
         # Absolute paths: the diff and the prompt name the file relative to its case folder
         # ("before.py"), wherever eval runs from and however the folder was given. The output checks
         # are the CLI's defaults: a refusal is an error here, as it would be for a user.
-        out = api.apply(case.before.resolve(), case.edit.read_text(encoding="utf-8"), engine=engine, cwd=case.dir.resolve(),
+        edit = case.edit.read_text(encoding="utf-8")
+        out = api.apply(case.before.resolve(), edit, engine=engine, cwd=case.dir.resolve(),
                         language=case.meta.get("language"), options=options, **settings)
     except ApplyEditError as e:
         result.error = str(e)
@@ -172,7 +173,8 @@ def evaluate(root: Path, pattern: str | None = None, engine: api.Engine | None =
     unexpected = [r.name for r in results if not r.exact and not r.known_failure]
     tokens, passes = sum(r.tokens for r in results), sum(r.passes for r in results)
     return {
-        "root": str(root), "options": reported, "model": engine.source.name, "device": engine.device, "dtype": engine.dtype_name,
+        "root": str(root), "options": reported, "model": engine.source.name, "device": engine.device,
+        "dtype": engine.dtype_name,
         "backend": engine.backend,
         "cases": [asdict(r) for r in results],
         "total": len(results), "exact": exact,

@@ -34,7 +34,8 @@ from applyedit.models.backend import context_length, load_tokenizer, pick_dtype 
 from applyedit.models.costmodel import CostCurve  # noqa: E402
 from applyedit.decode import run  # noqa: E402
 from applyedit.runwatch import FenceStop  # noqa: E402
-from applyedit.policy import ALIGNED, IN_EDIT, AdaptiveK, FixedK  # noqa: E402
+from applyedit.policy import AdaptiveK, FixedK  # noqa: E402
+from applyedit.proposers import Drafter  # noqa: E402
 
 
 @dataclass
@@ -46,18 +47,16 @@ class CountedAlpha(AdaptiveK):
     hits: int = 9
     misses: int = 1
 
-    def observe(self, num_drafted: int, num_accepted: int, drafter: str = "copy") -> None:
+    def observe(self, num_drafted: int, num_accepted: int, drafter: Drafter = "copy") -> None:
         if num_drafted == 0 or drafter == "draft-model":
             return
         rejected = num_accepted < num_drafted
-        if self.state == ALIGNED or not rejected:
+        if self.alignment.aligned or not rejected:
             self.hits += num_accepted
             self.misses += rejected
             self.alpha = min(0.995, self.hits / (self.hits + self.misses))
-        if rejected:
-            self.state, self.k_allowed = IN_EDIT, self.k_probe
-        else:
-            self.state, self.k_allowed = ALIGNED, min(self.k_max, 2 * max(self.k_allowed, num_drafted))
+        self.alignment.observe(num_drafted, num_accepted, drafter)
+        self.k_allowed = self.k_probe if rejected else min(self.k_max, 2 * max(self.k_allowed, num_drafted))
 
 
 def policies(cost: CostCurve, k_max: int) -> dict[str, Callable[[], Any]]:
