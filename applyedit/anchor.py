@@ -9,7 +9,8 @@ stretch ends with the closing fence when it reaches the end of the file. Works o
 token ids; knows nothing of the model or the loop.
 
 A stretch never ends right before a blank line (it ends earlier): a forced line end would split a
-newline token the model would write whole. Example: hunks at merged lines 40-42 and 90: lines 1-38 are forced from the start, the model writes
+newline token the model would write whole. Example: hunks at merged lines 40-42 and 90: lines 1-38 are
+forced from the start, the model writes
 39-43 until it writes line 44 (the first distinctive line after the hunk), then 45-88 are forced,
 the model writes 89-91 and re-joins at 92, and 93 to the end plus the fence are forced.
 """

@@ -1,258 +1,45 @@
 """The Python API: `apply(file, edit)` returns the new text, the diff and the run's statistics.
 
-Owns one run end to end — read and normalise the inputs, build the prompt, check the budget against
-the context before any weights load, decode with a proposer (an unambiguous merge of an update snippet anchors
-the lines it keeps: anchor.py), extract and check the output (never silently wrong: an unchanged or
-mismatched answer is refused; a refused one may be replaced by the merge), restore the file's text
-style, diff — and the `Engine` that keeps a loaded model for several runs (eval,
-bench). Writes no files and prints nothing: the CLI does both.
+Owns one run end to end, in the steps `apply` names: read and normalise the inputs (a marker-less
+edit that is a piece of the file reads as an update snippet), build the prompt and check it fits the
+context before any weights load (`prepare`); build the K policy and the drafter
+(`plan_drafting`); decode (`decode_job`; an unambiguous merge of an update snippet anchors the lines
+it keeps: anchor.py); extract the output and run the checks (`checked`; the checks are checks.py's,
+a refused output may be answered by the merge); restore the file's text style, diff and report
+(`finish`). The settings come as one `RunOptions` (options.py); the loaded model is the `Engine`'s
+(models/engine.py). Writes no files and prints nothing: the CLI does both.
 """
 
 from __future__ import annotations
 
 import hashlib
 import logging
-import math
-import re
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from applyedit import anchor as anchoring
-from applyedit import merge, modelstore, prompts, report, sampling, spans, textio
-from applyedit.backend import (TorchModel, chat_ids, check_device, context_length, load_tokenizer, pick_device,
-                               pick_dtype, text_ids)
+from applyedit import checks, markers, merge, prompts, report, sampling, spans, textio
 from applyedit.decode import DecodeResult, Step, run
 from applyedit.diff import diff_path, unified_diff
-from applyedit.errors import (ApplyEditError, DecodeError, InputError, ModelError, OutputCheckError,
-                              PromptTooLongError, RunTimeout)
-from applyedit.costmodel import CostCurve, load_or_calibrate
+from applyedit.draftmodel import DraftModelProposer, HybridProposer
+from applyedit.errors import ApplyEditError, DecodeError, InputError, OutputCheckError, PromptTooLongError
+from applyedit.models import modelstore
+from applyedit.models.backend import chat_ids
+from applyedit.models.engine import Engine
+from applyedit.options import RunOptions
 from applyedit.policy import AdaptiveK, FixedK
 from applyedit.promptcache import reuse_report
-from applyedit.regions import find_regions
 from applyedit.proposers import CopyProposer, NullProposer, Proposer, Source
-from applyedit.draftmodel import DraftModelProposer, HybridProposer
+from applyedit.regions import find_regions
+from applyedit.runwatch import FenceStop, follow_lines, watch
 from applyedit.stats import Summary, anchored_lines, attribute, process_age_s, profile, summarise
 
 logger = logging.getLogger(__name__)
 
-PROPOSERS = ("copy", "copy-original", "none", "draft", "hybrid")
-DRAFT_BACKENDS = ("auto", "torch", "llamacpp")
 DRAFT_K_MAX = 8  # the longest draft a draft model makes (its length is chosen by policy.draft_k up to this)
-BACKENDS = ("torch", "llamacpp")
-K_POLICIES = ("adaptive", "fixed")
-ANCHORS = ("merge", "none")  # --anchor: force the original lines an unambiguous merge keeps, or not
-FALLBACKS = ("merge", "none")  # --fallback: answer with the merge when the model's output fails a check
-LONG_SLACK = 10  # lines an output may run past the original plus the snippet before it is "far longer"
-DEFAULT_K = 64
-DTYPES = ("fp32", "float32", "bf16", "bfloat16", "fp16", "float16")
-DELETION_SHARE = 0.5  # an instruction's output keeping fewer than this share of the non-blank lines is refused
-DELETION_MIN_LINES = 3  # ... when it lost at least this many
-# An instruction that asks for lines to go: the deletion guard stands aside.
-ASKS_TO_DELETE = re.compile(r"\b(delet|remov|drop|strip|eras|cut|trim|purg|eliminat|get rid|shorten|truncat|prun|"
-                            r"discard|empty|keep only|only keep|clear out)", re.I)
-
-
-@dataclass
-class Engine:
-    """A resolved model with its tokenizer; the weights load on first use and stay loaded."""
-
-    source: modelstore.ModelSource
-    path: Path
-    tokenizer: Any
-    device: str
-    dtype: Any  # torch.dtype
-    context: int
-    cost: CostCurve | None = None  # the verify-pass cost curve; measured once and cached
-    backend: str = "torch"  # "torch" (transformers) or "llamacpp" (the GGUF itself)
-    backend_reason: str = ""  # why this backend runs (pick_backend), shown in the summary
-    _model: Any = field(default=None, repr=False)  # TorchModel | LlamaCppModel, loaded on first use
-    _drafts: dict[str, Any] = field(default_factory=dict, repr=False)  # loaded draft models, by source and backend
-
-    @classmethod
-    def open(
-        cls,
-        model: str | None = None,
-        device: str | None = None,
-        dtype: str | None = None,
-        progress: modelstore.Progress | None = None,
-        backend: str | None = None,
-    ) -> Engine:
-        source = modelstore.resolve(model)
-        if backend == "llamacpp" and dtype not in (None, "auto"):
-            raise InputError("--dtype applies to the torch backend; llama.cpp runs the GGUF's own quantisation")
-        dev = pick_device(device)
-        chosen, why = pick_backend(backend, dev, dtype=dtype, source=source)
-        if chosen == "llamacpp":
-            path = modelstore.prepare_tokenizer(source, progress)
-        else:  # the dequantized copy is written here, on first torch use (the fast-load copy at the first load)
-            path = modelstore.prepare(source, progress)
-        return cls(source, path, load_tokenizer(path), dev, pick_dtype(dtype, dev), context_length(path),
-                   backend=chosen, backend_reason=why)
-
-    @property
-    def loaded(self) -> bool:
-        return self._model is not None
-
-    @property
-    def model(self) -> Any:
-        """The loaded target behind the `TargetModel` seam (the decode loop sees nothing more)."""
-        if self._model is None:
-            if self.backend == "llamacpp":
-                from applyedit.backend import stop_ids
-                from applyedit.llamacpp import LlamaCppModel
-
-                assert self.source.gguf is not None
-                self._model = LlamaCppModel.load(self.source.gguf, stop_ids(self.tokenizer, None), self.context)
-            else:
-                self._model = TorchModel.load(self.path, self.device, self.dtype, self.tokenizer)
-        return self._model
-
-    def draft_model(self, spec: str | None = None, backend: str | None = None,
-                    progress: modelstore.Progress | None = None) -> Any:
-        """The draft model of `--draft-model` (default: the packaged Qwen2.5-Coder-0.5B-Instruct) behind
-        the `TargetModel` seam, loaded once. Backend "auto": llama.cpp on the CPU when it is installed
-        and the draft is a GGUF (far faster per token there than torch fp32), else torch like the target."""
-        from applyedit import llamacpp
-        from applyedit.backend import stop_ids
-
-        source, chosen = self.draft_choice(spec, backend)
-        key = f"{source.name}-{chosen}"
-        if key not in self._drafts:
-            if chosen == "llamacpp":
-                gguf = modelstore.draft_gguf(source, progress)
-                if gguf is None:
-                    raise ModelError(f"--draft-backend llamacpp runs GGUF files; {source.name} is not one")
-                if not llamacpp.available():
-                    raise ModelError("--draft-backend llamacpp needs llama-cpp-python: pip install -e '.[llamacpp]'")
-                self._drafts[key] = llamacpp.LlamaCppModel.load(gguf, stop_ids(self.tokenizer, None), self.context)
-            else:
-                path = modelstore.prepare(source, progress)
-                if source.kind != "draft" and load_tokenizer(path).get_vocab() != self.tokenizer.get_vocab():
-                    raise ModelError(f"--draft-model {source.name} has another tokenizer than {self.source.name}; "
-                                     "a draft model must share the target's")
-                self._drafts[key] = TorchModel.load(path, self.device, self.dtype, self.tokenizer)
-        return self._drafts[key]
-
-    def draft_choice(self, spec: str | None, backend: str | None) -> tuple[modelstore.ModelSource, str]:
-        """The draft model's source and the backend that runs it (see `draft_model`)."""
-        from applyedit import llamacpp
-
-        source = modelstore.resolve_draft(spec)
-        if backend not in (None, *DRAFT_BACKENDS):
-            raise InputError(f"unknown --draft-backend {backend!r}; choose {', '.join(DRAFT_BACKENDS)}")
-        chosen = backend if backend not in (None, "auto") else (
-            "llamacpp" if self.device == "cpu" and source.gguf is not None and llamacpp.available() else "torch")
-        return source, chosen
-
-    def draft_cost(self, spec: str | None = None, backend: str | None = None, fresh: bool = False) -> CostCurve:
-        """The draft model's own cost curve (calibrated once per draft, backend and device, and cached;
-        `fresh` measures it again): its t(0) is what one draft token costs."""
-        source, chosen = self.draft_choice(spec, backend)
-        dtype = self.dtype_name if chosen == "torch" else "gguf"
-        key = f"draft-{source.name}-{chosen}-{self.device}-{dtype}-{self.threads}t"
-        return load_or_calibrate(self.draft_model(spec, backend), modelstore.home(), key, fresh)
-
-    @property
-    def vocab_size(self) -> int:
-        """The number of rows of the target's logits (its vocabulary, padding included)."""
-        model = self.model
-        return int(model._n_vocab) if self.backend == "llamacpp" else int(model.model.config.vocab_size)
-
-    def cost_curve(self, fresh: bool = False) -> CostCurve:
-        """The verify-pass cost curve of this model, backend, device, dtype and thread count (cached)."""
-        if self.cost is None or fresh:
-            kernels = getattr(self.model, "kernels", "")  # the CPU matmul kernels change the curve
-            key = f"{self.source.name}-{self.backend}-{self.device}-{self.dtype_name}{'-' + kernels if kernels else ''}-{self.threads}t"
-            self.cost = load_or_calibrate(self.model, modelstore.home(), key, fresh)
-        return self.cost
-
-    @property
-    def threads(self) -> int:
-        if self.backend == "llamacpp":
-            from applyedit.llamacpp import threads
-
-            return threads()
-        import torch
-
-        return torch.get_num_threads()
-
-    @property
-    def dtype_name(self) -> str:
-        return "gguf" if self.backend == "llamacpp" else str(self.dtype).removeprefix("torch.")
-
-    def encode(self, text: str) -> list[int]:
-        """User text's ids: a special-token string in it (`<|im_end|>`) stays text (backend.text_ids)."""
-        return text_ids(self.tokenizer, text)
-
-    def decode(self, ids: Sequence[int]) -> str:
-        return str(self.tokenizer.decode(list(ids), skip_special_tokens=False))
-
-
-def check_options(*, proposer: str | Proposer = "copy", k: int = DEFAULT_K, k_policy: str = "adaptive",
-                  device: str | None = None, dtype: str | None = None, backend: str | None = None,
-                  max_new_tokens: int | None = None, timeout: float | None = None, draft_k: int | None = None,
-                  draft_backend: str | None = None) -> None:
-    """Every check of the run's settings that needs no model: `apply` runs it before reading anything."""
-    if timeout is not None and not (math.isfinite(timeout) and timeout > 0):
-        raise InputError(f"--timeout must be a number of seconds above 0; got {timeout:g}")
-    if max_new_tokens is not None and max_new_tokens < 1:
-        raise InputError(f"--max-new-tokens must be 1 or more; got {max_new_tokens}")
-    if isinstance(proposer, str) and proposer not in PROPOSERS:
-        raise InputError(f"unknown --proposer {proposer!r}; choose one of {', '.join(PROPOSERS)}")
-    if k_policy not in K_POLICIES:
-        raise InputError(f"unknown --k-policy {k_policy!r}; choose adaptive or fixed")
-    if k < 0:
-        raise InputError("--k must be 0 or more")
-    if draft_k is not None and draft_k < 1:
-        raise InputError("--draft-k must be 1 or more")
-    if backend not in (None, "auto", *BACKENDS):
-        raise InputError(f"unknown --backend {backend!r}; choose torch or llamacpp")
-    if draft_backend not in (None, *DRAFT_BACKENDS):
-        raise InputError(f"unknown --draft-backend {draft_backend!r}; choose {', '.join(DRAFT_BACKENDS)}")
-    if dtype not in (None, "auto", *DTYPES):
-        raise InputError(f"unknown --dtype {dtype!r}; use fp32, bf16 or fp16")
-    if backend == "llamacpp" and dtype not in (None, "auto"):
-        raise InputError("--dtype applies to the torch backend; llama.cpp runs the GGUF's own quantisation")
-    check_device(device)
-
-
-def pick_backend(backend: str | None, device: str, *, dtype: str | None = None,
-                 source: modelstore.ModelSource | None = None) -> tuple[str, str]:
-    """The backend that runs the target, and why (`applyedit model` and the summary say it).
-
-    Asked for (`--backend`, `APPLYEDIT_BACKEND` or the config file): that one; llama.cpp runs on the
-    CPU only. Otherwise llama.cpp is the CPU default when the llamacpp extra is installed (the fastest
-    path there); torch runs on CUDA, for a `--dtype` (llama.cpp runs the GGUF's own quantisation), for
-    a model that is no GGUF file, and without the extra. torch fp32 stays the exactness reference."""
-    if backend not in (None, "auto", *BACKENDS):
-        raise InputError(f"unknown --backend {backend!r}; choose torch or llamacpp")
-    from applyedit import llamacpp
-
-    if backend == "llamacpp":
-        if device != "cpu":
-            raise InputError("--backend llamacpp runs on the CPU here; drop --device or use --backend torch")
-        if not llamacpp.available():
-            raise ModelError("--backend llamacpp needs llama-cpp-python: pip install -e '.[llamacpp]'")
-        return "llamacpp", "--backend llamacpp"
-    if backend == "torch":
-        return "torch", "--backend torch"
-    if device != "cpu":
-        return "torch", "CUDA" if device.startswith("cuda") else f"--device {device}"
-    if dtype not in (None, "auto"):
-        return "torch", f"--dtype {dtype}"
-    if source is not None and source.gguf is None:
-        return "torch", "the model is not a GGUF file"
-    if not llamacpp.available():
-        return "torch", "the llamacpp extra is not installed"
-    return "llamacpp", "the CPU default"
-
-
-def backend_label(backend: str, reason: str) -> str:
-    """'llama.cpp: the CPU default', 'torch: --backend torch', ... (for people, not for keys)."""
-    return f"{'llama.cpp' if backend == 'llamacpp' else backend}: {reason}"
 
 
 @dataclass(frozen=True)
@@ -275,23 +62,6 @@ class ApplyResult:
         return self.before != self.after
 
 
-class FenceStop:
-    """Stops decoding once the output holds the closing fence line (`fence` alone, then a newline)."""
-
-    def __init__(self, engine: Engine, fence: str) -> None:
-        self.engine = engine
-        self.pattern = re.compile(r"(?:^|\n)" + re.escape(fence) + r"[ \t]*\n")
-
-    def __call__(self, output: Sequence[int]) -> int | None:
-        if not self.pattern.search(self.engine.decode(output)):
-            return None
-        # Cut right after the token that completed the closing line (searching from the end).
-        cut = len(output)
-        while cut > 0 and self.pattern.search(self.engine.decode(output[: cut - 1])):
-            cut -= 1
-        return cut
-
-
 def output_budget(source_tokens: int, edit_tokens: int) -> int:
     """Room for the rewritten file: the original, what the edit may add, and some slack."""
     return int(source_tokens * 1.2) + 2 * edit_tokens + 128
@@ -301,7 +71,7 @@ def make_proposer(name: str, engine: Engine, body: str, fence: str, edit: str, k
                   merged: merge.MergeResult | None = None) -> Proposer:
     """Copy sources, in order of preference: the predicted output, the original, the edit
     ("copy-original": the last two only, to measure what the prediction adds). "hybrid" gets the
-    same copy sources as "copy" (its draft model is added by `apply`); "draft" has none.
+    same copy sources as "copy" (its draft model is added by `plan_drafting`); "draft" has none.
 
     The output is the file body followed by the closing fence, so each source text ends the same
     way. For an update snippet that merges unambiguously, the merged file predicts the whole
@@ -325,7 +95,7 @@ def edit_source(engine: Engine, edit: str) -> Source:
     ids, offsets = enc["input_ids"], enc["offset_mapping"]
     marker_spans, pos = [], 0
     for line in edit.split("\n"):
-        if merge.is_marker(line):
+        if markers.is_marker(line):
             marker_spans.append((pos, pos + len(line)))
         pos += len(line) + 1
     blocked = tuple(any(s < e2 and s2 < e for s2, e2 in marker_spans) for s, e in offsets)
@@ -345,6 +115,10 @@ class Job:
     prompt_ids: list[int]
     budget: int
     implied: bool = False  # the edit had no lazy marker but is a piece of the file: markers implied
+
+
+IMPLIED_NOTE = ("the edit has no lazy marker but is a piece of the file (its first and last lines are the file's): "
+                "read as an update snippet that keeps the code before and after it")
 
 
 def prepare(file: str | Path, edit: str, engine: Engine | Callable[[], Engine], *, max_new_tokens: int | None = None,
@@ -367,7 +141,7 @@ def prepare(file: str | Path, edit: str, engine: Engine | Callable[[], Engine], 
     wrapped = merge.implied_snippet(src.text, edit_text, src.language) \
         if prompts.edit_kind(edit_text) == "instruction" else None
     edit_text = wrapped or edit_text  # a marker-less piece of the file: an update snippet
-    if foreign := merge.foreign_markers(edit_text, src.language):
+    if foreign := markers.foreign_markers(edit_text, src.language):
         raise InputError(
             f"the edit's lazy markers are {' and '.join(foreign)} comments, which {src.language} does not use: "
             f"is the snippet meant for another file? (pass --language if {path.name} is not {src.language})"
@@ -385,54 +159,25 @@ def prepare(file: str | Path, edit: str, engine: Engine | Callable[[], Engine], 
     return Job(engine, src, shown, edit_text, prompt.kind, fence, prompt_ids, budget, wrapped is not None)
 
 
-def apply(
-    file: str | Path,
-    edit: str,
-    *,
-    model: str | None = None,
-    engine: Engine | None = None,
-    proposer: str | Proposer = "copy",
-    k: int = DEFAULT_K,
-    k_policy: str = "adaptive",
-    device: str | None = None,
-    dtype: str | None = None,
-    backend: str | None = None,
-    max_new_tokens: int | None = None,
-    language: str | None = None,
-    encoding: str = "utf-8",
-    cwd: Path | None = None,
-    allow_markers: bool = False,
-    allow_drops: bool = False,
-    allow_syntax_errors: bool = False,
-    timeout: float | None = None,
-    temperature: float = 0.0,
-    top_p: float = 1.0,
-    seed: int | None = None,
-    on_step: Callable[[Step, int], None] | None = None,
-    progress: modelstore.Progress | None = None,
-    draft_model: str | None = None,
-    draft_backend: str | None = None,
-    draft_k: int | None = None,
-    allow_deletion: bool = False,
-    source: bytes | None = None,
-    on_phase: Callable[[str, int, int], None] | None = None,
-    anchor: str = "merge",
-    fallback: str = "merge",
-    allow_unchanged: bool = False,
-    allow_mismatch: bool = False,
-) -> ApplyResult:
+def apply(file: str | Path, edit: str, *, options: RunOptions | None = None, engine: Engine | None = None,
+          language: str | None = None, encoding: str = "utf-8", cwd: Path | None = None, source: bytes | None = None,
+          on_step: Callable[[Step, int], None] | None = None, progress: modelstore.Progress | None = None,
+          on_phase: Callable[[str, int, int], None] | None = None, **settings: Any) -> ApplyResult:
     """Apply `edit` (an instruction or an update snippet) to `file` with the local model.
 
-    `timeout` (seconds, from the call) is checked before decoding and between verify passes: a run
-    past it stops with `RunTimeout` and returns nothing. `temperature` 0 (the default) decodes
-    greedily; above 0 the output is sampled (after `top_p`), exactly as from the model alone, and
-    `seed` reproduces it (the summary names the seed a run without one drew). `proposer` "draft"
+    `options` (a RunOptions) decides the run; keyword `settings` named like its fields (`k=8`,
+    `proposer="none"`, ...) replace those of `options` (an unknown name is a TypeError). `engine`: a
+    warm one (its model options are then ignored). `source`: the file's bytes when they do not come
+    from `file` (stdin), which then only names it. A relative `file` is relative to `cwd` when given.
+
+    The settings' `timeout` (seconds, from the call) is checked before decoding and between verify
+    passes: a run past it stops with `RunTimeout` and returns nothing. `temperature` 0 (the default)
+    decodes greedily; above 0 the output is sampled (after `top_p`), exactly as from the model alone,
+    and `seed` reproduces it (the summary names the seed a run without one drew). `proposer` "draft"
     drafts with `draft_model` (default: the packaged 0.5B) alone, "hybrid" with copy drafts while
     aligned and the draft model inside edits; `draft_backend` "auto", "torch" or "llamacpp" runs it.
     The draft model's draft length is `draft_k` when given, else chosen per step for the best
-    expected tokens per second (`policy.draft_k`; with `k_policy` "fixed": `k`). `source`: the file's
-    bytes when they do not come from `file` (stdin), which then only names it. An instruction whose
-    output lost most of the file is refused unless it asks to delete or `allow_deletion`.
+    expected tokens per second (`policy.draft_k`; with `k_policy` "fixed": `k`).
 
     `on_phase(name, done, total)` follows the run for progress displays: "loading" (the weights, when
     this call loads them), "prefill" (prompt tokens computed of all), then "decoding" after each
@@ -440,33 +185,52 @@ def apply(
     carries the rejected file, in the original's text style, as `rejected` (None when empty).
 
     `anchor` "merge": when an update snippet merges unambiguously, the original lines it keeps away
-    from every hunk are forced output (anchor.py); the model writes the rest. `fallback` "merge": an
-    output that fails a check (markers, dropped code, syntax, `check_answer`) is replaced by the
-    merge when that is unambiguous and parses; `ApplyResult.answer` and a note say so.
+    from every hunk are forced output (anchor.py); the model writes the rest. The output checks
+    (checks.py) refuse what would damage the file unless an `allow_*` switch accepts it; `fallback`
+    "merge": a refused output is replaced by the merge when that is unambiguous and parses
+    (`ApplyResult.answer` and a note say so).
     """
-    deadline = None if timeout is None else time.monotonic() + timeout
-    check_options(proposer=proposer, k=k, k_policy=k_policy, device=device, dtype=dtype, backend=backend,
-                  max_new_tokens=max_new_tokens, timeout=timeout, draft_k=draft_k, draft_backend=draft_backend)
-    if anchor not in ANCHORS or fallback not in FALLBACKS:
-        raise InputError(f"unknown --anchor {anchor!r} or --fallback {fallback!r}; choose merge or none")
-    decoding = sampling.settings(temperature, top_p, seed)
-    job = prepare(file, edit, engine or (lambda: Engine.open(model, device, dtype, progress, backend)),
-                  max_new_tokens=max_new_tokens, language=language, encoding=encoding, cwd=cwd, source=source)
-    engine, src, fence, budget = job.engine, job.src, job.fence, job.budget
-    cold = not engine.loaded  # this run loads the weights: its report can show the startup
+    opts = (options or RunOptions()).replace(**settings)
+    deadline = None if opts.timeout is None else time.monotonic() + opts.timeout
+    opts.check()
+    decoding = sampling.settings(opts.temperature, opts.top_p, opts.seed)
+    opened = engine or (lambda: Engine.open(opts.model, opts.device, opts.dtype, progress, opts.backend))
+    job = prepare(file, edit, opened, max_new_tokens=opts.max_new_tokens, language=language, encoding=encoding,
+                  cwd=cwd, source=source)
+    cold = not job.engine.loaded  # this run loads the weights: its report can show the startup
     if on_phase is not None and cold:
         on_phase("loading", 0, 0)  # the cost curve below may load them already
     # The snippet read against the original: the copy proposer's predicted output and the reference
     # for the dropped-code check.
-    merged = merge.merge(src.text, job.edit) if job.kind == "snippet" else None
+    merged = merge.merge(job.src.text, job.edit) if job.kind == "snippet" else None
+    drafting = plan_drafting(job, merged, opts, decoding, progress)
+    result = decode_job(job, drafting, merged, opts, decoding, deadline, on_step, on_phase)
+    answer = checked(job, result, merged, opts)
+    return finish(job, encoding, result, answer, drafting.name, decoding, cold)
+
+
+@dataclass(frozen=True)
+class Drafting:
+    """The K policy, the drafter and the proposer's name as the summary gives it."""
+
+    policy: FixedK | AdaptiveK
+    drafter: Proposer
+    name: str
+
+
+def plan_drafting(job: Job, merged: merge.MergeResult | None, opts: RunOptions, decoding: sampling.Sampling,
+                  progress: modelstore.Progress | None = None) -> Drafting:
+    """Build the K policy and the drafter the options name (the draft model loads here)."""
+    engine, proposer, k, k_policy = job.engine, opts.proposer, opts.k, opts.k_policy
+    draft_model, draft_backend, draft_k = opts.draft_model, opts.draft_backend, opts.draft_k
     if proposer == "none" or k_policy == "fixed":
         policy: FixedK | AdaptiveK = FixedK(0 if proposer == "none" else k)
     else:
         policy = AdaptiveK(cost=engine.cost_curve(), k_max=k)
     # A Proposer object (Python API, `bench`'s break-it mode) drafts instead of the named ones.
-    drafter = make_proposer(proposer, engine, src.text, fence, job.edit, job.kind, merged) \
+    drafter = make_proposer(proposer, engine, job.src.text, job.fence, job.edit, job.kind, merged) \
         if isinstance(proposer, str) else proposer
-    proposer_name = proposer if isinstance(proposer, str) else type(proposer).__name__
+    proposer_name = opts.proposer_name
     if proposer in ("draft", "hybrid"):
         small = engine.draft_model(draft_model, draft_backend, progress)
         # Adaptive: the draft length maximises tokens/s on the target's and the draft's cost curves;
@@ -483,11 +247,19 @@ def apply(
             assert isinstance(drafter, CopyProposer)
             drafter = HybridProposer(drafter, model_drafts, policy.alignment)
         proposer_name += f" ({modelstore.resolve_draft(draft_model).name})"
+    return Drafting(policy, drafter, proposer_name)
+
+
+def decode_job(job: Job, drafting: Drafting, merged: merge.MergeResult | None, opts: RunOptions,
+               decoding: sampling.Sampling, deadline: float | None, on_step: Callable[[Step, int], None] | None,
+               on_phase: Callable[[str, int, int], None] | None) -> DecodeResult:
+    """Run the decode loop on the job's prompt (the target's weights load here on first use)."""
+    engine, src = job.engine, job.src
     target = engine.model  # loads the weights on first use
-    constraint = anchor_constraint(engine, src.text, merged, fence) if anchor == "merge" else None
+    constraint = anchor_constraint(engine, src.text, merged, job.fence) if opts.anchor == "merge" else None
     if on_phase is not None:
         lines = len(src.text.splitlines())
-        on_step = follow_lines(engine, lines, on_step, on_phase)
+        on_step = follow_lines(engine.decode, lines, on_step, on_phase)
 
         def prefilled(done: int, total: int) -> None:
             on_phase("prefill", done, total)
@@ -497,64 +269,67 @@ def apply(
         if hasattr(target, "on_prefill"):
             target.on_prefill = prefilled
     try:
-        result = run(target, job.prompt_ids, drafter, policy, budget, FenceStop(engine, fence),
-                     watch(deadline, timeout, on_step), sampling=decoding, constraint=constraint)
+        return run(target, job.prompt_ids, drafting.drafter, drafting.policy, job.budget,
+                   FenceStop(engine.decode, job.fence), watch(deadline, opts.timeout, on_step), sampling=decoding,
+                   constraint=constraint)
     finally:
         if on_phase is not None and hasattr(target, "on_prefill"):
             target.on_prefill = None
-    output = engine.decode(result.tokens)
-    answer, model_body = "model", None
-    body: str | None = None
+
+
+@dataclass(frozen=True)
+class Answer:
+    """The output that passed the checks (or the merge that replaced a refused one)."""
+
+    output: str  # the model's raw output text
+    body: str  # the new file's text (normalised)
+    model_body: str | None  # the model's file, when one was extracted (the report's regions)
+    by: str  # "model" | "merge"
+    notes: list[str]
+
+
+def checked(job: Job, result: DecodeResult, merged: merge.MergeResult | None, opts: RunOptions) -> Answer:
+    """Extract the model's file and run the output checks; a refusal raises, unless the merge answers."""
+    src, output = job.src, job.engine.decode(result.tokens)
+    model_body: str | None = None
     try:
         if result.stop_reason == "budget":
             raise DecodeError(
-                f"the output reached its budget of {budget:,} tokens before the file ended (truncated); "
+                f"the output reached its budget of {job.budget:,} tokens before the file ended (truncated); "
                 "nothing was written. Raise it with --max-new-tokens"
             )
-        body = model_body = textio.extract_body(output, fence, ended=result.stop_reason == "eos", original=src.text)
-        check_output(src.text, body, allow_markers)
-        notes = check_drops(src.text, body, merged, allow_drops) + check_syntax(src, body, allow_syntax_errors)
-        notes += check_deletion(src.text, body, job.edit, job.kind, allow_deletion)
-        notes += check_answer(src.text, body, job.kind, job.edit, merged, allow_unchanged, allow_mismatch)
+        model_body = textio.extract_body(output, job.fence, ended=result.stop_reason == "eos", original=src.text)
+        notes = checks.check_all(src, model_body, job.edit, job.kind, merged, opts)
     except ApplyEditError as e:
         e.output, e.decode = output, result  # type: ignore[attr-defined]  # what the model wrote, for eval
-        e.rejected = textio.restore(body, src.style, src.text) if body else None  # type: ignore[attr-defined]
+        e.rejected = textio.restore(model_body, src.style, src.text) if model_body else None  # type: ignore[attr-defined]
         refused = isinstance(e, (OutputCheckError, DecodeError))
-        fallen = merge_answer(src, merged) if fallback == "merge" and refused else None
+        fallen = checks.merge_answer(src, merged) if opts.fallback == "merge" and refused else None
         if fallen is None:
             raise
         why = str(e).split("; nothing was written")[0]
-        body, answer, notes = fallen, "merge", [f"answered with the snippet's merge: the model's output was refused ({why})"]
-    if job.implied:
-        notes = [IMPLIED_NOTE, *notes]
-    after = textio.restore(body, src.style, src.text)
+        return Answer(output, fallen, model_body, "merge",
+                      [f"answered with the snippet's merge: the model's output was refused ({why})"])
+    return Answer(output, model_body, model_body, "model", notes)
+
+
+def finish(job: Job, encoding: str, result: DecodeResult, answer: Answer, proposer_name: str,
+           decoding: sampling.Sampling, cold: bool) -> ApplyResult:
+    """The new file in the original's text style, its diff, the summary and the report."""
+    engine, src = job.engine, job.src
+    after = textio.restore(answer.body, src.style, src.text)
     before = src.raw.decode(encoding)
     summary = summarise(result, model=engine.source.name, device=engine.device,
                         dtype=engine.dtype_name, proposer=proposer_name,
                         backend=engine.backend, backend_reason=engine.backend_reason, sampling=decoding)
-    data = region_report(engine, src, model_body if model_body is not None else body, result, summary, cold)
-    data["answer"] = {"by": answer, "notes": notes}
+    data = region_report(engine, src, answer.model_body if answer.model_body is not None else answer.body, result,
+                         summary, cold)
+    notes = [IMPLIED_NOTE, *answer.notes] if job.implied else answer.notes
+    data["answer"] = {"by": answer.by, "notes": notes}
     data["prompt_cache"] = reuse_report(result.prompt_tokens, result.prefilled)  # prompt tokens reused
-    return ApplyResult(job.shown, before, after, unified_diff(before, after, job.shown), job.kind, output,
-                       result, summary, data, tuple(notes), hashlib.sha256(src.raw).hexdigest(), answer)
+    return ApplyResult(job.shown, before, after, unified_diff(before, after, job.shown), job.kind, answer.output,
+                       result, summary, data, tuple(notes), hashlib.sha256(src.raw).hexdigest(), answer.by)
 
-
-def follow_lines(engine: Engine, lines: int, on_step: Callable[[Step, int], None] | None,
-                 on_phase: Callable[[str, int, int], None]) -> Callable[[Step, int], None]:
-    """The per-pass callback that also reports ("decoding", output line reached, `lines` expected)."""
-    newlines = 0
-
-    def step(s: Step, tokens: int) -> None:
-        nonlocal newlines
-        newlines += engine.decode(s.emitted).count("\n")
-        on_phase("decoding", newlines + 1, lines)
-        if on_step is not None:
-            on_step(s, tokens)
-
-    return step
-
-
-# --- anchoring, the merge as the answer, and outputs that only look like success (issue 17) ----------
 
 def anchor_constraint(engine: Engine, original: str, merged: merge.MergeResult | None,
                       fence: str) -> anchoring.Anchor | None:
@@ -564,110 +339,6 @@ def anchor_constraint(engine: Engine, original: str, merged: merge.MergeResult |
     if not found:
         return None
     return anchoring.Anchor(lambda t: spans.token_bytes(engine.tokenizer, [t])[0], engine.encode, found)
-
-
-def merge_answer(src: textio.SourceFile, merged: merge.MergeResult | None) -> str | None:
-    """The merged file as the answer when the merge is unambiguous and parses wherever the original
-    did; None otherwise."""
-    from applyedit import syntax
-
-    if merged is None or not merged.ok or merged.merged is None:
-        return None
-    if syntax.new_errors(src.text, merged.merged, src.language, src.path):
-        return None
-    return merged.merged
-
-
-_COMMENT_ONLY = re.compile(r"\s*(?:#|//|--|;|/\*|\*|<!--)")
-
-
-def new_lines(original: str, edit: str, merged: merge.MergeResult | None) -> list[str]:
-    """The lines an update snippet adds (not in the original; code, not comments or `...`): the merge's
-    hunk lines when it is unambiguous, else every snippet line that is no lazy marker."""
-    have = {" ".join(line.split()) for line in original.split("\n")}
-    lines = [x for h in merged.hunks for x in h.new_lines] if merged is not None and merged.ok else \
-        [x for x in edit.split("\n") if not merge.is_marker(x)]
-    return [x for x in lines if " ".join(x.split()) not in have and x.strip() and x.strip() != "..."
-            and not _COMMENT_ONLY.match(x)]
-
-
-def check_answer(original: str, body: str, kind: str, edit: str, merged: merge.MergeResult | None,
-                 allow_unchanged: bool, allow_mismatch: bool) -> list[str]:
-    """Refuse outputs that only look like success: the original unchanged although the edit changes
-    something (an instruction, or a snippet with new lines), an update snippet's new lines missing,
-    or an output far longer (`LONG_SLACK` lines) than the original plus the snippet."""
-    added = new_lines(original, edit, merged) if kind == "snippet" else []
-    if body.rstrip("\n") == original.rstrip("\n"):
-        changes = kind == "instruction" or bool(added) or (merged is not None and merged.ok and merged.merged != original)
-        if changes:
-            what = "an instruction" if kind == "instruction" else "an update snippet that changes the file"
-            return _refuse(f"the output equals the original although the edit is {what}", allow_unchanged,
-                           "--allow-unchanged")
-        return []
-    if kind != "snippet":
-        return []
-    have = {" ".join(line.split()) for line in body.split("\n")}
-    missing = [x for x in added if " ".join(x.split()) not in have]
-    if missing:
-        return _refuse(f"the output lacks {len(missing)} of the snippet's {len(added)} new lines "
-                       f"(first: {missing[0].strip()!r})", allow_mismatch, "--allow-mismatch")
-    size, old, given = body.count("\n"), original.count("\n"), edit.count("\n")
-    if size > old + given + LONG_SLACK:
-        return _refuse(f"the output has {size} lines, far more than the original ({old}) plus the snippet ({given})",
-                       allow_mismatch, "--allow-mismatch")
-    if merged is not None and merged.ok and merged.merged is not None:
-        return check_merge_agrees(body, merged.merged, allow_mismatch)
-    return []
-
-
-IMPLIED_NOTE = ("the edit has no lazy marker but is a piece of the file (its first and last lines are the file's): "
-                "read as an update snippet that keeps the code before and after it")
-
-
-def check_merge_agrees(body: str, merged: str, allow: bool) -> list[str]:
-    """Refuse an output that differs from the snippet's unambiguous merge. The merger says `ok` only
-    when every hunk has one place (never confidently wrong on the corpus, tests/test_corpus.py), so an
-    output elsewhere is the model straying from the snippet: a line added, kept or moved that the
-    snippet does not show. With `--fallback merge` the merge answers and says so."""
-    ours, theirs = body.rstrip("\n").split("\n"), merged.rstrip("\n").split("\n")
-    if ours == theirs:
-        return []
-    line = next((n for n, (a, b) in enumerate(zip(ours, theirs), 1) if a != b), min(len(ours), len(theirs)) + 1)
-    shown = ours[line - 1].strip() if line <= len(ours) else "the end of the file"
-    return _refuse(f"the output differs from the snippet's unambiguous merge from line {line} "
-                   f"(the output has {shown!r}; {len(ours)} lines against the merge's {len(theirs)})",
-                   allow, "--allow-mismatch")
-
-
-def watch(deadline: float | None, timeout: float | None,
-          on_step: Callable[[Step, int], None] | None) -> Callable[[Step, int], None] | None:
-    """The loop's per-pass callback, raising `RunTimeout` once the deadline has passed."""
-    if deadline is None:
-        return on_step
-    if time.monotonic() > deadline:  # loading the model used it all up
-        raise RunTimeout(f"stopped by --timeout {timeout:g} s before decoding began (loading the model took "
-                         "longer); nothing was written")
-
-    def step(s: Step, tokens: int) -> None:
-        if on_step is not None:
-            on_step(s, tokens)
-        if time.monotonic() > deadline:
-            raise RunTimeout(f"stopped by --timeout {timeout:g} s after {tokens:,} output tokens in "
-                             f"{s.index + 1} passes; nothing was written")
-
-    return step
-
-
-def check_syntax(src: textio.SourceFile, body: str, allow: bool) -> list[str]:
-    """Refuse an output that no longer parses (tree-sitter) when the original did."""
-    from applyedit import syntax
-
-    errors = syntax.new_errors(src.text, body, src.language, src.path)
-    if not errors:
-        return []
-    message = (f"the output no longer parses as {src.language} (syntax errors at line{'s' if len(errors) > 1 else ''} "
-               f"{_ranges(errors)}) while the original did")
-    return _refuse(message, allow, "--allow-syntax-errors")
 
 
 def region_report(engine: Engine, src: textio.SourceFile, body: str, result: DecodeResult,
@@ -684,63 +355,3 @@ def region_report(engine: Engine, src: textio.SourceFile, body: str, result: Dec
     return data
 
 
-def _ranges(numbers: Sequence[int]) -> str:
-    """[3, 4, 5, 9] -> "3-5, 9"."""
-    spans: list[list[int]] = []
-    for n in numbers:
-        if spans and n == spans[-1][1] + 1:
-            spans[-1][1] = n
-        else:
-            spans.append([n, n])
-    return ", ".join(f"{a}-{b}" if a != b else str(a) for a, b in spans)
-
-
-def check_drops(original: str, body: str, merged: merge.MergeResult | None, allow: bool) -> list[str]:
-    """Refuse an output that lost original lines an update snippet left alone (the commonest failure
-    of apply models: code behind a lazy marker silently vanishes). Returns notes for the user."""
-    if merged is None:
-        return []
-    if not merged.ok:
-        return [f"the dropped-code check could not run: the snippet has no unambiguous reading ({merged.reason})"]
-    lost = merge.dropped_lines(original, body, merged)
-    if not lost:
-        return []
-    message = (f"the output dropped {len(lost)} original line{'s' if len(lost) > 1 else ''} that the snippet left "
-               f"alone (original lines {_ranges(lost)})")
-    return _refuse(message, allow, "--allow-drops")
-
-
-def _refuse(message: str, allow: bool, flag: str) -> list[str]:
-    """A failed output check: a note for the user when `flag` allows it, else the refusal (exit 3)."""
-    if allow:
-        return [f"{message}; accepted ({flag})"]
-    raise OutputCheckError(f"{message}; nothing was written ({flag} to accept it)")
-
-
-def check_output(original: str, body: str, allow_markers: bool) -> None:
-    """Refuse outputs that would damage the file: emptied, or lazy markers the original did not have."""
-    if original.strip() and not body.strip():
-        raise OutputCheckError("the model returned an empty file for a non-empty original; nothing was written")
-    if allow_markers:
-        return
-    known = {line.strip() for line in original.split("\n")}
-    for n, line in enumerate(body.split("\n"), 1):
-        if merge.is_marker(line) and line.strip() not in known:
-            raise OutputCheckError(
-                f"the output still holds a lazy marker at line {n} ({line.strip()!r}); nothing was written "
-                "(--allow-markers to accept it)"
-            )
-
-
-def check_deletion(original: str, body: str, edit: str, kind: str, allow: bool) -> list[str]:
-    """Refuse an instruction edit whose output lost most of the file (a model talked into returning one
-    line) unless the instruction asks to delete something. Snippets have the dropped-code check."""
-    if kind != "instruction" or ASKS_TO_DELETE.search(edit):
-        return []
-    before = sum(1 for line in original.split("\n") if line.strip())
-    after = sum(1 for line in body.split("\n") if line.strip())
-    if before - after < DELETION_MIN_LINES or after >= before * DELETION_SHARE:
-        return []
-    message = (f"the output kept {after} of the original's {before} non-blank lines, and the instruction does not "
-               "ask to delete anything")
-    return _refuse(message, allow, "--allow-deletion")

@@ -12,7 +12,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import socket
 import urllib.error
 import urllib.request
 from dataclasses import dataclass, field, fields
@@ -21,8 +20,15 @@ from typing import Any
 
 from applyedit import textio
 from applyedit.diff import diff_path, unified_diff
-from applyedit.errors import (ApplyEditError, DecodeError, InputError, ModelError, OutputCheckError, RunTimeout,
-                              UsageError)
+from applyedit.errors import (
+    ApplyEditError,
+    DecodeError,
+    InputError,
+    ModelError,
+    OutputCheckError,
+    RunTimeout,
+    UsageError,
+)
 from applyedit.stats import Summary
 
 ENV = "APPLYEDIT_SERVER"  # the server's URL when --server is not given
@@ -121,7 +127,7 @@ def post(url: str, route: str, body: dict[str, Any], token: str | None, timeout:
             code = error.get("exit_code")
             cls = OutputCheckError if code == 3 else InputError if code == 1 else ServerError
         raise cls(f"server: {error['message']}") from None
-    except (urllib.error.URLError, ConnectionError, socket.timeout, TimeoutError) as e:
+    except (urllib.error.URLError, ConnectionError, TimeoutError) as e:
         reason = getattr(e, "reason", e)
         raise ServerError(f"cannot reach the applyedit server at {url} ({reason}); nothing was run or written "
                           f"(start one with `applyedit serve`, or drop --server / {ENV} to run locally)") from None

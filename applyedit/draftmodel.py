@@ -18,8 +18,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from applyedit.backend import TargetModel
-from applyedit.costmodel import CostCurve
+from applyedit.models.backend import TargetModel
+from applyedit.models.costmodel import CostCurve
 from applyedit.policy import Alignment, acceptance_ema, draft_k
 from applyedit.proposers import COPY, MODEL, CopyProposer, Draft, Drafter, common_prefix
 from applyedit.sampling import Sampling, warp

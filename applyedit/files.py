@@ -1,6 +1,8 @@
-"""Writing the user's files without ever damaging them.
+"""Writing files without ever damaging them: the one writer of files (temp file, fsync, rename).
 
-Owns the writes to paths the user names (FILE with `--in-place`, `--output`, `FILE.orig`, `--report-json`,
+Owns every write that replaces a file or a folder: `write_atomic` for bytes, `replacing` for what is
+built in place (the model store's assembled, converted and fast-load files and folders, which stay whole
+or absent). Owns the writes to paths the user names (FILE with `--in-place`, `--output`, `FILE.orig`, `--report-json`,
 `--reject-file`; the default `FILE.rej` is refusal.py's exclusive create):
 the refusals made before any work (a read-only file or directory, a hard-linked target, a symlink
 where none may be followed, two roles on one file), the atomic write (a recognisably named temp file
@@ -20,6 +22,7 @@ import errno
 import hashlib
 import os
 import re
+import shutil
 import signal
 import stat
 import tempfile
@@ -81,8 +84,8 @@ def check_writable(target: Path, *, what: str = "", follow: bool = True) -> Path
             raise InputError(f"{name} is read-only; nothing was run")
         if st.st_nlink > 1:
             raise InputError(f"{name} has {st.st_nlink} hard links; replacing it would leave the other names "
-                             "with the old text, so applyedit refuses (write the new text to another path and copy it over); "
-                             "nothing was run")
+                             "with the old text, so applyedit refuses (write the new text to another path and copy it "
+                             "over); nothing was run")
     if not directory.is_dir():
         raise InputError(f"{directory}: no such directory; nothing was run")
     if not (directory.stat().st_mode & 0o222 and os.access(directory, os.W_OK)):
@@ -129,8 +132,8 @@ def _committing(written: list[Path]) -> Iterator[None]:
         _let_signals_in()
         for sig, handler in old.items():
             signal.signal(sig, signal.SIG_DFL if handler is None else handler)
-        for sig in set(caught) - {signal.SIGINT}:
-            os.kill(os.getpid(), sig)
+        for number in set(caught) - {signal.SIGINT}:
+            os.kill(os.getpid(), number)
         if signal.SIGINT in caught:
             raise WriteInterrupted(list(written))
 
@@ -142,7 +145,7 @@ def _let_signals_in() -> None:
 def clean_stale_temps(directory: Path) -> list[Path]:
     """Remove the temp files of applyedit runs that died mid-write (SIGKILL, power loss) in `directory`:
     named `.NAME.applyedit-PID-XXXXXXXX.tmp`, of a process that no longer runs. Returns those removed."""
-    removed = []
+    removed: list[Path] = []
     try:
         names = os.listdir(directory)
     except OSError:
@@ -214,6 +217,44 @@ def write_atomic(target: Path, data: bytes, mode_from: Path | None = None, *, fo
     finally:
         if os.path.lexists(tmp):
             os.unlink(tmp)
+
+
+@contextlib.contextmanager
+def replacing(target: Path, *, directory: bool = False) -> Iterator[Path]:
+    """A temp sibling of `target` to build (an empty file, or an empty folder when `directory`); when
+    the block ends without an error it is fsynced and renamed over `target` (a folder replaces the old
+    one), then the parent folder is fsynced. On an error it is removed: `target` stays as it was."""
+    parent = target.parent if str(target.parent) else Path(".")
+    parent.mkdir(parents=True, exist_ok=True)
+    prefix = f".{target.name}{TEMP_TAG}{os.getpid()}-"
+    if directory:
+        tmp = Path(tempfile.mkdtemp(dir=parent, prefix=prefix, suffix=".tmp"))
+    else:
+        fd, name = tempfile.mkstemp(dir=parent, prefix=prefix, suffix=".tmp")
+        os.close(fd)
+        tmp = Path(name)
+    try:
+        yield tmp
+        for path in (tmp.iterdir() if directory else [tmp]):
+            if path.is_file():
+                _fsync_file(path)
+        if directory and target.exists():
+            shutil.rmtree(target)
+        os.replace(tmp, target)
+        _fsync_directory(parent)
+    finally:
+        if directory:
+            shutil.rmtree(tmp, ignore_errors=True)
+        elif os.path.lexists(tmp):
+            os.unlink(tmp)
+
+
+def _fsync_file(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
 
 
 def _copy_metadata(fd: int, target: Path, mode_from: Path | None) -> None:

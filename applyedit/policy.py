@@ -23,7 +23,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from applyedit.costmodel import CostCurve, prior
+from applyedit.models.costmodel import CostCurve, prior
+from applyedit.options import DEFAULT_K
 from applyedit.proposers import COPY, MODEL, Drafter
 
 ALIGNED, IN_EDIT = "aligned", "in-edit"
@@ -128,7 +129,7 @@ class AdaptiveK:
     """Region-aware K: large while aligned with the original, 0 inside edits (see module docstring)."""
 
     cost: CostCurve = field(default_factory=prior)
-    k_max: int = 64  # the cap (--k)
+    k_max: int = DEFAULT_K  # the cap (--k)
     k_probe: int = 8  # first draft after re-aligning
     support_min: int = SUPPORT_MIN  # copy support that makes a probe inside an edit (see `Alignment`)
     alpha: float = 0.9  # per-token acceptance estimate while aligned

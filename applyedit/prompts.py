@@ -11,7 +11,7 @@ import string
 from dataclasses import dataclass
 from pathlib import Path
 
-from applyedit import merge
+from applyedit.markers import is_marker
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,7 +43,7 @@ def render(name: str, **values: str) -> str:
 
 def edit_kind(edit: str) -> str:
     """An edit with at least one lazy-marker line is an update snippet; anything else an instruction."""
-    return "snippet" if any(merge.is_marker(line) for line in edit.split("\n")) else "instruction"
+    return "snippet" if any(is_marker(line) for line in edit.split("\n")) else "instruction"
 
 
 def build(path: str, language: str, source: str, edit: str, fence: str, kind: str | None = None) -> Prompt:

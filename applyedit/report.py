@@ -26,7 +26,7 @@ from applyedit.regions import Region
 from applyedit.stats import Profile, RegionStats, Summary
 
 if TYPE_CHECKING:
-    from applyedit.benchrecord import CaseSummary, MethodSummary
+    from applyedit.tools.benchrecord import CaseSummary, MethodSummary
 
 __all__ = ["bench_markdown", "brief_lines", "legend", "render_bench", "render_eval", "render_table", "report_data"]
 

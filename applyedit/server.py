@@ -4,10 +4,10 @@ Owns the HTTP surface (FastAPI on uvicorn): `POST /v1/apply` (JSON {path, conten
 {after, diff, report, notes}), `POST /v1/chat/completions` (OpenAI-compatible: a user message with
 `<instruction>`, `<code>` and `<update>` tags, answered with the merged file; `stream` sends it as
 server-sent events), `GET /v1/models`, `GET /health`; the guard in front (body size limit, bearer
-token), the one worker that runs requests one at a time in arrival order from a bounded queue
-(full: 503), per-request timeouts and cancelling a run whose client went away (between verify
-passes). Every run is `api.apply` on a private temporary copy of the posted content, so the checks
-and refusals are the CLI's; errors carry the CLI's exit code. The prompt cache lives on the model
+token), the mapping of errors to HTTP statuses (they carry the CLI's exit code), and cancelling a
+run whose client went away. The runs themselves are the worker's (worker.py: one at a time, in
+arrival order, from a bounded queue, each `api.apply` on a private temporary copy of the posted
+content), so the checks and refusals are the CLI's. The prompt cache lives on the model
 (promptcache.py). Reads and writes no user file: the CLI does (client.py).
 """
 
@@ -16,35 +16,24 @@ import hmac
 import ipaddress
 import json
 import logging
-import queue
 import re
-import tempfile
-import threading
 import time
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from pathlib import Path, PurePosixPath
+from dataclasses import dataclass
+from pathlib import PurePosixPath
 from typing import Any
 
-from applyedit.errors import ApplyEditError, DecodeError, InputError, OutputCheckError, RunTimeout, UsageError
+from applyedit.errors import ApplyEditError, InputError, OutputCheckError, RunTimeout, UsageError
+from applyedit.worker import Busy, Cancelled, Job, Worker
 
 logger = logging.getLogger(__name__)
 
 API_MODEL = "applyedit"  # the model id every client may use (the loaded model's own name works too)
 # Options a request may set (the CLI's flags of the same names); anything else is refused.
 OPTIONS = ("proposer", "k", "k_policy", "max_new_tokens", "language", "allow_markers", "allow_drops",
-           "allow_syntax_errors", "allow_deletion", "allow_unchanged", "allow_mismatch", "anchor", "fallback", "timeout", "temperature", "top_p", "seed", "draft_k")
-
-
-class Cancelled(DecodeError):
-    """The client closed its connection; the run stopped between verify passes (nothing returned)."""
-
-
-class Busy(ApplyEditError):
-    """The queue is full (HTTP 503)."""
-
-    exit_code = 2
+           "allow_syntax_errors", "allow_deletion", "allow_unchanged", "allow_mismatch", "anchor", "fallback",
+           "timeout", "temperature", "top_p", "seed", "draft_k")
 
 
 @dataclass(frozen=True)
@@ -105,96 +94,6 @@ def clean_path(path: str) -> str:
     if not p.parts or p.parts == (".",) or path.endswith("/"):
         raise InputError(f"path {path!r} names no file")
     return str(p)
-
-
-@dataclass
-class Job:
-    path: str
-    content: str
-    edit: str
-    options: dict[str, Any]
-    deadline: float | None  # time.monotonic(); from arrival
-    loop: asyncio.AbstractEventLoop
-    future: asyncio.Future[Any]
-    cancel: threading.Event = field(default_factory=threading.Event)
-
-
-class Worker:
-    """Runs jobs one at a time in arrival order on its own thread; the queue is bounded."""
-
-    def __init__(self, engine: Any, size: int) -> None:
-        self.engine = engine
-        self.jobs: queue.Queue[Job | None] = queue.Queue(maxsize=max(1, size))
-        self.size = size
-        self.running: Job | None = None
-        self.served = 0
-        self.cancelled = 0  # runs stopped because their client went away
-        self.lock = threading.Lock()
-        self.thread = threading.Thread(target=self._loop, name="applyedit-worker", daemon=True)
-        self.thread.start()
-
-    def submit(self, job: Job) -> None:
-        with self.lock:  # one waiting slot is kept for the running job's successor when size is 0
-            if self.size == 0 and (self.running is not None or not self.jobs.empty()):
-                raise Busy("the server is busy (queue of 0): try again when the running request ends")
-            try:
-                self.jobs.put_nowait(job)
-            except queue.Full:
-                raise Busy(f"the server is busy ({self.size} requests already waiting): try again later") from None
-
-    def stop(self) -> None:
-        self.jobs.put(None)
-
-    def _loop(self) -> None:
-        while True:
-            job = self.jobs.get()
-            if job is None:
-                return
-            with self.lock:
-                self.running = job
-            try:
-                outcome: Any = self._run(job)
-            except BaseException as e:  # handed to the request's coroutine, never lost
-                outcome = e
-                self.cancelled += isinstance(e, Cancelled)
-            finally:
-                with self.lock:
-                    self.running = None
-                self.served += 1
-            job.loop.call_soon_threadsafe(_settle, job.future, outcome)
-
-    def _run(self, job: Job) -> Any:
-        from applyedit import api
-
-        if job.cancel.is_set():
-            raise Cancelled("the client closed the connection before its run began")
-        options = dict(job.options)
-        timeout = options.pop("timeout", None)
-        if job.deadline is not None:
-            left = job.deadline - time.monotonic()
-            if left <= 0:
-                raise RunTimeout("stopped by its timeout while waiting in the queue; nothing was run")
-            timeout = left
-
-        def step(s: Any, tokens: int) -> None:
-            if job.cancel.is_set():
-                raise Cancelled(f"the client closed the connection; stopped after {s.index + 1} passes")
-
-        with tempfile.TemporaryDirectory(prefix="applyedit-serve-") as tmp:
-            root = Path(tmp)
-            target = root / job.path
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(job.content.encode("utf-8"))
-            return api.apply(target, job.edit, engine=self.engine, cwd=root, timeout=timeout, on_step=step, **options)
-
-
-def _settle(future: asyncio.Future[Any], outcome: Any) -> None:
-    if future.done():
-        return
-    if isinstance(outcome, BaseException):
-        future.set_exception(outcome)
-    else:
-        future.set_result(outcome)
 
 
 DRAIN = 64 << 20  # bytes of an oversized body read and dropped before the 413 (then the connection closes)
@@ -295,7 +194,7 @@ def create_app(engine: Any, settings: Settings, cache: Any = None) -> Any:
     """The ASGI app around a loaded `api.Engine` (its model gets `cache`, a PromptCache, when given)."""
     from fastapi import FastAPI, Request
     from fastapi.exceptions import RequestValidationError
-    from fastapi.responses import JSONResponse, StreamingResponse
+    from fastapi.responses import JSONResponse
     from pydantic import BaseModel, ConfigDict, Field
     from starlette.exceptions import HTTPException
 
@@ -376,12 +275,6 @@ def create_app(engine: Any, settings: Settings, cache: Any = None) -> Any:
                 job.cancel.set()  # the worker stops between verify passes; the answer goes nowhere
         return job.future.result()
 
-    def answer(result: Any) -> dict[str, Any]:
-        summary = result.summary.to_dict()
-        return {"path": result.path, "after": result.after, "diff": result.diff, "changed": result.changed,
-                "kind": result.kind, "answer": result.answer, "notes": list(result.notes), "summary": summary,
-                "report": result.report, "tokens": result.decode.tokens}
-
     @app.get("/health")
     async def health() -> dict[str, Any]:
         return {"status": "ok", "model": engine.source.name, "backend": engine.backend, "device": engine.device,
@@ -399,12 +292,13 @@ def create_app(engine: Any, settings: Settings, cache: Any = None) -> Any:
         options = body.options.model_dump(exclude_none=True)
         timeout = options.pop("timeout", None)
         result = await run(request, body.path, body.content, body.edit, options, timeout)
-        return answer(result)
+        return _answer(result)
 
     @app.post("/v1/chat/completions", response_model=None)
     async def chat(request: Request, body: ChatRequest) -> Any:
         if body.model not in names:
-            return JSONResponse(error_body(f"unknown model {body.model!r}; this server serves {', '.join(sorted(names))}",
+            served = ", ".join(sorted(names))
+            return JSONResponse(error_body(f"unknown model {body.model!r}; this server serves {served}",
                                            "invalid_request_error", 1, "model_not_found"), 404)
         code, edit, tagged = parse_chat(body.messages)
         path = body.path or tagged or "file"  # no extension: plain text, no syntax check
@@ -415,33 +309,47 @@ def create_app(engine: Any, settings: Settings, cache: Any = None) -> Any:
         if body.max_completion_tokens or body.max_tokens:
             options["max_new_tokens"] = body.max_completion_tokens or body.max_tokens
         result = await run(request, path, code, edit, options, body.timeout)
-        ident, created = f"chatcmpl-{uuid.uuid4().hex[:24]}", int(time.time())
-        usage = {"prompt_tokens": result.summary.prompt_tokens, "completion_tokens": result.summary.tokens,
-                 "total_tokens": result.summary.prompt_tokens + result.summary.tokens}
-        extra = {"applyedit": {"diff": result.diff, "notes": list(result.notes),
-                               "prompt_cache": result.report.get("prompt_cache")}}
-        if not body.stream:
-            return {"id": ident, "object": "chat.completion", "created": created, "model": body.model,
-                    "choices": [{"index": 0, "message": {"role": "assistant", "content": result.after},
-                                 "finish_reason": "stop", "logprobs": None}], "usage": usage, **extra}
-
-        def chunk(delta: dict[str, Any], finish: str | None) -> str:
-            data = {"id": ident, "object": "chat.completion.chunk", "created": created, "model": body.model,
-                    "choices": [{"index": 0, "delta": delta, "finish_reason": finish, "logprobs": None}]}
-            return f"data: {json.dumps(data)}\n\n"
-
-        def events() -> Any:  # the checked file, a line per event; the run is over before the first
-            yield chunk({"role": "assistant", "content": ""}, None)
-            for line in result.after.splitlines(keepends=True):
-                yield chunk({"content": line}, None)
-            yield chunk({}, "stop")
-            yield "data: [DONE]\n\n"
-
-        return StreamingResponse(events(), media_type="text/event-stream")
+        return _chat_response(body.model, body.stream, result)
 
     app.state.worker = worker
     app.state.cache = cache
     return Guard(app, settings)
+
+
+def _answer(result: Any) -> dict[str, Any]:
+    summary = result.summary.to_dict()
+    return {"path": result.path, "after": result.after, "diff": result.diff, "changed": result.changed,
+            "kind": result.kind, "answer": result.answer, "notes": list(result.notes), "summary": summary,
+            "report": result.report, "tokens": result.decode.tokens}
+
+
+def _chat_response(model: str, stream: bool, result: Any) -> Any:
+    """A chat completion answering with the checked file: whole, or as server-sent events."""
+    from fastapi.responses import StreamingResponse
+
+    ident, created = f"chatcmpl-{uuid.uuid4().hex[:24]}", int(time.time())
+    usage = {"prompt_tokens": result.summary.prompt_tokens, "completion_tokens": result.summary.tokens,
+             "total_tokens": result.summary.prompt_tokens + result.summary.tokens}
+    extra = {"applyedit": {"diff": result.diff, "notes": list(result.notes),
+                           "prompt_cache": result.report.get("prompt_cache")}}
+    if not stream:
+        return {"id": ident, "object": "chat.completion", "created": created, "model": model,
+                "choices": [{"index": 0, "message": {"role": "assistant", "content": result.after},
+                             "finish_reason": "stop", "logprobs": None}], "usage": usage, **extra}
+
+    def chunk(delta: dict[str, Any], finish: str | None) -> str:
+        data = {"id": ident, "object": "chat.completion.chunk", "created": created, "model": model,
+                "choices": [{"index": 0, "delta": delta, "finish_reason": finish, "logprobs": None}]}
+        return f"data: {json.dumps(data)}\n\n"
+
+    def events() -> Any:  # the checked file, a line per event; the run is over before the first
+        yield chunk({"role": "assistant", "content": ""}, None)
+        for line in result.after.splitlines(keepends=True):
+            yield chunk({"content": line}, None)
+        yield chunk({}, "stop")
+        yield "data: [DONE]\n\n"
+
+    return StreamingResponse(events(), media_type="text/event-stream")
 
 
 def serve(engine: Any, settings: Settings, cache: Any = None, log: Callable[[str], None] = print,

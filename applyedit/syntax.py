@@ -13,27 +13,13 @@ from dataclasses import dataclass
 
 import tree_sitter
 
+from applyedit.languages import ALIASES, GRAMMARS
+
 __all__ = [
     "LANGUAGES", "Definition", "definitions", "enclosing", "label", "parse_errors", "supported",
-    "top_level_boundaries",
 ]
 
-_GRAMMARS = {  # language name -> (module, function returning the grammar); packages pinned in pyproject
-    "python": ("tree_sitter_python", "language"), "javascript": ("tree_sitter_javascript", "language"),
-    "typescript": ("tree_sitter_typescript", "language_typescript"),
-    "tsx": ("tree_sitter_typescript", "language_tsx"), "go": ("tree_sitter_go", "language"),
-    "rust": ("tree_sitter_rust", "language"), "java": ("tree_sitter_java", "language"),
-    "c": ("tree_sitter_c", "language"), "cpp": ("tree_sitter_cpp", "language"),
-    "csharp": ("tree_sitter_c_sharp", "language"), "ruby": ("tree_sitter_ruby", "language"),
-    "bash": ("tree_sitter_bash", "language"), "json": ("tree_sitter_json", "language"),
-    "yaml": ("tree_sitter_yaml", "language"), "toml": ("tree_sitter_toml", "language"),
-    "css": ("tree_sitter_css", "language"), "html": ("tree_sitter_html", "language"),
-    "markdown": ("tree_sitter_markdown", "language"),
-}
-LANGUAGES: frozenset[str] = frozenset(_GRAMMARS)
-_ALIASES = {"py": "python", "js": "javascript", "jsx": "javascript", "ts": "typescript", "golang": "go",
-            "rs": "rust", "c++": "cpp", "cs": "csharp", "c#": "csharp", "rb": "ruby", "sh": "bash",
-            "shell": "bash", "yml": "yaml", "md": "markdown"}
+LANGUAGES: frozenset[str] = frozenset(GRAMMARS)  # the names with a grammar (languages.py)
 
 
 def _table(spec: str) -> dict[str, tuple[str, str]]:
@@ -95,15 +81,15 @@ class Definition:
 
 
 def _canonical(language: str, path: _Path = None) -> str:
-    name = _ALIASES.get(language.lower(), language.lower())
+    name = ALIASES.get(language.lower(), language.lower())
     if name == "typescript" and path is not None and os.fspath(path).lower().endswith(".tsx"):
         return "tsx"
     return name
 
 
 def _parser(name: str) -> tree_sitter.Parser | None:
-    if name in _GRAMMARS and name not in _parsers:
-        module, function = _GRAMMARS[name]
+    if name in GRAMMARS and name not in _parsers:
+        module, function = GRAMMARS[name]
         try:
             grammar = getattr(importlib.import_module(module), function)()
             _parsers[name] = tree_sitter.Parser(tree_sitter.Language(grammar))
@@ -113,7 +99,7 @@ def _parser(name: str) -> tree_sitter.Parser | None:
 
 
 def supported(language: str) -> bool:
-    """Whether `language` (a name from textio.LANGUAGES, or an alias) has a usable grammar."""
+    """Whether `language` (a name from the languages table, or an alias) has a usable grammar."""
     return _parser(_canonical(language)) is not None
 
 
@@ -257,9 +243,3 @@ def enclosing(defs: list[Definition], line: int) -> tuple[Definition, ...]:
 def label(chain: tuple[Definition, ...]) -> str:
     """`class Rule › def __init__`, `impl Parser › fn parse`, `func main`; "" for top level."""
     return " › ".join(f"{d.keyword or d.kind} {d.name}" for d in chain)
-
-
-def top_level_boundaries(text: str, language: str, path: _Path = None) -> list[int] | None:
-    """1-based first lines of the top-level definitions, ascending; None without a grammar."""
-    defs = definitions(text, language, path)
-    return None if defs is None else sorted({d.start_line for d in defs if d.parent is None})

@@ -5,8 +5,9 @@ result gets the original's BOM and final-newline state back, each unchanged line
 and each new line the majority's. Reading is guarded: FILE must be a regular file, an edit may also
 be a stream (stdin, a FIFO, a process substitution), and both are capped at `MAX_INPUT_BYTES`, so a
 device or an endless stream is refused instead of read until memory runs out. Also owns fences (one
-longer than any backtick run in the inputs), taking an edit out of a chat reply, and extracting the
-file body from the model's output. Knows nothing of tokens or the model.
+longer than any backtick run in the inputs), taking an edit out of a chat reply, extracting the file
+body from the model's output, and a file's language (languages.py's table). Knows nothing of tokens or
+the model.
 """
 
 from __future__ import annotations
@@ -20,18 +21,12 @@ from pathlib import Path
 from typing import BinaryIO
 
 from applyedit.errors import DecodeError, InputError
+from applyedit.languages import BY_EXTENSION
+from applyedit.markers import is_marker
 
 BOM = "\ufeff"
 MAX_INPUT_BYTES = 8 * 1024 * 1024  # far past any model context; stops /dev/zero and endless streams
 
-LANGUAGES = {  # extension -> (language name for prompts and fences, fence info string)
-    ".py": "python", ".pyi": "python", ".js": "javascript", ".mjs": "javascript", ".cjs": "javascript",
-    ".jsx": "javascript", ".ts": "typescript", ".tsx": "typescript", ".go": "go", ".rs": "rust",
-    ".java": "java", ".c": "c", ".h": "c", ".cc": "cpp", ".cpp": "cpp", ".cxx": "cpp", ".hpp": "cpp",
-    ".hh": "cpp", ".cs": "csharp", ".rb": "ruby", ".php": "php", ".kt": "kotlin", ".swift": "swift",
-    ".scala": "scala", ".sh": "bash", ".bash": "bash", ".lua": "lua", ".sql": "sql", ".md": "markdown",
-    ".html": "html", ".css": "css", ".json": "json", ".yaml": "yaml", ".yml": "yaml", ".toml": "toml",
-}
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,8 +36,8 @@ class TextStyle:
     newline: str = "\n"  # "\n" or "\r\n": the majority style, given to new lines on write
     bom: bool = False
     final_newline: bool = True  # False when a non-empty file does not end with a newline
-    mixed: bool = False  # both styles were present
-    endings: tuple[str, ...] = ()  # when mixed: each original line's own ending, kept on unchanged lines
+    # When both styles were present: each original line's own ending, kept on unchanged lines.
+    endings: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,7 +52,7 @@ class SourceFile:
 def language_for(path: Path, override: str | None = None) -> str:
     if override:
         return override.lower()
-    return LANGUAGES.get(path.suffix.lower(), path.suffix.lstrip(".").lower() or "text")
+    return BY_EXTENSION.get(path.suffix.lower(), path.suffix.lstrip(".").lower() or "text")
 
 
 def decode_text(raw: bytes, what: str, encoding: str = "utf-8") -> str:
@@ -86,7 +81,7 @@ def normalise(text: str) -> tuple[str, TextStyle]:
     endings = tuple(re.findall(r"\r?\n", text)) if mixed else ()
     text = text.replace("\r\n", "\n")
     final = text == "" or text.endswith("\n")
-    return text, TextStyle(newline=newline, bom=bom, final_newline=final, mixed=mixed, endings=endings)
+    return text, TextStyle(newline=newline, bom=bom, final_newline=final, endings=endings)
 
 
 def restore(text: str, style: TextStyle, original: str = "") -> str:
@@ -111,7 +106,7 @@ def _mixed_endings(text: str, original: str, style: TextStyle) -> str:
         for n in range(size):
             if j + n < len(ends) and i + n < len(style.endings):
                 ends[j + n] = style.endings[i + n]
-    return "".join(line + end for line, end in zip(new, ends)) + new[-1]
+    return "".join(line + end for line, end in zip(new, ends, strict=False)) + new[-1]
 
 
 def _kind(mode: int) -> str:
@@ -185,7 +180,6 @@ def extract_edit(text: str, language: str = "") -> str:
     unwrapped: in an instruction with a code block ("Write this module: ```...```") the prose is
     the instruction and must stay. Several blocks, or none, leave the text as it is.
     """
-    from applyedit.merge import is_marker  # the one definition of a lazy marker
 
     text, _ = normalise(text)
     lines = text.split("\n")

@@ -16,9 +16,11 @@ from typing import Any
 
 import torch
 
-from applyedit import api, modelstore
-from applyedit.backend import context_length, pick_dtype, use_cpu_kernels
-from applyedit.costmodel import CostCurve, prior
+from applyedit import api
+from applyedit.models import modelstore
+from applyedit.models.backend import context_length, pick_dtype
+from applyedit.models.costmodel import CostCurve, prior
+from applyedit.models.kernels import use_cpu_kernels
 from applyedit.policy import AdaptiveK, FixedK, KPolicy
 from applyedit.proposers import Draft, Source
 
@@ -33,6 +35,12 @@ class ScriptedModel:
         self.num_forwards = 0
         self._len = 0
         self._base: int | None = None  # cache length when decoding began (prompt minus its last token)
+
+    kernels = ""  # no matmul kernels to choose (the engine keys cost curves by them)
+
+    @property
+    def vocab_size(self) -> int:
+        return self.vocab
 
     def reset(self) -> None:
         self._len, self._base = 0, None

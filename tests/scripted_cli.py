@@ -16,15 +16,16 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from applyedit import api, cli, modelstore  # noqa: E402
-from applyedit.backend import TorchModel, load_tokenizer  # noqa: E402
+from applyedit import api, cli  # noqa: E402
+from applyedit.models import modelstore  # noqa: E402
+from applyedit.models.backend import TorchModel, load_tokenizer  # noqa: E402
 from fakes import ScriptedModel, scripted_engine  # noqa: E402
 
 
 def main() -> None:
     text, delay = Path(sys.argv[1]).read_text(), float(sys.argv[2])
     args = sys.argv[4:] if sys.argv[3] == "--" else sys.argv[3:]
-    path = modelstore.prepare(modelstore.resolve(None))
+    path = modelstore.prepare_tokenizer(modelstore.resolve(None))  # the tokenizer only: no weights
     engine = scripted_engine((path, load_tokenizer(path)), text)
     scripted: ScriptedModel = engine._model
 

@@ -16,7 +16,7 @@ import pytest
 
 from applyedit import merge
 from applyedit.anchor import Anchor, Stretch, stretches
-from applyedit.backend import TorchModel
+from applyedit.models.backend import TorchModel
 from applyedit.decode import run
 from applyedit.policy import AdaptiveK, FixedK
 from applyedit.proposers import CopyProposer, NullProposer, Source

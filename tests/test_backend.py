@@ -13,9 +13,10 @@ import pytest
 import torch
 from transformers import Qwen2Config, Qwen2ForCausalLM
 
-from applyedit.backend import CPU_LAYOUT, TorchModel, load_cpu_weights, use_cpu_kernels
+from applyedit.models.backend import TorchModel
+from applyedit.models.kernels import CPU_LAYOUT, load_cpu_weights, use_cpu_kernels
 from applyedit.errors import ModelError
-from applyedit.modelstore import cpu_weights_file
+from applyedit.models.modelstore import cpu_weights_file
 
 IDS = [5, 17, 3, 99, 42, 7, 7, 250, 0, 64]
 
@@ -124,7 +125,7 @@ def test_cpu_kernels_compute_what_plain_linear_layers_compute(home: Path, tok: A
     torch.testing.assert_close(logits(loaded), expected, rtol=1e-4, atol=1e-5)
     fallback = Qwen2ForCausalLM.from_pretrained(path, dtype=torch.float32).eval()
     transposed = TorchModel(model=fallback, eos_ids=frozenset(), kernels="mkl")
-    from applyedit.backend import transpose_linear_weights
+    from applyedit.models.kernels import transpose_linear_weights
 
     transpose_linear_weights(fallback)
     ptrs = [m.weight.data_ptr() for m in fallback.modules() if isinstance(m, torch.nn.Linear)]
@@ -152,7 +153,7 @@ def test_padded_prompt_chunks_leave_the_cache_and_logits_as_without(home: Path, 
     """A prompt chunk of PAD_MIN rows or more is padded to a multiple of PAD_ROWS and the padding
     cropped: the cache holds exactly the real tokens, and the logits (of the prompt's last tokens and
     of the next pass) are those of the model over the real tokens alone."""
-    import applyedit.backend as backend
+    import applyedit.models.backend as backend
 
     path = save_tiny(home / "model", tied=False)
     model = TorchModel.load(path, "cpu", torch.float32, tok)

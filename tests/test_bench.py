@@ -12,12 +12,13 @@ from typing import Any
 
 import pytest
 import torch
-
-from applyedit import api, bench
-from applyedit.benchrecord import BenchRecord, CaseRecord, CaseSummary, Run, summarise_target
-from applyedit.backend import PREFILL_CHUNK, TorchModel
-from applyedit.errors import InputError
 from fakes import VOCAB, prompt_for, reference, scripted_engine, tiny_model
+
+from applyedit import api
+from applyedit.errors import InputError
+from applyedit.models.backend import PREFILL_CHUNK, TorchModel
+from applyedit.tools import bench
+from applyedit.tools.benchrecord import BenchRecord, CaseRecord, CaseSummary, Run, summarise_target
 
 FIXTURES = Path(__file__).parent.parent / "fixtures"
 CASE = FIXTURES / "py_change_constant_instr"
@@ -150,7 +151,7 @@ TINY = {"num_hidden_layers": 1, "hidden_size": 64, "intermediate_size": 128, "nu
 def test_break_it_and_replay_of_the_pass_pattern(tokenizer: tuple[Path, Any], tmp_path: Path) -> None:
     """Break-it mode drafts from an unrelated file: same output, far fewer tokens per pass. The saved
     pass pattern replays on a random model of the saved architecture (shrunk here) pass for pass."""
-    from applyedit import replay
+    from applyedit.tools import replay
 
     unrelated = tmp_path / "unrelated.txt"
     unrelated.write_text((FIXTURES / "rs_add_match_arm_snippet" / "before.rs").read_text())
@@ -387,8 +388,8 @@ def test_filtered_calls_add_up_in_one_record(tokenizer: tuple[Path, Any], tmp_pa
 def test_committed_bench_records_load_and_render() -> None:
     """Records saved by earlier versions (fewer fields: no agreement, no drafter columns) load into the
     typed records, re-render and write back the same JSON keys they were read from."""
-    from applyedit.chart import load_report
     from applyedit.report import bench_markdown, render_bench
+    from applyedit.tools.chart import load_report
 
     docs = Path(__file__).parent.parent / "docs" / "bench"
     for name in ("issue4-rewrite-median3-cpu-fp32.json", "issue8-hybrid-inventory-onednn-cpu-fp32.json"):

@@ -29,6 +29,23 @@ def test_help_has_examples(work: Path) -> None:
     assert sub.returncode == 0 and b"git apply" in sub.stdout and b"--proposer" in sub.stdout
 
 
+def test_help_lists_the_choices(work: Path) -> None:
+    """Options that take one of a few values name them in --help."""
+    sub = cli("apply", "--help", cwd=work)
+    for listed in (b"<copy|copy-original|none|draft|hybrid>", b"<adaptive|fixed>", b"<merge|none>",
+                   b"<auto|torch|llamacpp>"):
+        assert listed in sub.stdout
+
+
+@pytest.mark.parametrize("args", [["--version"], ["f.py", "--version"], ["apply", "f.py", "--version"]])
+def test_version_after_a_file(work: Path, args: list[str]) -> None:
+    """`applyedit FILE --version` prints the version, like `applyedit --version`, and runs nothing."""
+    from applyedit import __version__
+
+    done = cli(*args, cwd=work)
+    assert done.returncode == 0 and done.stdout == f"applyedit {__version__}\n".encode() and not done.stderr
+
+
 @pytest.mark.parametrize(
     "args, message, code",
     [
@@ -101,7 +118,7 @@ def test_write_atomic_writes_through_symlinks(tmp_path: Path) -> None:
 def test_model_command_shows_the_default_model(work: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """`applyedit model` names the default model, its cache home and the draft model's state (with an
     empty cache home: not prepared yet where the draft extra is installed, else not installed)."""
-    from applyedit import modelstore
+    from applyedit.models import modelstore
     from applyedit.errors import ApplyEditError
 
     monkeypatch.setenv("APPLYEDIT_HOME", str(work / "home"))

@@ -93,7 +93,8 @@ def test_committed_sample_is_the_generators(corpus: list) -> None:
 def test_merger_on_the_whole_corpus(corpus: list) -> None:
     """The merger alone: every clean snippet exact, never ok-but-wrong on a messy one, and most
     messy ones resolved."""
-    from applyedit.merge import implied_snippet, is_marker, merge
+    from applyedit.markers import is_marker
+    from applyedit.merge import implied_snippet, merge
 
     wrong, clean_misses, messy_exact, messy = [], [], 0, 0
     for c in corpus:
@@ -119,7 +120,8 @@ def test_merger_on_the_whole_corpus(corpus: list) -> None:
 def test_implied_markers_only_for_pieces_of_the_file(corpus: list) -> None:
     """Marker-less messy snippets (both markers left out) are read with implied markers, never wrongly,
     and no instruction fixture, no prose, no whole new file is: those stay instructions."""
-    from applyedit.merge import implied_snippet, is_marker, merge
+    from applyedit.markers import is_marker
+    from applyedit.merge import implied_snippet, merge
 
     bare = [c for c in corpus if not any(is_marker(x) for x in c.snippet.split("\n"))]
     implied = {c.name: implied_snippet(c.before, c.snippet, c.language) for c in bare}

@@ -8,14 +8,24 @@ from collections.abc import Sequence
 
 import pytest
 import torch
+from fakes import (
+    MAX_NEW,
+    POLICIES,
+    SEEDS,
+    VOCAB,
+    Contrarian,
+    Oracle,
+    noisy_copy_source,
+    prompt_for,
+    reference,
+    tiny_model,
+)
 
-from applyedit.backend import TorchModel
 from applyedit.decode import Step, run, verify
+from applyedit.models.backend import TorchModel
 from applyedit.policy import FixedK
 from applyedit.proposers import CopyProposer, Draft, NullProposer, Source
 from applyedit.stats import process_age_s, profile
-from fakes import (MAX_NEW, POLICIES, SEEDS, VOCAB, Contrarian, Oracle, noisy_copy_source, prompt_for, reference,
-                   tiny_model)
 
 
 def loop(seed: int, proposer, policy, max_new: int = MAX_NEW, eos: int | None = None):

@@ -1,5 +1,5 @@
-"""The docs against the repository: CI runs the README's own commands, and every path the docs name
-exists."""
+"""The docs against the repository: CI runs the README's own commands, every path the docs name exists,
+and the module map in docs/architecture.md names every module of `applyedit/` and no other."""
 
 from __future__ import annotations
 
@@ -36,3 +36,30 @@ def test_every_path_the_docs_name_exists() -> None:
     ]
     assert not missing, missing
 
+
+def mapped_modules(text: str) -> set[str]:
+    """Module paths from the tree in the layers section: `name.py` lines, under `applyedit/` or a
+    sub-package line (`models/`), by indentation."""
+    tree = text.split("## The layers", 1)[1].split("```", 2)[1]
+    found, package, package_indent = set(), "", -1
+    for line in tree.splitlines():
+        indent = len(line) - len(line.lstrip())
+        name = line.split()[0] if line.strip() else ""
+        if name.endswith("/") and indent > 0:
+            package, package_indent = name, indent
+        elif name.endswith(".py"):
+            found.add(f"{package if indent > package_indent >= 0 else ''}{name}")
+            if indent <= package_indent:
+                package, package_indent = "", -1
+    return found
+
+
+def test_the_architecture_map_names_every_module() -> None:
+    mapped = mapped_modules((ROOT / "docs" / "architecture.md").read_text())
+    actual = {
+        str(p.relative_to(ROOT / "applyedit"))
+        for p in (ROOT / "applyedit").rglob("*.py")
+        if p.name not in ("__init__.py", "__main__.py")
+    }
+    assert mapped - actual == set(), "docs/architecture.md names modules that do not exist"
+    assert actual - mapped == set(), "modules missing from docs/architecture.md's map"

@@ -18,8 +18,9 @@ import pytest
 import torch
 from transformers import Qwen2ForCausalLM
 
-from applyedit import bench, modelstore
-from applyedit.backend import TorchModel
+from applyedit.tools import bench
+from applyedit.models import modelstore
+from applyedit.models.backend import TorchModel
 from applyedit.decode import run
 from applyedit.draftmodel import DraftModelProposer, HybridProposer
 from applyedit.errors import ModelError

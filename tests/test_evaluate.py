@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from applyedit import evaluate
+from applyedit.tools import evaluate
 from applyedit.diff import unified_diff
 
 FIXTURES = Path(__file__).parent.parent / "fixtures"

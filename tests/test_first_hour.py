@@ -18,7 +18,8 @@ from typing import Any
 import pytest
 from rich.console import Console
 
-from applyedit import cli, evaluate
+from applyedit import cli
+from applyedit.tools import evaluate
 from applyedit.diff import unified_diff
 from applyedit.report import brief_lines, render_table
 from test_robustness import PY, Run, model, run, work  # noqa: F401  (fixtures)
@@ -157,7 +158,7 @@ def test_chart_of_the_k_sweep_has_every_case_and_a_legend_outside_the_bars() -> 
     pytest.importorskip("matplotlib")
     from matplotlib.backends.backend_agg import FigureCanvasAgg
 
-    from applyedit.chart import draw, load_report
+    from applyedit.tools.chart import draw, load_report
 
     fig = draw(load_report(KSWEEP))
     FigureCanvasAgg(fig)
@@ -174,7 +175,7 @@ def test_chart_of_the_k_sweep_has_every_case_and_a_legend_outside_the_bars() -> 
 
 def test_chart_title_names_every_backend_its_bars_ran_on() -> None:
     pytest.importorskip("matplotlib")
-    from applyedit.chart import draw, load_report
+    from applyedit.tools.chart import draw, load_report
 
     title = draw(load_report(SUITE)).axes[0].get_title()
     assert "llama.cpp (gguf)" in title and "torch (float32)" in title

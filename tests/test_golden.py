@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from applyedit import api, evaluate
+from applyedit import api
+from applyedit.tools import evaluate
 
 FIXTURES = Path(__file__).parent.parent / "fixtures"
 CASES = [c for c in evaluate.discover(FIXTURES) if "easy" in c.meta.get("tags", [])]

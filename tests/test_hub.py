@@ -111,8 +111,8 @@ def test_a_known_file_is_checked_without_sha256_and_the_default_becomes_the_mode
     with the default model's hash is installed as the default model's GGUF."""
     from huggingface_hub import constants
 
-    from applyedit import hub as hub_module
-    from applyedit import modelstore
+    from applyedit.models import hub as hub_module
+    from applyedit.models import modelstore
 
     monkeypatch.setattr(constants, "HF_HUB_OFFLINE", False)
     monkeypatch.setenv("HF_ENDPOINT", hub)

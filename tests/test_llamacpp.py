@@ -11,13 +11,16 @@ from pathlib import Path
 
 import pytest
 
-from applyedit import api, modelstore
+from applyedit import api
 from applyedit.decode import run
 from applyedit.errors import ModelError
+from applyedit.models import modelstore
 from applyedit.policy import AdaptiveK, FixedK
 from applyedit.proposers import NullProposer
+from applyedit.runwatch import FenceStop
 
 pytest.importorskip("llama_cpp")
+pytestmark = pytest.mark.model  # the real default model's GGUF, on llama.cpp
 
 FIXTURES = Path(__file__).parent.parent / "fixtures"
 CASE = FIXTURES / "py_change_constant_instr"
@@ -67,7 +70,7 @@ def test_speculative_agrees_with_plain_decoding(engine: api.Engine) -> None:
     """Copy drafting with adaptive and fixed K against one-token decoding on the same backend: the
     outputs agree (llama.cpp's block kernels could flip a near-tie; on this case none does)."""
     job = api.prepare(CASE / "before.py", (CASE / "edit.txt").read_text(), engine, cwd=CASE)
-    stop = api.FenceStop(engine, job.fence)
+    stop = FenceStop(engine.decode, job.fence)
     plain = run(engine.model, job.prompt_ids, NullProposer(), FixedK(0), job.budget, stop)
     for policy in (AdaptiveK(cost=engine.cost_curve(), k_max=64), FixedK(8)):
         proposer = api.make_proposer("copy", engine, job.src.text, job.fence, job.edit, job.kind)
@@ -86,7 +89,7 @@ def test_llamacpp_own_greedy_is_the_plain_baseline(engine: api.Engine) -> None:
     """llama.cpp's own greedy loop (bench's baseline on this backend) writes what applyedit's loop
     without drafts writes on the same backend, up to the closing fence where the loop stops."""
     job = api.prepare(CASE / "before.py", (CASE / "edit.txt").read_text(), engine, cwd=CASE)
-    plain = run(engine.model, job.prompt_ids, NullProposer(), FixedK(0), job.budget, api.FenceStop(engine, job.fence))
+    plain = run(engine.model, job.prompt_ids, NullProposer(), FixedK(0), job.budget, FenceStop(engine.decode, job.fence))
     budget = len(plain.tokens) + 5
     tokens, first = engine.model.greedy(job.prompt_ids, budget)
     assert tokens[: len(plain.tokens)] == plain.tokens and 0 < first

@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 import torch
+from fakes import CPU, GPU
 
-from applyedit.costmodel import CostCurve, load_or_calibrate
+from applyedit.models.costmodel import CostCurve, load_or_calibrate
 from applyedit.policy import ALIGNED, IN_EDIT, AdaptiveK, Alignment, FixedK, acceptance_ema, best_k, expected_tokens
 from applyedit.proposers import MODEL
-from fakes import CPU, GPU
 
 
 @pytest.mark.parametrize(

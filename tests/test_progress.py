@@ -89,8 +89,8 @@ def test_torch_prefill_reports_each_chunk(tmp_path: Path, tokenizer: tuple[Path,
     import torch
     from transformers import Qwen2Config, Qwen2ForCausalLM
 
-    from applyedit import backend
-    from applyedit.backend import TorchModel
+    from applyedit.models import backend
+    from applyedit.models.backend import TorchModel
 
     monkeypatch.setenv("APPLYEDIT_HOME", str(tmp_path / "home"))
     monkeypatch.setattr(backend, "PREFILL_CHUNK", 64)

@@ -14,12 +14,12 @@ import pytest
 import torch
 from transformers import Qwen2ForCausalLM
 
-from applyedit.backend import PREFILL_CHUNK, TorchModel
+from applyedit.models.backend import PREFILL_CHUNK, TorchModel
 from applyedit.decode import run
 from applyedit.policy import AdaptiveK, FixedK
 from applyedit.promptcache import BLOCK, PromptCache, block_hashes, common_prefix, reuse_report
 from applyedit.proposers import CopyProposer, NullProposer, Source
-from applyedit.costmodel import prior
+from applyedit.models.costmodel import prior
 from fakes import tiny_qwen
 
 VOCAB = 300

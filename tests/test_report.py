@@ -163,7 +163,7 @@ def test_profile_line_shows_shares_of_decode_and_the_startup() -> None:
 
 def test_readme_quotes_every_metric_definition() -> None:
     """The README quotes the legend and the bench's timing rules word for word, so they cannot drift."""
-    from applyedit import bench
+    from applyedit.tools import bench
     from applyedit.report import _items
 
     readme = (Path(__file__).parent.parent / "README.md").read_text()
@@ -176,7 +176,7 @@ def test_readme_quotes_every_metric_definition() -> None:
 def test_a_run_that_loads_the_model_reports_its_startup(tokenizer: tuple[Path, Any], tmp_path: Path,
                                                       monkeypatch: pytest.MonkeyPatch) -> None:
     """When apply loads the weights itself (the CLI's case), the report carries process start → first forward."""
-    from applyedit.backend import TorchModel
+    from applyedit.models.backend import TorchModel
     from applyedit.stats import process_age_s
 
     engine = scripted_engine(tokenizer, ORIGINAL + "```\n")

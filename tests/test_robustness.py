@@ -19,7 +19,8 @@ from typing import Any
 
 import pytest
 
-from applyedit import api, cli, files, modelstore
+from applyedit import api, cli, files
+from applyedit.models import modelstore
 from fakes import ScriptedModel, scripted_engine
 
 PY = "def a():\n    return 1\n\n\ndef b():\n    return 2\n"
@@ -223,6 +224,7 @@ def test_truncated_output_is_never_a_diff(work: Path, run: Callable[..., Run], m
     r.one_line("the file was cut short")
 
 
+@pytest.mark.model  # loads the real default model
 def test_budget_hit_with_the_real_model(work: Path) -> None:
     """The real default model, three output tokens: exit 2, the budget named, nothing written."""
     proc = subprocess.run([sys.executable, "-m", "applyedit", "f.py", "--edit-text", "Make a() return 10.",
@@ -474,7 +476,7 @@ MODEL_OPENED: list[str] = []
 def no_model(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """Spies on every way to the weights: opening an engine, preparing or loading a model. A case
     that trips one fails loudly (exit 2, internal error) and the list says which."""
-    from applyedit import backend, llamacpp
+    from applyedit.models import backend, llamacpp
 
     opened: list[str] = []
 
@@ -707,7 +709,7 @@ def test_control_token_strings_in_file_and_edit_stay_text(work: Path, run: Calla
 def test_chat_ids_of_plain_text_are_unchanged(tokenizer: tuple[Path, Any]) -> None:
     """Splitting the template from the messages tokenizes ordinary prompts exactly as one string did."""
     from applyedit import prompts
-    from applyedit.backend import chat_ids
+    from applyedit.models.backend import chat_ids
 
     _, tok = tokenizer
     for edit in ("Make a() return 10.\n", "# ... existing code ...\ndef b():\n    return 3\n"):

@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from applyedit import api, bench, evaluate
+from applyedit import api
+from applyedit.tools import bench, evaluate
 from applyedit.errors import DecodeError, OutputCheckError
 from fakes import scripted_engine
 

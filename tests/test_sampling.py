@@ -24,7 +24,7 @@ import torch
 from transformers import Qwen2Config, Qwen2ForCausalLM
 
 from applyedit import api, sampling
-from applyedit.backend import TorchModel
+from applyedit.models.backend import TorchModel
 from applyedit.decode import run
 from applyedit.draftmodel import DraftModelProposer, HybridProposer
 from applyedit.errors import InputError

@@ -29,9 +29,10 @@ import torch
 pytest.importorskip("fastapi")
 httpx = pytest.importorskip("httpx")
 
-from applyedit import api, merge, modelstore  # noqa: E402
-from applyedit.backend import ExactPrefill, context_length, pick_dtype  # noqa: E402
-from applyedit.costmodel import prior  # noqa: E402
+from applyedit import api, merge  # noqa: E402
+from applyedit.models import modelstore  # noqa: E402
+from applyedit.models.backend import ExactPrefill, context_length, pick_dtype  # noqa: E402
+from applyedit.models.costmodel import prior  # noqa: E402
 from applyedit.promptcache import PromptCache  # noqa: E402
 from applyedit.server import Settings, create_app, parse_chat  # noqa: E402
 
@@ -454,7 +455,7 @@ def test_serve_refuses_other_hosts_without_a_token_and_bench_warm_needs_its_inpu
 
 
 def test_bench_warm_summary() -> None:
-    from applyedit import benchwarm
+    from applyedit.tools import benchwarm
 
     def phase(wall: float, reused: int, sha: str) -> dict[str, Any]:
         return {"wall_s": wall, "prefill_s": 1.0, "decode_s": 2.0, "reused": reused, "prompt_tokens": 1000,

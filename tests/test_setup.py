@@ -12,7 +12,9 @@ from typing import Any
 import pytest
 from fakes import scripted_engine
 
-from applyedit import api, cli, llamacpp, modelstore
+from applyedit import api, cli, cliparts
+from applyedit.models import engine as engines
+from applyedit.models import llamacpp, modelstore
 from applyedit.report import brief_lines
 from applyedit.stats import Summary
 
@@ -33,7 +35,7 @@ FOLDER = modelstore.ModelSource("m", Path("/nonexistent/m"), "dir")
 def test_the_backend_and_why(monkeypatch: pytest.MonkeyPatch, backend: str | None, device: str, dtype: str | None,
                              source: modelstore.ModelSource, extra: bool, expected: tuple[str, str]) -> None:
     monkeypatch.setattr(llamacpp, "available", lambda: extra)
-    assert api.pick_backend(backend, device, dtype=dtype, source=source) == expected
+    assert engines.pick_backend(backend, device, dtype=dtype, source=source) == expected
 
 
 def test_the_summary_and_the_report_say_why_the_backend_ran(tokenizer: tuple[Path, Any], tmp_path: Path,
@@ -46,9 +48,9 @@ def test_the_summary_and_the_report_say_why_the_backend_ran(tokenizer: tuple[Pat
     assert result.summary.backend_reason == "--backend torch"
     assert result.report["run"]["backend_reason"] == "--backend torch"
     assert brief_lines(result.report, result.summary)[0].endswith(" accepted; torch: --backend torch")  # the default report
-    cli.print_summary(result.summary)  # -v
+    cliparts.print_summary(result.summary)  # -v
     assert "via torch (float32; --backend torch)" in capsys.readouterr().err
-    cli.print_summary(Summary("m", "cpu", "gguf", "copy", 10, 4, 2, 3, 2, 0.5, 1.0, 0.7, "eos", backend="llamacpp"))
+    cliparts.print_summary(Summary("m", "cpu", "gguf", "copy", 10, 4, 2, 3, 2, 0.5, 1.0, 0.7, "eos", backend="llamacpp"))
     assert "via llamacpp (gguf), proposer copy" in capsys.readouterr().err  # no reason known: as before
 
 
@@ -61,7 +63,7 @@ def recorded(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> list[str]:
     monkeypatch.delenv("APPLYEDIT_BACKEND", raising=False)
     monkeypatch.delenv("APPLYEDIT_MODEL", raising=False)
     monkeypatch.setattr(llamacpp, "available", lambda: True)
-    monkeypatch.setattr("applyedit.backend.pick_device", lambda device: "cpu")
+    monkeypatch.setattr("applyedit.models.backend.pick_device", lambda device: "cpu")
     monkeypatch.setattr(modelstore, "prepare_tokenizer", lambda source, progress=None: calls.append("gguf") or tmp_path)
     monkeypatch.setattr(modelstore, "prepare", lambda source, progress=None: calls.append("torch copy") or tmp_path)
 
@@ -77,7 +79,7 @@ def recorded(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> list[str]:
         return Opened()
 
     monkeypatch.setattr(api.Engine, "open", classmethod(open_engine))
-    monkeypatch.setattr("applyedit.backend.TorchModel.fast_load_file", lambda path, device, dtype: tmp_path / "absent")
+    monkeypatch.setattr("applyedit.models.backend.TorchModel.fast_load_file", lambda path, device, dtype: tmp_path / "absent")
     return calls
 
 

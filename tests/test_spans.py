@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
 
-from applyedit import modelstore
-from applyedit.backend import load_tokenizer
 from applyedit.spans import token_bytes, token_lines, tokens_before_line
 
 TEXTS = [
@@ -20,8 +19,8 @@ TEXTS = [
 
 
 @pytest.fixture(scope="module")
-def tok() -> Any:
-    return load_tokenizer(modelstore.prepare(modelstore.resolve(None)))
+def tok(tokenizer: tuple[Path, Any]) -> Any:
+    return tokenizer[1]
 
 
 def encode(tok: Any, text: str) -> list[int]:

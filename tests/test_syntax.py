@@ -306,14 +306,6 @@ def test_enclosing_and_label_give_the_chain_around_a_line() -> None:
     assert enclosing(defs, 2) == () and enclosing(defs, 17) == () and label(()) == ""
 
 
-def test_top_level_boundaries_are_the_first_lines_of_top_level_definitions() -> None:
-    """Boundaries start at decorators, attributes and exports, and skip nested definitions."""
-    assert syntax.top_level_boundaries(PYTHON, "python") == [4, 18]
-    assert syntax.top_level_boundaries(RUST, "rust") == [3, 8, 14, 20, 25]
-    assert syntax.top_level_boundaries(TYPESCRIPT, "typescript") == [1, 5, 7, 12, 21]
-    assert syntax.top_level_boundaries("x = 1\n", "python") == []
-
-
 def test_unicode_identifiers_keep_line_numbers_right() -> None:
     """Multi-byte characters (tree-sitter counts bytes) do not shift lines of definitions or errors."""
     text = (
@@ -339,7 +331,6 @@ def test_unsupported_language_returns_none() -> None:
         assert not syntax.supported(language)
         assert parse_errors("x", language) is None
         assert definitions("x", language) is None
-        assert syntax.top_level_boundaries("x", language) is None
 
 
 def test_every_listed_language_and_alias_is_supported() -> None:

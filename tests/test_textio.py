@@ -1,4 +1,4 @@
-"""Text contracts (DESIGN.md §9): normalisation and restoration, fences, edit and body extraction."""
+"""Text contracts: normalisation and restoration, fences, edit and body extraction."""
 
 from __future__ import annotations
 
@@ -38,7 +38,7 @@ def test_mixed_line_endings_keep_each_line_own() -> None:
     majority's; lines moved by an insertion keep theirs."""
     raw = "a\r\nb\r\nc\nd\r\ne\n"
     text, style = normalise(raw)
-    assert style.newline == "\r\n" and style.mixed
+    assert style.newline == "\r\n" and style.endings == ("\r\n", "\r\n", "\n", "\r\n", "\n")
     assert restore(text, style, text) == raw
     assert restore(text.replace("c\n", "C\n"), style, text) == "a\r\nb\r\nC\r\nd\r\ne\n"
     assert restore("new\n" + text, style, text) == "new\r\n" + raw

@@ -10,7 +10,8 @@ from typing import Any
 
 import pytest
 
-from applyedit import api, modelstore, userconfig
+from applyedit import api, userconfig
+from applyedit.models import modelstore
 from applyedit.errors import InputError
 from test_robustness import Run, run  # noqa: F401  (fixture)
 
@@ -57,8 +58,8 @@ def calls(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> list[dict[str, Any
 
 
 def chosen(calls: list[dict[str, Any]]) -> tuple[Any, Any, Any]:
-    last = calls[-1]
-    return last["backend"], last["model"], last["k"]
+    last = calls[-1]["options"]  # the RunOptions the CLI built
+    return last.backend, last.model, last.k
 
 
 def test_precedence_flag_env_config_default(calls: list[dict[str, Any]], run: Callable[..., Run], tmp_path: Path,

@@ -15,8 +15,8 @@ import time
 
 import torch
 
-from applyedit import modelstore
-from applyedit.backend import TorchModel, load_tokenizer
+from applyedit.models import modelstore
+from applyedit.models.backend import TorchModel, load_tokenizer
 
 BLOCKS = (1, 2, 3, 5, 9, 17, 33, 65)
 

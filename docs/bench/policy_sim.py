@@ -27,10 +27,13 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 from fakes import ScriptedModel  # noqa: E402
 
-from applyedit import api, bench, merge, modelstore  # noqa: E402
-from applyedit.backend import context_length, load_tokenizer, pick_dtype  # noqa: E402
-from applyedit.costmodel import CostCurve  # noqa: E402
+from applyedit import api, merge  # noqa: E402
+from applyedit.tools import bench  # noqa: E402
+from applyedit.models import modelstore  # noqa: E402
+from applyedit.models.backend import context_length, load_tokenizer, pick_dtype  # noqa: E402
+from applyedit.models.costmodel import CostCurve  # noqa: E402
 from applyedit.decode import run  # noqa: E402
+from applyedit.runwatch import FenceStop  # noqa: E402
 from applyedit.policy import AdaptiveK, FixedK  # noqa: E402
 from applyedit.proposers import Drafter  # noqa: E402
 
@@ -74,7 +77,7 @@ def simulate(engine: api.Engine, target: bench.Target, script: list[int], eos: i
     model = ScriptedModel(script, eos, len(engine.tokenizer))
     merged = merge.merge(job.src.text, job.edit) if job.kind == "snippet" else None
     proposer = api.make_proposer("copy", engine, job.src.text, job.fence, job.edit, job.kind, merged)
-    result = run(model, job.prompt_ids, proposer, make_policy(), job.budget, api.FenceStop(engine, job.fence))
+    result = run(model, job.prompt_ids, proposer, make_policy(), job.budget, FenceStop(engine.decode, job.fence))
     return len(result.steps), sum(cost(s.k) for s in result.steps)
 
 

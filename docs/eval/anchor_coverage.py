@@ -12,9 +12,9 @@ import sys
 from collections import Counter
 from pathlib import Path
 
-from applyedit import merge, textio
+from applyedit import markers, merge, textio
 from applyedit.anchor import stretches
-from applyedit.evaluate import discover
+from applyedit.tools.evaluate import discover
 
 
 def main(root: str) -> None:
@@ -23,7 +23,7 @@ def main(root: str) -> None:
     for case in discover(Path(root)):
         src = textio.read_source(case.before, case.meta.get("language"))
         edit = textio.extract_edit(case.edit.read_text(encoding="utf-8"), src.language)
-        if not any(merge.is_marker(x) for x in edit.split("\n")):
+        if not any(markers.is_marker(x) for x in edit.split("\n")):
             continue  # an instruction: nothing to anchor
         style = case.meta.get("style", "snippet")
         expected = textio.normalise(case.after.read_bytes().decode("utf-8"))[0].split("\n")

@@ -19,15 +19,15 @@ import sys
 from collections import Counter, defaultdict
 from pathlib import Path
 
-from applyedit import api, merge, textio
+from applyedit import checks, markers, merge, textio
 from applyedit.errors import ApplyEditError
-from applyedit.evaluate import discover
+from applyedit.tools.evaluate import discover
 
 
 def replay(case, raw: str | None, produced: str | None) -> dict[str, str]:
     src = textio.read_source(case.before, case.meta.get("language"))
     edit = textio.extract_edit(case.edit.read_text(encoding="utf-8"), src.language)
-    kind = "snippet" if any(merge.is_marker(x) for x in edit.split("\n")) else "instruction"
+    kind = "snippet" if any(markers.is_marker(x) for x in edit.split("\n")) else "instruction"
     if kind == "instruction" and (wrapped := merge.implied_snippet(src.text, edit, src.language)):
         edit, kind = wrapped, "snippet"  # as api.prepare reads a marker-less piece of the file
     fence = textio.fence_for(src.text, edit)
@@ -37,7 +37,7 @@ def replay(case, raw: str | None, produced: str | None) -> dict[str, str]:
     def judge(body: str) -> str:
         return "exact" if textio.restore(body, src.style) == expected else "wrong0"
 
-    fallen = api.merge_answer(src, merged)
+    fallen = checks.merge_answer(src, merged)
     fall = judge(fallen) if fallen is not None else "refused"
     try:
         if raw is not None:
@@ -50,13 +50,13 @@ def replay(case, raw: str | None, produced: str | None) -> dict[str, str]:
     except ApplyEditError:
         return {"today": "refused", "checks": "refused", "fallback": fall}
     try:
-        api.check_output(src.text, body, False)
-        api.check_drops(src.text, body, merged, False)
-        api.check_syntax(src, body, False)
+        checks.check_output(src.text, body, False)
+        checks.check_drops(src.text, body, merged, False)
+        checks.check_syntax(src, body, False)
     except ApplyEditError:
         return {"today": "refused", "checks": "refused", "fallback": fall}
     try:
-        api.check_answer(src.text, body, kind, edit, merged, False, False)
+        checks.check_answer(src.text, body, kind, edit, merged, False, False)
     except ApplyEditError:
         return {"today": judge(body), "checks": "refused", "fallback": fall}
     return {"today": judge(body), "checks": judge(body), "fallback": judge(body)}

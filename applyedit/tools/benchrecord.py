@@ -16,7 +16,8 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
-from applyedit import api, textio
+from applyedit import textio
+from applyedit.options import DEFAULT_K
 from applyedit.proposers import common_prefix
 
 __all__ = ["BenchRecord", "CaseRecord", "CaseSummary", "Method", "MethodSummary", "Pattern", "Run", "fence_of",
@@ -39,7 +40,7 @@ class Method:
     lookup: int = 0  # prompt_lookup_num_tokens for generate; 0 is plain greedy
     proposer: str = "copy"
     k_policy: str = "adaptive"
-    k: int = api.DEFAULT_K
+    k: int = DEFAULT_K
     drafts_from: str = ""  # break-it mode: copy-draft from this unrelated file instead of the real sources
     backend: str = ""  # run on this backend's engine instead of the bench's ("": the bench's own)
     draft_model: str | None = None  # proposer "draft" / "hybrid": --draft-model (None: the packaged 0.5B)
@@ -51,7 +52,7 @@ class Method:
 @dataclass
 class Pattern:
     """A loop run's verify passes: tokens fed (forced + draft + 1) and tokens kept, pass by pass; lets
-    `applyedit.replay` time the same passes on another device with random weights."""
+    `applyedit.tools.replay` time the same passes on another device with random weights."""
 
     blocks: list[int]
     emitted: list[int]
@@ -154,7 +155,7 @@ class CaseSummary:
 @dataclass
 class BenchRecord:
     """The `--json` file: the configuration, the raw runs per case, the finished cases' summaries, and
-    the model's config.json (for `applyedit.replay`)."""
+    the model's config.json (for `applyedit.tools.replay`)."""
 
     config: dict[str, Any] = field(default_factory=dict)
     raw: dict[str, CaseRecord] = field(default_factory=dict)

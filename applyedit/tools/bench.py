@@ -18,17 +18,18 @@ Timing rules (one definition each, quoted by the README):
 from __future__ import annotations
 
 import json
-import os
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from applyedit import api, evaluate
-from applyedit.benchrecord import BenchRecord, CaseRecord, CaseSummary, Method, Pattern, Run, summarise_target
+from applyedit import api, files
 from applyedit.errors import InputError
+from applyedit.options import K_POLICIES
 from applyedit.proposers import CopyProposer, Proposer, Source
+from applyedit.tools import evaluate
+from applyedit.tools.benchrecord import BenchRecord, CaseRecord, CaseSummary, Method, Pattern, Run, summarise_target
 
 BASELINES = ("greedy", "lookup", "none", "nomerge", "anchor", "torch", "llamacpp", "llamacpp-greedy", "draft", "hybrid")
 DEFAULT_LOOKUP = 10  # transformers' prompt_lookup_num_tokens default in its docs
@@ -90,7 +91,7 @@ def parse_methods(baselines: Sequence[str], k_policies: Sequence[str], ks: Seque
             raise InputError(f"unknown baseline {spec!r}; choose from {', '.join(BASELINES)}")
     for spec in k_policies:
         name, values = _values(spec, ks)
-        if name not in api.K_POLICIES:
+        if name not in K_POLICIES:
             raise InputError(f"unknown --k-policy {spec!r}; use adaptive[:K,...] or fixed[:K,...]")
         sign = "≤" if name == "adaptive" else "="
         methods += [Method(f"{name} K{sign}{v}", "loop", k_policy=name, k=v) for v in values]
@@ -288,9 +289,7 @@ def run(engine: api.Engine, items: Sequence[Target], methods: Sequence[Method], 
 
     def save() -> None:
         if json_path is not None:
-            tmp = json_path.with_name(json_path.name + ".tmp")
-            tmp.write_text(json.dumps(record.to_json(), indent=1))
-            os.replace(tmp, json_path)
+            files.write_atomic(json_path, json.dumps(record.to_json(), indent=1).encode())
 
     counter, hook = [0], None
     if engine.backend == "torch" and any(m.runner == "generate" for m in methods):

@@ -9,7 +9,7 @@ pass kept, every row's argmax read as the loop reads it). A transformer's comput
 its weight values, so these wall-clock ratios are honest; the token ids are random and never used.
 Knows nothing of proposers or text. Tests run it on a CPU with a shrunken config; it never needs a GPU.
 
-    python -m applyedit.replay bench.json [more.json ...] --device cuda --dtype bf16 --json replay.json
+    python -m applyedit.tools.replay bench.json [more.json ...] --device cuda --dtype bf16 --json replay.json
 """
 
 from __future__ import annotations
@@ -23,8 +23,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from applyedit.backend import TorchModel, pick_dtype
-
+from applyedit.models.backend import TorchModel, pick_dtype
 
 GREEDY = "plain greedy (replayed)"
 
@@ -105,7 +104,8 @@ def replay(bench: dict[str, Any], model: TorchModel, repeats: int = 1, log: Call
                 rows.setdefault(method, []).append(timing)
                 log(f"replay: {name}: {method} #{rep + 1}: {timing['passes']} passes, {timing['wall_s']:.2f} s")
         base = statistics.median(t["wall_s"] for t in rows[GREEDY])
-        out[name] = {method: {"passes": ts[0]["passes"], "repeats": len(ts), "wall_s": statistics.median(t["wall_s"] for t in ts),
+        out[name] = {method: {"passes": ts[0]["passes"], "repeats": len(ts),
+                              "wall_s": statistics.median(t["wall_s"] for t in ts),
                               "prefill_s": statistics.median(t["prefill_s"] for t in ts),
                               "speedup_vs_greedy": base / statistics.median(t["wall_s"] for t in ts)}
                      for method, ts in rows.items()}
@@ -113,7 +113,7 @@ def replay(bench: dict[str, Any], model: TorchModel, repeats: int = 1, log: Call
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m applyedit.replay", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m applyedit.tools.replay", description=__doc__.split("\n\n")[0])
     parser.add_argument("bench_json", type=Path, nargs="+", help="the output of `applyedit bench --json` (one or more)")
     parser.add_argument("--device", default="cuda")
     parser.add_argument("--dtype", default="bf16")

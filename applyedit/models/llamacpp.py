@@ -1,4 +1,4 @@
-"""The llama.cpp backend: a GGUF model behind the same `TargetModel` seam as torch (DESIGN.md §6).
+"""The llama.cpp backend: a GGUF model behind the same `TargetModel` seam as torch.
 
 Owns every llama-cpp-python call: loading a GGUF (no dequantisation), one context with all cores on
 both thread counts, the verify batch (`[last] + draft` with logits requested for exactly those
@@ -23,8 +23,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from applyedit.backend import PREFILL_CHUNK, ExactPrefill
 from applyedit.errors import ModelError
+from applyedit.models.backend import PREFILL_CHUNK, ExactPrefill
 
 if TYPE_CHECKING:
     import torch
@@ -37,7 +37,7 @@ _LOG_CALLBACK: Any = None  # keeps the ctypes callback alive for as long as the 
 def available() -> bool:
     """Whether llama-cpp-python is installed (the `llamacpp` extra)."""
     try:
-        import llama_cpp  # type: ignore[import-not-found]  # noqa: F401
+        import llama_cpp  # noqa: F401
     except ImportError:
         return False
     return True
@@ -64,7 +64,7 @@ class LlamaCppModel(ExactPrefill):
     n_ctx: int
     device: str = "cpu"
     num_forwards: int = 0  # every llama_decode call, prefill chunks included
-    load_s: float = 0.0
+    kernels = ""  # llama.cpp chooses its own kernels: nothing to key by
     _lib: Any = field(default=None, repr=False)
     _model: Any = field(default=None, repr=False)
     _ctx: Any = field(default=None, repr=False)
@@ -76,12 +76,11 @@ class LlamaCppModel(ExactPrefill):
     @classmethod
     def load(cls, path: Path, eos_ids: frozenset[int], n_ctx: int, n_threads: int | None = None) -> LlamaCppModel:
         try:
-            import llama_cpp as lib  # type: ignore[import-not-found]
+            import llama_cpp as lib
         except ImportError as e:
             raise ModelError("--backend llamacpp needs llama-cpp-python (pip install -e '.[llamacpp]')") from e
         _silence(lib)
         lib.llama_backend_init()
-        t0 = time.perf_counter()
         mparams = lib.llama_model_default_params()
         mparams.n_gpu_layers = 0
         model = lib.llama_model_load_from_file(str(path).encode(), mparams)
@@ -96,9 +95,41 @@ class LlamaCppModel(ExactPrefill):
             lib.llama_model_free(model)
             raise ModelError(f"llama.cpp could not create a context of {n_ctx} tokens for {path}")
         vocab = lib.llama_model_get_vocab(model)
-        return cls(path=path, eos_ids=eos_ids, n_ctx=n_ctx, load_s=time.perf_counter() - t0, _lib=lib, _model=model,
+        return cls(path=path, eos_ids=eos_ids, n_ctx=n_ctx, _lib=lib, _model=model,
                    _ctx=ctx, _mem=lib.llama_get_memory(ctx), _batch=lib.llama_batch_init(N_BATCH, 0, 1),
                    _n_vocab=lib.llama_vocab_n_tokens(vocab))
+
+    @classmethod
+    def target(cls, engine: Any) -> LlamaCppModel:
+        """The engine's target model: its GGUF, stopping on the tokenizer's end ids, in its context."""
+        from applyedit.models.backend import stop_ids
+
+        assert engine.source.gguf is not None
+        return cls.load(engine.source.gguf, stop_ids(engine.tokenizer, None), engine.context)
+
+    @staticmethod
+    def thread_count() -> int:
+        return threads()
+
+    @staticmethod
+    def dtype_label(dtype: Any) -> str:
+        return "gguf"  # the file's own quantisation
+
+    @staticmethod
+    def weights_file(source: Any, path: Path) -> Path | None:
+        return source.gguf
+
+    @property
+    def vocab_size(self) -> int:
+        return self._n_vocab
+
+    @property
+    def threads(self) -> int:
+        return self.thread_count()
+
+    @property
+    def dtype_name(self) -> str:
+        return "gguf"
 
     def close(self) -> None:
         if self._ctx:

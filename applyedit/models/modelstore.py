@@ -3,24 +3,24 @@
 Owns turning a `--model` spec into a local directory holding `config.json`, safetensors weights and
 the tokenizer: assembling and SHA-256-checking the default GGUF from its slice packages (found via
 `importlib.metadata`, never imported), dequantizing it once with transformers' GGUF support and
-caching a safetensors copy under `APPLYEDIT_HOME`, and where derived caches (the CPU fast-load copy
-that backend.py writes) live; the same for the default draft model (the `draft` extra,
-`--draft-model`). Knows nothing of decoding, devices or prompts.
+caching a safetensors copy under `APPLYEDIT_HOME` (every cache file and folder is swapped in whole by
+files.replacing: whole or absent), and where derived caches (the CPU fast-load copy that kernels.py
+writes) live; the same for the default draft model (the `draft` extra, `--draft-model`). Knows
+nothing of decoding, devices or prompts.
 """
 
 from __future__ import annotations
 
 import hashlib
-import json
 import importlib.metadata as metadata
+import json
 import logging
 import os
-import shutil
-import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from applyedit import files
 from applyedit.errors import ModelError
 
 logger = logging.getLogger(__name__)
@@ -161,10 +161,8 @@ def _assemble(dest: Path, slice_files: Callable[[], list[Path]], size: int, sha2
     slices = slice_files()
     dest.parent.mkdir(parents=True, exist_ok=True)
     digest, written = hashlib.sha256(), 0
-    fd, tmp_name = tempfile.mkstemp(dir=dest.parent, prefix=".assemble-", suffix=".gguf")
-    tmp = Path(tmp_name)
-    try:
-        with os.fdopen(fd, "wb") as out:
+    with files.replacing(dest) as tmp:
+        with tmp.open("wb") as out:
             for i, part in enumerate(slices):
                 with part.open("rb") as f:
                     while chunk := f.read(1 << 24):
@@ -178,27 +176,17 @@ def _assemble(dest: Path, slice_files: Callable[[], list[Path]], size: int, sha2
                 f"{what}'s slices do not assemble to the expected file ({written:,} bytes, "
                 f"sha256 {digest.hexdigest()[:16]}…, expected {size:,} bytes, {sha256[:16]}…); reinstall {extra}"
             )
-        os.replace(tmp, dest)
-        dest.with_name(dest.name + ".verified").write_text(_stamp(dest, sha256) + "\n")
-    finally:
-        tmp.unlink(missing_ok=True)
+    dest.with_name(dest.name + ".verified").write_text(_stamp(dest, sha256) + "\n")
     return dest
 
 
 def publish(dest: Path, write: Callable[[Path], None], note: str) -> Path:
     """Build a cache directory in a temp sibling with `write`, mark it ready, and swap it in whole."""
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(dir=dest.parent, prefix=".building-"))
-    try:
+    with files.replacing(dest, directory=True) as tmp:
         write(tmp)
         sizes = {f.name: f.stat().st_size for f in sorted(tmp.iterdir()) if f.is_file()}
         (tmp / MANIFEST).write_text(json.dumps(sizes, indent=1) + "\n")
         (tmp / READY).write_text(note + "\n")
-        if dest.exists():
-            shutil.rmtree(dest)
-        os.replace(tmp, dest)
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
     return dest
 
 
@@ -308,15 +296,8 @@ def cpu_weights_file(model_dir: Path) -> Path:
 
 def write_file_atomic(dest: Path, write: Callable[[Path], None]) -> Path:
     """Write a cache file through a temp sibling and rename it in, so `dest` is whole or absent."""
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp_name = tempfile.mkstemp(dir=dest.parent, prefix=".writing-", suffix=dest.suffix)
-    os.close(fd)
-    tmp = Path(tmp_name)
-    try:
+    with files.replacing(dest) as tmp:
         write(tmp)
-        os.replace(tmp, dest)
-    finally:
-        tmp.unlink(missing_ok=True)
     return dest
 
 
@@ -371,7 +352,9 @@ def prepare(source: ModelSource, progress: Progress | None = None) -> Path:
         return prepare_default(progress)
     if source.kind == "draft":
         assert source.path is not None
-        return source.path if is_ready(source.path) else convert_gguf(assemble_draft_gguf(progress), source.path, progress)
+        if is_ready(source.path):
+            return source.path
+        return convert_gguf(assemble_draft_gguf(progress), source.path, progress)
     if source.kind == "gguf":
         assert source.path is not None and source.gguf is not None
         return source.path if is_ready(source.path) else convert_gguf(source.gguf, source.path, progress)

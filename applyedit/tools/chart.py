@@ -12,8 +12,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from applyedit.benchrecord import CaseSummary, MethodSummary
 from applyedit.errors import UsageError
+from applyedit.tools.benchrecord import CaseSummary, MethodSummary
 
 
 def _copy_loop(row: MethodSummary, k_policy: str) -> bool:
@@ -136,7 +136,7 @@ def load_report(json_path: Path) -> dict[str, Any]:
         saved = json.loads(json_path.read_text())
     except (OSError, ValueError) as e:
         raise UsageError(f"cannot read the bench record {json_path}: {e}") from e
-    from applyedit.benchrecord import BenchRecord, summarise_saved
+    from applyedit.tools.benchrecord import BenchRecord, summarise_saved
 
     record = BenchRecord.from_json(saved)
     cases, unfinished = summarise_saved(record)

@@ -1,9 +1,9 @@
-"""`applyedit eval DIR`: run fixture cases (DESIGN.md §8) and score them against their expected files.
+"""`applyedit eval DIR`: run fixture cases and score them against their expected files.
 
 Owns case discovery (`<case>/before.<ext>`, `edit.txt`, `after.<ext>`, optional `case.toml`), running
 every case on one loaded model, the per-case checks (exact match, match modulo trailing whitespace,
 `git apply --check` of the produced diff, syntax still clean) and the committed exact-match floor.
-Rendering is the CLI's; this module returns data.
+Returns data: rendering is report.py's, printing the CLI's.
 """
 
 from __future__ import annotations
@@ -21,8 +21,11 @@ from typing import Any
 
 from applyedit import api, textio
 from applyedit.errors import ApplyEditError, InputError
+from applyedit.options import RunOptions
 
 FLOOR_FILE = "floor.toml"  # in the fixtures dir: `exact_match_floor = N`, may only rise
+# The settings a report names (with the settings given as keywords).
+REPORTED = ("proposer", "k", "k_policy", "draft_model", "draft_backend", "draft_k", "anchor", "fallback")
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,10 +64,6 @@ class CaseResult:
     tokens_per_s: float = 0.0
     tokens_per_pass: float = 0.0
     regions: dict[str, Any] = field(default_factory=dict)  # the run's per-region report (report.report_data)
-
-    @property
-    def passed(self) -> bool:
-        return self.exact
 
 
 def discover(root: Path, pattern: str | None = None) -> list[Case]:
@@ -111,7 +110,8 @@ def syntax_ok(before: str, after: str, language: str) -> bool | None:
     return None if errors is None else not errors
 
 
-def run_case(engine: api.Engine, case: Case, **options: Any) -> CaseResult:
+def run_case(engine: api.Engine, case: Case, options: RunOptions | None = None, **settings: Any) -> CaseResult:
+    """One case on a warm engine; `settings` (RunOptions field names) replace those of `options`."""
     result = CaseResult(case.name, case.known_failure)
     expected = case.after.read_bytes().decode("utf-8")
     t0 = time.perf_counter()
@@ -119,8 +119,9 @@ def run_case(engine: api.Engine, case: Case, **options: Any) -> CaseResult:
         # Absolute paths: the diff and the prompt name the file relative to its case folder
         # ("before.py"), wherever eval runs from and however the folder was given. The output checks
         # are the CLI's defaults: a refusal is an error here, as it would be for a user.
-        out = api.apply(case.before.resolve(), case.edit.read_text(encoding="utf-8"), engine=engine, cwd=case.dir.resolve(),
-                        language=case.meta.get("language"), **options)
+        edit = case.edit.read_text(encoding="utf-8")
+        out = api.apply(case.before.resolve(), edit, engine=engine, cwd=case.dir.resolve(),
+                        language=case.meta.get("language"), options=options, **settings)
     except ApplyEditError as e:
         result.error = str(e)
         result.wall_s = time.perf_counter() - t0
@@ -145,21 +146,25 @@ def run_case(engine: api.Engine, case: Case, **options: Any) -> CaseResult:
 
 def evaluate(root: Path, pattern: str | None = None, engine: api.Engine | None = None,
              on_case: Callable[[Case, CaseResult], None] | None = None,
-             on_start: Callable[[int, int, Case], None] | None = None, **options: Any) -> dict[str, Any]:
+             on_start: Callable[[int, int, Case], None] | None = None, options: RunOptions | None = None,
+             **settings: Any) -> dict[str, Any]:
     """Run every case; return per-case results, totals and whether the suite holds its floor.
     No case found (none under `root`, or none matching `pattern`) is an input error, raised before
-    any model is opened. `on_start(n, total, case)` is called as case n of total (1-based) begins."""
+    any model is opened. `on_start(n, total, case)` is called as case n of total (1-based) begins.
+    `settings` (RunOptions field names) replace those of `options`; the model's open `engine` when none is given."""
     cases = discover(root, pattern)
     if not cases:
         raise InputError(f"no cases in {root}" + (f" match {pattern!r}" if pattern else "")
                          + " (a case is a folder holding before.<ext>, after.<ext> and edit.txt)")
-    engine = engine or api.Engine.open(options.pop("model", None), options.pop("device", None),
-                                       options.pop("dtype", None), backend=options.pop("backend", None))
+    opts = (options or RunOptions()).replace(**settings)
+    engine = engine or api.Engine.open(opts.model, opts.device, opts.dtype, backend=opts.backend)
+    reported = {**({n: getattr(opts, n) for n in REPORTED} if options is not None else {}),
+                **{k: v for k, v in settings.items() if not callable(v)}}
     results = []
     for n, case in enumerate(cases, 1):
         if on_start:
             on_start(n, len(cases), case)
-        r = run_case(engine, case, **options)
+        r = run_case(engine, case, opts)
         results.append(r)
         if on_case:
             on_case(case, r)
@@ -168,7 +173,8 @@ def evaluate(root: Path, pattern: str | None = None, engine: api.Engine | None =
     unexpected = [r.name for r in results if not r.exact and not r.known_failure]
     tokens, passes = sum(r.tokens for r in results), sum(r.passes for r in results)
     return {
-        "root": str(root), "options": {k: v for k, v in options.items() if not callable(v)}, "model": engine.source.name, "device": engine.device, "dtype": engine.dtype_name,
+        "root": str(root), "options": reported, "model": engine.source.name, "device": engine.device,
+        "dtype": engine.dtype_name,
         "backend": engine.backend,
         "cases": [asdict(r) for r in results],
         "total": len(results), "exact": exact,

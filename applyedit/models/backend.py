@@ -1,9 +1,11 @@
-"""The model seam: load a causal LM, score token ids on top of the cached prefix, crop the cache.
+"""The model seam and the torch backend: score token ids on top of the cached prefix, crop the cache.
 
-Owns everything that touches transformers at run time: tokenizer and weights loading, device and
-dtype choice, the chat template, and the KV cache (a `DynamicCache` that always holds exactly the
-accepted prefix; `crop_to(n)` is the only way it shrinks). The decode loop sees only `TargetModel`.
-Knows nothing of proposers, K, regions or files.
+Owns the `TargetModel` protocol the decode loop sees, `ExactPrefill` (prefill that reuses a cache only
+when the result is the same as a fresh run's), the tokenizer (loading, the chat template, ids of user
+text), device and dtype choice, and `TorchModel`: a transformers causal LM with its KV cache (a
+`DynamicCache` that always holds exactly the accepted prefix; `crop_to(n)` is the only way it shrinks).
+Loading the weights on the CPU (the matmul kernels, the fast-load copy) is kernels.py's; llama.cpp is
+llamacpp.py's; the model files are the model store's. Knows nothing of proposers, K, regions or files.
 """
 
 from __future__ import annotations
@@ -13,11 +15,11 @@ import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from applyedit.errors import InputError, ModelError
+from applyedit.models.kernels import cpu_kernels, load_cpu_weights, load_pretrained, save_cpu_weights, use_cpu_kernels
 
 if TYPE_CHECKING:
     import torch
@@ -37,7 +39,7 @@ PAD_MIN, PAD_ROWS = 64, 4
 
 
 class TargetModel(Protocol):
-    """What the decode loop needs from a model (DESIGN.md §6)."""
+    """What the decode loop needs from a model."""
 
     eos_ids: frozenset[int]
 
@@ -147,170 +149,11 @@ def stop_ids(tokenizer: Any, model_eos: int | list[int] | None) -> frozenset[int
     return frozenset(ids)
 
 
-def transpose_linear_weights(model: Any) -> int:
-    """Store each Linear weight (out, in) as the transpose of a contiguous (in, out) matrix.
-
-    `F.linear` then multiplies by a row-major (in, out) matrix, which MKL's sgemm runs 15-35 %
-    faster on this project's AVX2 CPUs for the small blocks verification feeds (measured with
-    `applyedit bench`). Same values; shared (tied) weights and weights already laid out so are left
-    alone. The fallback of `use_cpu_kernels` where oneDNN is missing.
-    """
-    import torch
-
-    embeddings = {p.data_ptr() for m in model.modules() if isinstance(m, torch.nn.Embedding) for p in m.parameters()}
-    count = 0
-    for module in model.modules():
-        if isinstance(module, torch.nn.Linear) and module.weight.data_ptr() not in embeddings:
-            w = module.weight.detach()
-            if not w.t().is_contiguous():
-                module.weight = torch.nn.Parameter(w.t().contiguous().t(), requires_grad=False)
-            count += 1
-    return count
-
-
-@cache
-def _onednn_linear() -> type | None:
-    """A `torch.nn.Linear` whose forward is oneDNN's inner product (`mkldnn._linear_pointwise`, the op
-    inductor's CPU backend emits) on the plain (out, in) weight, or None where the op is missing or
-    fails a probe. On this project's 2-core AVX2 CPU it verifies blocks of 2-64 tokens far faster
-    than MKL's sgemm (which packs the weights again in every call); `applyedit model calibrate`
-    and `applyedit bench` measure it."""
-    import torch
-
-    op = getattr(torch.ops.mkldnn, "_linear_pointwise", None)
-    if op is None or not torch.backends.mkldnn.is_available():
-        return None
-    try:
-        x, w, b = torch.randn(3, 16), torch.randn(8, 16), torch.randn(8)
-        if not torch.allclose(op(x, w, b, "none", [], ""), torch.nn.functional.linear(x, w, b), atol=1e-5):
-            return None
-    except Exception:  # an unsupported build: the transposed sgemm path is used instead
-        return None
-
-    class OneDNNLinear(torch.nn.Linear):
-        def forward(self, x: torch.Tensor) -> torch.Tensor:
-            return op(x, self.weight, self.bias, "none", [], "")
-
-    return OneDNNLinear
-
-
-def cpu_kernels(dtype: torch.dtype) -> str:
-    """The CPU matmul kernels for `dtype`: "onednn" (fp32 where the oneDNN op works) or "mkl" (MKL
-    sgemm on transposed weights, `transpose_linear_weights`). `APPLYEDIT_CPU_KERNELS=mkl` forces the
-    fallback (to measure one against the other). Which one runs is part of the cost curve's key."""
-    import os
-
-    import torch
-
-    wanted = os.environ.get("APPLYEDIT_CPU_KERNELS", "").strip().lower()
-    if wanted not in ("", "onednn", "mkl"):
-        raise ModelError(f"APPLYEDIT_CPU_KERNELS={wanted!r}: use onednn or mkl")
-    return "onednn" if dtype == torch.float32 and wanted != "mkl" and _onednn_linear() else "mkl"
-
-
-def use_cpu_kernels(model: Any, dtype: torch.dtype) -> str:
-    """Lay `model`'s Linear weights out for `cpu_kernels(dtype)` and switch to them; returns their name:
-    "onednn" makes every Linear a oneDNN one on plain contiguous weights."""
-    import torch
-
-    kernels = cpu_kernels(dtype)
-    if kernels == "mkl":
-        transpose_linear_weights(model)
-        return kernels
-    onednn = _onednn_linear()
-    for module in model.modules():
-        if isinstance(module, torch.nn.Linear):
-            if not module.weight.is_contiguous():
-                module.weight = torch.nn.Parameter(module.weight.detach().contiguous(), requires_grad=False)
-            module.__class__ = onednn
-    return "onednn"
-
-
-CPU_LAYOUT = "applyedit-cpu-fp32-v2"  # fast-load copy format, followed by "/<kernels>" (see `use_cpu_kernels`)
-
-
-def load_pretrained(path: Path, device: str, dtype: torch.dtype) -> Any:
-    """The plain transformers load, in eval mode."""
-    from transformers import AutoModelForCausalLM
-
-    try:
-        model = AutoModelForCausalLM.from_pretrained(path, dtype=dtype, use_safetensors=True)
-    except Exception as e:
-        raise ModelError(f"could not load the model from {path}: {e}") from e
-    return model.to(device).eval()
-
-
-def save_cpu_weights(model: Any, dest: Path, kernels: str) -> None:
-    """Write `model`'s weights as they sit in memory on the CPU, so `load_cpu_weights` maps them back
-    without converting anything: each transposed Linear weight is stored as its contiguous (in, out)
-    matrix, tied weights once. Best effort: a full disk costs the next start time, not this run."""
-    import json
-
-    from safetensors.torch import save_file
-
-    from applyedit.modelstore import write_file_atomic
-
-    tensors: dict[str, Any] = {}
-    transposed: list[str] = []
-    seen: set[int] = set()
-    for name, t in model.state_dict().items():
-        if t.data_ptr() in seen:
-            continue  # a tied weight: `tie_weights` restores it on load
-        seen.add(t.data_ptr())
-        if t.dim() == 2 and not t.is_contiguous() and t.t().is_contiguous():
-            tensors[name] = t.t()
-            transposed.append(name)
-        else:
-            tensors[name] = t.contiguous()
-    meta = {"layout": f"{CPU_LAYOUT}/{kernels}", "transposed": json.dumps(transposed)}
-    t0 = time.perf_counter()
-    try:
-        write_file_atomic(dest, lambda tmp: save_file(tensors, str(tmp), metadata=meta))
-    except OSError as e:
-        logger.warning("could not write the fast-load copy %s: %s", dest, e)
-        return
-    logger.info("wrote the fast-load copy %s in %.1f s", dest, time.perf_counter() - t0)
-
-
-def load_cpu_weights(path: Path, weights: Path, kernels: str) -> Any:
-    """Build the model from `path`'s config with empty parameters and assign the mmap-backed tensors
-    of a `save_cpu_weights` file written for `kernels`: the same values in the same memory layout as
-    `load_pretrained` + `use_cpu_kernels` give (a test compares logits bit for bit), without touching
-    them until a forward pass does."""
-    import json
-    from itertools import chain
-
-    import torch
-    from accelerate import init_empty_weights
-    from safetensors import safe_open
-    from transformers import AutoConfig, AutoModelForCausalLM, GenerationConfig
-
-    config = AutoConfig.from_pretrained(path)
-    with init_empty_weights(include_buffers=False):
-        model = AutoModelForCausalLM.from_config(config, dtype=torch.float32)
-    with safe_open(str(weights), framework="pt") as f:
-        meta = f.metadata() or {}
-        expected = f"{CPU_LAYOUT}/{kernels}"
-        if meta.get("layout") != expected:
-            raise ValueError(f"layout {meta.get('layout')!r}, expected {expected!r}")
-        transposed = set(json.loads(meta["transposed"]))
-        state = {k: f.get_tensor(k).t() if k in transposed else f.get_tensor(k) for k in f.keys()}
-    result = model.load_state_dict(state, strict=False, assign=True)
-    if result.unexpected_keys:
-        raise ValueError(f"unexpected weights {result.unexpected_keys[:3]}")
-    model.tie_weights()
-    empty = [n for n, p in chain(model.named_parameters(), model.named_buffers()) if p.is_meta]
-    if empty:
-        raise ValueError(f"no weights for {empty[:3]}")
-    if (path / "generation_config.json").is_file():
-        model.generation_config = GenerationConfig.from_pretrained(path)
-    return model.eval()
-
-
 class ExactPrefill:
     """`prefill` and `cached_len` for a backend that tracks the ids its cache holds in `_ids`."""
 
     _ids: list[int]
+    kernels: str = ""  # the CPU matmul kernels, where the backend chooses them (part of cost and cache keys)
     prompt_cache: Any = None  # a promptcache.PromptCache (`applyedit serve` attaches one); None: no reuse
     # Progress displays: called with (prompt tokens computed, prompt tokens) at the start and end of a
     # prefill and after each of its chunks. Set on the instance; None reports nothing.
@@ -340,7 +183,7 @@ class ExactPrefill:
         if self.prompt_cache is not None:  # exact too: prefixes cut at chunk boundaries (promptcache.py)
             from applyedit import promptcache
 
-            return promptcache.prefill(self, self.prompt_cache, ids)
+            return promptcache.prefill(self, self.prompt_cache, ids)  # type: ignore[arg-type]  # subclasses snapshot
         self.reset()
         if ids:
             self._chunk_done(0, len(ids))
@@ -366,12 +209,44 @@ class TorchModel(ExactPrefill):
     _cache: Any = field(default=None, repr=False)
     _ids: list[int] = field(default_factory=list, repr=False)  # the tokens the cache holds
 
+    @classmethod
+    def target(cls, engine: Any) -> TorchModel:
+        """The engine's target model (models.engine.Engine: its path, device, dtype and tokenizer)."""
+        return cls.load(engine.path, engine.device, engine.dtype, engine.tokenizer)
+
+    @staticmethod
+    def thread_count() -> int:
+        import torch
+
+        return torch.get_num_threads()
+
+    @staticmethod
+    def dtype_label(dtype: Any) -> str:
+        return str(dtype).removeprefix("torch.")
+
+    @staticmethod
+    def weights_file(source: Any, path: Path) -> Path | None:
+        return path / "model.safetensors"
+
+    @property
+    def vocab_size(self) -> int:
+        """Rows of the logits (the vocabulary, padding included)."""
+        return int(self.model.config.vocab_size)
+
+    @property
+    def threads(self) -> int:
+        return self.thread_count()
+
+    @property
+    def dtype_name(self) -> str:
+        return self.dtype_label(self.model.dtype)
+
     @staticmethod
     def fast_load_file(path: Path, device: str, dtype: torch.dtype) -> Path | None:
         """Where `load` keeps the fast-load copy of `path` (None: this device and dtype use none)."""
         import torch
 
-        from applyedit.modelstore import cpu_weights_file
+        from applyedit.models.modelstore import cpu_weights_file
 
         return cpu_weights_file(path) if device == "cpu" and dtype == torch.float32 else None
 

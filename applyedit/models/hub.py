@@ -12,16 +12,19 @@ from __future__ import annotations
 
 import hashlib
 import os
+import shutil
 from pathlib import Path
 
-from applyedit import modelstore
+from applyedit import files
 from applyedit.errors import ModelError, UsageError
+from applyedit.models import modelstore
 
 __all__ = ["KNOWN", "fetch", "sha256_of"]
 
 # (repo, file) -> SHA-256 of the official file.
 KNOWN = {
-    ("Qwen/Qwen2.5-Coder-1.5B-Instruct-GGUF", "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf"): modelstore.DEFAULT_GGUF_SHA256,
+    ("Qwen/Qwen2.5-Coder-1.5B-Instruct-GGUF", "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf"):
+        modelstore.DEFAULT_GGUF_SHA256,
     ("Qwen/Qwen2.5-Coder-0.5B-Instruct-GGUF", "qwen2.5-coder-0.5b-instruct-q4_k_m.gguf"): modelstore.DRAFT_GGUF_SHA256,
 }
 
@@ -78,13 +81,9 @@ def _install_default(path: Path) -> None:
     dest = modelstore.default_gguf_path()
     if dest.is_file() and dest.stat().st_size == path.stat().st_size:
         return
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    tmp = dest.with_name(dest.name + ".tmp")
-    tmp.unlink(missing_ok=True)
-    try:
-        os.link(path.resolve(), tmp)
-    except OSError:
-        import shutil
-
-        shutil.copyfile(path.resolve(), tmp)
-    os.replace(tmp, dest)
+    with files.replacing(dest) as tmp:
+        tmp.unlink()  # a hard link needs the name free
+        try:
+            os.link(path.resolve(), tmp)
+        except OSError:
+            shutil.copyfile(path.resolve(), tmp)

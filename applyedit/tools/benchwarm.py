@@ -26,6 +26,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from applyedit import files
 from applyedit.errors import ApplyEditError, InputError
 
 PHASES = ("cold_a", "cold_b", "warm_first_a", "warm_b", "warm_repeat_a")
@@ -70,7 +71,8 @@ def cli_run(args: list[str], cwd: Path, env: dict[str, str]) -> dict[str, Any]:
             "startup_s": (data["report"].get("profile") or {}).get("startup_s")}
 
 
-def start_server(args: list[str], port: int, env: dict[str, str], log_path: Path) -> tuple[subprocess.Popen[bytes], float]:
+def start_server(args: list[str], port: int, env: dict[str, str],
+                 log_path: Path) -> tuple[subprocess.Popen[bytes], float]:
     url = f"http://127.0.0.1:{port}/health"
     log = log_path.open("wb")
     t0 = time.perf_counter()
@@ -117,14 +119,14 @@ def run(file: Path, edit_a: Path, edit_b: Path, *, repeats: int = 3, model_args:
 
     def save() -> None:
         if json_path is not None:
-            json_path.write_text(json.dumps(summarise(record), indent=2))
+            files.write_atomic(json_path, json.dumps(summarise(record), indent=2).encode())
 
     for r in range(repeats):
         # B's cold run first and A's last: a run cut short still holds the comparison (3) is judged by.
         row: dict[str, Any] = {"repeat": r + 1}
         runs.append(row)
 
-        def timed(phase: str, args: list[str]) -> None:
+        def timed(phase: str, args: list[str], row: dict[str, Any] = row, r: int = r) -> None:
             row[phase] = cli_run(args, cwd, env)
             log(f"bench --warm: repeat {r + 1}: {phase} {row[phase]['wall_s']:.1f} s, "
                 f"reused {row[phase]['reused']} of {row[phase]['prompt_tokens']} prompt tokens")
@@ -196,5 +198,6 @@ def render(report: dict[str, Any]) -> list[str]:
         lines.append(f"  (2) {report['warm_first_a_saving_s']:.1f} s faster than a cold CLI run of A")
     same = report.get("same_output") or {}
     if same:
-        lines.append("  same output as the cold run: " + ", ".join(f"{k} {'yes' if v else 'NO'}" for k, v in same.items()))
+        agree = ", ".join(f"{k} {'yes' if v else 'NO'}" for k, v in same.items())
+        lines.append("  same output as the cold run: " + agree)
     return lines

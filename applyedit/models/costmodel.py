@@ -15,12 +15,13 @@ from __future__ import annotations
 import bisect
 import json
 import logging
-import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from applyedit.backend import TargetModel
+from applyedit import files
+from applyedit.errors import InputError
+from applyedit.models.backend import TargetModel
 
 logger = logging.getLogger(__name__)
 
@@ -99,9 +100,7 @@ def load_or_calibrate(model: TargetModel, home: Path, key: str, fresh: bool = Fa
     curve = calibrate(model)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_text(json.dumps(curve.to_json()))
-        os.replace(tmp, path)
-    except OSError as e:
+        files.write_atomic(path, json.dumps(curve.to_json()).encode(), follow=False)
+    except (OSError, InputError) as e:  # InputError: files.py's word for a write that failed
         logger.warning("could not cache the cost calibration in %s: %s", path, e)
     return curve

@@ -1,0 +1,63 @@
+"""Lazy markers: the comment lines of an update snippet that stand for code left out
+(`// ... existing code ...`, `# ...`), and whether a snippet's markers are written in the comment
+forms of the file's language.
+
+The one definition of a marker, used by the merge, the prompt's choice of template, the edit's
+extraction and the output checks. Pure text; knows nothing of merging or models.
+"""
+
+from __future__ import annotations
+
+import re
+
+from applyedit.languages import COMMENT_FORMS
+
+__all__ = ["foreign_markers", "is_marker"]
+
+_COMMENT = re.compile(  # a comment-only line; the group that matched holds the comment's text
+    r"\s*(?:(?:#|//|--|;)+(.*?)|/\*+(.*?)\*+/|\{\s*/\*+(.*?)\*+/\s*\}|<!--(.*?)-->)\s*"
+)
+_NOUN = (
+    r"(?:code|file|methods?|functions?|imports?|lines?|class(?:es)?|module|implementation|content"
+    r"|body|fields?|properties|logic|tests?|definitions?|statements?|config(?:uration)?|styles?"
+    r"|rules?|elements?|markup|html|setup|cases?|handlers?|routes?|components?|declarations?)"
+)
+_PHRASE = (
+    rf"(?:(?:the )?(?:existing|previous|remaining|other|unchanged|same|original) {_NOUN}"
+    r"|(?:the )?rest(?: of(?: the)? \w+)?|unchanged|keep(?:ing)? existing(?: \w+)?|no changes?"
+    r"|omitted|elided)"
+)
+_MARKER_TEXT = re.compile(rf"{_PHRASE}(?: (?:{_PHRASE}|here|below|above|as before|as is|etc))*")
+
+
+def is_marker(line: str) -> bool:
+    """True for a comment-only line saying code was left out (`// ... existing code ...`, `# ...`).
+
+    Comment forms: #, //, --, ;, /* */, {/* */}, <!-- -->. A bare Python `...` and code that only
+    contains the words (`x = "... existing code ..."`) are not markers.
+    """
+    m = _COMMENT.fullmatch(line)
+    if m is None:
+        return False
+    body = next(g for g in m.groups() if g is not None).lower()
+    dots = "..." in body or "…" in body
+    text = " ".join(re.sub(r"[^\w\s]", " ", re.sub(r"\.{2,}|…", " ", body)).split())
+    if not text:
+        return dots  # `# ...`, `/* … */`
+    if len(text.split()) > 8:
+        return False  # a sentence, not a marker
+    if dots:
+        return re.search(rf"\b{_PHRASE}\b", text) is not None
+    return _MARKER_TEXT.fullmatch(text) is not None
+
+
+_OPENER = re.compile(r"\s*(#|//|--|;|/\*|\{\s*/\*|<!--)")
+
+
+def foreign_markers(snippet: str, language: str) -> list[str]:
+    """The comment forms of `snippet`'s lazy markers when none of them is one `language` writes
+    (`// ...` markers in a Python edit: a snippet meant for another file); [] otherwise."""
+    allowed = COMMENT_FORMS.get(language)  # the languages table's; a language without: not checked
+    found = {m.group(1).replace(" ", "") for line in snippet.split("\n")
+             if is_marker(line) and (m := _OPENER.match(line))}
+    return sorted(found) if allowed and found and not found & allowed else []

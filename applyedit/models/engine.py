@@ -1,0 +1,202 @@
+"""The engine: which backend runs the target (and the draft model), and a loaded model kept for
+several runs (eval, bench, serve).
+
+Owns backend choice (`pick_backend`, the draft's in `Engine.draft_choice`), resolving and preparing
+the model through the model store, and the cost-curve keys. What differs between backends (vocab
+size, threads, dtype, matmul kernels, how a target loads) is the backend class's business: the engine
+reads its properties and never branches on the backend's name for them. Knows nothing of prompts,
+proposers or checks.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from applyedit.errors import InputError, ModelError
+from applyedit.models import modelstore
+from applyedit.models.backend import TorchModel, context_length, load_tokenizer, pick_device, pick_dtype, text_ids
+from applyedit.models.costmodel import CostCurve, load_or_calibrate
+from applyedit.options import BACKENDS, DRAFT_BACKENDS
+
+
+def runner(backend: str) -> Any:
+    """The class that runs `backend` ("torch": TorchModel, "llamacpp": LlamaCppModel)."""
+    if backend == "llamacpp":
+        from applyedit.models.llamacpp import LlamaCppModel
+
+        return LlamaCppModel
+    return TorchModel
+
+
+@dataclass
+class Engine:
+    """A resolved model with its tokenizer; the weights load on first use and stay loaded."""
+
+    source: modelstore.ModelSource
+    path: Path
+    tokenizer: Any
+    device: str
+    dtype: Any  # torch.dtype
+    context: int
+    cost: CostCurve | None = None  # the verify-pass cost curve; measured once and cached
+    backend: str = "torch"  # "torch" (transformers) or "llamacpp" (the GGUF itself)
+    backend_reason: str = ""  # why this backend runs (pick_backend), shown in the summary
+    _model: Any = field(default=None, repr=False)  # TorchModel | LlamaCppModel, loaded on first use
+    _drafts: dict[str, Any] = field(default_factory=dict, repr=False)  # loaded draft models, by source and backend
+
+    @classmethod
+    def open(
+        cls,
+        model: str | None = None,
+        device: str | None = None,
+        dtype: str | None = None,
+        progress: modelstore.Progress | None = None,
+        backend: str | None = None,
+    ) -> Engine:
+        source = modelstore.resolve(model)
+        if backend == "llamacpp" and dtype not in (None, "auto"):
+            raise InputError("--dtype applies to the torch backend; llama.cpp runs the GGUF's own quantisation")
+        dev = pick_device(device)
+        chosen, why = pick_backend(backend, dev, dtype=dtype, source=source)
+        if chosen == "llamacpp":
+            path = modelstore.prepare_tokenizer(source, progress)
+        else:  # the dequantized copy is written here, on first torch use (the fast-load copy at the first load)
+            path = modelstore.prepare(source, progress)
+        return cls(source, path, load_tokenizer(path), dev, pick_dtype(dtype, dev), context_length(path),
+                   backend=chosen, backend_reason=why)
+
+    @property
+    def loaded(self) -> bool:
+        return self._model is not None
+
+    @property
+    def model(self) -> Any:
+        """The loaded target behind the `TargetModel` seam (the decode loop sees nothing more)."""
+        if self._model is None:
+            self._model = runner(self.backend).target(self)
+        return self._model
+
+    def draft_model(self, spec: str | None = None, backend: str | None = None,
+                    progress: modelstore.Progress | None = None) -> Any:
+        """The draft model of `--draft-model` (default: the packaged Qwen2.5-Coder-0.5B-Instruct) behind
+        the `TargetModel` seam, loaded once. Backend "auto": llama.cpp on the CPU when it is installed
+        and the draft is a GGUF (far faster per token there than torch fp32), else torch like the target."""
+        from applyedit.models import llamacpp
+        from applyedit.models.backend import stop_ids
+
+        source, chosen = self.draft_choice(spec, backend)
+        key = f"{source.name}-{chosen}"
+        if key not in self._drafts:
+            if chosen == "llamacpp":
+                gguf = modelstore.draft_gguf(source, progress)
+                if gguf is None:
+                    raise ModelError(f"--draft-backend llamacpp runs GGUF files; {source.name} is not one")
+                if not llamacpp.available():
+                    raise ModelError("--draft-backend llamacpp needs llama-cpp-python: pip install -e '.[llamacpp]'")
+                self._drafts[key] = llamacpp.LlamaCppModel.load(gguf, stop_ids(self.tokenizer, None), self.context)
+            else:
+                path = modelstore.prepare(source, progress)
+                if source.kind != "draft" and load_tokenizer(path).get_vocab() != self.tokenizer.get_vocab():
+                    raise ModelError(f"--draft-model {source.name} has another tokenizer than {self.source.name}; "
+                                     "a draft model must share the target's")
+                self._drafts[key] = TorchModel.load(path, self.device, self.dtype, self.tokenizer)
+        return self._drafts[key]
+
+    def draft_choice(self, spec: str | None, backend: str | None) -> tuple[modelstore.ModelSource, str]:
+        """The draft model's source and the backend that runs it (see `draft_model`)."""
+        from applyedit.models import llamacpp
+
+        source = modelstore.resolve_draft(spec)
+        if backend not in (None, *DRAFT_BACKENDS):
+            raise InputError(f"unknown --draft-backend {backend!r}; choose {', '.join(DRAFT_BACKENDS)}")
+        chosen = backend if backend not in (None, "auto") else (
+            "llamacpp" if self.device == "cpu" and source.gguf is not None and llamacpp.available() else "torch")
+        return source, chosen
+
+    def draft_cost(self, spec: str | None = None, backend: str | None = None, fresh: bool = False) -> CostCurve:
+        """The draft model's own cost curve (calibrated once per draft, backend and device, and cached;
+        `fresh` measures it again): its t(0) is what one draft token costs."""
+        source, chosen = self.draft_choice(spec, backend)
+        dtype = self.dtype_name if chosen == "torch" else "gguf"
+        key = f"draft-{source.name}-{chosen}-{self.device}-{dtype}-{self.threads}t"
+        return load_or_calibrate(self.draft_model(spec, backend), modelstore.home(), key, fresh)
+
+    @property
+    def vocab_size(self) -> int:
+        """The number of rows of the target's logits (its vocabulary, padding included)."""
+        return int(self.model.vocab_size)
+
+    @property
+    def kernels(self) -> str:
+        """The loaded target's CPU matmul kernels ("" where the backend has no choice)."""
+        return str(self.model.kernels)
+
+    def cost_curve(self, fresh: bool = False) -> CostCurve:
+        """The verify-pass cost curve of this model, backend, device, dtype and thread count (cached)."""
+        if self.cost is None or fresh:
+            kernels = self.kernels  # the CPU matmul kernels change the curve
+            kernel_part = f"-{kernels}" if kernels else ""
+            key = f"{self.source.name}-{self.backend}-{self.device}-{self.dtype_name}{kernel_part}-{self.threads}t"
+            self.cost = load_or_calibrate(self.model, modelstore.home(), key, fresh)
+        return self.cost
+
+    @property
+    def threads(self) -> int:
+        """The threads the backend computes with (known before the weights load)."""
+        return int(runner(self.backend).thread_count())
+
+    @property
+    def dtype_name(self) -> str:
+        """"float32", "bfloat16", ... on torch; "gguf" on llama.cpp (the file's own quantisation)."""
+        return str(runner(self.backend).dtype_label(self.dtype))
+
+    @property
+    def weights_file(self) -> Path | None:
+        """The file the target's weights come from (what a disk prompt cache is keyed by)."""
+        return runner(self.backend).weights_file(self.source, self.path)
+
+    def encode(self, text: str) -> list[int]:
+        """User text's ids: a special-token string in it (`<|im_end|>`) stays text (backend.text_ids)."""
+        return text_ids(self.tokenizer, text)
+
+    def decode(self, ids: Sequence[int]) -> str:
+        return str(self.tokenizer.decode(list(ids), skip_special_tokens=False))
+
+
+def pick_backend(backend: str | None, device: str, *, dtype: str | None = None,
+                 source: modelstore.ModelSource | None = None) -> tuple[str, str]:
+    """The backend that runs the target, and why (`applyedit model` and the summary say it).
+
+    Asked for (`--backend`, `APPLYEDIT_BACKEND` or the config file): that one; llama.cpp runs on the
+    CPU only. Otherwise llama.cpp is the CPU default when the llamacpp extra is installed (the fastest
+    path there); torch runs on CUDA, for a `--dtype` (llama.cpp runs the GGUF's own quantisation), for
+    a model that is no GGUF file, and without the extra. torch fp32 stays the exactness reference."""
+    if backend not in (None, "auto", *BACKENDS):
+        raise InputError(f"unknown --backend {backend!r}; choose torch or llamacpp")
+    from applyedit.models import llamacpp
+
+    if backend == "llamacpp":
+        if device != "cpu":
+            raise InputError("--backend llamacpp runs on the CPU here; drop --device or use --backend torch")
+        if not llamacpp.available():
+            raise ModelError("--backend llamacpp needs llama-cpp-python: pip install -e '.[llamacpp]'")
+        return "llamacpp", "--backend llamacpp"
+    if backend == "torch":
+        return "torch", "--backend torch"
+    if device != "cpu":
+        return "torch", "CUDA" if device.startswith("cuda") else f"--device {device}"
+    if dtype not in (None, "auto"):
+        return "torch", f"--dtype {dtype}"
+    if source is not None and source.gguf is None:
+        return "torch", "the model is not a GGUF file"
+    if not llamacpp.available():
+        return "torch", "the llamacpp extra is not installed"
+    return "llamacpp", "the CPU default"
+
+
+def backend_label(backend: str, reason: str) -> str:
+    """'llama.cpp: the CPU default', 'torch: --backend torch', ... (for people, not for keys)."""
+    return f"{'llama.cpp' if backend == 'llamacpp' else backend}: {reason}"

@@ -1,0 +1,121 @@
+"""The serve worker: runs `api.apply` for queued requests one at a time, in arrival order, on its
+own thread, from a bounded queue (full: `Busy`, HTTP 503), with each request's deadline and a
+cancel flag checked between verify passes (`Cancelled` when its client went away).
+
+Every run works on a private temporary copy of the posted content, with the server's warm engine
+and the request's settings as one RunOptions. Knows nothing of HTTP: server.py maps its outcomes.
+"""
+
+import asyncio
+import queue
+import tempfile
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from applyedit.errors import ApplyEditError, DecodeError, RunTimeout
+
+
+class Cancelled(DecodeError):
+    """The client closed its connection; the run stopped between verify passes (nothing returned)."""
+
+
+class Busy(ApplyEditError):
+    """The queue is full (HTTP 503)."""
+
+    exit_code = 2
+
+
+@dataclass
+class Job:
+    path: str
+    content: str
+    edit: str
+    options: dict[str, Any]
+    deadline: float | None  # time.monotonic(); from arrival
+    loop: asyncio.AbstractEventLoop
+    future: asyncio.Future[Any]
+    cancel: threading.Event = field(default_factory=threading.Event)
+
+
+class Worker:
+    """Runs jobs one at a time in arrival order on its own thread; the queue is bounded."""
+
+    def __init__(self, engine: Any, size: int) -> None:
+        self.engine = engine
+        self.jobs: queue.Queue[Job | None] = queue.Queue(maxsize=max(1, size))
+        self.size = size
+        self.running: Job | None = None
+        self.served = 0
+        self.cancelled = 0  # runs stopped because their client went away
+        self.lock = threading.Lock()
+        self.thread = threading.Thread(target=self._loop, name="applyedit-worker", daemon=True)
+        self.thread.start()
+
+    def submit(self, job: Job) -> None:
+        with self.lock:  # one waiting slot is kept for the running job's successor when size is 0
+            if self.size == 0 and (self.running is not None or not self.jobs.empty()):
+                raise Busy("the server is busy (queue of 0): try again when the running request ends")
+            try:
+                self.jobs.put_nowait(job)
+            except queue.Full:
+                raise Busy(f"the server is busy ({self.size} requests already waiting): try again later") from None
+
+    def stop(self) -> None:
+        self.jobs.put(None)
+
+    def _loop(self) -> None:
+        while True:
+            job = self.jobs.get()
+            if job is None:
+                return
+            with self.lock:
+                self.running = job
+            try:
+                outcome: Any = self._run(job)
+            except BaseException as e:  # handed to the request's coroutine, never lost
+                outcome = e
+                self.cancelled += isinstance(e, Cancelled)
+            finally:
+                with self.lock:
+                    self.running = None
+                self.served += 1
+            job.loop.call_soon_threadsafe(_settle, job.future, outcome)
+
+    def _run(self, job: Job) -> Any:
+        from applyedit import api
+        from applyedit.options import RunOptions
+
+        if job.cancel.is_set():
+            raise Cancelled("the client closed the connection before its run began")
+        options = dict(job.options)
+        timeout, language = options.pop("timeout", None), options.pop("language", None)
+        if job.deadline is not None:
+            left = job.deadline - time.monotonic()
+            if left <= 0:
+                raise RunTimeout("stopped by its timeout while waiting in the queue; nothing was run")
+            timeout = left
+
+        def step(s: Any, tokens: int) -> None:
+            if job.cancel.is_set():
+                raise Cancelled(f"the client closed the connection; stopped after {s.index + 1} passes")
+
+        with tempfile.TemporaryDirectory(prefix="applyedit-serve-") as tmp:
+            root = Path(tmp)
+            target = root / job.path
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(job.content.encode("utf-8"))
+            run = RunOptions(**options, timeout=timeout)  # the request's settings, the server's model
+            return api.apply(target, job.edit, options=run, engine=self.engine, cwd=root, language=language,
+                             on_step=step)
+
+
+def _settle(future: asyncio.Future[Any], outcome: Any) -> None:
+    if future.done():
+        return
+    if isinstance(outcome, BaseException):
+        future.set_exception(outcome)
+    else:
+        future.set_result(outcome)
