@@ -30,9 +30,13 @@ def check_all(src: textio.SourceFile, body: str, edit: str, kind: str, merged: m
               opts: RunOptions) -> list[str]:
     """Every check, in order; the notes of those the options' `allow_*` switches accepted."""
     check_output(src.text, body, opts.allow_markers)
-    notes = check_drops(src.text, body, merged, opts.allow_drops) + check_syntax(src, body, opts.allow_syntax_errors)
+    drops = check_drops(src.text, body, merged, opts.allow_drops)
+    # With an unambiguous merge, a note from the dropped-code check means drops were accepted
+    # (--allow-drops): the output then differs from the merge by design, so no agreement is asked.
+    agree = not (drops and merged is not None and merged.ok)
+    notes = drops + check_syntax(src, body, opts.allow_syntax_errors)
     notes += check_deletion(src.text, body, edit, kind, opts.allow_deletion)
-    notes += check_answer(src.text, body, kind, edit, merged, opts.allow_unchanged, opts.allow_mismatch)
+    notes += check_answer(src.text, body, kind, edit, merged, opts.allow_unchanged, opts.allow_mismatch, agree)
     return notes
 
 
@@ -62,10 +66,11 @@ def new_lines(original: str, edit: str, merged: merge.MergeResult | None) -> lis
 
 
 def check_answer(original: str, body: str, kind: str, edit: str, merged: merge.MergeResult | None,
-                 allow_unchanged: bool, allow_mismatch: bool) -> list[str]:
+                 allow_unchanged: bool, allow_mismatch: bool, agree: bool = True) -> list[str]:
     """Refuse outputs that only look like success: the original unchanged although the edit changes
     something (an instruction, or a snippet with new lines), an update snippet's new lines missing,
-    or an output far longer (`LONG_SLACK` lines) than the original plus the snippet."""
+    or an output far longer (`LONG_SLACK` lines) than the original plus the snippet; with `agree`, an
+    output that differs from an unambiguous merge (`check_merge_agrees`)."""
     added = new_lines(original, edit, merged) if kind == "snippet" else []
     if body.rstrip("\n") == original.rstrip("\n"):
         merge_changes = merged is not None and merged.ok and merged.merged != original
@@ -87,7 +92,7 @@ def check_answer(original: str, body: str, kind: str, edit: str, merged: merge.M
         return _refuse(f"the output has {size} lines, far more than the original ({old}) plus the snippet ({given})",
                        allow_mismatch, "--allow-mismatch")
     if merged is not None and merged.ok and merged.merged is not None:
-        return check_merge_agrees(body, merged.merged, allow_mismatch)
+        return check_merge_agrees(body, merged.merged, allow_mismatch) if agree else []
     return []
 
 
