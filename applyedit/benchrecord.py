@@ -19,19 +19,8 @@ from typing import Any
 from applyedit import api, textio
 from applyedit.proposers import common_prefix
 
-__all__ = [
-    "BenchRecord",
-    "CaseRecord",
-    "CaseSummary",
-    "Method",
-    "MethodSummary",
-    "Pattern",
-    "Run",
-    "fence_of",
-    "method_named",
-    "summarise_saved",
-    "summarise_target",
-]
+__all__ = ["BenchRecord", "CaseRecord", "CaseSummary", "Method", "MethodSummary", "Pattern", "Run", "fence_of",
+           "method_named", "summarise_saved", "summarise_target"]
 
 
 def _known(cls: type, data: dict[str, Any]) -> dict[str, Any]:
@@ -173,21 +162,16 @@ class BenchRecord:
     model_config: dict[str, Any] | None = None
 
     def to_json(self) -> dict[str, Any]:
-        data: dict[str, Any] = {
-            "config": self.config,
-            "raw": {n: r.to_json() for n, r in self.raw.items()},
-            "cases": {n: asdict(c) for n, c in self.cases.items()},
-        }
+        data: dict[str, Any] = {"config": self.config, "raw": {n: r.to_json() for n, r in self.raw.items()},
+                                "cases": {n: asdict(c) for n, c in self.cases.items()}}
         return data if self.model_config is None else data | {"model_config": self.model_config}
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> BenchRecord:
-        return cls(
-            config=data.get("config", {}),
-            raw={n: CaseRecord.from_json(r) for n, r in data.get("raw", {}).items()},
-            cases={n: CaseSummary.from_json(c) for n, c in data.get("cases", {}).items()},
-            model_config=data.get("model_config"),
-        )
+        return cls(config=data.get("config", {}),
+                   raw={n: CaseRecord.from_json(r) for n, r in data.get("raw", {}).items()},
+                   cases={n: CaseSummary.from_json(c) for n, c in data.get("cases", {}).items()},
+                   model_config=data.get("model_config"))
 
 
 def method_named(name: str) -> Method:
@@ -198,22 +182,17 @@ def method_named(name: str) -> Method:
     if m := re.fullmatch(r"lookup K=(\d+)", name):
         return Method(name, "generate", lookup=int(m[1]))
     if m := re.fullmatch(r"(draft model only|hybrid)(?:, draft K=(\d+))?", name):
-        return Method(
-            name,
-            "loop",
-            proposer="draft" if m[1] == "draft model only" else "hybrid",
-            draft_k=int(m[2]) if m[2] else None,
-        )
+        return Method(name, "loop", proposer="draft" if m[1] == "draft model only" else "hybrid",
+                      draft_k=int(m[2]) if m[2] else None)
     if m := re.fullmatch(r"adaptive on (torch|llamacpp)", name):
         return Method(name, "loop", backend=m[1])
     if name.startswith("break-it: drafts from "):
         return Method(name, "loop", drafts_from=name.removeprefix("break-it: drafts from "))
-    fixed = {
-        "greedy": Method("greedy", "generate"),
-        "llama.cpp greedy": Method("llama.cpp greedy", "generate", backend="llamacpp"),
-        "loop, no drafts": Method("loop, no drafts", "loop", proposer="none", k_policy="fixed", k=0),
-        "adaptive, no merged prediction": Method("adaptive, no merged prediction", "loop", proposer="copy-original"),
-    }
+    fixed = {"greedy": Method("greedy", "generate"),
+             "llama.cpp greedy": Method("llama.cpp greedy", "generate", backend="llamacpp"),
+             "loop, no drafts": Method("loop, no drafts", "loop", proposer="none", k_policy="fixed", k=0),
+             "adaptive, no merged prediction": Method("adaptive, no merged prediction", "loop",
+                                                      proposer="copy-original")}
     return fixed.get(name, Method(name, "loop"))
 
 
@@ -248,20 +227,12 @@ def _summary(method: Method, runs: Sequence[Run]) -> MethodSummary:
     walls = [r.wall_s for r in runs]
     tokens, passes, wall = len(runs[0].tokens), statistics.median(r.passes for r in runs), statistics.median(walls)
     return MethodSummary(
-        method=method,
-        repeats=len(runs),
-        num_tokens=tokens,
-        passes=passes,
-        wall_s=wall,
-        wall_min_s=min(walls),
-        wall_max_s=max(walls),
-        decode_s=statistics.median(r.wall_s - r.ttft_s for r in runs),
-        ttft_s=statistics.median(r.ttft_s for r in runs),
-        tokens_per_pass=tokens / max(1, passes),
+        method=method, repeats=len(runs), num_tokens=tokens, passes=passes, wall_s=wall, wall_min_s=min(walls),
+        wall_max_s=max(walls), decode_s=statistics.median(r.wall_s - r.ttft_s for r in runs),
+        ttft_s=statistics.median(r.ttft_s for r in runs), tokens_per_pass=tokens / max(1, passes),
         tokens_per_s=tokens / wall,
         drafting_s=statistics.median((r.profile or {}).get("drafting_s", 0.0) for r in runs),
-        drafted_by=dict(runs[0].drafted_by or {}),
-    )
+        drafted_by=dict(runs[0].drafted_by or {}))
 
 
 def summarise_target(record: CaseRecord, methods: Sequence[Method], fence: str, backend: str = "torch") -> CaseSummary:
@@ -273,27 +244,17 @@ def summarise_target(record: CaseRecord, methods: Sequence[Method], fence: str, 
     for name, row in rows.items():  # agreement with the reference (the first method's first run)
         runs = record.runs[name]
         row.same_output = ref_body is not None and all(
-            _body(r.text, fence) == ref_body and _prefix_agrees(reference.tokens, r.tokens) for r in runs
-        )
+            _body(r.text, fence) == ref_body and _prefix_agrees(reference.tokens, r.tokens) for r in runs)
         row.tokens_before_divergence = min(common_prefix(reference.tokens, r.tokens) for r in runs)
     agree = all(row.same_output for row in rows.values() if row.method.anchor == "none")
-    greedy = {
-        (m.backend or backend): rows[m.name]
-        for m in methods
-        if m.runner == "generate" and not m.lookup and m.name in rows
-    }
+    greedy = {(m.backend or backend): rows[m.name] for m in methods if m.runner == "generate" and not m.lookup
+              and m.name in rows}
     for row in rows.values():
         base = greedy.get(row.method.backend or backend)
         row.speedup_vs_greedy = base.wall_s / row.wall_s if base else None
         row.decode_speedup_vs_greedy = base.decode_s / row.decode_s if base and row.decode_s else None
-    return CaseSummary(
-        prompt_tokens=record.prompt_tokens,
-        prefill_s=statistics.median(record.prefill_s),
-        budget=record.budget,
-        file=record.file,
-        outputs_agree=agree,
-        methods=rows,
-    )
+    return CaseSummary(prompt_tokens=record.prompt_tokens, prefill_s=statistics.median(record.prefill_s),
+                       budget=record.budget, file=record.file, outputs_agree=agree, methods=rows)
 
 
 def _prefix_agrees(a: Sequence[int], b: Sequence[int]) -> bool:
