@@ -31,6 +31,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
+from applyedit import files
+
 logger = logging.getLogger(__name__)
 
 BLOCK = 256  # tokens per block; equals the backends' prefill chunk (backend.PREFILL_CHUNK), see above
@@ -251,20 +253,18 @@ class DiskStore:
         path = self.folder / f"{entry.hashes[-1].hex()}.snap"
         try:
             header = json.dumps({"ids": list(entry.ids), "nbytes": entry.nbytes}).encode()
-            tmp = path.with_suffix(f".tmp{os.getpid()}")
-            with tmp.open("wb") as f:
+            with files.replacing(path) as tmp, tmp.open("wb") as f:
                 f.write(len(header).to_bytes(8, "little") + header)
                 f.write(self.encode(entry.snapshot))
-            os.replace(tmp, path)
         except OSError as e:
             logger.warning("prompt cache: could not write %s: %s", path, e)
             return
         with self._lock:
             self._add(path, entry.hashes)
-            files = sorted(self.folder.glob("*.snap"), key=lambda p: p.stat().st_mtime)
-            total = sum(p.stat().st_size for p in files)
-            while total > self.limit_bytes and len(files) > 1:
-                old = files.pop(0)
+            snaps = sorted(self.folder.glob("*.snap"), key=lambda p: p.stat().st_mtime)
+            total = sum(p.stat().st_size for p in snaps)
+            while total > self.limit_bytes and len(snaps) > 1:
+                old = snaps.pop(0)
                 total -= old.stat().st_size
                 old.unlink(missing_ok=True)
                 self._index = {h: v for h, v in self._index.items() if v[0] != old}

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from test_robustness import PY, Run, model, run, work  # noqa: F401  (fixtures)
+from clihelp import PY, Run, model, run, work  # noqa: F401  (fixtures)
 
 NUMBERS = "".join(f"line_{i} = {i}\n" for i in range(30))
 SNIPPET = "# ... existing code ...\nline_9 = 9\nline_10 = 100\nline_11 = 11\n# ... existing code ...\n"

@@ -22,7 +22,7 @@ from applyedit import cli
 from applyedit.tools import evaluate
 from applyedit.diff import unified_diff
 from applyedit.report import brief_lines, render_table
-from test_robustness import PY, Run, model, run, work  # noqa: F401  (fixtures)
+from clihelp import PY, Run, model, run, work  # noqa: F401  (fixtures)
 
 ROOT = Path(__file__).parent.parent
 KSWEEP = ROOT / "docs" / "bench" / "issue4-ksweep-cpu-fp32.json"

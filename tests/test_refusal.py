@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from applyedit import refusal
-from test_robustness import PY, Run, model, run, work  # noqa: F401  (fixtures)
+from clihelp import PY, Run, model, run, work  # noqa: F401  (fixtures)
 
 SNIPPET = "def a():\n    return 10\n\n# ... existing code ...\n"
 DROPPED = "def a():\n    return 10\n"  # b() vanished: the dropped-code check refuses it

@@ -13,7 +13,7 @@ import pytest
 from applyedit import api, userconfig
 from applyedit.models import modelstore
 from applyedit.errors import InputError
-from test_robustness import Run, run  # noqa: F401  (fixture)
+from clihelp import Run, run  # noqa: F401  (fixture)
 
 
 def test_cache_home_follows_xdg_and_applyedit_home_wins(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
