@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
+
+import pytest
 
 from applyedit.tools import evaluate
 from applyedit.diff import unified_diff
@@ -84,3 +87,32 @@ def test_eval_records_the_merge_answer_and_the_models_output(tokenizer, tmp_path
     assert report["options"] == {"fallback": "merge"}
     refused = evaluate.evaluate(tmp_path / "cases", engine=scripted_engine(tokenizer, raw), fallback="none")
     assert not refused["cases"][0]["exact"] and "dropped 2 original lines" in refused["cases"][0]["error"]
+
+
+def test_eval_saves_after_every_case_and_resumes(tokenizer, tmp_path: Path) -> None:
+    """--json is written after each case; --resume keeps the saved cases (their engine never runs them
+    again) and runs only the rest; without --json, --resume is a usage error."""
+    from fakes import scripted_engine
+
+    from applyedit.errors import UsageError
+
+    original = "x = 1\ny = 2\n"
+    for name in ("a_case", "b_case"):
+        case = tmp_path / "cases" / name
+        case.mkdir(parents=True)
+        (case / "before.py").write_text(original)
+        (case / "after.py").write_text("x = 10\ny = 2\n")
+        (case / "edit.txt").write_text("Set x to 10.")
+    saved = tmp_path / "eval.json"
+    seen: list[str] = []
+    first = evaluate.evaluate(tmp_path / "cases", "a_case", engine=scripted_engine(tokenizer, "x = 10\ny = 2\n```\n"),
+                              json_path=saved)
+    assert [c["name"] for c in json.loads(saved.read_text())["cases"]] == ["a_case"] and first["exact"] == 1
+    # b's engine writes a wrong file: a_case, already saved, must keep its exact result and not run again
+    second = evaluate.evaluate(tmp_path / "cases", engine=scripted_engine(tokenizer, "x = 3\ny = 2\n```\n"),
+                               json_path=saved, resume=True, on_start=lambda n, t, c: seen.append(c.name))
+    assert seen == ["b_case"]
+    assert [(c["name"], c["exact"]) for c in second["cases"]] == [("a_case", True), ("b_case", False)]
+    assert json.loads(saved.read_text())["total"] == 2
+    with pytest.raises(UsageError, match="--resume needs --json"):
+        evaluate.evaluate(tmp_path / "cases", engine=scripted_engine(tokenizer, ""), resume=True)

@@ -5,14 +5,12 @@ parse and check their options, run the tool, and print its tables (rendering is 
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
-from applyedit import files
 from applyedit.cliparts import (
     EXIT_CHECK,
     AnchorOpt,
@@ -190,6 +188,7 @@ def eval_command(
     anchor: AnchorOpt = "merge",
     fallback: FallbackOpt = "merge",
     json_path: JsonOpt = None,
+    resume: Annotated[bool, typer.Option(help="Skip the cases an interrupted eval saved in --json.")] = False,
     debug: DebugOpt = False,
 ) -> None:
     """Run fixture cases and score exact matches; exit 3 below the committed floor or on a new failure.
@@ -222,11 +221,10 @@ def eval_command(
     options = RunOptions(model=model, device=device, dtype=dtype, backend=backend, proposer=proposer, k=k,
                          k_policy=k_policy, draft_model=draft_model, draft_backend=draft_backend, draft_k=draft_k,
                          anchor=anchor, fallback=fallback)
-    report = evaluate.evaluate(directory, filter_, on_case=on_case, on_start=on_start, options=options)
+    report = evaluate.evaluate(directory, filter_, on_case=on_case, on_start=on_start, options=options,
+                               json_path=json_path, resume=resume)
     from applyedit.report import render_eval
 
     stdout.print(render_eval(report))
-    if json_path is not None:
-        files.write_atomic(json_path, json.dumps(report, indent=2).encode())
     if not report["ok"]:
         raise typer.Exit(EXIT_CHECK)

@@ -8,6 +8,7 @@ Returns data: rendering is report.py's, printing the CLI's.
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -19,8 +20,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from applyedit import api, textio
-from applyedit.errors import ApplyEditError, InputError
+from applyedit import api, files, textio
+from applyedit.errors import ApplyEditError, InputError, UsageError
 from applyedit.options import RunOptions
 
 FLOOR_FILE = "floor.toml"  # in the fixtures dir: `exact_match_floor = N`, may only rise
@@ -147,27 +148,54 @@ def run_case(engine: api.Engine, case: Case, options: RunOptions | None = None, 
 def evaluate(root: Path, pattern: str | None = None, engine: api.Engine | None = None,
              on_case: Callable[[Case, CaseResult], None] | None = None,
              on_start: Callable[[int, int, Case], None] | None = None, options: RunOptions | None = None,
-             **settings: Any) -> dict[str, Any]:
+             json_path: Path | None = None, resume: bool = False, **settings: Any) -> dict[str, Any]:
     """Run every case; return per-case results, totals and whether the suite holds its floor.
     No case found (none under `root`, or none matching `pattern`) is an input error, raised before
     any model is opened. `on_start(n, total, case)` is called as case n of total (1-based) begins.
-    `settings` (RunOptions field names) replace those of `options`; the model's open `engine` when none is given."""
+    `settings` (RunOptions field names) replace those of `options`; the model's open `engine` when none is given.
+    `json_path`: the report is written there (atomically) after every case, so a long run can stop at
+    any time; `resume` takes the cases already in it as done (they are not run again)."""
     cases = discover(root, pattern)
     if not cases:
         raise InputError(f"no cases in {root}" + (f" match {pattern!r}" if pattern else "")
                          + " (a case is a folder holding before.<ext>, after.<ext> and edit.txt)")
+    if resume and json_path is None:
+        raise UsageError("--resume needs --json PATH")
+    done = saved_cases(json_path) if resume and json_path is not None else {}
     opts = (options or RunOptions()).replace(**settings)
     engine = engine or api.Engine.open(opts.model, opts.device, opts.dtype, backend=opts.backend)
     reported = {**({n: getattr(opts, n) for n in REPORTED} if options is not None else {}),
                 **{k: v for k, v in settings.items() if not callable(v)}}
-    results = []
+    results: list[CaseResult] = []
     for n, case in enumerate(cases, 1):
+        if case.name in done:
+            results.append(done[case.name])
+            continue
         if on_start:
             on_start(n, len(cases), case)
         r = run_case(engine, case, opts)
         results.append(r)
         if on_case:
             on_case(case, r)
+        if json_path is not None:
+            files.write_atomic(json_path, json.dumps(summarise(root, pattern, engine, reported, results),
+                                                     indent=2).encode())
+    return summarise(root, pattern, engine, reported, results)
+
+
+def saved_cases(json_path: Path) -> dict[str, CaseResult]:
+    """The cases an earlier (interrupted) run saved in its report, by name; none when there is no file."""
+    if not json_path.is_file():
+        return {}
+    try:
+        return {d["name"]: CaseResult(**d) for d in json.loads(json_path.read_text(encoding="utf-8"))["cases"]}
+    except (ValueError, KeyError, TypeError) as e:
+        raise InputError(f"--resume: {json_path} is not an `applyedit eval --json` report ({e})") from e
+
+
+def summarise(root: Path, pattern: str | None, engine: api.Engine, reported: dict[str, Any],
+              results: list[CaseResult]) -> dict[str, Any]:
+    """The report: per-case results, totals and whether the suite holds its floor."""
     exact = sum(r.exact for r in results)
     floor = read_floor(root) if pattern is None else 0
     unexpected = [r.name for r in results if not r.exact and not r.known_failure]
