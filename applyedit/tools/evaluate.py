@@ -16,7 +16,7 @@ import tempfile
 import time
 import tomllib
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
@@ -188,7 +188,9 @@ def saved_cases(json_path: Path) -> dict[str, CaseResult]:
     if not json_path.is_file():
         return {}
     try:
-        return {d["name"]: CaseResult(**d) for d in json.loads(json_path.read_text(encoding="utf-8"))["cases"]}
+        known = {f.name for f in fields(CaseResult)}  # a record from an older version may hold more
+        return {d["name"]: CaseResult(**{k: v for k, v in d.items() if k in known})
+                for d in json.loads(json_path.read_text(encoding="utf-8"))["cases"]}
     except (ValueError, KeyError, TypeError) as e:
         raise InputError(f"--resume: {json_path} is not an `applyedit eval --json` report ({e})") from e
 
