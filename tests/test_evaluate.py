@@ -108,6 +108,9 @@ def test_eval_saves_after_every_case_and_resumes(tokenizer, tmp_path: Path) -> N
     first = evaluate.evaluate(tmp_path / "cases", "a_case", engine=scripted_engine(tokenizer, "x = 10\ny = 2\n```\n"),
                               json_path=saved)
     assert [c["name"] for c in json.loads(saved.read_text())["cases"]] == ["a_case"] and first["exact"] == 1
+    record = json.loads(saved.read_text())
+    record["cases"][0]["passed"] = True  # a field an older version wrote: left out on resume
+    saved.write_text(json.dumps(record))
     # b's engine writes a wrong file: a_case, already saved, must keep its exact result and not run again
     second = evaluate.evaluate(tmp_path / "cases", engine=scripted_engine(tokenizer, "x = 3\ny = 2\n```\n"),
                                json_path=saved, resume=True, on_start=lambda n, t, c: seen.append(c.name))
