@@ -34,7 +34,8 @@ from applyedit.models import modelstore  # noqa: E402
 from applyedit.models.backend import ExactPrefill, context_length, pick_dtype  # noqa: E402
 from applyedit.models.costmodel import prior  # noqa: E402
 from applyedit.promptcache import PromptCache  # noqa: E402
-from applyedit.server import Settings, create_app, parse_chat  # noqa: E402
+from applyedit.server import Settings, create_app  # noqa: E402
+from applyedit.serverchat import parse_chat  # noqa: E402
 
 _PROMPT = re.compile(r"File: [^\n]*\n\n(`{3,})[^\n]*\n(.*?)\1\n\n(?:Update snippet:\n\n\1[^\n]*\n(.*?)\1\n|Instruction: (.*?)\n\n?Output)",
                      re.S)

@@ -1,0 +1,123 @@
+"""`applyedit serve`'s OpenAI-compatible side: `POST /v1/chat/completions`.
+
+Owns reading a chat request (the last user message's `<instruction>`, `<code>`, `<update>` and
+`<path>` tags, and the sampling and length fields OpenAI clients send) into a run's inputs, and
+answering with the checked file as a chat completion, whole or as server-sent events; and OpenAI's
+error shape, which every route of the server answers with (`error_body`). Knows nothing
+of how a run is queued or guarded: server.py registers the route and hands it the runner.
+"""
+
+import json  # no `from __future__ import annotations`: FastAPI reads the route's annotations at run time
+import re
+import time
+import uuid
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from applyedit.errors import InputError
+
+
+def error_body(message: str, kind: str, exit_code: int, code: str | None = None) -> dict[str, Any]:
+    """OpenAI's error shape (its clients read `error.message`), plus the CLI's exit code."""
+    return {"error": {"message": message, "type": kind, "code": code, "param": None, "exit_code": exit_code}}
+
+
+_TAG = {name: re.compile(rf"<{name}>\n?(.*?)</{name}>", re.S) for name in ("instruction", "code", "update", "path")}
+
+
+def parse_chat(messages: list[dict[str, Any]]) -> tuple[str, str, str | None]:
+    """(code, edit, path) from the last user message: `<code>` is the file, `<update>` the edit (an
+    update snippet or the new code); `<instruction>` (optional) goes before the update, which the
+    edit reader then takes as a snippet when it has lazy markers, else as an instruction with code."""
+    user = [m for m in messages if isinstance(m, dict) and m.get("role") == "user"]
+    if not user:
+        raise InputError("messages: no user message")
+    content = user[-1].get("content")
+    if isinstance(content, list):  # content parts
+        content = "".join(p.get("text", "") for p in content if isinstance(p, dict) and p.get("type") == "text")
+    if not isinstance(content, str):
+        raise InputError("messages: the user message has no text content")
+    found = {name: m.group(1) for name, pattern in _TAG.items() if (m := pattern.search(content))}
+    if "code" not in found or "update" not in found:
+        raise InputError("the user message needs <code>…</code> (the file) and <update>…</update> (the edit)")
+    update = found["update"].strip("\n")
+    if not update.strip():
+        raise InputError("<update> is empty")
+    instruction = found.get("instruction", "").strip()
+    code = found["code"]
+    if code and not code.endswith("\n"):
+        code += "\n"
+    if instruction:
+        from applyedit.textio import fence_for
+
+        fence = fence_for(update)
+        edit = f"{instruction}\n\n{fence}\n{update}\n{fence}\n"
+    else:
+        edit = update + "\n"
+    return code, edit, (found.get("path") or "").strip() or None
+
+
+def add_chat_route(app: Any, names: set[str], run: Callable[..., Awaitable[Any]]) -> None:
+    """Register `POST /v1/chat/completions` on `app`: models in `names` only, each request run by `run`."""
+    from fastapi import Request
+    from fastapi.responses import JSONResponse
+    from pydantic import BaseModel, ConfigDict, Field
+
+    class ChatRequest(BaseModel):
+        model_config = ConfigDict(extra="allow")  # OpenAI clients send more than applyedit uses
+        model: str
+        messages: list[dict[str, Any]]
+        stream: bool = False
+        temperature: float | None = None
+        top_p: float | None = None
+        seed: int | None = None
+        max_tokens: int | None = Field(default=None, ge=1)
+        max_completion_tokens: int | None = Field(default=None, ge=1)
+        timeout: float | None = Field(default=None, gt=0)
+        path: str | None = None  # applyedit's own: names the file's language (extra_body={"path": ...})
+
+    @app.post("/v1/chat/completions", response_model=None)
+    async def chat(request: Request, body: ChatRequest) -> Any:
+        if body.model not in names:
+            served = ", ".join(sorted(names))
+            return JSONResponse(error_body(f"unknown model {body.model!r}; this server serves {served}",
+                                           "invalid_request_error", 1, "model_not_found"), 404)
+        code, edit, tagged = parse_chat(body.messages)
+        path = body.path or tagged or "file"  # no extension: plain text, no syntax check
+        options: dict[str, Any] = {}
+        for name in ("temperature", "top_p", "seed"):
+            if getattr(body, name) is not None:
+                options[name] = getattr(body, name)
+        if body.max_completion_tokens or body.max_tokens:
+            options["max_new_tokens"] = body.max_completion_tokens or body.max_tokens
+        result = await run(request, path, code, edit, options, body.timeout)
+        return chat_response(body.model, body.stream, result)
+
+
+def chat_response(model: str, stream: bool, result: Any) -> Any:
+    """A chat completion answering with the checked file: whole, or as server-sent events."""
+    from fastapi.responses import StreamingResponse
+
+    ident, created = f"chatcmpl-{uuid.uuid4().hex[:24]}", int(time.time())
+    usage = {"prompt_tokens": result.summary.prompt_tokens, "completion_tokens": result.summary.tokens,
+             "total_tokens": result.summary.prompt_tokens + result.summary.tokens}
+    extra = {"applyedit": {"diff": result.diff, "notes": list(result.notes),
+                           "prompt_cache": result.report.get("prompt_cache")}}
+    if not stream:
+        return {"id": ident, "object": "chat.completion", "created": created, "model": model,
+                "choices": [{"index": 0, "message": {"role": "assistant", "content": result.after},
+                             "finish_reason": "stop", "logprobs": None}], "usage": usage, **extra}
+
+    def chunk(delta: dict[str, Any], finish: str | None) -> str:
+        data = {"id": ident, "object": "chat.completion.chunk", "created": created, "model": model,
+                "choices": [{"index": 0, "delta": delta, "finish_reason": finish, "logprobs": None}]}
+        return f"data: {json.dumps(data)}\n\n"
+
+    def events() -> Any:  # the checked file, a line per event; the run is over before the first
+        yield chunk({"role": "assistant", "content": ""}, None)
+        for line in result.after.splitlines(keepends=True):
+            yield chunk({"content": line}, None)
+        yield chunk({}, "stop")
+        yield "data: [DONE]\n\n"
+
+    return StreamingResponse(events(), media_type="text/event-stream")
