@@ -21,7 +21,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
-from applyedit import merge
+from applyedit import merge, textio
 
 __all__ = ["Anchor", "Stretch", "stretches"]
 
@@ -41,16 +41,11 @@ class Stretch:
     fence: bool = False
 
 
-def _lines(text: str) -> list[str]:
-    lines = text.split("\n")
-    return lines[:-1] if lines[-1] == "" else lines
-
-
 def stretches(original: str, result: merge.MergeResult, fence: str) -> list[Stretch]:
     """The anchored stretches of an `ok` merge, in order; [] when nothing is worth anchoring."""
     if not result.ok or result.whole_file or result.merged is None or not result.hunks:
         return []
-    ol, ml = _lines(original), _lines(result.merged)
+    ol, ml = textio.lines_of(original), textio.lines_of(result.merged)
     source, spans = merge.layout(result, len(ol))  # merged line -> its original line, None for a hunk's
     free = {n for a, b in spans for n in range(a - BEFORE, b + AFTER)}  # merged lines the model decides
     if len(source) != len(ml):

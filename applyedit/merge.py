@@ -13,20 +13,22 @@ from typing import Literal
 
 from applyedit.languages import COMMENT_FORMS
 from applyedit.markers import is_marker
-from applyedit.mergealign import _anchor, _changes_something, _extend, _NoFit, _NoMerge, _Seg
+from applyedit.mergealign import _anchor, _changes_something, _extend, _Seg
 from applyedit.mergelines import (
     _distinctive,
     _fill,
     _found,
     _indent,
     _key,
-    _lines,
     _min_table,
+    _NoFit,
+    _NoMerge,
     _Pair,
     _rtrim,
     _same,
     _split,
 )
+from applyedit.textio import lines_of
 
 __all__ = ["Hunk", "LineKind", "MergeResult", "dropped_lines", "layout", "merge"]
 
@@ -72,14 +74,14 @@ def implied_snippet(original: str, edit: str, language: str) -> str | None:
     """
     forms = COMMENT_FORMS.get(language, frozenset())
     opener = "#" if "#" in forms else "//" if "//" in forms else "--" if "--" in forms else None
-    lines = [x for x in _lines(edit) if x.strip()]
+    lines = [x for x in lines_of(edit) if x.strip()]
     if opener is None or len(lines) < 3 or any(is_marker(x) for x in lines):
         return None
-    have = {_key(x) for x in _lines(original)}
+    have = {_key(x) for x in lines_of(original)}
     shared = [x for x in lines if _key(x) in have and _distinctive(_key(x))]
     if _key(lines[0]) not in have or _key(lines[-1]) not in have or not shared:
         return None
-    if len(lines) > IMPLIED_SHARE * sum(1 for x in _lines(original) if x.strip()):
+    if len(lines) > IMPLIED_SHARE * sum(1 for x in lines_of(original) if x.strip()):
         return None
     def marker(line: str) -> str:  # indented like the code it stands next to
         return f"{line[:len(line) - len(line.lstrip())]}{opener} ... existing code ..."
@@ -176,7 +178,7 @@ def dropped_lines(original: str, output: str, result: MergeResult) -> list[int]:
     assert result.ok
     if result.whole_file or result.merged is None:
         return []  # the snippet replaced everything: nothing was left alone
-    ol, ml, nl = _lines(original), _lines(result.merged), _lines(output)
+    ol, ml, nl = lines_of(original), lines_of(result.merged), lines_of(output)
     source, _ = layout(result, len(ol))
     assert len(source) == len(ml), "hunks and merged text disagree"
     matcher = difflib.SequenceMatcher(None, [x.rstrip() for x in ml], [x.rstrip() for x in nl], autojunk=False)
@@ -199,9 +201,9 @@ def dropped_lines(original: str, output: str, result: MergeResult) -> list[int]:
 
 
 def _merge(original: str, snippet: str) -> MergeResult:
-    ol = _lines(original)
+    ol = lines_of(original)
     nl = original.endswith("\n") or (not original and snippet.endswith("\n"))
-    segs = _segments(_lines(snippet))
+    segs = _segments(lines_of(snippet))
     if not segs:
         raise _NoMerge("snippet has no code besides lazy markers")
     okeys, m = [_key(x) for x in ol], len(ol)

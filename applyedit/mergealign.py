@@ -1,10 +1,11 @@
 """merge.py's alignment internals: placing one segment of an update snippet in the original.
 
-Owns finding a segment's anchors (its distinctive lines, in order, in the original: `_anchor`),
-growing an anchored segment over the lines around its anchors (`_extend`, `_head` for the lines above
-the first anchor, `_changes_something` for a segment that would change nothing), and the line
-comparisons all of that rests on (keys, indentation, "the same line", openers of blocks). Pure text;
-merge.py owns the reading rules, the results and the public names.
+Owns finding a segment's anchors (its distinctive lines, in order, in the original: `_anchor`, by
+way of their places, the best chain and growing it by neighbouring lines), growing an anchored
+segment over the lines around its anchors (`_extend`; `_tail` for the lines after the last anchor,
+mergehead.py's `_head` for those above the first), and `_changes_something` for a segment that would
+change nothing. Pure text; the line comparisons are mergelines.py's, and merge.py owns the reading
+rules, the results and the public names.
 """
 
 from __future__ import annotations
@@ -13,8 +14,8 @@ import bisect
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from applyedit.mergehead import _head
 from applyedit.mergelines import (
-    _alike,
     _distinctive,
     _edited,
     _fill,
@@ -22,6 +23,7 @@ from applyedit.mergelines import (
     _indent,
     _key,
     _min_table,
+    _NoMerge,
     _opens,
     _Pair,
     _rmin,
@@ -33,7 +35,6 @@ from applyedit.mergelines import (
 _RARE = 3  # a segment is placed by its lines found at most this often (or its rarest ones)
 _WINDOW = 64  # an anchor's predecessor is sought among this many previous candidates
 _MAX_CANDIDATES = 4000  # more candidates than this and no rare line: too ambiguous to try
-_DP_CELLS = 40_000  # the largest head alignment tried (head lines x original lines above the anchor)
 
 
 @dataclass(frozen=True)
@@ -43,33 +44,13 @@ class _Seg:
     marker_after: int | None  # indentation of the marker that ends it; None: end of snippet
 
 
-class _NoMerge(Exception):
-    """Internal: no unambiguous reading; the message becomes `MergeResult.reason`."""
-
-
-class _NoFit(_NoMerge):
-    """Internal: a new opener in a head would enclose the anchor; `after` is the snippet line past
-    that new block (the anchors inside it were the new code's lines found elsewhere)."""
-
-    def __init__(self, message: str, after: int) -> None:
-        super().__init__(message)
-        self.after = after
-
-
 def _anchor(
     sl: tuple[str, ...], occ: dict[str, list[int]], omin: list[list[int]], lo: int, ol: Sequence[str] = (),
     resumes: bool = False,
 ) -> list[_Pair]:
     """The segment's chain of distinctive (snippet, original) matches from `lo` on, or []."""
     skeys, smin = [_key(x) for x in sl], _min_table([_indent(x) for x in sl])
-    where = {i: occ[k][bisect.bisect_left(occ[k], lo) :] for i, k in enumerate(skeys) if k in occ}
-    where = {i: js for i, js in where.items() if js}  # snippet line -> its places from `lo` on
-    for i, js in where.items():  # a repeated line anchors only at the snippet's depth
-        if len(js) > 1:
-            where[i] = [j for j in js if omin[0][j] == smin[0][i]]
-    where = {i: js for i, js in where.items() if js}
-    if not where:
-        return []
+    where = _places(skeys, smin, occ, omin, lo)
     if not where:
         return []
     resume = next((i for i, k in enumerate(skeys) if k), None)  # the line right after the marker
@@ -83,12 +64,32 @@ def _anchor(
     cands = [(i, j) for i, js in where.items() if len(js) <= limit for j in js]
     if limit > _RARE and len(cands) > _MAX_CANDIDATES:
         raise _NoMerge("the snippet's context lines match too many places")
+    chain = _chain(sl, skeys, smin, omin, where, cands, resume if forced else None)
+    return _grow(chain, sl, skeys, smin, ol, omin, where)
 
-    def fits(p: _Pair, q: _Pair) -> bool:  # in order, and the lines skipped stay in q's block
-        if p[0] >= q[0] or p[1] >= q[1]:
-            return False
-        return _rmin(omin, p[1] + 1, q[1]) >= min(omin[0][q[1]], _rmin(smin, p[0] + 1, q[0]))
 
+def _places(skeys: list[str], smin: list[list[int]], occ: dict[str, list[int]], omin: list[list[int]],
+            lo: int) -> dict[int, list[int]]:
+    """Snippet line -> its places in the original from `lo` on (a repeated line only at the snippet's depth)."""
+    where = {i: occ[k][bisect.bisect_left(occ[k], lo) :] for i, k in enumerate(skeys) if k in occ}
+    where = {i: js for i, js in where.items() if js}  # snippet line -> its places from `lo` on
+    for i, js in where.items():  # a repeated line anchors only at the snippet's depth
+        if len(js) > 1:
+            where[i] = [j for j in js if omin[0][j] == smin[0][i]]
+    return {i: js for i, js in where.items() if js}
+
+
+def _fits(omin: list[list[int]], smin: list[list[int]], p: _Pair, q: _Pair) -> bool:
+    """p before q in both texts, and the lines skipped between them stay in q's block."""
+    if p[0] >= q[0] or p[1] >= q[1]:
+        return False
+    return _rmin(omin, p[1] + 1, q[1]) >= min(omin[0][q[1]], _rmin(smin, p[0] + 1, q[0]))
+
+
+def _chain(sl: tuple[str, ...], skeys: list[str], smin: list[list[int]], omin: list[list[int]],
+           where: dict[int, list[int]], cands: list[_Pair], forced: int | None) -> list[_Pair]:
+    """The best chain of candidates; `forced`, the snippet line that must anchor (or None). Two
+    equally good chains at different places are ambiguous."""
     # candidate -> (length of the anchors standing once, anchors, start) of its best chain: a line
     # the original has once outweighs any number of lines it has more often, a long one a short
     # one (`return joined.length > 0 ? ...` over a new function's `return value;`)
@@ -97,10 +98,10 @@ def _anchor(
     for n, p in enumerate(cands):
         once = len(skeys[p[0]]) if len(where[p[0]]) == 1 and omin[0][p[1]] == smin[0][p[0]] else 0  # a longer
         # line says more; one at another depth than the snippet's (re-indented, or another line) nothing
-        once = 10**6 if forced and p[0] == resume else once  # whatever its chain deletes
+        once = 10**6 if forced is not None and p[0] == forced else once  # whatever its chain deletes
         best[p], back[p] = (once, 1, p[1]), None
         for q in cands[max(0, n - _WINDOW) : n]:
-            if not fits(q, p):
+            if not _fits(omin, smin, q, p):
                 continue
             gone = max(0, (p[1] - q[1]) - (p[0] - q[0]))  # original lines this link deletes
             value = (best[q][0] + once - gone, best[q][1] + 1, best[q][2])
@@ -116,6 +117,12 @@ def _anchor(
     if len({(best[p][2], p[1]) for p in ends}) > 1:
         i = next((i for i, _ in chain if len(where[i]) > 1), chain[0][0])
         raise _NoMerge(f"context line {sl[i].strip()!r} matches {len(where[i])} places")
+    return chain
+
+
+def _grow(chain: list[_Pair], sl: tuple[str, ...], skeys: list[str], smin: list[list[int]], ol: Sequence[str],
+          omin: list[list[int]], where: dict[int, list[int]]) -> list[_Pair]:
+    """The chain grown up, then down, by the snippet lines next to it at their nearest place."""
 
     def level(i: int, j: int, p: _Pair) -> bool:  # at another depth, only next to the chain
         return omin[0][j] == smin[0][i] or abs(j - p[1]) == abs(i - p[0])
@@ -130,13 +137,13 @@ def _anchor(
         # that also reads as the original's edited in place (`x >= y` -> `x > y`): ambiguous
         js = where.get(i, [])
         k = bisect.bisect_left(js, chain[0][1]) - 1
-        if k >= 0 and fits((i, js[k]), chain[0]) and level(i, js[k], chain[0]) and not in_place(
+        if k >= 0 and _fits(omin, smin, (i, js[k]), chain[0]) and level(i, js[k], chain[0]) and not in_place(
                 i, chain[0][1] - (chain[0][0] - i)):
             chain.insert(0, (i, js[k]))
     for i in range(chain[-1][0] + 1, len(sl)):
         js = where.get(i, [])
         k = bisect.bisect_right(js, chain[-1][1])
-        if k < len(js) and fits(chain[-1], (i, js[k])) and level(i, js[k], chain[-1]) and not in_place(
+        if k < len(js) and _fits(omin, smin, chain[-1], (i, js[k])) and level(i, js[k], chain[-1]) and not in_place(
                 i, chain[-1][1] + (i - chain[-1][0])):
             chain.append((i, js[k]))
     return chain
@@ -146,13 +153,36 @@ def _extend(
     seg: _Seg, chain: list[_Pair], ol: list[str], okeys: list[str], lo: int, hi: int
 ) -> tuple[int, int, list[_Pair]]:
     """Grow a chain into the segment's original span [start, end) and all its pairs."""
-    sl, n, skeys = seg.lines, len(seg.lines), [_key(x) for x in seg.lines]
+    sl, skeys = seg.lines, [_key(x) for x in seg.lines]
     pairs = chain + [p for a, b in zip(chain, chain[1:], strict=False) for p in _fill(skeys, okeys, a, b)]
     start, head = _head(sl, skeys, ol, okeys, chain[0], lo)
     pairs += head
-    o = start
-    s, o = chain[-1][0] + 1, chain[-1][1] + 1
-    while s < n:  # tail: the lines after the last anchor
+    s, o, tail = _tail(seg, skeys, ol, okeys, chain[-1], hi)
+    pairs += tail
+    rest = [x for x in sl[s:] if x.strip()]
+    k = 0  # new lines left at the segment's end, after blank lines paired with the original's:
+    while (s - k - 1, o - k - 1) in pairs and not sl[s - k - 1].strip():
+        k += 1  # ... go before those blank lines, which then still part them from what follows
+    if rest and k and o < len(ol) and ol[o].strip() and _indent(ol[o]) <= _indent(rest[0]) and sl[-1].strip():
+        pairs = [p for p in pairs if p[0] < s - k]
+        o -= k
+    if rest and not any(_distinctive(_key(x)) for x in rest) and any(
+            all(_same(x, y) for x, y in zip(rest, [y for y in ol[q:hi] if y.strip()], strict=False))
+            for q in range(o, hi)):
+        # Left to insert: only `}` / `/**` lines that the original has further down: a deletion up
+        # to them, or new lines? Not a guess to make.
+        raise _NoMerge(f"snippet line {rest[0].strip()!r} could be new or the original's, further down")
+    return start, o, sorted(pairs)
+
+
+def _tail(seg: _Seg, skeys: list[str], ol: list[str], okeys: list[str], last: _Pair, hi: int
+          ) -> tuple[int, int, list[_Pair]]:
+    """The lines after the segment's last anchor: where pairing stopped (snippet line, original
+    line) and the pairs made on the way."""
+    sl, n = seg.lines, len(seg.lines)
+    s, o = last[0] + 1, last[1] + 1
+    pairs: list[_Pair] = []
+    while s < n:
         depth = next(_indent(ol[t]) for t in range(o - 1, -1, -1) if ol[t].strip())
         t = next((t for t in range(s, n) if sl[t].strip()), n)
         if o < hi and skeys[s] == okeys[o]:
@@ -187,20 +217,7 @@ def _extend(
             s, o = u, q  # blank lines after it pair with the original's, as above
         else:
             break
-    rest = [x for x in sl[s:] if x.strip()]
-    k = 0  # new lines left at the segment's end, after blank lines paired with the original's:
-    while (s - k - 1, o - k - 1) in pairs and not sl[s - k - 1].strip():
-        k += 1  # ... go before those blank lines, which then still part them from what follows
-    if rest and k and o < len(ol) and ol[o].strip() and _indent(ol[o]) <= _indent(rest[0]) and sl[-1].strip():
-        pairs = [p for p in pairs if p[0] < s - k]
-        o -= k
-    if rest and not any(_distinctive(_key(x)) for x in rest) and any(
-            all(_same(x, y) for x, y in zip(rest, [y for y in ol[q:hi] if y.strip()], strict=False))
-            for q in range(o, hi)):
-        # Left to insert: only `}` / `/**` lines that the original has further down: a deletion up
-        # to them, or new lines? Not a guess to make.
-        raise _NoMerge(f"snippet line {rest[0].strip()!r} could be new or the original's, further down")
-    return start, o, sorted(pairs)
+    return s, o, pairs
 
 
 def _changes_something(seg: _Seg, chain: list[_Pair], ol: list[str], start: int, end: int,
@@ -248,132 +265,3 @@ def _changes_something(seg: _Seg, chain: list[_Pair], ol: list[str], start: int,
     if len(found) > 1:
         raise _NoMerge(f"snippet lines around {sl[s0].strip()!r} could delete code above or below it")
     return found[0] if found else (start, end, pairs)
-
-
-def _head(sl: Sequence[str], skeys: list[str], ol: list[str], okeys: list[str], anchor: _Pair, lo: int
-          ) -> tuple[int, list[_Pair]]:
-    """Align the lines before a segment's first anchor with the original lines above it: the
-    segment's original start and the head's pairs.
-
-    A dynamic program over (head line, original line) from the anchor upwards: a pair of equal lines
-    scores 2 (1 when re-indented, ½ for blank lines), a line edited in place or an opener that looks
-    alike ½, a snippet line inserted or an original line deleted -1; original lines above the first
-    pair are kept for free. Pairing the head's first line scores 3 more: the line after a marker
-    is where the snippet picks the original up again. A shallower opener left unpaired would open a
-    block around code the original already encloses: ok=False ("does not fit").
-    """
-    s0, o0 = anchor
-    if s0 == 0:
-        return o0, []
-    if sl[0].strip():  # context right after the marker, then new lines: inserted after that context
-        k = next((k for k in range(s0, 0, -1) if o0 - k >= lo
-                  and all(_same(sl[i], ol[o0 - k + i]) for i in range(k))), 0)
-        if k:
-            return o0 - k, [(i, o0 - k + i) for i in range(k)]
-    w0 = max(lo, o0 - min(400, 3 * s0 + 60))
-    first = next((i for i in range(s0) if sl[i].strip()), None)
-    depth_s, depth_o = _indent(sl[s0]), _indent(ol[o0])
-    edits: dict[_Pair, float] = {}
-
-    def score(i: int, j: int) -> float | None:
-        a, b = sl[i], ol[j]
-        if skeys[i] == okeys[j]:
-            if not skeys[i] or _indent(a) == _indent(b):
-                return 0.5 if not skeys[i] else 2.0
-            return 1.0 if _distinctive(skeys[i]) else None  # a `}` at another depth is another `}`
-        if not skeys[i] or not okeys[j]:
-            return None
-        if (i, j) not in edits:
-            ok = _edited(sl, i, ol, j) or (_indent(a) < depth_s and _indent(b) < depth_o and _alike(a, b))
-            edits[(i, j)] = 0.5 if ok else -9.0
-        return edits[(i, j)] if edits[(i, j)] > 0 else None
-
-    def solve(forbid: frozenset[int]) -> tuple[list[_Pair], list[int]]:
-        """The best pairs and the inserted head lines; lines in `forbid` are never paired."""
-        # best[i][jj]: the best score of aligning sl[i:s0] with ol[w0 + jj:o0]; move for traceback
-        width = o0 - w0
-        neg = float("-inf")
-        best = [[neg] * (width + 1) for _ in range(s0 + 1)]
-        move = [[0] * (width + 1) for _ in range(s0 + 1)]  # 1 pair, 2 insert sl[i], 3 delete ol[j]
-        best[s0][width] = 0.0
-        for i in range(s0, -1, -1):
-            for jj in range(width, -1, -1):
-                if i == s0 and jj == width:
-                    continue
-                j = w0 + jj
-                cands = []
-                if i < s0 and jj < width and best[i + 1][jj + 1] > neg and i not in forbid:
-                    sc = score(i, j)
-                    if sc is not None:
-                        cands.append((best[i + 1][jj + 1] + sc + (3.0 if i == first else 0.0), 1))
-                if i < s0 and best[i + 1][jj] > neg:
-                    cands.append((best[i + 1][jj] - (0.5 if not sl[i].strip() else 1.0), 2))
-                if jj < width and best[i][jj + 1] > neg:
-                    cands.append((best[i][jj + 1] - (0.25 if not ol[j].strip() else 1.0), 3))
-                if cands:
-                    best[i][jj], move[i][jj] = max(cands)
-        # the segment starts where its first pair is; lines above it are kept
-        jj = max((best[0][jj], jj) for jj in range(width + 1) if best[0][jj] > neg)[1]
-        i, found, new = 0, [], []
-        while (i, jj) != (s0, width):
-            if move[i][jj] == 1:
-                found.append((i, w0 + jj))
-                i, jj = i + 1, jj + 1
-            elif move[i][jj] == 2:
-                new.append(i)
-                i += 1
-            else:
-                jj += 1
-        return found, new
-
-    if s0 * (o0 - w0) > _DP_CELLS:  # a long head with nothing to anchor it: new code, all of it
-        pairs: list[_Pair] = []
-        inserted = list(range(s0))
-    else:
-        pairs, inserted = solve(frozenset())
-    # A block the head opens anew (a new function: its opener is inserted) holds new lines only,
-    # its closing line too: its `return value` is not the original's `return rv` edited, its `}`
-    # not the previous function's `}`.
-    zone = frozenset(t for k in inserted if sl[k].strip() and _opens(sl, k) for t in range(
-        k + 1, 1 + next((u for u in range(k + 1, s0) if sl[u].strip() and _indent(sl[u]) <= _indent(sl[k])), s0 - 1)))
-    if any(a in zone and sl[a].strip() for a, _ in pairs):
-        pairs, inserted = solve(zone)
-    start = pairs[0][1] if pairs else o0
-    if pairs and not any(sl[a].strip() for a, _ in pairs) and pairs[-1][1] == o0 - 1 and all(
-            b - a == pairs[0][1] - pairs[0][0] for a, b in pairs) and _distinctive(skeys[0]) \
-            and _indent(sl[0]) == depth_s:
-        # New lines at the anchor's depth, then blank lines paired with the blank lines above the
-        # anchor: a new sibling, set apart like the anchor is; the original's blank lines stay above.
-        return o0, []
-    contiguous = len(pairs) == s0 and all(b - a == pairs[0][1] for a, b in pairs)
-    if not contiguous and sum(1 for x in sl[:s0] if x.strip()) >= 2:
-        # The head stands exactly in the original, in two blocks: its lines above a cut at an
-        # earlier place, those below it right above the anchor. A deletion between them, not a
-        # reading that pairs `}` lines around other lines or leaves part of the head new. The
-        # smallest such deletion wins.
-        cuts = []
-        for t in range(s0, 0, -1):
-            below = o0 - (s0 - t)
-            if not sl[t - 1].strip() or not all(_same(sl[i], ol[i - t + below]) for i in range(t, s0)):
-                continue
-            p = next((p for p in range(below - t, lo - 1, -1) if all(_same(sl[i], ol[p + i]) for i in range(t))), None)
-            if p is not None:
-                cuts.append((-_imbalance(sl, t), p + t, t, p))
-        if cuts:
-            *_, t, p = max(cuts)
-            below = o0 - (s0 - t)
-            return p, [(i, p + i) for i in range(t)] + [(i, i - t + below) for i in range(t, s0)]
-    paired = {a for a, _ in pairs}
-    deleted = [j for j in range(start if pairs else o0, o0) if j not in {b for _, b in pairs} and ol[j].strip()]
-    if inserted and deleted and not any(_distinctive(skeys[a]) for a in paired):
-        raise _NoMerge(f"snippet lines above {sl[s0].strip()!r} fit the original in more than one way")
-    if first is not None and first not in paired and not _distinctive(skeys[first]) and any(
-            okeys[j] == skeys[first] for j in range(lo, o0)):
-        raise _NoMerge(f"snippet line {sl[first].strip()!r} after a marker could be one of several")
-    for i in inserted:  # an opener whose block would reach the anchor
-        if sl[i].strip() and _indent(sl[i]) < depth_s and _opens(sl, i) and all(
-                _indent(sl[t]) > _indent(sl[i]) for t in range(i + 1, s0 + 1)):
-            close = next((u for u in range(i + 1, len(sl)) if sl[u].strip() and _indent(sl[u]) <= _indent(sl[i])),
-                         len(sl) - 1)
-            raise _NoFit(f"snippet line {sl[i].strip()!r} does not fit above line {o0 + 1}", close + 1)
-    return (pairs[0][1] if pairs else o0), pairs

@@ -1,7 +1,8 @@
-"""The line comparisons the snippet merge rests on (merge.py, mergealign.py): a line's key and
-indentation, "the same line" and "an edited line", openers of blocks, distinctive lines, range minima
-of indentation, where a block of lines stands in the original, and pairing the lines between two
-anchors. Pure functions of text lines.
+"""The line comparisons the snippet merge rests on (merge.py, mergealign.py, mergehead.py): a line's
+key and indentation, "the same line" and "an edited line", openers of blocks, distinctive lines,
+range minima of indentation, where a block of lines stands in the original, and pairing the lines
+between two anchors; and the merge's internal "no unambiguous reading" errors. Pure functions of
+text lines.
 """
 
 from __future__ import annotations
@@ -13,6 +14,19 @@ from collections.abc import Sequence
 _Pair = tuple[int, int]  # (snippet line, original line) read as the same line
 _BLANK = 1 << 30  # the indentation of a blank line: it never bounds a block
 _TRIVIAL = frozenset("else try finally except pass return break continue end fi done do".split())
+
+
+class _NoMerge(Exception):
+    """Internal: no unambiguous reading; the message becomes `MergeResult.reason`."""
+
+
+class _NoFit(_NoMerge):
+    """Internal: a new opener in a head would enclose the anchor; `after` is the snippet line past
+    that new block (the anchors inside it were the new code's lines found elsewhere)."""
+
+    def __init__(self, message: str, after: int) -> None:
+        super().__init__(message)
+        self.after = after
 
 
 def _min_table(vals: list[int]) -> list[list[int]]:
@@ -30,11 +44,6 @@ def _rmin(table: list[list[int]], lo: int, hi: int) -> int:
         return _BLANK
     r = (hi - lo).bit_length() - 1
     return min(table[r][lo], table[r][hi - 2**r])
-
-
-def _lines(text: str) -> list[str]:
-    lines = text.split("\n")
-    return lines[:-1] if lines[-1] == "" else lines
 
 
 def _key(line: str) -> str:

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from itertools import pairwise
 from typing import Literal
 
-from applyedit import syntax
+from applyedit import syntax, textio
 
 __all__ = ["Region", "find_regions"]
 
@@ -43,11 +43,6 @@ class Region:
     @property
     def lines(self) -> int:
         return self.end_line - self.start_line + 1
-
-
-def _lines(text: str) -> list[str]:
-    lines = text.split("\n")
-    return lines[:-1] if lines[-1] == "" else lines
 
 
 def _chains(text: str, lines: list[str], language: str, path: PathHint) -> list[Chain]:
@@ -92,7 +87,7 @@ def find_regions(original: str, body: str, language: str, path: PathHint = None)
     deleted regions labelled from the original. Labels fall back to "lines A-B" at top level and for
     languages without a grammar ("original lines A-B" for deletions).
     """
-    old, new = _lines(original), _lines(body)
+    old, new = textio.lines_of(original), textio.lines_of(body)
     new_chains = _chains(body, new, language, path)
     old_chains: list[Chain] | None = None
     regions: list[Region] = []

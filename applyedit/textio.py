@@ -49,6 +49,12 @@ class SourceFile:
     language: str
 
 
+def lines_of(text: str) -> list[str]:
+    """The lines of LF text, without the empty one after a final newline ("a\nb\n" -> ["a", "b"])."""
+    lines = text.split("\n")
+    return lines[:-1] if lines[-1] == "" else lines
+
+
 def language_for(path: Path, override: str | None = None) -> str:
     if override:
         return override.lower()

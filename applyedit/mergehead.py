@@ -1,0 +1,186 @@
+"""merge.py's internals, continued: placing the lines above a segment's first anchor (`_head`).
+
+Owns aligning a segment's head with the original lines above its first anchor (a dynamic program
+over (head line, original line) pairs, `_solve`), reading a head that stands in the original in two
+blocks as a deletion between them (`_cut`), and refusing a head that fits in more than one way or
+would open a block around the anchor (`_check`). Pure text; mergealign.py calls it while it grows an
+anchored segment.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from applyedit.mergelines import (
+    _alike,
+    _distinctive,
+    _edited,
+    _imbalance,
+    _indent,
+    _NoFit,
+    _NoMerge,
+    _opens,
+    _Pair,
+    _same,
+)
+
+_DP_CELLS = 40_000  # the largest head alignment tried (head lines x original lines above the anchor)
+
+
+def _head(sl: Sequence[str], skeys: list[str], ol: list[str], okeys: list[str], anchor: _Pair, lo: int
+          ) -> tuple[int, list[_Pair]]:
+    """Align the lines before a segment's first anchor with the original lines above it: the
+    segment's original start and the head's pairs.
+
+    A dynamic program over (head line, original line) from the anchor upwards: a pair of equal lines
+    scores 2 (1 when re-indented, ½ for blank lines), a line edited in place or an opener that looks
+    alike ½, a snippet line inserted or an original line deleted -1; original lines above the first
+    pair are kept for free. Pairing the head's first line scores 3 more: the line after a marker
+    is where the snippet picks the original up again. A shallower opener left unpaired would open a
+    block around code the original already encloses: ok=False ("does not fit").
+    """
+    s0, o0 = anchor
+    if s0 == 0:
+        return o0, []
+    if sl[0].strip():  # context right after the marker, then new lines: inserted after that context
+        k = next((k for k in range(s0, 0, -1) if o0 - k >= lo
+                  and all(_same(sl[i], ol[o0 - k + i]) for i in range(k))), 0)
+        if k:
+            return o0 - k, [(i, o0 - k + i) for i in range(k)]
+    pairs, inserted = _align(sl, skeys, ol, okeys, anchor, lo)
+    depth_s = _indent(sl[s0])
+    start = pairs[0][1] if pairs else o0
+    if pairs and not any(sl[a].strip() for a, _ in pairs) and pairs[-1][1] == o0 - 1 and all(
+            b - a == pairs[0][1] - pairs[0][0] for a, b in pairs) and _distinctive(skeys[0]) \
+            and _indent(sl[0]) == depth_s:
+        # New lines at the anchor's depth, then blank lines paired with the blank lines above the
+        # anchor: a new sibling, set apart like the anchor is; the original's blank lines stay above.
+        return o0, []
+    contiguous = len(pairs) == s0 and all(b - a == pairs[0][1] for a, b in pairs)
+    if not contiguous and sum(1 for x in sl[:s0] if x.strip()) >= 2:
+        cut = _cut(sl, ol, anchor, lo)
+        if cut is not None:
+            return cut
+    _check(sl, skeys, ol, okeys, anchor, lo, pairs, inserted, start)
+    return (pairs[0][1] if pairs else o0), pairs
+
+
+def _align(sl: Sequence[str], skeys: list[str], ol: list[str], okeys: list[str], anchor: _Pair, lo: int
+           ) -> tuple[list[_Pair], list[int]]:
+    """The head's best pairs with the original lines above the anchor, and its inserted lines."""
+    s0, o0 = anchor
+    w0 = max(lo, o0 - min(400, 3 * s0 + 60))
+    first = next((i for i in range(s0) if sl[i].strip()), None)
+    depth_s, depth_o = _indent(sl[s0]), _indent(ol[o0])
+    edits: dict[_Pair, float] = {}
+
+    def score(i: int, j: int) -> float | None:
+        a, b = sl[i], ol[j]
+        if skeys[i] == okeys[j]:
+            if not skeys[i] or _indent(a) == _indent(b):
+                return 0.5 if not skeys[i] else 2.0
+            return 1.0 if _distinctive(skeys[i]) else None  # a `}` at another depth is another `}`
+        if not skeys[i] or not okeys[j]:
+            return None
+        if (i, j) not in edits:
+            ok = _edited(sl, i, ol, j) or (_indent(a) < depth_s and _indent(b) < depth_o and _alike(a, b))
+            edits[(i, j)] = 0.5 if ok else -9.0
+        return edits[(i, j)] if edits[(i, j)] > 0 else None
+
+    if s0 * (o0 - w0) > _DP_CELLS:  # a long head with nothing to anchor it: new code, all of it
+        pairs: list[_Pair] = []
+        inserted = list(range(s0))
+    else:
+        pairs, inserted = _solve(sl, ol, anchor, w0, first, score, frozenset())
+    # A block the head opens anew (a new function: its opener is inserted) holds new lines only,
+    # its closing line too: its `return value` is not the original's `return rv` edited, its `}`
+    # not the previous function's `}`.
+    zone = frozenset(t for k in inserted if sl[k].strip() and _opens(sl, k) for t in range(
+        k + 1, 1 + next((u for u in range(k + 1, s0) if sl[u].strip() and _indent(sl[u]) <= _indent(sl[k])), s0 - 1)))
+    if any(a in zone and sl[a].strip() for a, _ in pairs):
+        pairs, inserted = _solve(sl, ol, anchor, w0, first, score, zone)
+    return pairs, inserted
+
+
+def _solve(sl: Sequence[str], ol: list[str], anchor: _Pair, w0: int, first: int | None,
+           score: Callable[[int, int], float | None], forbid: frozenset[int]) -> tuple[list[_Pair], list[int]]:
+    """The best pairs and the inserted head lines; lines in `forbid` are never paired."""
+    s0, o0 = anchor
+    # best[i][jj]: the best score of aligning sl[i:s0] with ol[w0 + jj:o0]; move for traceback
+    width = o0 - w0
+    neg = float("-inf")
+    best = [[neg] * (width + 1) for _ in range(s0 + 1)]
+    move = [[0] * (width + 1) for _ in range(s0 + 1)]  # 1 pair, 2 insert sl[i], 3 delete ol[j]
+    best[s0][width] = 0.0
+    for i in range(s0, -1, -1):
+        for jj in range(width, -1, -1):
+            if i == s0 and jj == width:
+                continue
+            j = w0 + jj
+            cands = []
+            if i < s0 and jj < width and best[i + 1][jj + 1] > neg and i not in forbid:
+                sc = score(i, j)
+                if sc is not None:
+                    cands.append((best[i + 1][jj + 1] + sc + (3.0 if i == first else 0.0), 1))
+            if i < s0 and best[i + 1][jj] > neg:
+                cands.append((best[i + 1][jj] - (0.5 if not sl[i].strip() else 1.0), 2))
+            if jj < width and best[i][jj + 1] > neg:
+                cands.append((best[i][jj + 1] - (0.25 if not ol[j].strip() else 1.0), 3))
+            if cands:
+                best[i][jj], move[i][jj] = max(cands)
+    # the segment starts where its first pair is; lines above it are kept
+    jj = max((best[0][jj], jj) for jj in range(width + 1) if best[0][jj] > neg)[1]
+    i, found, new = 0, [], []
+    while (i, jj) != (s0, width):
+        if move[i][jj] == 1:
+            found.append((i, w0 + jj))
+            i, jj = i + 1, jj + 1
+        elif move[i][jj] == 2:
+            new.append(i)
+            i += 1
+        else:
+            jj += 1
+    return found, new
+
+
+def _cut(sl: Sequence[str], ol: list[str], anchor: _Pair, lo: int) -> tuple[int, list[_Pair]] | None:
+    """The head standing exactly in the original, in two blocks: its lines above a cut at an earlier
+    place, those below it right above the anchor. A deletion between them, not a reading that pairs
+    `}` lines around other lines or leaves part of the head new. The smallest such deletion wins;
+    None when there is no such cut."""
+    s0, o0 = anchor
+    cuts = []
+    for t in range(s0, 0, -1):
+        below = o0 - (s0 - t)
+        if not sl[t - 1].strip() or not all(_same(sl[i], ol[i - t + below]) for i in range(t, s0)):
+            continue
+        p = next((p for p in range(below - t, lo - 1, -1) if all(_same(sl[i], ol[p + i]) for i in range(t))), None)
+        if p is not None:
+            cuts.append((-_imbalance(sl, t), p + t, t, p))
+    if not cuts:
+        return None
+    *_, t, p = max(cuts)
+    below = o0 - (s0 - t)
+    return p, [(i, p + i) for i in range(t)] + [(i, i - t + below) for i in range(t, s0)]
+
+
+def _check(sl: Sequence[str], skeys: list[str], ol: list[str], okeys: list[str], anchor: _Pair, lo: int,
+           pairs: list[_Pair], inserted: list[int], start: int) -> None:
+    """Refuse a head that fits the original in more than one way, or whose inserted opener would
+    open a block around the anchor (`_NoFit`)."""
+    s0, o0 = anchor
+    first = next((i for i in range(s0) if sl[i].strip()), None)
+    depth_s = _indent(sl[s0])
+    paired = {a for a, _ in pairs}
+    deleted = [j for j in range(start if pairs else o0, o0) if j not in {b for _, b in pairs} and ol[j].strip()]
+    if inserted and deleted and not any(_distinctive(skeys[a]) for a in paired):
+        raise _NoMerge(f"snippet lines above {sl[s0].strip()!r} fit the original in more than one way")
+    if first is not None and first not in paired and not _distinctive(skeys[first]) and any(
+            okeys[j] == skeys[first] for j in range(lo, o0)):
+        raise _NoMerge(f"snippet line {sl[first].strip()!r} after a marker could be one of several")
+    for i in inserted:  # an opener whose block would reach the anchor
+        if sl[i].strip() and _indent(sl[i]) < depth_s and _opens(sl, i) and all(
+                _indent(sl[t]) > _indent(sl[i]) for t in range(i + 1, s0 + 1)):
+            close = next((u for u in range(i + 1, len(sl)) if sl[u].strip() and _indent(sl[u]) <= _indent(sl[i])),
+                         len(sl) - 1)
+            raise _NoFit(f"snippet line {sl[i].strip()!r} does not fit above line {o0 + 1}", close + 1)
