@@ -217,61 +217,83 @@ def _merge(original: str, snippet: str) -> MergeResult:
         lo = max((c[-1][1] + 1 for c in chains if c), default=0)
         chains.append(_anchor(seg.lines, occ, omin, lo, ol, resumes=seg.marker_before))
     if len(segs) == 1 and not segs[0].marker_before and segs[0].marker_after is None:
-        skeys = [_key(x) for x in segs[0].lines]
-        ends = [(-1, -1), *chains[0], (len(skeys), m)]
-        pairs = chains[0] + [p for a, b in zip(ends, ends[1:], strict=False) for p in _fill(skeys, okeys, a, b)]
-        pairs.sort()
-        matched, total = sum(1 for _, j in pairs if okeys[j]), sum(1 for k in okeys if k)
-        if not total or 2 * matched > total:
-            return _finish(ol, [(0, m, segs[0].lines, pairs)], nl, whole=snippet)
+        whole = _whole_file(segs[0], chains[0], okeys)
+        if whole is not None:
+            return _finish(ol, [whole], nl, whole=snippet)
     spans: list[_Span] = []
     lo = 0
     for n, (seg, chain) in enumerate(zip(segs, chains, strict=True)):
+        hi = next((c[0][1] for c in chains[n + 1 :] if c), m)
+        span: _Span | None
         if chain:
-            hi = next((c[0][1] for c in chains[n + 1 :] if c), m)
-            try:
-                start, end, pairs = _extend(seg, chain, ol, okeys, lo, hi)
-            except _NoFit as exc:  # anchored on a new block's lines (copied code): anchor past it
-                chain = [p for p in chain if p[0] >= exc.after]
-                if not chain:
-                    raise
-                start, end, pairs = _extend(seg, chain, ol, okeys, lo, hi)
-            unique = [p for p in chain if len(occ.get(okeys[p[1]], ())) == 1]
-            start, end, pairs = _changes_something(seg, unique or chain[-1:], ol, start, end, pairs, lo, hi,
-                                                   first=n == 0, below=bool(unique))
-            spans.append((start, end, seg.lines, pairs))
-            lo = end
-            continue
-        first = next(x for x in seg.lines if x.strip())
-        top_level, at_end = _indent(first) == 0, seg.marker_after is None
-        sl, hi = seg.lines, next((c[0][1] for c in chains[n + 1 :] if c), m)
-        ot = _rtrim(ol, lo, m)
-        tail = next((t for t in range(len(sl), 0, -1) if sl[t - 1].strip() and ot - t >= lo
-                     and all(_same(sl[i], ol[ot - t + i]) for i in range(t))), 0)
-        if n == len(segs) - 1 and seg.marker_before and at_end and sum(1 for x in sl[:tail] if x.strip()) >= 2:
-            # it starts with the original's last lines (`}` `);`): it goes on from the end
-            if tail == len(sl) and _split(sl, ol, lo, m):
-                raise _NoMerge(f"snippet lines {first.strip()!r}... could show a deletion or nothing")
-            spans.append((ot - tail, ot, sl, [(i, ot - tail + i) for i in range(tail)]))
-            lo = ot
-        elif seg.marker_before and (not at_end or n == len(segs) - 1) and _found(sl, ol, lo, hi):
-            # only lines the original has, between markers: wherever they stand, nothing changes;
-            # unless they also stand in two blocks, a deletion between them (`}` | `/**`)
-            if _split(sl, ol, lo, hi):
-                raise _NoMerge(f"snippet lines {first.strip()!r}... could show a deletion or nothing")
-        elif top_level and n == len(segs) - 1 and seg.marker_before and at_end:
-            if not _distinctive(_key(first)) and any(_key(first) == k for k in okeys[lo:]):
-                raise _NoMerge(f"snippet line {first.strip()!r} after a marker could be one of several")
-            spans.append((m, m, seg.lines, []))  # a marker only above it: goes to the bottom
-        elif top_level and n == 0 and not seg.marker_before and not at_end:
-            if not _distinctive(_key(first)) and any(_key(first) == k for k in okeys):
-                raise _NoMerge(f"snippet line {first.strip()!r} before a marker could be one of several")
-            spans.append((0, 0, seg.lines, []))  # a marker only below it: goes to the top
-        elif not any(chains):
-            raise _NoMerge("no snippet line matches the original")
+            span = _anchored(seg, chain, n == 0, ol, okeys, occ, lo, hi)
         else:
-            raise _NoMerge(f"snippet lines could not be anchored: {first.strip()!r}")
+            span = _unanchored(seg, n == 0, n == len(segs) - 1, any(chains), ol, okeys, lo, hi)
+        if span is not None:
+            spans.append(span)
+            lo = span[1]
     return _finish(ol, spans, nl)
+
+
+def _whole_file(seg: _Seg, chain: list[_Pair], okeys: list[str]) -> _Span | None:
+    """A marker-less snippet read as the whole new file: when it keeps most of the original's lines."""
+    m, skeys = len(okeys), [_key(x) for x in seg.lines]
+    ends = [(-1, -1), *chain, (len(skeys), m)]
+    pairs = chain + [p for a, b in zip(ends, ends[1:], strict=False) for p in _fill(skeys, okeys, a, b)]
+    pairs.sort()
+    matched, total = sum(1 for _, j in pairs if okeys[j]), sum(1 for k in okeys if k)
+    return (0, m, seg.lines, pairs) if not total or 2 * matched > total else None
+
+
+def _anchored(seg: _Seg, chain: list[_Pair], first: bool, ol: list[str], okeys: list[str],
+              occ: dict[str, list[int]], lo: int, hi: int) -> _Span:
+    """The span of a segment with anchors, placed between `lo` and the next segment's anchor `hi`."""
+    try:
+        start, end, pairs = _extend(seg, chain, ol, okeys, lo, hi)
+    except _NoFit as exc:  # anchored on a new block's lines (copied code): anchor past it
+        chain = [p for p in chain if p[0] >= exc.after]
+        if not chain:
+            raise
+        start, end, pairs = _extend(seg, chain, ol, okeys, lo, hi)
+    unique = [p for p in chain if len(occ.get(okeys[p[1]], ())) == 1]
+    start, end, pairs = _changes_something(seg, unique or chain[-1:], ol, start, end, pairs, lo, hi,
+                                           first=first, below=bool(unique))
+    return start, end, seg.lines, pairs
+
+
+def _unanchored(seg: _Seg, first_seg: bool, last_seg: bool, anchored: bool, ol: list[str], okeys: list[str],
+                lo: int, hi: int) -> _Span | None:
+    """The span of a segment without anchors (None: it changes nothing), or why it has no reading.
+    `anchored`: whether any segment of the snippet has anchors."""
+    m = len(ol)
+    first = next(x for x in seg.lines if x.strip())
+    top_level, at_end = _indent(first) == 0, seg.marker_after is None
+    sl = seg.lines
+    ot = _rtrim(ol, lo, m)
+    tail = next((t for t in range(len(sl), 0, -1) if sl[t - 1].strip() and ot - t >= lo
+                 and all(_same(sl[i], ol[ot - t + i]) for i in range(t))), 0)
+    if last_seg and seg.marker_before and at_end and sum(1 for x in sl[:tail] if x.strip()) >= 2:
+        # it starts with the original's last lines (`}` `);`): it goes on from the end
+        if tail == len(sl) and _split(sl, ol, lo, m):
+            raise _NoMerge(f"snippet lines {first.strip()!r}... could show a deletion or nothing")
+        return ot - tail, ot, sl, [(i, ot - tail + i) for i in range(tail)]
+    if seg.marker_before and (not at_end or last_seg) and _found(sl, ol, lo, hi):
+        # only lines the original has, between markers: wherever they stand, nothing changes;
+        # unless they also stand in two blocks, a deletion between them (`}` | `/**`)
+        if _split(sl, ol, lo, hi):
+            raise _NoMerge(f"snippet lines {first.strip()!r}... could show a deletion or nothing")
+        return None
+    if top_level and last_seg and seg.marker_before and at_end:
+        if not _distinctive(_key(first)) and any(_key(first) == k for k in okeys[lo:]):
+            raise _NoMerge(f"snippet line {first.strip()!r} after a marker could be one of several")
+        return m, m, seg.lines, []  # a marker only above it: goes to the bottom
+    if top_level and first_seg and not seg.marker_before and not at_end:
+        if not _distinctive(_key(first)) and any(_key(first) == k for k in okeys):
+            raise _NoMerge(f"snippet line {first.strip()!r} before a marker could be one of several")
+        return 0, 0, seg.lines, []  # a marker only below it: goes to the top
+    if not anchored:
+        raise _NoMerge("no snippet line matches the original")
+    raise _NoMerge(f"snippet lines could not be anchored: {first.strip()!r}")
 
 
 def _finish(ol: list[str], spans: list[_Span], nl: bool, whole: str | None = None) -> MergeResult:
