@@ -6,7 +6,7 @@ again (`model calibrate`). The model store and the engine do the work; this modu
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.markup import escape
@@ -100,20 +100,20 @@ def _draft_status() -> str:
     return f"{name}: ready in {', '.join(ready)}"
 
 
+DraftOpt = Annotated[bool, typer.Option(
+    "--draft", help="Prepare the default draft model instead (--proposer draft|hybrid; the draft extra).")]
+FromHubOpt = Annotated[tuple[str, str] | None, typer.Option(
+    "--from-hub", metavar="REPO FILE",
+    help="Fetch this GGUF from the model hub (HF_ENDPOINT names a mirror) and check its "
+         "SHA-256 (known for the official Qwen2.5-Coder GGUFs, or --sha256).")]
+Sha256Opt = Annotated[str | None, typer.Option(
+    "--sha256", help="With --from-hub: the file's expected SHA-256; another hash is refused.")]
+
+
 @model_app.command("prepare")
 @guarded
-def model_prepare(ctx: typer.Context, model: ModelOpt = None, backend: BackendOpt = None,
-                  draft: Annotated[bool, typer.Option(
-                      "--draft", help="Prepare the default draft model instead (--proposer draft|hybrid; the draft "
-                                      "extra).")] = False,
-                  from_hub: Annotated[tuple[str, str] | None, typer.Option(
-                      "--from-hub", metavar="REPO FILE",
-                      help="Fetch this GGUF from the model hub (HF_ENDPOINT names a mirror) and check its "
-                           "SHA-256 (known for the official Qwen2.5-Coder GGUFs, or --sha256).")] = None,
-                  sha256: Annotated[str | None, typer.Option(
-                      "--sha256", help="With --from-hub: the file's expected SHA-256; another hash is "
-                                       "refused.")] = None,
-                  debug: DebugOpt = False) -> None:
+def model_prepare(ctx: typer.Context, model: ModelOpt = None, backend: BackendOpt = None, draft: DraftOpt = False,
+                  from_hub: FromHubOpt = None, sha256: Sha256Opt = None, debug: DebugOpt = False) -> None:
     """Prepare what the backend needs, once: llama.cpp (the CPU default) runs the checked GGUF itself;
     torch (CUDA, or --backend torch) also needs its dequantized copy and, on a CPU, its fast-load copy.
 
@@ -129,7 +129,7 @@ def model_prepare(ctx: typer.Context, model: ModelOpt = None, backend: BackendOp
 
       APPLYEDIT_HOME=/data/applyedit applyedit model prepare
     """
-    from applyedit.models import llamacpp, modelstore
+    from applyedit.models import modelstore
     from applyedit.models.backend import pick_device
     from applyedit.models.engine import backend_label, pick_backend
 
@@ -140,11 +140,7 @@ def model_prepare(ctx: typer.Context, model: ModelOpt = None, backend: BackendOp
         raise UsageError("--sha256 checks a --from-hub download; give --from-hub REPO FILE")
     with RunProgress(console, True, log_preparing=True) as progress:
         if draft:
-            # llama.cpp runs the GGUF itself; torch (--backend torch, or without llama.cpp) needs the converted copy.
-            source = modelstore.resolve_draft(None)
-            path = modelstore.assemble_draft_gguf(progress.model) if llamacpp.available() and backend != "torch" \
-                else modelstore.prepare(source, progress.model)
-            console.print(f"applyedit: draft model ready in {path}")
+            _prepare_draft(backend, progress.model)
             return
         chosen = defaults(ctx, model=model, backend=backend)
         model, backend = chosen["model"], chosen["backend"]
@@ -159,6 +155,17 @@ def model_prepare(ctx: typer.Context, model: ModelOpt = None, backend: BackendOp
         return
     console.print(f"applyedit: model ready for {backend_label(name, why)} in {path}", markup=False)
     _fast_load_copy(model, path)
+
+
+def _prepare_draft(backend: str | None, log: Any) -> None:
+    """The default draft model: llama.cpp runs the GGUF itself; torch (--backend torch, or without
+    llama.cpp) needs the converted copy."""
+    from applyedit.models import llamacpp, modelstore
+
+    source = modelstore.resolve_draft(None)
+    path = modelstore.assemble_draft_gguf(log) if llamacpp.available() and backend != "torch" \
+        else modelstore.prepare(source, log)
+    console.print(f"applyedit: draft model ready in {path}")
 
 
 def _fast_load_copy(model: str | None, path: Path) -> None:
