@@ -133,18 +133,24 @@ def run(file: Path, edit_a: Path, edit_b: Path, *, repeats: int = 3, model_args:
             save()
 
         timed("cold_b", [rel, "--edit", str(edit_b), *model_args])
-        port = free_port()
-        with tempfile.TemporaryDirectory(prefix="applyedit-benchwarm-") as tmp:
-            proc, row["server_start_s"] = start_server([*model_args, "--cache-mb", str(cache_mb)], port, env,
-                                                       Path(tmp) / "serve.log")
-            log(f"bench --warm: repeat {r + 1}: server up in {row['server_start_s']:.1f} s")
-            try:
-                for phase, edit in (("warm_first_a", edit_a), ("warm_b", edit_b), ("warm_repeat_a", edit_a)):
-                    timed(phase, [rel, "--edit", str(edit), "--server", f"http://127.0.0.1:{port}"])
-            finally:
-                stop_server(proc)
+        _warm(timed, row, r, rel, (edit_a, edit_b), [*model_args, "--cache-mb", str(cache_mb)], env, log)
         timed("cold_a", [rel, "--edit", str(edit_a), *model_args])
     return summarise(record)
+
+
+def _warm(timed: Callable[[str, list[str]], None], row: dict[str, Any], r: int, rel: str, edits: tuple[Path, Path],
+          server_args: list[str], env: dict[str, str], log: Callable[[str], None]) -> None:
+    """Phases (2) to (4) of repeat `r` against one fresh server: A, then B, then A again."""
+    edit_a, edit_b = edits
+    port = free_port()
+    with tempfile.TemporaryDirectory(prefix="applyedit-benchwarm-") as tmp:
+        proc, row["server_start_s"] = start_server(server_args, port, env, Path(tmp) / "serve.log")
+        log(f"bench --warm: repeat {r + 1}: server up in {row['server_start_s']:.1f} s")
+        try:
+            for phase, edit in (("warm_first_a", edit_a), ("warm_b", edit_b), ("warm_repeat_a", edit_a)):
+                timed(phase, [rel, "--edit", str(edit), "--server", f"http://127.0.0.1:{port}"])
+        finally:
+            stop_server(proc)
 
 
 def summarise(record: dict[str, Any]) -> dict[str, Any]:

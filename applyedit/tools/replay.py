@@ -112,7 +112,7 @@ def replay(bench: dict[str, Any], model: TorchModel, repeats: int = 1, log: Call
     return out
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m applyedit.tools.replay", description=__doc__.split("\n\n")[0])
     parser.add_argument("bench_json", type=Path, nargs="+", help="the output of `applyedit bench --json` (one or more)")
     parser.add_argument("--device", default="cuda")
@@ -122,7 +122,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--only", action="append", default=[], metavar="SUBSTR",
                         help="replay only the methods whose name contains this (repeatable)")
     parser.add_argument("--json", type=Path, help="write the results here")
-    args = parser.parse_args(argv)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
     benches = [json.loads(path.read_text()) for path in args.bench_json]
     for path, bench in zip(args.bench_json, benches, strict=True):
         if not bench.get("model_config"):
