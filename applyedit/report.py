@@ -67,28 +67,33 @@ def report_data(
          "orig_start": r.orig_start, "orig_end": r.orig_end, **s.to_dict()}
         for r, s in zip(regions, region_stats, strict=True)
     ]
-    first = summary.prefill_s + totals.first_emit_s if totals.first_emit_s is not None else None
-    last = summary.prefill_s + totals.last_emit_s if totals.last_emit_s is not None else None
     return {
         "run": {name: getattr(summary, name) for name in (
             "model", "device", "dtype", "backend", "backend_reason", "proposer", "prompt_tokens",
             "stop_reason")},
         "regions": rows,
         "end": {"kind": "end", "label": "end of output", **end.to_dict()},
-        "totals": {
-            **totals.to_dict(),
-            "plain_passes": totals.tokens,
-            "speedup_in_passes": totals.tokens / totals.passes if totals.passes else 0.0,
-            "prefill_s": summary.prefill_s,
-            "decode_s": summary.decode_s,
-            "wall_s": summary.wall_s,
-            "tokens_per_s": summary.tokens_per_s,
-            "decode_tokens_per_s": summary.decode_tokens_per_s,
-            "time_to_first_token_s": first,
-            "time_to_last_token_s": last,
-        },
+        "totals": _totals(totals, summary),
         "profile": {**(profile.to_dict() if profile else {}), "startup_s": startup_s},
         "legend": legend(),
+    }
+
+
+def _totals(totals: RegionStats, summary: Summary) -> dict[str, Any]:
+    """The whole run's row: the regions' sums, the passes plain greedy would take, and the timings."""
+    first = summary.prefill_s + totals.first_emit_s if totals.first_emit_s is not None else None
+    last = summary.prefill_s + totals.last_emit_s if totals.last_emit_s is not None else None
+    return {
+        **totals.to_dict(),
+        "plain_passes": totals.tokens,
+        "speedup_in_passes": totals.tokens / totals.passes if totals.passes else 0.0,
+        "prefill_s": summary.prefill_s,
+        "decode_s": summary.decode_s,
+        "wall_s": summary.wall_s,
+        "tokens_per_s": summary.tokens_per_s,
+        "decode_tokens_per_s": summary.decode_tokens_per_s,
+        "time_to_first_token_s": first,
+        "time_to_last_token_s": last,
     }
 
 
