@@ -24,6 +24,18 @@ from applyedit.models.kernels import use_cpu_kernels
 from applyedit.policy import AdaptiveK, FixedK, KPolicy
 from applyedit.proposers import Draft, Source
 
+# A small Python file of two functions: the region and report tests edit it.
+TWO_FUNCTIONS = '''def add(a, b):
+    total = a + b
+    return total
+
+
+def sub(a, b):
+    print("debug")
+    diff = a - b
+    return diff
+'''
+
 
 class ScriptedModel:
     """Greedy-decodes exactly `script` (then `eos`) whatever the prompt, with a real position cache."""

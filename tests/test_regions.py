@@ -7,21 +7,13 @@ import re
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from fakes import TWO_FUNCTIONS
 
 from applyedit.decode import Step
 from applyedit.regions import Region, find_regions
 from applyedit.stats import RegionStats, anchored_lines, attribute
 
-PY = '''def add(a, b):
-    total = a + b
-    return total
-
-
-def sub(a, b):
-    print("debug")
-    diff = a - b
-    return diff
-'''
+PY = TWO_FUNCTIONS
 JS = '''function add(a, b) {
   const total = a + b;
   return total;

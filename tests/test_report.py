@@ -16,7 +16,7 @@ from applyedit.regions import Region, find_regions
 from applyedit.stats import LEGEND, attribute
 from applyedit.report import legend, profile_line, render_table, report_data
 from applyedit.spans import token_lines, tokens_before_line
-from fakes import scripted_engine
+from fakes import TWO_FUNCTIONS, scripted_engine
 
 REGIONS = [
     Region("unchanged", 1, 2, 1, 2, "def add"),
@@ -105,16 +105,7 @@ def test_render_table_without_steps() -> None:
     assert json.dumps(empty)
 
 
-ORIGINAL = '''def add(a, b):
-    total = a + b
-    return total
-
-
-def sub(a, b):
-    print("debug")
-    diff = a - b
-    return diff
-'''
+ORIGINAL = TWO_FUNCTIONS
 
 
 def test_report_after_a_scripted_run(tokenizer: tuple[Path, Any], tmp_path: Path) -> None:
