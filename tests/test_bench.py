@@ -17,7 +17,7 @@ from fakes import VOCAB, prompt_for, reference, scripted_engine, tiny_model
 from applyedit import api
 from applyedit.errors import InputError
 from applyedit.models.backend import PREFILL_CHUNK, TorchModel
-from applyedit.tools import baselines, bench
+from applyedit.tools import bench
 from applyedit.tools.benchrecord import BenchRecord, CaseRecord, CaseSummary, Run, summarise_target
 
 FIXTURES = Path(__file__).parent.parent / "fixtures"
@@ -128,9 +128,9 @@ def test_generate_baselines_count_passes_and_agree() -> None:
     engine.device = "cpu"
     engine._model = TorchModel(model=tiny_model(seed), eos_ids=frozenset({VOCAB - 1}))
     job = api.Job(engine, None, "x", "", "instruction", "```", prompt, 12)  # type: ignore[arg-type]
-    counter, hook = baselines.count_forwards(engine.model.model)
-    greedy = baselines.generate(engine, job, 0, counter)
-    lookup = baselines.generate(engine, job, 10, counter)
+    counter, hook = bench._count_forwards(engine.model.model)
+    greedy = bench._generate(engine, job, 0, counter)
+    lookup = bench._generate(engine, job, 10, counter)
     hook.remove()
     expected = tiny_model(seed).generate(torch.tensor([prompt]), attention_mask=torch.ones(1, len(prompt), dtype=torch.long),
                                          do_sample=False, max_new_tokens=12, eos_token_id=VOCAB - 1,

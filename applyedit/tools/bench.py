@@ -1,11 +1,12 @@
 """`applyedit bench`: plain greedy, transformers' prompt lookup and applyedit's loop side by side.
 
 Owns the methods compared (`model.generate` greedy and prompt lookup on torch, llama.cpp's own greedy
-loop on the llamacpp backend, whose timed runs are baselines.py's; applyedit's own loop under any
+loop on the llamacpp backend; applyedit's own loop under any
 proposer, K policy and K), running them on one loaded model with the same prompt, dtype, threads,
 budget and stop ids, interleaved repeats (repeat 1 of every method, then repeat 2, ...) with medians
-and spread, and the resumable JSON record (its typed records and summaries are benchrecord.py's).
-Rendering is report.py's and chart.py's. Speed is reported here, never asserted in tests.
+and spread, target forward-pass counting with a hook, and the resumable JSON record (its typed
+records and summaries are benchrecord.py's). Rendering is report.py's and chart.py's. Speed is
+reported here, never asserted in tests.
 
 Timing rules (one definition each, quoted by the README):
 - end to end (`wall_s`): from the start of the method's run to its last token, prefill included. The
@@ -23,11 +24,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from applyedit import api
+from applyedit import api, files
 from applyedit.errors import InputError
 from applyedit.options import K_POLICIES
 from applyedit.proposers import CopyProposer, Proposer, Source
-from applyedit.tools import baselines, evaluate
+from applyedit.tools import evaluate
 from applyedit.tools.benchrecord import BenchRecord, CaseRecord, CaseSummary, Method, Pattern, Run, summarise_target
 
 BASELINES = ("greedy", "lookup", "none", "nomerge", "anchor", "torch", "llamacpp", "llamacpp-greedy", "draft", "hybrid")
@@ -64,7 +65,30 @@ def parse_methods(baselines: Sequence[str], k_policies: Sequence[str], ks: Seque
     "fixed[:K,...]"; without a list they take `ks`. `break_it` adds adaptive K drafting only from
     that unrelated file: what a useless drafter costs.
     """
-    methods = [m for spec in baselines for m in _baseline(spec, draft_model, draft_backend)]
+    methods: list[Method] = []
+    for spec in baselines:
+        name, values = _values(spec, [DEFAULT_LOOKUP])
+        if name == "greedy":
+            methods.append(Method("greedy", "generate"))
+        elif name == "lookup":
+            methods += [Method(f"lookup K={v}", "generate", lookup=v) for v in values]
+        elif name == "none":
+            methods.append(Method("loop, no drafts", "loop", proposer="none", k_policy="fixed", k=0))
+        elif name == "anchor":
+            methods.append(Method("adaptive, anchored", "loop", anchor="merge"))
+        elif name == "nomerge":
+            methods.append(Method("adaptive, no merged prediction", "loop", proposer="copy-original"))
+        elif name in ("torch", "llamacpp"):
+            methods.append(Method(f"adaptive on {name}", "loop", backend=name))
+        elif name == "llamacpp-greedy":
+            methods.append(Method("llama.cpp greedy", "generate", backend="llamacpp"))
+        elif name in ("draft", "hybrid"):
+            label = "draft model only" if name == "draft" else "hybrid"
+            fixed = [int(v) for v in values] if ":" in spec else [None]
+            methods += [Method(label + (f", draft K={v}" if v else ""), "loop", proposer=name, draft_model=draft_model,
+                               draft_backend=draft_backend, draft_k=v) for v in fixed]
+        else:
+            raise InputError(f"unknown baseline {spec!r}; choose from {', '.join(BASELINES)}")
     for spec in k_policies:
         name, values = _values(spec, ks)
         if name not in K_POLICIES:
@@ -79,31 +103,6 @@ def parse_methods(baselines: Sequence[str], k_policies: Sequence[str], ks: Seque
     if not methods or len(set(names)) != len(names):
         raise InputError("bench needs at least one method, each named once")
     return methods
-
-
-def _baseline(spec: str, draft_model: str | None, draft_backend: str | None) -> list[Method]:
-    """The methods of one `--baseline` (see `parse_methods`)."""
-    name, values = _values(spec, [DEFAULT_LOOKUP])
-    if name == "greedy":
-        return [Method("greedy", "generate")]
-    if name == "lookup":
-        return [Method(f"lookup K={v}", "generate", lookup=v) for v in values]
-    if name == "none":
-        return [Method("loop, no drafts", "loop", proposer="none", k_policy="fixed", k=0)]
-    if name == "anchor":
-        return [Method("adaptive, anchored", "loop", anchor="merge")]
-    if name == "nomerge":
-        return [Method("adaptive, no merged prediction", "loop", proposer="copy-original")]
-    if name in ("torch", "llamacpp"):
-        return [Method(f"adaptive on {name}", "loop", backend=name)]
-    if name == "llamacpp-greedy":
-        return [Method("llama.cpp greedy", "generate", backend="llamacpp")]
-    if name in ("draft", "hybrid"):
-        label = "draft model only" if name == "draft" else "hybrid"
-        fixed = [int(v) for v in values] if ":" in spec else [None]
-        return [Method(label + (f", draft K={v}" if v else ""), "loop", proposer=name, draft_model=draft_model,
-                       draft_backend=draft_backend, draft_k=v) for v in fixed]
-    raise InputError(f"unknown baseline {spec!r}; choose from {', '.join(BASELINES)}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,6 +131,63 @@ def targets(path: Path, edit: Path | None, pattern: str | None, everything: bool
     if not path.is_file():
         raise InputError(f"{path}: no such file or folder")
     return [Target(path.name, path, edit.read_text(encoding="utf-8"))]
+
+
+class _FirstTokenClock:
+    """A `generate` streamer that only notes when the first new token arrived (its 2nd `put`)."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+        self.first: float | None = None
+
+    def put(self, _value: Any) -> None:
+        self.calls += 1
+        if self.calls == 2:
+            self.first = time.perf_counter()
+
+    def end(self) -> None:
+        pass
+
+
+def _count_forwards(model: Any) -> tuple[list[int], Any]:
+    """A counter of `model`'s forward calls, and the hook's handle (`.remove()` it when done)."""
+    counter = [0]
+
+    def hook(*_: Any) -> None:
+        counter[0] += 1
+
+    return counter, model.register_forward_pre_hook(hook)
+
+
+def _generate(engine: api.Engine, job: api.Job, lookup: int, counter: list[int]) -> Run:
+    """One `model.generate` run (greedy, optionally with prompt lookup), timed. Every forward counts
+    as a target pass, the prefill too (it yields the first token), as in the loop, whose prefill
+    yields none: plain greedy needs one pass per token either way."""
+    import torch
+
+    ids = torch.tensor([job.prompt_ids], device=engine.device)
+    eos = sorted(engine.model.eos_ids)
+    extra = {"prompt_lookup_num_tokens": lookup} if lookup else {}
+    clock, before = _FirstTokenClock(), counter[0]
+    t0 = time.perf_counter()
+    out = engine.model.model.generate(
+        ids, attention_mask=torch.ones_like(ids), do_sample=False, max_new_tokens=job.budget, eos_token_id=eos,
+        pad_token_id=eos[0], top_p=None, top_k=None, temperature=None, streamer=clock, **extra)
+    wall = time.perf_counter() - t0
+    tokens = out[0, len(job.prompt_ids):].tolist()
+    while tokens and tokens[-1] in engine.model.eos_ids:
+        tokens.pop()
+    ttft = (clock.first or time.perf_counter()) - t0
+    return Run(tokens, wall, ttft, counter[0] - before)
+
+
+def _llama_greedy(engine: api.Engine, job: api.Job) -> Run:
+    """llama.cpp's own plain greedy loop (what an Ollama user runs), timed like `_generate`: the
+    prompt's prefill yields the first token, then one pass per token."""
+    t0 = time.perf_counter()
+    tokens, ttft = engine.model.greedy(job.prompt_ids, job.budget)
+    wall = time.perf_counter() - t0
+    return Run(tokens, wall, ttft, len(tokens))
 
 
 def _loop(engine: api.Engine, target: Target, method: Method, prefill_s: float) -> Run:
@@ -166,8 +222,24 @@ def bench_target(engines: dict[str, api.Engine], target: Target, methods: Sequen
     if all({r.repeat for r in record.runs.get(m.name, [])} >= set(range(repeats)) for m in methods):
         log(f"bench: {target.name}: every run saved already")
         return summarise_target(record, methods, job.fence, engine.backend)
-    jobs, prefill = _prefill(engines, job, target, record)
+    # Prefill alone, once per engine: the floor every method pays before its first token. The loop's
+    # methods reuse this cache; generate() builds its own. Cost curves are calibrated (once, cached)
+    # first: part of no method's time.
+    prefill: dict[str, float] = {}
+    jobs = {backend: job if eng is engine else api.prepare(target.file, target.edit, eng, cwd=target.cwd,
+                                                           language=target.language)
+            for backend, eng in engines.items()}
+    for backend, eng in engines.items():
+        eng.cost_curve()
+        eng.model.reset()
+        t0 = time.perf_counter()
+        eng.model.prefill(jobs[backend].prompt_ids[:-1])
+        prefill[backend] = time.perf_counter() - t0
     prefill_s = prefill[engine.backend]
+    if len(engines) > 1:
+        for backend, seconds in prefill.items():
+            record.prefill_s_by_backend = record.prefill_s_by_backend or {}
+            record.prefill_s_by_backend.setdefault(backend, []).append(seconds)
     record.file, record.prompt_tokens, record.budget = str(target.file), len(job.prompt_ids), job.budget
     record.threads = engine.threads
     record.prefill_s.append(prefill_s)
@@ -178,49 +250,19 @@ def bench_target(engines: dict[str, api.Engine], target: Target, methods: Sequen
             runs = record.runs.setdefault(method.name, [])
             if any(r.repeat == rep for r in runs):
                 continue  # done in an earlier, interrupted run
-            row = _run(engines, jobs, prefill, target, method, counter)
+            backend = method.backend or engine.backend
+            if method.runner == "generate" and backend == "llamacpp":
+                row = _llama_greedy(engines[backend], jobs[backend])
+            elif method.runner == "generate":
+                row = _generate(engine, job, method.lookup, counter)
+            else:
+                row = _loop(engines[backend], target, method, prefill[backend])
             row.repeat, row.text = rep, engine.decode(row.tokens)
             runs.append(row)
             log(f"bench: {target.name}: {method.name} #{rep + 1}: {len(row.tokens)} tokens, "
                 f"{row.passes} passes, {row.wall_s:.1f} s")
             save()
     return summarise_target(record, methods, job.fence, engine.backend)
-
-
-def _prefill(engines: dict[str, api.Engine], job: api.Job, target: Target,
-             record: CaseRecord) -> tuple[dict[str, api.Job], dict[str, float]]:
-    """Each engine's job for `target` and its prefill alone, timed once: the floor every method pays
-    before its first token. The loop's methods reuse this cache; generate() builds its own. Cost
-    curves are calibrated (once, cached) first: part of no method's time. `job` is the first
-    engine's; with several engines `record` keeps each one's prefill."""
-    engine = next(iter(engines.values()))
-    jobs = {backend: job if eng is engine else api.prepare(target.file, target.edit, eng, cwd=target.cwd,
-                                                           language=target.language)
-            for backend, eng in engines.items()}
-    prefill: dict[str, float] = {}
-    for backend, eng in engines.items():
-        eng.cost_curve()
-        eng.model.reset()
-        t0 = time.perf_counter()
-        eng.model.prefill(jobs[backend].prompt_ids[:-1])
-        prefill[backend] = time.perf_counter() - t0
-    if len(engines) > 1:
-        for backend, seconds in prefill.items():
-            record.prefill_s_by_backend = record.prefill_s_by_backend or {}
-            record.prefill_s_by_backend.setdefault(backend, []).append(seconds)
-    return jobs, prefill
-
-
-def _run(engines: dict[str, api.Engine], jobs: dict[str, api.Job], prefill: dict[str, float], target: Target,
-         method: Method, counter: list[int]) -> Run:
-    """One run of `method` on its backend's engine (the first engine's without one)."""
-    engine = next(iter(engines.values()))
-    backend = method.backend or engine.backend
-    if method.runner == "generate" and backend == "llamacpp":
-        return baselines.llama_greedy(engines[backend], jobs[backend])
-    if method.runner == "generate":
-        return baselines.generate(engine, jobs[engine.backend], method.lookup, counter)
-    return _loop(engines[backend], target, method, prefill[backend])
 
 
 def run(engine: api.Engine, items: Sequence[Target], methods: Sequence[Method], repeats: int,
@@ -235,16 +277,23 @@ def run(engine: api.Engine, items: Sequence[Target], methods: Sequence[Method], 
     `same_output_cases` (method -> cases with the reference's output) and `strict` (see `strict`)."""
     others = _other_backends(engine, methods, open_engine is not None)
     engines = {engine.backend: engine} | {b: open_engine(b) for b in others}  # type: ignore[misc]
-    config = _config(engines, methods, repeats)
+    config = {"model": engine.source.name, "device": engine.device, "dtype": engine.dtype_name,
+              "backend": engine.backend, "threads": engine.threads, "methods": [m.name for m in methods],
+              "repeats": repeats}
+    if others:
+        config["other_engines"] = {b: f"{e.backend} ({e.dtype_name}, {e.threads} threads)"
+                                   for b, e in engines.items() if e is not engine}
+    saved = _resumed(json_path, config) if resume else None
     # Resumed: the raw runs and the summaries of cases finished by earlier calls (--filter).
-    record = BenchRecord.resumed(json_path, config) if resume else BenchRecord(config)
+    record = BenchRecord(config, saved.raw if saved else {}, saved.cases if saved else {})
 
     def save() -> None:
-        record.save(json_path)
+        if json_path is not None:
+            files.write_atomic(json_path, json.dumps(record.to_json(), indent=1).encode())
 
     counter, hook = [0], None
     if engine.backend == "torch" and any(m.runner == "generate" for m in methods):
-        counter, hook = baselines.count_forwards(engine.model.model)
+        counter, hook = _count_forwards(engine.model.model)
     results: dict[str, CaseSummary] = {}
     try:
         for target in items:
@@ -264,18 +313,6 @@ def run(engine: api.Engine, items: Sequence[Target], methods: Sequence[Method], 
             "same_output_cases": agreement, "strict": strict(engine) and not others}
 
 
-def _config(engines: dict[str, api.Engine], methods: Sequence[Method], repeats: int) -> dict[str, Any]:
-    """What a bench ran with (the first engine is the bench's own): a resumed record must match it."""
-    engine = next(iter(engines.values()))
-    config = {"model": engine.source.name, "device": engine.device, "dtype": engine.dtype_name,
-              "backend": engine.backend, "threads": engine.threads, "methods": [m.name for m in methods],
-              "repeats": repeats}
-    if len(engines) > 1:
-        config["other_engines"] = {b: f"{e.backend} ({e.dtype_name}, {e.threads} threads)"
-                                   for b, e in engines.items() if e is not engine}
-    return config
-
-
 def _other_backends(engine: api.Engine, methods: Sequence[Method], can_open: bool) -> list[str]:
     """The backends besides the bench engine's that `methods` run on; refuses combinations that make
     no sense on this engine."""
@@ -292,6 +329,16 @@ def _other_backends(engine: api.Engine, methods: Sequence[Method], can_open: boo
     if others and not can_open:
         raise InputError(f"methods on {', '.join(others)} need an engine for that backend")
     return others
+
+
+def _resumed(json_path: Path | None, config: dict[str, Any]) -> BenchRecord | None:
+    """The record an earlier call with the same configuration (repeats aside) saved at `json_path`."""
+    if json_path is None or not json_path.is_file():
+        return None
+    saved = BenchRecord.from_json(json.loads(json_path.read_text()))
+    if {k: v for k, v in saved.config.items() if k != "repeats"} != {k: v for k, v in config.items() if k != "repeats"}:
+        raise InputError(f"{json_path} holds a bench of other methods or another model; drop --resume")
+    return saved
 
 
 def strict(engine: api.Engine) -> bool:
