@@ -33,7 +33,7 @@ API_MODEL = "applyedit"  # the model id every client may use (the loaded model's
 # Options a request may set (the CLI's flags of the same names); anything else is refused.
 OPTIONS = ("proposer", "k", "k_policy", "max_new_tokens", "language", "allow_markers", "allow_drops",
            "allow_syntax_errors", "allow_deletion", "allow_unchanged", "allow_mismatch", "anchor", "fallback",
-           "timeout", "temperature", "top_p", "seed", "draft_k")
+           "answer", "timeout", "temperature", "top_p", "seed", "draft_k")
 
 
 @dataclass(frozen=True)
@@ -219,6 +219,7 @@ def create_app(engine: Any, settings: Settings, cache: Any = None) -> Any:
         allow_mismatch: bool | None = None
         anchor: str | None = None
         fallback: str | None = None
+        answer: str | None = None
         timeout: float | None = Field(default=None, gt=0)
         temperature: float | None = None
         top_p: float | None = None
@@ -244,6 +245,7 @@ def create_app(engine: Any, settings: Settings, cache: Any = None) -> Any:
         max_completion_tokens: int | None = Field(default=None, ge=1)
         timeout: float | None = Field(default=None, gt=0)
         path: str | None = None  # applyedit's own: names the file's language (extra_body={"path": ...})
+        answer: str | None = None  # applyedit's own: "model" runs the model even where the merge would answer
 
     app = FastAPI(title="applyedit", docs_url=None, redoc_url=None, openapi_url=None)
 
@@ -303,7 +305,7 @@ def create_app(engine: Any, settings: Settings, cache: Any = None) -> Any:
         code, edit, tagged = parse_chat(body.messages)
         path = body.path or tagged or "file"  # no extension: plain text, no syntax check
         options: dict[str, Any] = {}
-        for name in ("temperature", "top_p", "seed"):
+        for name in ("temperature", "top_p", "seed", "answer"):
             if getattr(body, name) is not None:
                 options[name] = getattr(body, name)
         if body.max_completion_tokens or body.max_tokens:
