@@ -55,6 +55,18 @@ class CostCurve:
     def to_json(self) -> dict[str, float]:
         return {str(k): v for k, v in self.points.items()}
 
+    def perfect(self, num_tokens: int, k_cap: int) -> list[float]:
+        """The passes of the perfect drafter, priced: it drafts the output itself, up to `k_cap` tokens
+        a pass, and every draft is kept, so each pass yields its draft plus the bonus token. The
+        seconds of each pass, in order (the first yields the first token): the bound no drafter beats
+        on this curve."""
+        costs, left = [], num_tokens
+        while left > 0:
+            k = max(0, min(k_cap, left - 1))
+            costs.append(self(k))
+            left -= k + 1
+        return costs
+
 
 def prior() -> CostCurve:
     """A shape-only guess used until a calibration exists: one token cheap, blocks ~4× that."""
