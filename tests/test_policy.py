@@ -70,8 +70,17 @@ def test_adaptive_ramps_drops_and_realigns() -> None:
     assert p.next_k(100, support=3) == 4  # re-aligned: probe with k_probe
     p.observe(4, 1)  # the probe failed: still in the edit
     assert p.alignment.state == IN_EDIT and p.next_k(100, support=0) == 0
+    assert p.next_k(100, support=5) == 0 and p.next_k(100, support=6) == 4  # the next probe needs twice the support
+    p.observe(4, 0)
+    assert p.next_k(100, support=11) == 0 and p.next_k(100, support=12) == 4
+    p.observe(4, 2)
+    assert p.next_k(100, support=23) == 0 and p.next_k(100, support=24) == 4
+    p.observe(4, 2)
+    assert p.next_k(100, support=31) == 0 and p.next_k(100, support=32) == 4  # capped at PROBE_SUPPORT_MAX
     p.observe(4, 4)  # a probe fully accepted
     assert p.alignment.state == ALIGNED and p.next_k(100, 10) == 8
+    p.observe(8, 3)  # the next edit: probes need support_min again
+    assert p.next_k(100, support=3) == 4
 
 
 @pytest.mark.parametrize("offered", [0])
