@@ -2,14 +2,16 @@
 lookup decoding (`Llama(draft_model=LlamaPromptLookupDecoding(...))`), as a user of that package would
 switch it on.
 
-Owns loading that package's `Llama` once per GGUF and context size (not timed: every baseline runs on
-an already loaded model) and one timed greedy run through `Llama.generate`. What it needs to stay
-correct and fit in memory: a draft model turns on `logits_all`, and the package then keeps a float32
-row of logits for every context position (`n_ctx × vocab`: about 20 GB at the model's 32k context), so
-the context is sized to the prompt plus the output budget; `temp=0` selects llama.cpp's greedy sampler,
-the repeat penalty is turned off (1.0) and top-k is 1, so its output is plain greedy's; the model is
-reset before each run, or `generate` would reuse the previous run's cached prompt. Knows nothing of
-applyedit's loop.
+Owns loading that package's `Llama` once per GGUF and context size (not timed: every baseline runs on an
+already loaded model) and one timed greedy run through `Llama.generate`. What it needs to stay correct
+past one batch and fit in memory: a draft model turns on `logits_all` for evaluation, but the score
+buffer is sized by the `logits_all` argument (`n_batch` rows without it), so a prompt longer than one
+batch (512 tokens) fails to store its logits unless `logits_all=True` is passed too; the package then
+keeps a float32 row of logits for every context position (`n_ctx × vocab`: about 20 GB at the model's
+32k context), so the context is sized to the prompt plus the output budget; `temp=0` selects llama.cpp's
+greedy sampler, the repeat penalty is turned off (1.0) and top-k is 1, so its output is plain greedy's;
+the model is reset before each run, or `generate` would reuse the previous run's cached prompt. Knows
+nothing of applyedit's loop.
 """
 
 from __future__ import annotations
@@ -39,7 +41,7 @@ class PromptLookup:
             for old in self._loaded.values():  # one at a time: each holds n_ctx × vocab floats
                 old.close()
             self._loaded = {key: Llama(model_path=str(self.gguf), n_ctx=n_ctx, n_threads=self.threads,
-                                       n_threads_batch=self.threads, n_gpu_layers=0, verbose=False,
+                                       n_threads_batch=self.threads, n_gpu_layers=0, verbose=False, logits_all=True,
                                        draft_model=LlamaPromptLookupDecoding(num_pred_tokens=num_pred_tokens))}
         return self._loaded[key]
 
