@@ -1,8 +1,9 @@
 """The Python API: `apply(file, edit)` returns the new text, the diff and the run's statistics.
 
-Owns one run end to end, in the steps `apply` names: read and normalise the inputs (a marker-less
-edit that is a piece of the file reads as an update snippet), build the prompt and check it fits the
-context before any weights load (`prepare`); build the K policy and the drafter
+Owns one run end to end, in the steps `apply` names: read and normalise the inputs (`read_inputs`; a
+marker-less edit that is a piece of the file reads as an update snippet); answer with an unambiguous
+merge of an update snippet without any model when it passes the checks (`answer_by_merge`); else
+build the prompt and check it fits the context before any weights load (`prepare`); build the K policy and the drafter
 (`plan_drafting`); decode (`decode_job`; an unambiguous merge of an update snippet anchors the lines
 it keeps: anchor.py); extract the output and run the checks (`checked`; the checks are checks.py's,
 a refused output may be answered by the merge); restore the file's text style, diff and report
@@ -55,7 +56,7 @@ class ApplyResult:
     report: dict[str, Any] = field(default_factory=dict)  # per-region statistics (report.report_data)
     notes: tuple[str, ...] = ()  # warnings for the user (e.g. a check that could not run)
     source_sha256: str = ""  # of the file's bytes as read at the start: `--in-place` refuses if they changed
-    answer: str = "model"  # "model", or "merge" when the model's output failed a check and the merge answered
+    answer: str = "model"  # "model", or "merge": no model ran (answer_by_merge) or the model's output was refused
 
     @property
     def changed(self) -> bool:
@@ -121,12 +122,21 @@ IMPLIED_NOTE = ("the edit has no lazy marker but is a piece of the file (its fir
                 "read as an update snippet that keeps the code before and after it")
 
 
-def prepare(file: str | Path, edit: str, engine: Engine | Callable[[], Engine], *, max_new_tokens: int | None = None,
-            language: str | None = None, encoding: str = "utf-8", cwd: Path | None = None,
-            source: bytes | None = None) -> Job:
-    """Read the inputs, build the prompt and check it fits the context (no weights needed).
+@dataclass(frozen=True)
+class Inputs:
+    """The file and the edit as read and normalised, before any model is involved."""
 
-    `engine` may be a function that opens one: bad input then fails before any model is prepared.
+    src: textio.SourceFile
+    shown: str  # the path as written in the diff headers
+    edit: str  # the edit as the model sees it (unwrapped from a chat fence)
+    kind: str  # "snippet" | "instruction"
+    implied: bool  # a marker-less piece of the file, read as an update snippet
+
+
+def read_inputs(file: str | Path, edit: str, *, language: str | None = None, encoding: str = "utf-8",
+                cwd: Path | None = None, source: bytes | None = None) -> Inputs:
+    """Read the file, unwrap the edit and say what kind it is (no model needed).
+
     A relative `file` is relative to `cwd` when one is given (the diff's paths are), else to the
     process's working directory. `source`: the file's bytes when they come from elsewhere (stdin);
     `file` then only names it (language, prompt, diff).
@@ -136,27 +146,40 @@ def prepare(file: str | Path, edit: str, engine: Engine | Callable[[], Engine], 
         path = Path(cwd) / path
     src = textio.read_source(path, language, encoding) if source is None else \
         textio.source_from(path, source, language, encoding)
-    shown = diff_path(path, cwd)
     edit_text = textio.extract_edit(edit, src.language)
-    wrapped = merge.implied_snippet(src.text, edit_text, src.language) \
-        if prompts.edit_kind(edit_text) == "instruction" else None
-    edit_text = wrapped or edit_text  # a marker-less piece of the file: an update snippet
+    kind = prompts.edit_kind(edit_text)
+    wrapped = merge.implied_snippet(src.text, edit_text, src.language) if kind == "instruction" else None
+    if wrapped is not None:  # a marker-less piece of the file: an update snippet
+        edit_text, kind = wrapped, "snippet"
     if foreign := markers.foreign_markers(edit_text, src.language):
         raise InputError(
             f"the edit's lazy markers are {' and '.join(foreign)} comments, which {src.language} does not use: "
             f"is the snippet meant for another file? (pass --language if {path.name} is not {src.language})"
         )
+    return Inputs(src, diff_path(path, cwd), edit_text, kind, wrapped is not None)
+
+
+def prepare(file: str | Path, edit: str, engine: Engine | Callable[[], Engine], *, max_new_tokens: int | None = None,
+            language: str | None = None, encoding: str = "utf-8", cwd: Path | None = None,
+            source: bytes | None = None, inputs: Inputs | None = None) -> Job:
+    """Read the inputs (`read_inputs`, unless they come as `inputs`), build the prompt and check it
+    fits the context (no weights needed).
+
+    `engine` may be a function that opens one: bad input then fails before any model is prepared.
+    """
+    got = inputs or read_inputs(file, edit, language=language, encoding=encoding, cwd=cwd, source=source)
+    src, edit_text = got.src, got.edit
     engine = engine if isinstance(engine, Engine) else engine()
     fence = textio.fence_for(src.text, edit_text)
-    prompt = prompts.build(shown, src.language, src.text, edit_text, fence)
+    prompt = prompts.build(got.shown, src.language, src.text, edit_text, fence, got.kind)
     prompt_ids = chat_ids(engine.tokenizer, prompt.system, prompt.user, prompt.assistant_prefix)
     budget = max_new_tokens or output_budget(len(engine.encode(src.text)), len(engine.encode(edit_text)))
     if len(prompt_ids) + budget > engine.context:
         raise PromptTooLongError(
-            f"{path}: the prompt ({len(prompt_ids):,} tokens) plus room for the output ({budget:,}) "
+            f"{src.path}: the prompt ({len(prompt_ids):,} tokens) plus room for the output ({budget:,}) "
             f"exceeds the model's context of {engine.context:,} tokens"
         )
-    return Job(engine, src, shown, edit_text, prompt.kind, fence, prompt_ids, budget, wrapped is not None)
+    return Job(engine, src, got.shown, edit_text, prompt.kind, fence, prompt_ids, budget, got.implied)
 
 
 def apply(file: str | Path, edit: str, *, options: RunOptions | None = None, engine: Engine | None = None,
@@ -184,6 +207,9 @@ def apply(file: str | Path, edit: str, *, options: RunOptions | None = None, eng
     pass (the output line reached of the original's line count). A refused output (OutputCheckError)
     carries the rejected file, in the original's text style, as `rejected` (None when empty).
 
+    `answer` "merge": an update snippet that merges unambiguously into a file that changes, parses and
+    passes the output checks is answered by that merge, and no model is opened (`ApplyResult.answer`
+    "merge", its summary's `stop_reason` "merge"); "model" runs the model on every edit.
     `anchor` "merge": when an update snippet merges unambiguously, the original lines it keeps away
     from every hunk are forced output (anchor.py); the model writes the rest. The output checks
     (checks.py) refuse what would damage the file unless an `allow_*` switch accepts it; `fallback`
@@ -195,18 +221,51 @@ def apply(file: str | Path, edit: str, *, options: RunOptions | None = None, eng
     opts.check()
     decoding = sampling.settings(opts.temperature, opts.top_p, opts.seed)
     opened = engine or (lambda: Engine.open(opts.model, opts.device, opts.dtype, progress, opts.backend))
-    job = prepare(file, edit, opened, max_new_tokens=opts.max_new_tokens, language=language, encoding=encoding,
-                  cwd=cwd, source=source)
+    got = read_inputs(file, edit, language=language, encoding=encoding, cwd=cwd, source=source)
+    # The snippet read against the original: the answer itself when unambiguous (`answer` "merge"),
+    # else the copy proposer's predicted output and the reference for the output checks.
+    merged = merge.merge(got.src.text, got.edit) if got.kind == "snippet" else None
+    if opts.answer == "merge" and (merge_only := answer_by_merge(got, merged, opts, encoding)) is not None:
+        return merge_only
+    job = prepare(file, edit, opened, max_new_tokens=opts.max_new_tokens, inputs=got)
     cold = not job.engine.loaded  # this run loads the weights: its report can show the startup
     if on_phase is not None and cold:
         on_phase("loading", 0, 0)  # the cost curve below may load them already
-    # The snippet read against the original: the copy proposer's predicted output and the reference
-    # for the dropped-code check.
-    merged = merge.merge(job.src.text, job.edit) if job.kind == "snippet" else None
     drafting = plan_drafting(job, merged, opts, decoding, progress)
     result = decode_job(job, drafting, merged, opts, decoding, deadline, on_step, on_phase)
     answer = checked(job, result, merged, opts)
     return finish(job, encoding, result, answer, drafting.name, decoding, cold)
+
+
+def answer_by_merge(got: Inputs, merged: merge.MergeResult | None, opts: RunOptions,
+                    encoding: str) -> ApplyResult | None:
+    """The unambiguous merge of an update snippet as the whole answer, without the model: when it
+    changes the file, parses wherever the original did and passes every output check. None otherwise
+    (the model runs, anchored by the merge when it is unambiguous)."""
+    t0 = time.perf_counter()
+    body = checks.merge_answer(got.src, merged)
+    if body is None or body == got.src.text:  # a merge that changes nothing is no confident answer
+        return None
+    try:
+        notes = checks.check_all(got.src, body, got.edit, got.kind, merged, opts)
+    except ApplyEditError:
+        return None
+    src = got.src
+    result = DecodeResult(tokens=[], steps=[], stop_reason="merge", prompt_tokens=0, prefill_s=0.0,
+                          decode_s=time.perf_counter() - t0)
+    summary = summarise(result, model="", device="", dtype="", proposer="none", backend="none",
+                        backend_reason="the merge answered")
+    found = find_regions(src.text, body, src.language, src.path)
+    per_region, end, totals = attribute(found, [], [], 0)
+    data = report.report_data(found, per_region, end, totals, summary, profile(result))
+    data["anchored_lines"] = []
+    all_notes = [*([IMPLIED_NOTE] if got.implied else []), *notes]
+    data["answer"] = {"by": "merge", "model_ran": False, "notes": all_notes}
+    data["prompt_cache"] = reuse_report(0, 0)
+    after = textio.restore(body, src.style, src.text)
+    before = src.raw.decode(encoding)
+    return ApplyResult(got.shown, before, after, unified_diff(before, after, got.shown), got.kind, "", result, summary,
+                       data, tuple(all_notes), hashlib.sha256(src.raw).hexdigest(), "merge")
 
 
 @dataclass(frozen=True)
@@ -325,7 +384,7 @@ def finish(job: Job, encoding: str, result: DecodeResult, answer: Answer, propos
     data = region_report(engine, src, answer.model_body if answer.model_body is not None else answer.body, result,
                          summary, cold)
     notes = [IMPLIED_NOTE, *answer.notes] if job.implied else answer.notes
-    data["answer"] = {"by": answer.by, "notes": notes}
+    data["answer"] = {"by": answer.by, "model_ran": True, "notes": notes}
     data["prompt_cache"] = reuse_report(result.prompt_tokens, result.prefilled)  # prompt tokens reused
     return ApplyResult(job.shown, before, after, unified_diff(before, after, job.shown), job.kind, answer.output,
                        result, summary, data, tuple(notes), hashlib.sha256(src.raw).hexdigest(), answer.by)

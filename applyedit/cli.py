@@ -27,6 +27,7 @@ from applyedit.cliparts import (
     EXIT_INTERRUPTED,
     EXIT_USAGE,
     AnchorOpt,
+    AnswerOpt,
     BackendOpt,
     DebugOpt,
     DeviceOpt,
@@ -132,6 +133,7 @@ def apply_command(
         help="Accept output that lacks lines the snippet adds, differs from its unambiguous merge, or is far longer "
              "than the original plus the snippet.")] = False,
     anchor: AnchorOpt = "merge",
+    answer: AnswerOpt = "merge",
     fallback: FallbackOpt = "merge",
     backup: Annotated[bool, typer.Option(
         "--backup", help="With --in-place or --output: keep the file being replaced as FILE.orig.")] = False,
@@ -185,7 +187,7 @@ def apply_command(
             max_new_tokens=max_new_tokens, timeout=timeout, temperature=temperature, top_p=top_p, seed=seed,
             anchor=anchor, allow_markers=allow_markers, allow_drops=allow_drops,
             allow_syntax_errors=allow_syntax_errors, allow_deletion=allow_deletion, allow_unchanged=allow_unchanged,
-            allow_mismatch=allow_mismatch, fallback=fallback)
+            allow_mismatch=allow_mismatch, fallback=fallback, answer=answer)
         options.check()
         target = out.plan()
         edit_value = read_edit(edit, edit_text)

@@ -16,7 +16,7 @@ import typer
 from rich.console import Console
 
 from applyedit.errors import ApplyEditError
-from applyedit.options import ANCHORS, DRAFT_BACKENDS, DTYPES, FALLBACKS, K_POLICIES, PROPOSERS
+from applyedit.options import ANCHORS, ANSWERS, DRAFT_BACKENDS, DTYPES, FALLBACKS, K_POLICIES, PROPOSERS
 
 EXIT_OK, EXIT_USAGE, EXIT_MODEL, EXIT_CHECK, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
 EXIT_CODES = {  # the one table; --help and the README quote it
@@ -76,6 +76,11 @@ AnchorOpt = Annotated[str, choice(
     "--anchor", ANCHORS,
     help="merge: when an update snippet merges unambiguously, force the original lines it keeps away from "
          "its hunks (the model writes only in and around them); none: the model writes everything.")]
+AnswerOpt = Annotated[str, choice(
+    "--answer", ANSWERS,
+    help="merge: when an update snippet merges unambiguously into a file that parses, the merge is the answer "
+         "and no model runs (a note says so); model: the model writes every answer (anchored and checked by "
+         "the merge).")]
 FallbackOpt = Annotated[str, choice(
     "--fallback", FALLBACKS,
     help="merge: when the model's output fails a check and the snippet merges unambiguously into a file "
@@ -94,6 +99,10 @@ def print_summary(summary: Any, soft_wrap: bool | None = None) -> None:
     s = summary
     sampled = f"; sampled at temperature {s.temperature:g}, top-p {s.top_p:g}, seed {s.seed}" if s.temperature else ""
     why = f"; {s.backend_reason}" if getattr(s, "backend_reason", "") else ""  # e.g. "the CPU default"
+    if s.stop_reason == "merge":  # api.answer_by_merge: no model ran
+        console.print(f"[bold]applyedit[/]: the snippet's merge answered in {s.wall_s:.2f} s; no model ran",
+                      soft_wrap=soft_wrap)
+        return
     console.print(
         f"[bold]applyedit[/]: {s.tokens} tokens in {s.passes} target passes "
         f"({s.tokens_per_pass:.1f} tokens/pass, acceptance {s.acceptance:.0%}), "

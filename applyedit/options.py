@@ -19,6 +19,7 @@ DEFAULT_K = 64  # the draft length: the adaptive policy's cap, the fixed policy'
 PROPOSERS = ("copy", "copy-original", "none", "draft", "hybrid")
 K_POLICIES = ("adaptive", "fixed")
 ANCHORS = ("merge", "none")  # --anchor: force the original lines an unambiguous merge keeps, or not
+ANSWERS = ("merge", "model")  # --answer: an unambiguous merge answers without the model, or the model always runs
 FALLBACKS = ("merge", "none")  # --fallback: answer with the merge when the model's output fails a check
 BACKENDS = ("torch", "llamacpp")
 DRAFT_BACKENDS = ("auto", "torch", "llamacpp")
@@ -49,6 +50,7 @@ class RunOptions:
     top_p: float = 1.0
     seed: int | None = None
     anchor: str = "merge"
+    answer: str = "merge"  # "merge": an unambiguous snippet merge is the answer and no model runs
     # The output checks' switches, and the merge as the answer when a check refuses.
     allow_markers: bool = False
     allow_drops: bool = False
@@ -93,3 +95,5 @@ class RunOptions:
         check_device(self.device)
         if self.anchor not in ANCHORS or self.fallback not in FALLBACKS:
             raise InputError(f"unknown --anchor {self.anchor!r} or --fallback {self.fallback!r}; choose merge or none")
+        if self.answer not in ANSWERS:
+            raise InputError(f"unknown --answer {self.answer!r}; choose merge or model")

@@ -13,7 +13,9 @@ K ramps up (doubling after each fully accepted draft) to the k that maximises ex
 second, E(k)/t(k) with E(k) = (1 − α^(k+1))/(1 − α) for the per-token acceptance estimate α and t
 the measured cost curve. *in-edit*: after a rejection K is 0 (plain one-token passes, the cheapest
 on CPUs) until the proposer's support reaches `support_min`, then a probe of `k_probe` tokens; a
-fully accepted probe re-aligns. Drafts a draft model made (`drafter` "draft-model") pass through at
+fully accepted probe re-aligns. A failed probe doubles the support the next one needs (up to
+`PROBE_SUPPORT_MAX`), until the output is aligned again: short n-grams recur in new code, and a source
+that keeps agreeing for a few tokens and failing (an unrelated file) soon stops costing probes. Drafts a draft model made (`drafter` "draft-model") pass through at
 the length the proposer chose (`draft_k`) and are no evidence about copy alignment: they leave the
 state alone.
 """
@@ -30,6 +32,7 @@ from applyedit.proposers import COPY, MODEL, Drafter
 ALIGNED, IN_EDIT = "aligned", "in-edit"
 SUPPORT_MIN = 3  # output tokens agreeing with the copy source that count as re-aligned
 EMA = 0.3  # weight of a new step in an acceptance estimate
+PROBE_SUPPORT_MAX = 32  # the most support a probe inside an edit is made to wait for
 ALPHA_MAX = 0.995  # an acceptance estimate never reaches 1 (E(k) would not depend on k)
 
 
@@ -135,11 +138,14 @@ class AdaptiveK:
     alpha: float = 0.9  # per-token acceptance estimate while aligned
     k_allowed: int = 8  # the ramp: doubles after each fully accepted draft
     alignment: Alignment = field(init=False)
+    _need: int = field(init=False)  # the support the next probe inside an edit needs
+    _probe: int | None = field(init=False, default=None)  # the support of the pending probe (None: no probe)
 
     def __post_init__(self) -> None:
         self.k_probe = max(1, min(self.k_probe, self.k_max))
         self.k_allowed = self.k_probe
         self.alignment = Alignment(support_min=self.support_min)
+        self._need = self.support_min
 
     @property
     def cap(self) -> int:
@@ -150,8 +156,12 @@ class AdaptiveK:
             return 0
         if drafter == MODEL:  # its length was chosen with this cost curve (draft_k)
             return min(offered, self.k_max)
+        self._probe = None
         if not self.alignment.aligned:
-            return self.k_probe if support >= self.alignment.support_min else 0
+            if support < max(self.alignment.support_min, self._need):
+                return 0
+            self._probe = support
+            return self.k_probe
         return best_k(self.alpha, self.cost, min(self.k_allowed, self.k_max))
 
     def observe(self, num_drafted: int, num_accepted: int, drafter: Drafter = COPY) -> None:
@@ -160,7 +170,11 @@ class AdaptiveK:
         rejected = num_accepted < num_drafted
         if self.alignment.aligned or not rejected:
             self.alpha = acceptance_ema(self.alpha, num_drafted, num_accepted)
+        if self._probe is not None and rejected:  # the source agreed this much and was still wrong
+            self._need = min(2 * self._probe, PROBE_SUPPORT_MAX)
         self.alignment.observe(num_drafted, num_accepted, drafter)
+        if self.alignment.aligned:
+            self._need = self.alignment.support_min
         if rejected:
             self.k_allowed = self.k_probe
         else:

@@ -127,17 +127,26 @@ def brief_lines(data: dict[str, Any], summary: Summary, text: str | None = None)
     the new file's `text`, an edit outside any definition is named by its first line."""
     lines = text.split("\n") if text is not None else []
     s = summary
+    if s.stop_reason == "merge":  # api.answer_by_merge: the merge answered, no model ran
+        head = f"applyedit: answered by the snippet's merge in {s.wall_s:.2f} s (unambiguous, parses); no model ran"
+        return [head, *_region_lines(data, lines, "from the merge")]
     head = (f"applyedit: {s.tokens} tokens, {s.wall_s:.1f} s (prompt {s.prefill_s:.1f} s), "
             f"{s.tokens_per_pass:.1f} tok/pass, " + (f"{s.acceptance:.0%} accepted" if s.drafted else "no drafts"))
     if s.backend_reason:  # which backend ran and why: "; llama.cpp: the CPU default"
         head += f"; {'llama.cpp' if s.backend == 'llamacpp' else s.backend}: {s.backend_reason}"
     if s.temperature:
         head += f"; sampled at temperature {s.temperature:g}, top-p {s.top_p:g}, seed {s.seed}"
-    out = [head]
+    return [head, *_region_lines(data, lines)]
+
+
+def _region_lines(data: dict[str, Any], lines: list[str], source: str | None = None) -> list[str]:
+    """One line per edited or deleted region; `source` says where an edited one came from (else its drafts)."""
+    out = []
     for row in data["regions"]:
         if row["kind"] == "edited":
             where = f"lines {_span(row['start_line'], row['end_line'])}"
-            accepted = f"{row['acceptance']:.0%} of drafts accepted" if row["drafted"] else "nothing drafted"
+            drafts = f"{row['acceptance']:.0%} of drafts accepted" if row["drafted"] else "nothing drafted"
+            accepted = source or drafts
             name = _name(row)
             first = next((line.strip() for line in lines[row["start_line"] - 1 : row["end_line"]] if line.strip()), "")
             if name == "top level" and first:
@@ -354,6 +363,7 @@ def bench_markdown(report: dict[str, Any]) -> str:
             f"{case.methods[m].passes:g} ({case.methods[m].tokens_per_pass:.1f})"
             if m in case.methods else "–" for m in methods) + " |")
     out += _against_lookup(methods, cases)
+    out += _efficiency(methods, cases)
     out.append("")
     out.append("Same output as " + f"{methods[0]}: " + ", ".join(
         f"{m} {sum(bool(row.same_output) for row in rows_of(m))}/{len(rows_of(m))} cases" for m in methods[1:]) + ".")
@@ -368,13 +378,40 @@ def _against_lookup(methods: list[str], cases: dict[str, CaseSummary]) -> list[s
         return []
     out = [""]
     for m in methods:
-        if not rows[m] or rows[m][0].method.runner == "generate":
+        if not rows[m] or rows[m][0].method.runner != "loop":
             continue
         ratios = [min(case.methods[lk].wall_s for lk in lookups if lk in case.methods) / case.methods[m].wall_s
                   for case in cases.values() if m in case.methods and any(lk in case.methods for lk in lookups)]
         out.append(f"{m} against the better of {', '.join(lookups)}, end to end: median "
                    f"{_ratio(_median(ratios))} (per case {', '.join(_ratio(r) for r in ratios)}).")
     return out
+
+
+def _efficiency(methods: list[str], cases: dict[str, CaseSummary]) -> list[str]:
+    """Per case, each loop method's bound (the perfect drafter on the calibrated cost curve) and its
+    efficiency (bound / actual) in the decode phase and end to end."""
+    loops = [m for m in methods
+             if any(m in c.methods and c.methods[m].bound_wall_s is not None for c in cases.values())]
+    if not loops:
+        return []
+    out = ["", "The bound (the output itself as the draft, up to K, priced on the calibrated cost curve) and "
+               "efficiency = bound / actual, decode phase and end to end:", "",
+           "| case | " + " | ".join(loops) + " |", "|---" * (len(loops) + 1) + "|"]
+    for name, case in cases.items():
+        cells = []
+        for m in loops:
+            row = case.methods.get(m)
+            if row is None or row.bound_decode_s is None or row.bound_wall_s is None:
+                cells.append("–")
+                continue
+            cells.append(f"decode {row.bound_decode_s:.1f} s ({_share(row.efficiency_decode)}), "
+                         f"end to end {row.bound_wall_s:.1f} s ({_share(row.efficiency_wall)})")
+        out.append(f"| {name} | " + " | ".join(cells) + " |")
+    return out
+
+
+def _share(value: float | None) -> str:
+    return "–" if value is None else f"{value:.0%}"
 
 
 def _median(values: Sequence[float]) -> float | None:

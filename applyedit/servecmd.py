@@ -19,8 +19,8 @@ ServerOpt = Annotated[str | None, typer.Option(
     "(e.g. http://127.0.0.1:8321); the file is still read, checked and written here.")]
 TokenOpt = Annotated[str | None, typer.Option(envvar="APPLYEDIT_TOKEN", help="The server's bearer token.")]
 REMOTE_OPTIONS = ("proposer", "k", "k_policy", "max_new_tokens", "allow_markers", "allow_drops", "allow_syntax_errors",
-                  "allow_deletion", "allow_unchanged", "allow_mismatch", "anchor", "fallback", "temperature", "top_p",
-                  "seed", "draft_k")
+                  "allow_deletion", "allow_unchanged", "allow_mismatch", "anchor", "fallback", "answer", "temperature",
+                  "top_p", "seed", "draft_k")
 
 
 def remote_apply(server: str | None, token: str | None, quiet: bool) -> Any:

@@ -246,6 +246,7 @@ def _add_apply_route(app: Any, run: Callable[..., Awaitable[Any]]) -> None:
         allow_mismatch: bool | None = None
         anchor: str | None = None
         fallback: str | None = None
+        answer: str | None = None
         timeout: float | None = Field(default=None, gt=0)
         temperature: float | None = None
         top_p: float | None = None

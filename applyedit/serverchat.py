@@ -1,10 +1,11 @@
 """`applyedit serve`'s OpenAI-compatible side: `POST /v1/chat/completions`.
 
 Owns reading a chat request (the last user message's `<instruction>`, `<code>`, `<update>` and
-`<path>` tags, and the sampling and length fields OpenAI clients send) into a run's inputs, and
-answering with the checked file as a chat completion, whole or as server-sent events; and OpenAI's
-error shape, which every route of the server answers with (`error_body`). Knows nothing
-of how a run is queued or guarded: server.py registers the route and hands it the runner.
+`<path>` tags, the sampling and length fields OpenAI clients send, and applyedit's own `path` and
+`answer`) into a run's inputs, and answering with the checked file as a chat completion, whole or as
+server-sent events; and OpenAI's error shape, which every route of the server answers with
+(`error_body`). Knows nothing of how a run is queued or guarded: server.py registers the route and
+hands it the runner.
 """
 
 import json  # no `from __future__ import annotations`: FastAPI reads the route's annotations at run time
@@ -75,6 +76,7 @@ def add_chat_route(app: Any, names: set[str], run: Callable[..., Awaitable[Any]]
         max_completion_tokens: int | None = Field(default=None, ge=1)
         timeout: float | None = Field(default=None, gt=0)
         path: str | None = None  # applyedit's own: names the file's language (extra_body={"path": ...})
+        answer: str | None = None  # applyedit's own: "model" runs the model even where the merge would answer
 
     @app.post("/v1/chat/completions", response_model=None)
     async def chat(request: Request, body: ChatRequest) -> Any:
@@ -85,7 +87,7 @@ def add_chat_route(app: Any, names: set[str], run: Callable[..., Awaitable[Any]]
         code, edit, tagged = parse_chat(body.messages)
         path = body.path or tagged or "file"  # no extension: plain text, no syntax check
         options: dict[str, Any] = {}
-        for name in ("temperature", "top_p", "seed"):
+        for name in ("temperature", "top_p", "seed", "answer"):
             if getattr(body, name) is not None:
                 options[name] = getattr(body, name)
         if body.max_completion_tokens or body.max_tokens:

@@ -1,6 +1,7 @@
 """Issue 17 through the real CLI with a scripted model (tests/fakes.py): outputs that only look like
 success are refused or answered by the merge, never written with exit 0; anchoring forces what the
-merge keeps. Everything after the forward pass is the product.
+merge keeps (those tests pass `--answer model`: by default an unambiguous merge answers without the
+model). Everything after the forward pass is the product.
 """
 
 from __future__ import annotations
@@ -21,13 +22,13 @@ def test_unchanged_output_for_a_changing_snippet(work: Path, run: Callable[..., 
     """The model returns the original: refused without a fallback, answered by the merge with one."""
     (work / "n.py").write_text(NUMBERS)
     model(NUMBERS + "```\n")
-    refused = run("n.py", "--edit-text", SNIPPET, "--fallback", "none", "--anchor", "none", "--in-place")
+    refused = run("n.py", "--edit-text", SNIPPET, "--answer", "model", "--fallback", "none", "--anchor", "none", "--in-place")
     assert refused.code == 3
     refused.one_line("the output equals the original although the edit is an update snippet that changes the file")
     assert (work / "n.py").read_text() == NUMBERS
-    allowed = run("n.py", "--edit-text", SNIPPET, "--fallback", "none", "--anchor", "none", "--allow-unchanged")
+    allowed = run("n.py", "--edit-text", SNIPPET, "--answer", "model", "--fallback", "none", "--anchor", "none", "--allow-unchanged")
     assert allowed.code == 0 and allowed.out == b"" and "accepted (--allow-unchanged)" in allowed.err
-    answered = run("n.py", "--edit-text", SNIPPET, "--anchor", "none", "--in-place", "--report-json", "r.json")
+    answered = run("n.py", "--edit-text", SNIPPET, "--answer", "model", "--anchor", "none", "--in-place", "--report-json", "r.json")
     assert answered.code == 0, answered.err
     assert (work / "n.py").read_text() == EXPECTED
     assert "answered with the snippet's merge: the model's output was refused (the output equals the original" \
@@ -50,12 +51,12 @@ def test_output_lacking_the_snippets_new_lines(work: Path, run: Callable[..., Ru
     """Two new lines in the snippet, one in the output: refused; answered by the merge by default."""
     snippet = "def a():\n    x = 5\n    return 10\n\n# ... existing code ...\n"
     model(PY.replace("return 1\n", "return 10\n") + "```\n")
-    r = run("f.py", "--edit-text", snippet, "--fallback", "none")
+    r = run("f.py", "--edit-text", snippet, "--answer", "model", "--fallback", "none")
     assert r.code == 3
     r.one_line("the output lacks 1 of the snippet's 2 new lines (first: 'x = 5'); nothing was written "
                "(--allow-mismatch to accept it)")
-    assert run("f.py", "--edit-text", snippet, "--fallback", "none", "--allow-mismatch").code == 0
-    answered = run("f.py", "--edit-text", snippet, "--in-place")
+    assert run("f.py", "--edit-text", snippet, "--answer", "model", "--fallback", "none", "--allow-mismatch").code == 0
+    answered = run("f.py", "--edit-text", snippet, "--answer", "model", "--in-place")
     assert answered.code == 0 and "answered with the snippet's merge" in answered.err
     assert (work / "f.py").read_text() == "def a():\n    x = 5\n    return 10\n\n\ndef b():\n    return 2\n"
 
@@ -77,18 +78,18 @@ def test_output_far_longer_than_original_plus_snippet(work: Path, run: Callable[
     snippet = "def a():\n    return 10\n\n# ... existing code ...\n"
     new = PY.replace("return 1\n", "return 10\n")
     model(new + "\n\n" + new * 3 + "```\n")  # the file, then three more copies
-    r = run("f.py", "--edit-text", snippet, "--fallback", "none")
+    r = run("f.py", "--edit-text", snippet, "--answer", "model", "--fallback", "none")
     assert r.code == 3
     r.one_line("the output has 26 lines, far more than the original (6) plus the snippet (4)")
-    assert run("f.py", "--edit-text", snippet, "--fallback", "none", "--allow-mismatch").code == 0
-    answered = run("f.py", "--edit-text", snippet, "--in-place")
+    assert run("f.py", "--edit-text", snippet, "--answer", "model", "--fallback", "none", "--allow-mismatch").code == 0
+    answered = run("f.py", "--edit-text", snippet, "--answer", "model", "--in-place")
     assert answered.code == 0 and (work / "f.py").read_text() == new
 
 
 def test_dropped_code_is_answered_by_the_merge(work: Path, run: Callable[..., Run], model: Callable[..., Any]) -> None:
     snippet = "def a():\n    return 10\n\n# ... existing code ...\n"
     model("def a():\n    return 10\n```\n")  # b() vanished
-    r = run("f.py", "--edit-text", snippet, "--in-place")
+    r = run("f.py", "--edit-text", snippet, "--answer", "model", "--in-place")
     assert r.code == 0, r.err
     assert (work / "f.py").read_text() == PY.replace("return 1\n", "return 10\n")
     assert "answered with the snippet's merge: the model's output was refused (the output dropped 2 original lines" \
@@ -100,7 +101,7 @@ def test_anchoring_forces_what_the_merge_keeps(work: Path, run: Callable[..., Ru
     re-join line 13); 14-30 and the fence are forced: fewer passes, same file."""
     (work / "n.py").write_text(NUMBERS)
     engine = model(EXPECTED + "```\n")
-    r = run("n.py", "--edit-text", SNIPPET, "--in-place", "--report-json", "r.json")
+    r = run("n.py", "--edit-text", SNIPPET, "--answer", "model", "--in-place", "--report-json", "r.json")
     assert r.code == 0, r.err
     assert (work / "n.py").read_text() == EXPECTED
     data = json.loads((work / "r.json").read_text())
@@ -108,7 +109,7 @@ def test_anchoring_forces_what_the_merge_keeps(work: Path, run: Callable[..., Ru
     anchored_forwards = engine._model.num_forwards
     (work / "n.py").write_text(NUMBERS)
     engine = model(EXPECTED + "```\n")
-    plain = run("n.py", "--edit-text", SNIPPET, "--in-place", "--anchor", "none", "--report-json", "p.json")
+    plain = run("n.py", "--edit-text", SNIPPET, "--answer", "model", "--in-place", "--anchor", "none", "--report-json", "p.json")
     assert plain.code == 0 and (work / "n.py").read_text() == EXPECTED
     assert json.loads((work / "p.json").read_text())["report"]["anchored_lines"] == []
     assert anchored_forwards < engine._model.num_forwards
@@ -121,16 +122,16 @@ def test_output_that_differs_from_an_unambiguous_merge(work: Path, run: Callable
     (work / "n.py").write_text(NUMBERS)
     strayed = EXPECTED.replace("line_20 = 20\n", "line_20 = 2000\n")
     model(strayed + "```\n")
-    r = run("n.py", "--edit-text", SNIPPET, "--fallback", "none", "--anchor", "none", "--in-place")
+    r = run("n.py", "--edit-text", SNIPPET, "--answer", "model", "--fallback", "none", "--anchor", "none", "--in-place")
     assert r.code == 3
     r.one_line("the output differs from the snippet's unambiguous merge from line 21 (the output has "
                "'line_20 = 2000'; 30 lines against the merge's 30); nothing was written (--allow-mismatch to accept it)")
     assert (work / "n.py").read_text() == NUMBERS
-    kept = run("n.py", "--edit-text", SNIPPET, "--fallback", "none", "--anchor", "none", "--allow-mismatch",
+    kept = run("n.py", "--edit-text", SNIPPET, "--answer", "model", "--fallback", "none", "--anchor", "none", "--allow-mismatch",
                "--in-place")
     assert kept.code == 0 and (work / "n.py").read_text() == strayed
     (work / "n.py").write_text(NUMBERS)
-    answered = run("n.py", "--edit-text", SNIPPET, "--anchor", "none", "--in-place", "--report-json", "r.json")
+    answered = run("n.py", "--edit-text", SNIPPET, "--answer", "model", "--anchor", "none", "--in-place", "--report-json", "r.json")
     assert answered.code == 0, answered.err
     assert (work / "n.py").read_text() == EXPECTED
     assert "answered with the snippet's merge: the model's output was refused (the output differs" in answered.err
@@ -155,3 +156,42 @@ def test_a_marker_less_piece_of_the_file_is_an_update_snippet(work: Path, run: C
     model(NUMBERS + "```\n")
     prose = run("n.py", "--edit-text", "Set line_10 to 100.\nKeep line_9 = 9\nand line_11 = 11\n")
     assert prose.code == 3 and "although the edit is an instruction" in prose.err
+
+
+def test_an_unambiguous_merge_answers_without_the_model(work: Path, run: Callable[..., Run],
+                                                        model: Callable[..., Any]) -> None:
+    """By default the merge is the answer and no model runs: the scripted model (which would return
+    the original) is never called, and the report says so. `--answer model` runs it (and its
+    unchanged output is then answered by the merge with a warning); an ambiguous snippet still runs it."""
+    (work / "n.py").write_text(NUMBERS)
+    engine = model(NUMBERS + "```\n")
+    r = run("n.py", "--edit-text", SNIPPET, "--in-place", "--report-json", "r.json")
+    assert r.code == 0, r.err
+    assert (work / "n.py").read_text() == EXPECTED
+    assert "answered by the snippet's merge" in r.err and "no model ran" in r.err and "warning" not in r.err
+    data = json.loads((work / "r.json").read_text())
+    assert data["answer"] == "merge" and data["report"]["answer"] == {"by": "merge", "model_ran": False, "notes": []}
+    assert data["summary"]["passes"] == 0 and data["tokens"] == []
+    assert engine._model.num_forwards == 0
+    (work / "n.py").write_text(NUMBERS)
+    ran = run("n.py", "--edit-text", SNIPPET, "--answer", "model", "--in-place", "--report-json", "m.json")
+    assert ran.code == 0 and (work / "n.py").read_text() == EXPECTED
+    assert engine._model.num_forwards > 0 and "the model's output was refused" in ran.err
+    assert json.loads((work / "m.json").read_text())["report"]["answer"]["model_ran"] is True
+    bad = run("n.py", "--edit-text", SNIPPET, "--answer", "maybe")
+    assert bad.code != 0 and "maybe" in bad.err
+
+
+def test_an_ambiguous_merge_or_an_unchanging_one_runs_the_model(work: Path, run: Callable[..., Run],
+                                                                model: Callable[..., Any]) -> None:
+    """f() twice: the merge is ambiguous, so the model answers; a snippet whose merge equals the file
+    is no confident answer either: the model runs."""
+    (work / "twice.py").write_text("def f():\n    return 1\n\n\ndef f():\n    return 1\n")
+    engine = model("def f():\n    return 2\n\n\ndef f():\n    return 1\n```\n")
+    r = run("twice.py", "--edit-text", "def f():\n    return 2\n# ... existing code ...\n", "--in-place")
+    assert r.code == 0, r.err
+    assert engine._model.num_forwards > 0 and "no model ran" not in r.err
+    (work / "n.py").write_text(NUMBERS)
+    engine = model(NUMBERS + "```\n")
+    same = run("n.py", "--edit-text", "# ... existing code ...\nline_10 = 10\n# ... existing code ...\n")
+    assert engine._model.num_forwards > 0 and "no model ran" not in same.err

@@ -32,6 +32,9 @@ CASE = FIXTURES / "py_change_constant_instr"
                                                      "fixed K=16"]),
     ([], ["adaptive:16,64"], [4], ["adaptive K≤16", "adaptive K≤64"]),
     (["nomerge"], ["adaptive"], [64], ["adaptive, no merged prediction", "adaptive K≤64"]),
+    (["greedy", "llamacpp-lookup", "torch-lookup:10,32"], ["adaptive"], [64],
+     ["greedy", "llama-cpp-python lookup K=10", "transformers lookup K=10", "transformers lookup K=32",
+      "adaptive K≤64"]),
 ])
 def test_parse_methods(baselines: list[str], policies: list[str], ks: list[int], names: list[str]) -> None:
     methods = bench.parse_methods(baselines, policies, ks)
@@ -407,3 +410,29 @@ def test_committed_bench_records_load_and_render() -> None:
                 assert set(row["method"]) <= set(again["cases"][case]["methods"][method]["method"])
         report = load_report(docs / name)
         assert render_bench(report) and bench_markdown(report).startswith(data["config"]["model"])
+
+
+def test_the_perfect_drafter_prices_the_bound_and_efficiency() -> None:
+    """The bound: the output itself drafted up to the K cap, every draft kept, priced on the recorded
+    cost curve after the prefill; efficiency = bound / actual (decode phase: passes after the first)."""
+    from applyedit.models.costmodel import CostCurve
+
+    curve = CostCurve({0: 1.0, 4: 2.0, 8: 3.0})
+    assert curve.perfect(11, 4) == [2.0, 2.0, 1.0]  # 5 + 5 tokens, then the last one alone (k=0)
+    assert curve.perfect(10, 4) == [2.0, 2.0] and curve.perfect(7, 64) == [2.5]  # k=6 between the points
+    assert curve.perfect(9, 8) == [3.0] and curve.perfect(0, 8) == [] and curve.perfect(3, 0) == [1.0] * 3
+    methods = bench.parse_methods(["greedy"], ["adaptive:4"], [64])
+    text = "```\nx = 1\n```\n"
+    record = CaseRecord("f.py", 5, 9, prefill_s=[6.0], cost_curves={"torch": curve.to_json()},
+                        runs={"greedy": [Run(list(range(11)), 30.0, 8.0, 11, text=text)],
+                              "adaptive K≤4": [Run(list(range(11)), 12.0, 8.0, 3, text=text)]})
+    rows = summarise_target(record, methods, "```").methods
+    loop = rows["adaptive K≤4"]
+    assert (loop.bound_wall_s, loop.bound_decode_s) == (6.0 + 5.0, 3.0)
+    assert loop.efficiency_wall == pytest.approx(11.0 / 12.0) and loop.efficiency_decode == pytest.approx(3.0 / 4.0)
+    assert rows["greedy"].bound_wall_s is None  # only the loop's methods have a bound
+    from applyedit.report import bench_markdown
+
+    report = {"model": "m", "device": "cpu", "backend": "torch", "dtype": "float32", "threads": 2, "repeats": 1,
+              "methods": [m.name for m in methods], "cases": {"a": summarise_target(record, methods, "```")}}
+    assert "| a | decode 3.0 s (75%), end to end 11.0 s (92%) |" in bench_markdown(report).splitlines()

@@ -70,8 +70,9 @@ def test_committed_floor_is_reachable() -> None:
 
 
 def test_eval_records_the_merge_answer_and_the_models_output(tokenizer, tmp_path: Path) -> None:
-    """A case whose model output drops code: eval answers with the merge (exact), records that the
-    merge answered, the model's own output and the options it ran with; --fallback none refuses."""
+    """A case whose model output drops code (the model run with `answer="model"`): eval answers with
+    the merge (exact), records that the merge answered, the model's own output and the options it ran
+    with; --fallback none refuses. By default the merge answers without the model."""
     from fakes import scripted_engine
 
     case = tmp_path / "cases" / "drop"
@@ -81,11 +82,15 @@ def test_eval_records_the_merge_answer_and_the_models_output(tokenizer, tmp_path
     (case / "after.py").write_text(original.replace("return 1", "return 10"))
     (case / "edit.txt").write_text("def a():\n    return 10\n\n# ... existing code ...\n")
     raw = "def a():\n    return 10\n```\n"
-    report = evaluate.evaluate(tmp_path / "cases", engine=scripted_engine(tokenizer, raw), fallback="merge")
+    report = evaluate.evaluate(tmp_path / "cases", engine=scripted_engine(tokenizer, raw), fallback="merge",
+                               answer="model")
     r = report["cases"][0]
-    assert r["exact"] and r["answer"] == "merge" and r["raw_output"] == raw
-    assert report["options"] == {"fallback": "merge"}
-    refused = evaluate.evaluate(tmp_path / "cases", engine=scripted_engine(tokenizer, raw), fallback="none")
+    assert r["exact"] and r["answer"] == "merge" and r["raw_output"] == raw and r["passes"] > 0
+    assert report["options"] == {"fallback": "merge", "answer": "model"}
+    default = evaluate.evaluate(tmp_path / "cases", engine=scripted_engine(tokenizer, raw))["cases"][0]
+    assert default["exact"] and default["answer"] == "merge" and default["passes"] == 0 and not default["raw_output"]
+    refused = evaluate.evaluate(tmp_path / "cases", engine=scripted_engine(tokenizer, raw), fallback="none",
+                                answer="model")
     assert not refused["cases"][0]["exact"] and "dropped 2 original lines" in refused["cases"][0]["error"]
 
 

@@ -96,3 +96,25 @@ def test_llamacpp_own_greedy_is_the_plain_baseline(engine: api.Engine) -> None:
     assert len(tokens) < budget and engine.model.cached_len == len(job.prompt_ids) + len(tokens)  # ended at EOS
     assert engine.model.greedy(job.prompt_ids, 3)[0] == plain.tokens[:3]  # a budget stops it,
     assert engine.model.cached_len == len(job.prompt_ids) + 2  # before feeding the last token
+
+
+def test_llama_cpp_python_prompt_lookup_is_greedy(engine: api.Engine) -> None:
+    """The bench's llama-cpp-python baseline (its own prompt lookup decoding) writes llama.cpp's
+    greedy output, on a prompt longer than that package's default batch of 512 tokens, with fewer
+    evaluations than tokens; a second run prefills in full again (no prompt reused across repeats)."""
+    from applyedit.tools.baselines import PromptLookup
+
+    case = CASE.parent / "py_bench_150_snippet"
+    job = api.prepare(case / "before.py", (case / "edit.txt").read_text(), engine, cwd=case)
+    assert len(job.prompt_ids) > 512
+    budget = 120
+    greedy, _ = engine.model.greedy(job.prompt_ids, budget)
+    lookup = PromptLookup(engine.source.gguf, engine.threads, engine.model.eos_ids)
+    try:
+        first = lookup.run(job.prompt_ids, budget, 10)
+        again = lookup.run(job.prompt_ids, budget, 10)
+    finally:
+        lookup.close()
+    assert first.tokens == greedy == again.tokens
+    assert first.passes < len(first.tokens) and 0 < first.ttft_s < first.wall_s
+    assert again.ttft_s > 0.5 * first.ttft_s  # the prompt was evaluated again, not taken from a cache

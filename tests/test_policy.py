@@ -70,8 +70,17 @@ def test_adaptive_ramps_drops_and_realigns() -> None:
     assert p.next_k(100, support=3) == 4  # re-aligned: probe with k_probe
     p.observe(4, 1)  # the probe failed: still in the edit
     assert p.alignment.state == IN_EDIT and p.next_k(100, support=0) == 0
+    assert p.next_k(100, support=5) == 0 and p.next_k(100, support=6) == 4  # the next probe needs twice the support
+    p.observe(4, 0)
+    assert p.next_k(100, support=11) == 0 and p.next_k(100, support=12) == 4
+    p.observe(4, 2)
+    assert p.next_k(100, support=23) == 0 and p.next_k(100, support=24) == 4
+    p.observe(4, 2)
+    assert p.next_k(100, support=31) == 0 and p.next_k(100, support=32) == 4  # capped at PROBE_SUPPORT_MAX
     p.observe(4, 4)  # a probe fully accepted
     assert p.alignment.state == ALIGNED and p.next_k(100, 10) == 8
+    p.observe(8, 3)  # the next edit: probes need support_min again
+    assert p.next_k(100, support=3) == 4
 
 
 @pytest.mark.parametrize("offered", [0])
@@ -156,6 +165,34 @@ class Clocked:
         return self.n
 
 
+class Disturbed(Clocked):
+    """Clocked, with a burst of other work: the first `burst` passes of one block length take 50× as long."""
+
+    def __init__(self, delay: float, k: int, burst: int) -> None:
+        super().__init__(delay)
+        self.k, self.burst = k, burst
+
+    def forward(self, ids: list[int], num_logits: int) -> torch.Tensor:
+        if len(ids) == self.k + 1 and num_logits > 1 and self.burst:
+            self.burst -= 1
+            time.sleep(50 * self.delay * len(ids))
+        return super().forward(ids, num_logits)
+
+
+def test_calibration_sees_through_a_burst_of_other_work() -> None:
+    """Rounds over every k, the minimum per k: a burst that spoils three passes of k=4 (more than the
+    three default rounds) is measured again until the curve no longer inverts, and the result never
+    decreases in k."""
+    from applyedit.models.costmodel import calibrate, inverted, monotone
+
+    curve = calibrate(Disturbed(0.002, k=4, burst=3), prefix_len=16)
+    assert curve(4) < curve(8) and curve(4) < 3 * curve(2)  # the burst is gone
+    ks = sorted(curve.points)
+    assert all(curve.points[a] <= curve.points[b] for a, b in zip(ks, ks[1:], strict=False))
+    assert inverted({0: 2.6, 1: 1.7, 64: 11.4}) and not inverted({0: 0.1, 1: 0.105, 64: 3.5})
+    assert monotone({0: 2.6, 1: 1.7, 2: 2.2, 64: 11.4}) == {0: 1.7, 1: 1.7, 2: 2.2, 64: 11.4}
+
+
 def test_calibration_is_cached_and_fresh_measures_again(tmp_path: Path) -> None:
     slow = load_or_calibrate(Clocked(0.002), tmp_path, "m")
     assert slow.source == "calibrated" and slow(32) > slow(0) * 10  # 33 positions vs 1
@@ -164,3 +201,8 @@ def test_calibration_is_cached_and_fresh_measures_again(tmp_path: Path) -> None:
     fresh = load_or_calibrate(Clocked(0.0), tmp_path, "m", fresh=True)
     assert fresh.source == "calibrated" and fresh(32) < slow(32) / 5
     assert load_or_calibrate(Clocked(0.0), tmp_path, "m").points == fresh.points
+    # a cached curve disturbed by other work (cost(0) above cost(1)) is measured again
+    path = next((tmp_path / "calibration").glob("*.json"))
+    path.write_text('{"0": 2.6, "1": 1.7, "2": 2.2, "64": 11.4}')
+    again = load_or_calibrate(Clocked(0.002), tmp_path, "m")
+    assert again.source == "calibrated" and again(64) > again(0) * 10

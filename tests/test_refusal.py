@@ -20,7 +20,7 @@ DROPPED = "def a():\n    return 10\n"  # b() vanished: the dropped-code check re
 def test_refused_run_keeps_the_output_in_a_rej_file(work: Path, run: Callable[..., Run],
                                                     model: Callable[..., Any]) -> None:
     model(DROPPED + "```\n")
-    r = run("f.py", "--fallback", "none", "--edit-text", SNIPPET, "--in-place")
+    r = run("f.py", "--fallback", "none", "--answer", "model", "--edit-text", SNIPPET, "--in-place")
     assert r.code == 3 and r.out == b""
     r.one_line("the output dropped 2 original lines")
     assert (work / "f.py").read_text() == PY  # never written
@@ -33,8 +33,8 @@ def test_an_existing_file_is_never_overwritten_by_the_reject(work: Path, run: Ca
                                                             model: Callable[..., Any]) -> None:
     (work / "f.py.rej").write_text("someone else's notes\n")
     model(DROPPED + "```\n")
-    assert run("f.py", "--fallback", "none", "--edit-text", SNIPPET).code == 3
-    r = run("f.py", "--fallback", "none", "--edit-text", SNIPPET)
+    assert run("f.py", "--fallback", "none", "--answer", "model", "--edit-text", SNIPPET).code == 3
+    r = run("f.py", "--fallback", "none", "--answer", "model", "--edit-text", SNIPPET)
     assert r.code == 3 and "kept in f.py.rej.2" in r.err
     assert (work / "f.py.rej").read_text() == "someone else's notes\n"
     assert (work / "f.py.rej.1").read_text() == DROPPED == (work / "f.py.rej.2").read_text()
@@ -42,19 +42,19 @@ def test_an_existing_file_is_never_overwritten_by_the_reject(work: Path, run: Ca
 
 def test_reject_file_flag_and_its_checks(work: Path, run: Callable[..., Run], model: Callable[..., Any]) -> None:
     model(DROPPED + "```\n")
-    run("f.py", "--fallback", "none", "--edit-text", SNIPPET, "--reject-file", "out/refused.py").one_line("no such folder")  # before the run
+    run("f.py", "--fallback", "none", "--answer", "model", "--edit-text", SNIPPET, "--reject-file", "out/refused.py").one_line("no such folder")  # before the run
     (work / "out").mkdir()
-    r = run("f.py", "--fallback", "none", "--edit-text", SNIPPET, "--reject-file", "out/refused.py")
+    r = run("f.py", "--fallback", "none", "--answer", "model", "--edit-text", SNIPPET, "--reject-file", "out/refused.py")
     assert r.code == 3 and (work / "out" / "refused.py").read_text() == DROPPED
     assert not (work / "f.py.rej").exists()
-    run("f.py", "--fallback", "none", "--edit-text", SNIPPET, "--reject-file", "f.py").one_line("is the file being edited")
+    run("f.py", "--fallback", "none", "--answer", "model", "--edit-text", SNIPPET, "--reject-file", "f.py").one_line("is the file being edited")
     assert (work / "f.py").read_text() == PY
 
 
 def test_an_accepted_or_failed_decode_leaves_no_reject(work: Path, run: Callable[..., Run],
                                                       model: Callable[..., Any]) -> None:
     model(DROPPED + "```\n")
-    assert run("f.py", "--fallback", "none", "--edit-text", SNIPPET, "--allow-drops").code == 0
+    assert run("f.py", "--fallback", "none", "--answer", "model", "--edit-text", SNIPPET, "--allow-drops").code == 0
     model("```\n")  # an empty output: nothing worth keeping
     assert run("f.py", "--edit-text", "Make a() return 10.").code == 3
     assert sorted(p.name for p in work.iterdir()) == ["f.py"]

@@ -197,11 +197,11 @@ def test_syntax_break_is_refused_unless_allowed(work: Path, run: Callable[..., R
 def test_dropped_code_is_refused_unless_allowed(work: Path, run: Callable[..., Run], model: Callable[..., Any]) -> None:
     snippet = "def a():\n    return 10\n\n# ... existing code ...\n"
     model("def a():\n    return 10\n```\n")  # b() vanished
-    r = run("f.py", "--edit-text", snippet, "--in-place", "--fallback", "none")
+    r = run("f.py", "--edit-text", snippet, "--in-place", "--fallback", "none", "--answer", "model")
     assert r.code == 3
     r.one_line("the output dropped 2 original lines that the snippet left alone (original lines 5-6)")
     assert (work / "f.py").read_text() == PY
-    ok = run("f.py", "--edit-text", snippet, "--allow-drops", "--fallback", "none")
+    ok = run("f.py", "--edit-text", snippet, "--allow-drops", "--fallback", "none", "--answer", "model")
     assert ok.code == 0 and "accepted (--allow-drops)" in ok.err
 
 

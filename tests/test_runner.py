@@ -88,7 +88,7 @@ def test_leftover_lazy_marker_is_refused(tokenizer, tmp_path: Path) -> None:  # 
     engine = scripted_engine(tokenizer, "def a():\n    return 3\n\n\n# ... existing code ...\n```\n")
     with pytest.raises(OutputCheckError, match="lazy marker at line 5") as info:
         api.apply(src, "# ... existing code ...\ndef a():\n    return 3\n", engine=engine, cwd=tmp_path,
-                  fallback="none")
+                  fallback="none", answer="model")
     assert info.value.exit_code == 3
     result = api.apply(src, "x", engine=engine, cwd=tmp_path, allow_markers=True)
     assert "# ... existing code ..." in result.after
@@ -114,14 +114,15 @@ def test_dropped_code_is_refused(tokenizer, tmp_path: Path) -> None:  # noqa: AN
     lossy = SHOP_SNIPPET.removeprefix("# ... existing code ...\n\n")
     with pytest.raises(OutputCheckError, match=r"dropped 3 original lines .*original lines 1-3\)") as info:
         api.apply(src, SHOP_SNIPPET, engine=scripted_engine(tokenizer, lossy + "```\n"), cwd=tmp_path,
-                  fallback="none", anchor="none")  # anchoring would force class Cart back in
+                  fallback="none", anchor="none", answer="model")  # anchoring would force class Cart back in
     assert info.value.exit_code == 3 and src.read_text() == SHOP
     taken = api.apply(src, SHOP_SNIPPET, engine=scripted_engine(tokenizer, lossy + "```\n"), cwd=tmp_path,
-                      allow_drops=True, anchor="none")
+                      allow_drops=True, anchor="none", answer="model")
     assert taken.after == lossy and "--allow-drops" in taken.notes[0]
     good = SHOP.replace("return self.cents / 100", "return round(self.cents / 100, 2)")
-    ok = api.apply(src, SHOP_SNIPPET, engine=scripted_engine(tokenizer, good + "```\n"), cwd=tmp_path)
-    assert ok.after == good and ok.notes == ()
+    ok = api.apply(src, SHOP_SNIPPET, engine=scripted_engine(tokenizer, good + "```\n"), cwd=tmp_path,
+                   answer="model")
+    assert ok.after == good and ok.notes == () and ok.answer == "model"
 
 
 def test_dropped_code_check_says_when_it_cannot_run(tokenizer, tmp_path: Path) -> None:  # noqa: ANN001

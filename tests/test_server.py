@@ -166,6 +166,11 @@ def post_apply(url: str, body: Any, **kw: Any) -> httpx.Response:
 
 def test_apply_endpoint_and_prompt_cache_reuse(live: Live) -> None:
     body = {"path": "src/app.py", "content": source_file(1, 200), "edit": snippet(1, 3)}
+    merged = post_apply(live.url, body).json()  # by default the snippet's unambiguous merge answers
+    assert merged["after"] == expected(1, 3, 200) and merged["answer"] == "merge"
+    assert merged["report"]["answer"]["model_ran"] is False and merged["tokens"] == []
+    assert live.engine.model.num_forwards == 0 and live.cache is not None and live.cache.stats.hits == 0
+    body["options"] = {"answer": "model"}  # the model's run, and its prompt cache
     first = post_apply(live.url, body)
     assert first.status_code == 200, first.text
     data = first.json()
@@ -179,7 +184,7 @@ def test_apply_endpoint_and_prompt_cache_reuse(live: Live) -> None:
     assert stats["reused"] + stats["prefilled"] + 1 == stats["prompt_tokens"], stats
     assert stats["reused"] / stats["prompt_tokens"] > 0.6, stats
     health = httpx.get(live.url + "/health").json()
-    assert health["status"] == "ok" and health["served"] == 2 and health["prompt_cache"]["hits"] == 1
+    assert health["status"] == "ok" and health["served"] == 3 and health["prompt_cache"]["hits"] == 1
     models = httpx.get(live.url + "/v1/models").json()
     assert {m["id"] for m in models["data"]} == {"applyedit", modelstore.resolve(None).name}
 
@@ -191,12 +196,13 @@ def test_openai_client_applies_an_edit(live: Live) -> None:
     reply = client.chat.completions.create(model="applyedit", messages=[{"role": "user", "content": message}],
                                            extra_body={"path": "mod.py"})
     assert reply.choices[0].message.content == expected(2, 4)
-    assert reply.choices[0].finish_reason == "stop" and reply.usage.completion_tokens > 0
+    assert reply.choices[0].finish_reason == "stop" and reply.usage.completion_tokens == 0  # the merge answered
     # with an instruction, streamed (SSE)
     message = (f"<instruction>I multiply in f2_7</instruction>\n<code>\n{source_file(2)}</code>\n"
                f"<update>\n{snippet(2, 7)}</update>")
     stream = client.chat.completions.create(model=modelstore.resolve(None).name, stream=True,
-                                            messages=[{"role": "user", "content": message}], extra_body={"path": "m.py"})
+                                            messages=[{"role": "user", "content": message}],
+                                            extra_body={"path": "m.py", "answer": "model"})
     text = "".join(chunk.choices[0].delta.content or "" for chunk in stream if chunk.choices)
     assert text == expected(2, 7)
     # an unknown model is the client's NotFoundError, with the server's message
@@ -217,8 +223,8 @@ def test_parse_chat() -> None:
 
 
 def test_concurrent_clients_get_the_answers_they_get_alone(live: Live) -> None:
-    requests = [{"path": f"pkg/m{c}.py", "content": source_file(c, 40 + 8 * c), "edit": snippet(c, i % 9)}
-                for c in range(4) for i in range(10)]
+    requests = [{"path": f"pkg/m{c}.py", "content": source_file(c, 40 + 8 * c), "edit": snippet(c, i % 9),
+                 "options": {"answer": "model"}} for c in range(4) for i in range(10)]
     alone = {}
     for body in requests[::10]:  # one of each file alone first ...
         alone[json.dumps(body)] = post_apply(live.url, body).json()["after"]
@@ -353,7 +359,7 @@ def slow_server(tokenizer: tuple[Path, Any], **settings: Any) -> Live:
 
 
 SLOW = {"path": "slow.py", "content": source_file(6, 400), "edit": snippet(6, 50),
-        "options": {"k": 4, "k_policy": "fixed", "anchor": "none"}}  # every line decoded: a run of seconds
+        "options": {"k": 4, "k_policy": "fixed", "anchor": "none", "answer": "model"}}  # every line decoded: seconds
 
 
 def test_closed_connection_cancels_the_run(tokenizer: tuple[Path, Any]) -> None:
@@ -418,13 +424,13 @@ def cli(*args: str, cwd: Path, env: dict[str, str] | None = None) -> subprocess.
 def test_cli_uses_the_server(live: Live, tmp_path: Path) -> None:
     (tmp_path / "app.py").write_text(source_file(1))
     (tmp_path / "edit.txt").write_text(snippet(1, 2))
-    r = cli("app.py", "--edit", "edit.txt", "--server", live.url, cwd=tmp_path)
+    r = cli("app.py", "--edit", "edit.txt", "--server", live.url, "--answer", "model", cwd=tmp_path)
     assert r.returncode == 0, r.stderr.decode()
     served = post_apply(live.url, {"path": "app.py", "content": source_file(1), "edit": snippet(1, 2)}).json()
     assert r.stdout.decode() == served["diff"]
     assert subprocess.run(["git", "apply", "--check", "-"], input=r.stdout, cwd=tmp_path).returncode == 0
     # APPLYEDIT_SERVER, --in-place, --report-json with the reused prompt tokens
-    r = cli("app.py", "--edit", "edit.txt", "--in-place", "--report-json", "r.json", cwd=tmp_path,
+    r = cli("app.py", "--edit", "edit.txt", "--in-place", "--report-json", "r.json", "--answer", "model", cwd=tmp_path,
             env={"APPLYEDIT_SERVER": live.url})
     assert r.returncode == 0, r.stderr.decode()
     assert (tmp_path / "app.py").read_text() == expected(1, 2)

@@ -55,29 +55,61 @@ class CostCurve:
     def to_json(self) -> dict[str, float]:
         return {str(k): v for k, v in self.points.items()}
 
+    def perfect(self, num_tokens: int, k_cap: int) -> list[float]:
+        """The passes of the perfect drafter, priced: it drafts the output itself, up to `k_cap` tokens
+        a pass, and every draft is kept, so each pass yields its draft plus the bonus token. The
+        seconds of each pass, in order (the first yields the first token): the bound no drafter beats
+        on this curve."""
+        costs, left = [], num_tokens
+        while left > 0:
+            k = max(0, min(k_cap, left - 1))
+            costs.append(self(k))
+            left -= k + 1
+        return costs
+
 
 def prior() -> CostCurve:
     """A shape-only guess used until a calibration exists: one token cheap, blocks ~4× that."""
     return CostCurve({0: 1.0, 1: 2.0, 2: 2.6, 4: 3.2, 8: 3.6, 16: 4.2, 32: 5.2, 64: 7.5}, "prior")
 
 
-def calibrate(model: TargetModel, prefix_len: int = 512, ks: tuple[int, ...] = PROBE_KS, reps: int = 2) -> CostCurve:
-    """Time forward passes of k + 1 tokens over a `prefix_len` cache; the minimum of `reps` per k."""
+def calibrate(model: TargetModel, prefix_len: int = 512, ks: tuple[int, ...] = PROBE_KS, reps: int = 3,
+              max_reps: int = 8) -> CostCurve:
+    """Time forward passes of k + 1 tokens over a `prefix_len` cache: `reps` rounds over every k
+    (interleaved, so a burst of other work spoils one round's points, not all of one k's), the
+    minimum per k. Other work only ever adds time, and a longer block never costs less: while a point
+    costs more than a longer block's (by over 10%), more rounds run, up to `max_reps`; then each point
+    is capped by the longer blocks' (`monotone`)."""
     prefix = [(i * 7919) % 30000 + 100 for i in range(prefix_len)]
+    blocks = {k: [(i * 104729) % 30000 + 100 for i in range(k + 1)] for k in ks}
     model.reset()
     model.forward(prefix, num_logits=1)
-    points: dict[int, float] = {}
-    for k in ks:
-        block = [(i * 104729) % 30000 + 100 for i in range(k + 1)]
-        best = float("inf")
-        for _ in range(reps):
+    points = {k: float("inf") for k in ks}
+    for rep in range(max_reps):
+        for k in ks:
             t0 = time.perf_counter()
-            model.forward(block, num_logits=k + 1)
-            best = min(best, time.perf_counter() - t0)
+            model.forward(blocks[k], num_logits=k + 1)
+            points[k] = min(points[k], time.perf_counter() - t0)
             model.crop_to(prefix_len)
-        points[k] = best
+        if rep + 1 >= reps and not inverted(points):
+            break
     model.reset()
-    return CostCurve(points, "calibrated")
+    return CostCurve(monotone(points), "calibrated")
+
+
+def inverted(points: dict[int, float], slack: float = 1.1) -> bool:
+    """Whether some block costs more than `slack` times a longer one: a sign of a disturbed measurement."""
+    ks = sorted(points)
+    return any(points[a] > slack * points[b] for i, a in enumerate(ks) for b in ks[i + 1 :])
+
+
+def monotone(points: dict[int, float]) -> dict[int, float]:
+    """Each point capped by the cheapest longer block: t(k) never decreases in k."""
+    out, cap = {}, float("inf")
+    for k in sorted(points, reverse=True):
+        cap = min(cap, points[k])
+        out[k] = cap
+    return dict(sorted(out.items()))
 
 
 def cache_path(home: Path, key: str) -> Path:
@@ -89,12 +121,16 @@ def load_or_calibrate(model: TargetModel, home: Path, key: str, fresh: bool = Fa
     """The cached curve for `key`, else (or when `fresh`) a new calibration written to the cache.
 
     A calibration taken while other work loads the CPU is wrong for as long as it is cached:
-    `applyedit model calibrate` measures again."""
+    `applyedit model calibrate` measures again. A cached curve that inverts (see `inverted`; written
+    before calibrations capped it) is measured again."""
     path = cache_path(home, key)
     try:
         points = {int(k): float(v) for k, v in json.loads(path.read_text()).items()}
-        if points and not fresh:
+        if points and not fresh and not inverted(points):
             return CostCurve(points, "cache")
+        if points and not fresh:  # an older calibration disturbed by other work: measure again
+            logger.warning("the cached cost calibration %s inverts (a block costs more than a longer one): "
+                           "measuring again", path)
     except (OSError, ValueError):
         pass
     curve = calibrate(model)

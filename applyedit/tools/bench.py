@@ -31,7 +31,8 @@ from applyedit.proposers import CopyProposer, Proposer, Source
 from applyedit.tools import evaluate
 from applyedit.tools.benchrecord import BenchRecord, CaseRecord, CaseSummary, Method, Pattern, Run, summarise_target
 
-BASELINES = ("greedy", "lookup", "none", "nomerge", "anchor", "torch", "llamacpp", "llamacpp-greedy", "draft", "hybrid")
+BASELINES = ("greedy", "lookup", "torch-lookup", "llamacpp-lookup", "none", "nomerge", "anchor", "torch", "llamacpp",
+             "llamacpp-greedy", "draft", "hybrid")
 DEFAULT_LOOKUP = 10  # transformers' prompt_lookup_num_tokens default in its docs
 
 
@@ -52,7 +53,9 @@ def parse_methods(baselines: Sequence[str], k_policies: Sequence[str], ks: Seque
                   draft_backend: str | None = None) -> list[Method]:
     """The methods to run, baselines first.
 
-    baselines: "greedy" (model.generate), "lookup[:K,...]" (its prompt lookup, default K=10), "none"
+    baselines: "greedy" (model.generate), "lookup[:K,...]" (its prompt lookup, default K=10),
+    "torch-lookup[:K,...]" (the same on a torch engine, from a llama.cpp bench), "llamacpp-lookup[:K,...]"
+    (llama-cpp-python's prompt lookup decoding, num_pred_tokens K, on the bench's GGUF), "none"
     (applyedit's loop with no drafts), "nomerge" (adaptive K drafting from the original and the
     snippet only, not from the merged snippet: what the predicted output adds), "torch" and "llamacpp"
     (applyedit's loop, adaptive K, on that backend's engine: both backends in one run; the torch one in
@@ -72,6 +75,10 @@ def parse_methods(baselines: Sequence[str], k_policies: Sequence[str], ks: Seque
             methods.append(Method("greedy", "generate"))
         elif name == "lookup":
             methods += [Method(f"lookup K={v}", "generate", lookup=v) for v in values]
+        elif name == "torch-lookup":  # transformers' prompt lookup on a torch engine, from a llama.cpp bench
+            methods += [Method(f"transformers lookup K={v}", "generate", lookup=v, backend="torch") for v in values]
+        elif name == "llamacpp-lookup":  # llama-cpp-python's prompt lookup decoding (baselines.py)
+            methods += [Method(f"llama-cpp-python lookup K={v}", "pylookup", lookup=v) for v in values]
         elif name == "none":
             methods.append(Method("loop, no drafts", "loop", proposer="none", k_policy="fixed", k=0))
         elif name == "anchor":
@@ -201,7 +208,7 @@ def _loop(engine: api.Engine, target: Target, method: Method, prefill_s: float) 
                        k_policy=method.k_policy, cwd=target.cwd, language=target.language, allow_markers=True,
                        allow_drops=True, allow_syntax_errors=True, allow_deletion=True, draft_model=method.draft_model,
                        draft_backend=method.draft_backend, draft_k=method.draft_k, anchor=method.anchor,
-                       fallback="none", allow_unchanged=True, allow_mismatch=True)
+                       fallback="none", allow_unchanged=True, allow_mismatch=True, answer="model")
     wall = time.perf_counter() - t0
     d = result.decode
     shared = prefill_s if d.prefilled == 0 else 0.0  # reused the bench's prefill: count it here
@@ -212,11 +219,12 @@ def _loop(engine: api.Engine, target: Target, method: Method, prefill_s: float) 
 
 
 def bench_target(engines: dict[str, api.Engine], target: Target, methods: Sequence[Method], repeats: int,
-                 counter: list[int], record: CaseRecord, save: Callable[[], None],
-                 log: Callable[[str], None]) -> CaseSummary:
+                 counters: dict[str, list[int]], record: CaseRecord, save: Callable[[], None],
+                 log: Callable[[str], None], lookups: Callable[[api.Engine], Any] | None = None) -> CaseSummary:
     """Run every method `repeats` times, interleaved; fill `record` (resuming what it holds) and
     return the target's summary. The first of `engines` is the bench's own; a method with a
-    `backend` runs on that backend's engine. `counter` counts the bench engine's forward passes."""
+    `backend` runs on that backend's engine. `counters[backend]` counts a torch engine's forward
+    passes; `lookups(engine)` gives llama-cpp-python's prompt lookup on the engine's GGUF."""
     engine = next(iter(engines.values()))
     job = api.prepare(target.file, target.edit, engine, cwd=target.cwd, language=target.language)
     if all({r.repeat for r in record.runs.get(m.name, [])} >= set(range(repeats)) for m in methods):
@@ -229,8 +237,9 @@ def bench_target(engines: dict[str, api.Engine], target: Target, methods: Sequen
     jobs = {backend: job if eng is engine else api.prepare(target.file, target.edit, eng, cwd=target.cwd,
                                                            language=target.language)
             for backend, eng in engines.items()}
+    record.cost_curves = {}
     for backend, eng in engines.items():
-        eng.cost_curve()
+        record.cost_curves[backend] = eng.cost_curve().to_json()
         eng.model.reset()
         t0 = time.perf_counter()
         eng.model.prefill(jobs[backend].prompt_ids[:-1])
@@ -251,10 +260,13 @@ def bench_target(engines: dict[str, api.Engine], target: Target, methods: Sequen
             if any(r.repeat == rep for r in runs):
                 continue  # done in an earlier, interrupted run
             backend = method.backend or engine.backend
-            if method.runner == "generate" and backend == "llamacpp":
+            if method.runner == "pylookup":
+                assert lookups is not None, "llama-cpp-python's lookup needs `lookups`"
+                row = lookups(engine).run(job.prompt_ids, job.budget, method.lookup)
+            elif method.runner == "generate" and backend == "llamacpp":
                 row = _llama_greedy(engines[backend], jobs[backend])
             elif method.runner == "generate":
-                row = _generate(engine, job, method.lookup, counter)
+                row = _generate(engines[backend], jobs[backend], method.lookup, counters[backend])
             else:
                 row = _loop(engines[backend], target, method, prefill[backend])
             row.repeat, row.text = rep, engine.decode(row.tokens)
@@ -291,19 +303,36 @@ def run(engine: api.Engine, items: Sequence[Target], methods: Sequence[Method], 
         if json_path is not None:
             files.write_atomic(json_path, json.dumps(record.to_json(), indent=1).encode())
 
-    counter, hook = [0], None
-    if engine.backend == "torch" and any(m.runner == "generate" for m in methods):
-        counter, hook = _count_forwards(engine.model.model)
+    counters: dict[str, list[int]] = {b: [0] for b in engines}
+    hooks = []
+    for b, eng in engines.items():
+        if eng.backend == "torch" and any(m.runner == "generate" and (m.backend or engine.backend) == b
+                                          for m in methods):
+            counters[b], hook = _count_forwards(eng.model.model)
+            hooks.append(hook)
+    lookup: list[Any] = []  # llama-cpp-python, loaded on first use
+
+    def lookups(eng: api.Engine) -> Any:
+        if not lookup:
+            from applyedit.tools.baselines import PromptLookup
+
+            if eng.source.gguf is None:
+                raise InputError("--baseline llamacpp-lookup needs a GGUF model")
+            lookup.append(PromptLookup(eng.source.gguf, eng.threads, eng.model.eos_ids))
+        return lookup[0]
+
     results: dict[str, CaseSummary] = {}
     try:
         for target in items:
             raw = record.raw.setdefault(target.name, CaseRecord())
             results[target.name] = record.cases[target.name] = bench_target(
-                engines, target, methods, repeats, counter, raw, save, log)
+                engines, target, methods, repeats, counters, raw, save, log, lookups)
             save()
     finally:
-        if hook is not None:
+        for hook in hooks:
             hook.remove()
+        for opened in lookup:
+            opened.close()
     config_file = engine.path / "config.json"
     record.model_config = json.loads(config_file.read_text()) if config_file.is_file() else {}  # for replay
     save()
@@ -316,9 +345,9 @@ def run(engine: api.Engine, items: Sequence[Target], methods: Sequence[Method], 
 def _other_backends(engine: api.Engine, methods: Sequence[Method], can_open: bool) -> list[str]:
     """The backends besides the bench engine's that `methods` run on; refuses combinations that make
     no sense on this engine."""
-    if engine.backend != "torch" and any(m.lookup for m in methods):
+    if engine.backend != "torch" and any(m.lookup and m.runner == "generate" and not m.backend for m in methods):
         raise InputError("the lookup baseline is transformers' prompt lookup (torch backend); on llama.cpp "
-                         "the baselines are greedy (llama.cpp's own loop) and none")
+                         "use --baseline torch-lookup (it opens a torch engine) or llamacpp-lookup")
     others = sorted({m.backend for m in methods if m.backend})
     if engine.backend == "llamacpp" and any(m.backend == "llamacpp" and m.runner == "generate" for m in methods):
         raise InputError("--baseline llamacpp-greedy adds llama.cpp's greedy loop to a torch bench; on "

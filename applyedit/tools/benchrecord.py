@@ -17,6 +17,7 @@ from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
 from applyedit import textio
+from applyedit.models.costmodel import CostCurve
 from applyedit.options import DEFAULT_K
 from applyedit.proposers import common_prefix
 
@@ -91,6 +92,7 @@ class CaseRecord:
     threads: int = 0
     prefill_s: list[float] = field(default_factory=list)  # one prefill per bench call
     prefill_s_by_backend: dict[str, list[float]] | None = None  # benches on two backends
+    cost_curves: dict[str, dict[str, float]] | None = None  # backend -> the calibrated curve (k -> seconds)
     runs: dict[str, list[Run]] = field(default_factory=dict)  # method name -> its repeats
 
     def to_json(self) -> dict[str, Any]:
@@ -124,6 +126,12 @@ class MethodSummary:
     tokens_before_divergence: int | None = None
     speedup_vs_greedy: float | None = None  # against plain greedy on the method's own backend (None: not run)
     decode_speedup_vs_greedy: float | None = None
+    # The loop's bound: the perfect drafter (the output itself as the draft, up to the method's K cap)
+    # priced on the calibrated cost curve, after the same prefill; efficiency = bound / actual.
+    bound_wall_s: float | None = None
+    bound_decode_s: float | None = None
+    efficiency_wall: float | None = None
+    efficiency_decode: float | None = None
 
     @property
     def is_greedy(self) -> bool:
@@ -250,12 +258,26 @@ def summarise_target(record: CaseRecord, methods: Sequence[Method], fence: str, 
     agree = all(row.same_output for row in rows.values() if row.method.anchor == "none")
     greedy = {(m.backend or backend): rows[m.name] for m in methods if m.runner == "generate" and not m.lookup
               and m.name in rows}
+    prefill_s = statistics.median(record.prefill_s)
     for row in rows.values():
         base = greedy.get(row.method.backend or backend)
         row.speedup_vs_greedy = base.wall_s / row.wall_s if base else None
         row.decode_speedup_vs_greedy = base.decode_s / row.decode_s if base and row.decode_s else None
-    return CaseSummary(prompt_tokens=record.prompt_tokens, prefill_s=statistics.median(record.prefill_s),
+        curve = (record.cost_curves or {}).get(row.method.backend or backend)
+        if row.method.runner == "loop" and curve:
+            prefill = statistics.median((record.prefill_s_by_backend or {}).get(row.method.backend, record.prefill_s))
+            _bound(row, CostCurve({int(k): v for k, v in curve.items()}), prefill)
+    return CaseSummary(prompt_tokens=record.prompt_tokens, prefill_s=prefill_s,
                        budget=record.budget, file=record.file, outputs_agree=agree, methods=rows)
+
+
+def _bound(row: MethodSummary, curve: CostCurve, prefill_s: float) -> None:
+    """Fill the row's bound and efficiency: the perfect drafter's passes for the row's tokens, with the
+    method's K cap (the first pass yields the first token, as the loop's does)."""
+    costs = curve.perfect(row.num_tokens, row.method.k)
+    row.bound_wall_s, row.bound_decode_s = prefill_s + sum(costs), sum(costs[1:])
+    row.efficiency_wall = row.bound_wall_s / row.wall_s if row.wall_s else None
+    row.efficiency_decode = row.bound_decode_s / row.decode_s if row.decode_s else None
 
 
 def _prefix_agrees(a: Sequence[int], b: Sequence[int]) -> bool:

@@ -6,8 +6,10 @@ first request of A (the model is loaded, the cache empty), (3) B on the same fil
 and the file come from the cache), (4) A again (only what the cache lacks is prefilled), then (1) a
 cold CLI run of A. Every timing is a whole CLI process, end to end, as a user runs it; the server's own
 start is timed apart. Medians over the repeats; the prompt tokens each request reused come from its
-`--report-json`; every warm output is compared with the cold one of the same edit. The record is saved
-after every run, so an interrupted bench keeps what it measured. Knows nothing of models: it runs the CLI.
+`--report-json`; every warm output is compared with the cold one of the same edit. Every run is the
+model's (`--answer model`: an update snippet's unambiguous merge would otherwise answer without it).
+The record is saved after every run, so an interrupted bench keeps what it measured. Knows nothing of
+models: it runs the CLI.
 """
 
 from __future__ import annotations
@@ -55,8 +57,9 @@ def cli_run(args: list[str], cwd: Path, env: dict[str, str]) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="applyedit-benchwarm-") as tmp:
         report = Path(tmp) / "report.json"
         t0 = time.perf_counter()
-        done = subprocess.run([sys.executable, "-m", "applyedit", *args, "--quiet", "--report-json", str(report)],
-                              cwd=cwd, env=env, capture_output=True)
+        command = [sys.executable, "-m", "applyedit", *args, "--answer", "model", "--quiet", "--report-json",
+                   str(report)]
+        done = subprocess.run(command, cwd=cwd, env=env, capture_output=True)
         wall = time.perf_counter() - t0
         if done.returncode != 0:
             raise BenchError(f"`applyedit {' '.join(args)}` failed (exit {done.returncode}): "

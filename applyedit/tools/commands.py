@@ -14,6 +14,7 @@ import typer
 from applyedit.cliparts import (
     EXIT_CHECK,
     AnchorOpt,
+    AnswerOpt,
     BackendOpt,
     DebugOpt,
     DeviceOpt,
@@ -186,6 +187,7 @@ def eval_command(
     k: KOpt = DEFAULT_K,
     k_policy: KPolicyOpt = "adaptive",
     anchor: AnchorOpt = "merge",
+    answer: AnswerOpt = "merge",
     fallback: FallbackOpt = "merge",
     json_path: JsonOpt = None,
     resume: Annotated[bool, typer.Option(help="Skip the cases an interrupted eval saved in --json.")] = False,
@@ -210,7 +212,8 @@ def eval_command(
 
     def on_case(case: Any, r: Any) -> None:
         status = "exact" if r.exact else ("error: " + r.error if r.error else "differs")
-        status += " (answered by the merge)" if r.answer == "merge" else ""
+        if r.answer == "merge":
+            status += " (answered by the merge" + ("; no model ran)" if r.passes == 0 and not r.error else ")")
         console.print(f"eval: {case.name}: {status} ({r.tokens} tokens, {r.passes} passes, {r.wall_s:.1f} s)",
                       markup=False)
 
@@ -220,7 +223,7 @@ def eval_command(
         raise InputError(f"{directory} is not a directory of cases")
     options = RunOptions(model=model, device=device, dtype=dtype, backend=backend, proposer=proposer, k=k,
                          k_policy=k_policy, draft_model=draft_model, draft_backend=draft_backend, draft_k=draft_k,
-                         anchor=anchor, fallback=fallback)
+                         anchor=anchor, fallback=fallback, answer=answer)
     report = evaluate.evaluate(directory, filter_, on_case=on_case, on_start=on_start, options=options,
                                json_path=json_path, resume=resume)
     from applyedit.report import render_eval
