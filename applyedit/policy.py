@@ -8,16 +8,16 @@ Policies see three values per step (the draft length the proposer offers, its su
 recent output tokens agree with where it copies from, and who drafted it) and get
 `observe(num_drafted, num_accepted, drafter)` afterwards. Knows nothing of tensors, text or regions.
 
-`AdaptiveK` has two states. *aligned*: the output is copying an unchanged stretch;
-K ramps up (doubling after each fully accepted draft) to the k that maximises expected tokens per
-second, E(k)/t(k) with E(k) = (1 − α^(k+1))/(1 − α) for the per-token acceptance estimate α and t
-the measured cost curve. *in-edit*: after a rejection K is 0 (plain one-token passes, the cheapest
-on CPUs) until the proposer's support reaches `support_min`, then a probe of `k_probe` tokens; a
-fully accepted probe re-aligns. A failed probe doubles the support the next one needs (up to
-`PROBE_SUPPORT_MAX`), until the output is aligned again: short n-grams recur in new code, and a source
-that keeps agreeing for a few tokens and failing (an unrelated file) soon stops costing probes. Drafts a draft model made (`drafter` "draft-model") pass through at
-the length the proposer chose (`draft_k`) and are no evidence about copy alignment: they leave the
-state alone.
+`AdaptiveK` has two states. *aligned*: the output is copying an unchanged stretch; K ramps up
+(doubling after each fully accepted draft) to the k that maximises expected tokens per second,
+E(k)/t(k) with E(k) = (1 − α^(k+1))/(1 − α) for the per-token acceptance estimate α and t the
+measured cost curve. *in-edit*: after a rejection K is 0 (plain one-token passes, the cheapest on
+CPUs) until the proposer's support reaches `support_min`, then a probe of `k_probe` tokens; a fully
+accepted probe re-aligns. A failed probe doubles the support the next one needs (up to
+`PROBE_SUPPORT_MAX`), until the output is aligned again: short n-grams recur in new code, and a
+source that keeps agreeing for a few tokens and failing (an unrelated file) soon stops costing
+probes. Drafts a draft model made (`drafter` "draft-model") pass through at the length the proposer
+chose (`draft_k`) and are no evidence about copy alignment: they leave the state alone.
 """
 
 from __future__ import annotations
