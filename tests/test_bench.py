@@ -336,7 +336,7 @@ def test_ratios_are_against_the_greedy_of_the_methods_own_backend() -> None:
 def test_markdown_tables_hold_the_medians_ratios_and_the_lookup_comparison() -> None:
     """`bench --markdown`: per case seconds with the ratio to greedy, a median-ratio row over the
     cases, passes, the loop against the better lookup setting, and the agreement count."""
-    from applyedit.report import bench_markdown
+    from applyedit.tools.tables import bench_markdown
 
     methods = bench.parse_methods(["greedy", "lookup:10,32"], ["adaptive"], [64])
     text = "```\nx = 1\n```\n"
@@ -391,7 +391,7 @@ def test_filtered_calls_add_up_in_one_record(tokenizer: tuple[Path, Any], tmp_pa
 def test_committed_bench_records_load_and_render() -> None:
     """Records saved by earlier versions (fewer fields: no agreement, no drafter columns) load into the
     typed records, re-render and write back the same JSON keys they were read from."""
-    from applyedit.report import bench_markdown, render_bench
+    from applyedit.tools.tables import bench_markdown, render_bench
     from applyedit.tools.chart import load_report
 
     docs = Path(__file__).parent.parent / "docs" / "bench"
@@ -431,7 +431,7 @@ def test_the_perfect_drafter_prices_the_bound_and_efficiency() -> None:
     assert (loop.bound_wall_s, loop.bound_decode_s) == (6.0 + 5.0, 3.0)
     assert loop.efficiency_wall == pytest.approx(11.0 / 12.0) and loop.efficiency_decode == pytest.approx(3.0 / 4.0)
     assert rows["greedy"].bound_wall_s is None  # only the loop's methods have a bound
-    from applyedit.report import bench_markdown
+    from applyedit.tools.tables import bench_markdown
 
     report = {"model": "m", "device": "cpu", "backend": "torch", "dtype": "float32", "threads": 2, "repeats": 1,
               "methods": [m.name for m in methods], "cases": {"a": summarise_target(record, methods, "```")}}

@@ -5,7 +5,7 @@ loop on the llamacpp backend; applyedit's own loop under any
 proposer, K policy and K), running them on one loaded model with the same prompt, dtype, threads,
 budget and stop ids, interleaved repeats (repeat 1 of every method, then repeat 2, ...) with medians
 and spread, target forward-pass counting with a hook, and the resumable JSON record (its typed
-records and summaries are benchrecord.py's). Rendering is report.py's and chart.py's. Speed is
+records and summaries are benchrecord.py's). Rendering is tables.py's and chart.py's. Speed is
 reported here, never asserted in tests.
 
 Timing rules (one definition each, quoted by the README):

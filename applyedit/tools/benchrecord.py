@@ -5,7 +5,7 @@ Owns the typed records — `Method` (one way to produce the output), `Run` (one 
 greedy, agreement) and `BenchRecord` (the whole `--json` file) — their JSON form (`to_json`, written
 with `asdict`; `from_json` reads records saved by older versions too, whose fields were fewer), and
 the summaries computed from saved runs (`summarise_target`, `summarise_saved`). Knows nothing of
-models or timing (bench.py measures) or of rendering (report.py, chart.py).
+models or timing (bench.py measures) or of rendering (tables.py, chart.py).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The developer tools' commands: `applyedit bench` (speed against baselines, bench.py, and the warm
 server mode, benchwarm.py) and `applyedit eval` (exact matches on fixture cases, evaluate.py). They
-parse and check their options, run the tool, and print its tables (rendering is report.py's).
+parse and check their options, run the tool, and print its tables (rendering is tables.py's).
 """
 
 from __future__ import annotations
@@ -154,7 +154,7 @@ def bench_command(
 def print_bench(report: dict[str, Any], markdown: bool, chart: Path | None, saved: bool = False) -> None:
     """A bench's tables (on stdout, or on stderr when the Markdown takes stdout), then what is unfinished
     in a `saved` one, its Markdown and its chart."""
-    from applyedit.report import bench_markdown, render_bench
+    from applyedit.tools.tables import bench_markdown, render_bench
 
     tables = console if markdown else stdout  # stdout holds the tables, or the Markdown alone
     for table in render_bench(report):
@@ -226,7 +226,7 @@ def eval_command(
                          anchor=anchor, fallback=fallback, answer=answer)
     report = evaluate.evaluate(directory, filter_, on_case=on_case, on_start=on_start, options=options,
                                json_path=json_path, resume=resume)
-    from applyedit.report import render_eval
+    from applyedit.tools.tables import render_eval
 
     stdout.print(render_eval(report))
     if not report["ok"]:

@@ -3,7 +3,7 @@
 Owns case discovery (`<case>/before.<ext>`, `edit.txt`, `after.<ext>`, optional `case.toml`), running
 every case on one loaded model, the per-case checks (exact match, match modulo trailing whitespace,
 `git apply --check` of the produced diff, syntax still clean) and the committed exact-match floor.
-Returns data: rendering is report.py's, printing the CLI's.
+Returns data: rendering is tables.py's, printing the CLI's.
 """
 
 from __future__ import annotations
