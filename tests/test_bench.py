@@ -17,7 +17,7 @@ from fakes import VOCAB, prompt_for, reference, scripted_engine, tiny_model
 from applyedit import api
 from applyedit.errors import InputError
 from applyedit.models.backend import PREFILL_CHUNK, TorchModel
-from applyedit.tools import bench
+from applyedit.tools import baselines, bench, benchmethods
 from applyedit.tools.benchrecord import BenchRecord, CaseRecord, CaseSummary, Run, summarise_target
 
 FIXTURES = Path(__file__).parent.parent / "fixtures"
@@ -37,7 +37,7 @@ CASE = FIXTURES / "py_change_constant_instr"
       "adaptive K≤64"]),
 ])
 def test_parse_methods(baselines: list[str], policies: list[str], ks: list[int], names: list[str]) -> None:
-    methods = bench.parse_methods(baselines, policies, ks)
+    methods = benchmethods.parse_methods(baselines, policies, ks)
     assert [m.name for m in methods] == names
     fixed = [m for m in methods if m.k_policy == "fixed" and m.proposer == "copy"]
     assert all(m.runner == "loop" and m.name == f"fixed K={m.k}" for m in fixed)
@@ -53,7 +53,7 @@ def test_parse_methods(baselines: list[str], policies: list[str], ks: list[int],
 ])
 def test_parse_methods_rejects(baselines: list[str], policies: list[str], error: str) -> None:
     with pytest.raises(InputError, match=error):
-        bench.parse_methods(baselines, policies, [64])
+        benchmethods.parse_methods(baselines, policies, [64])
 
 
 def test_targets_take_the_bench_suite_or_everything(tmp_path: Path) -> None:
@@ -80,7 +80,7 @@ def scripted(tokenizer: tuple[Path, Any]) -> api.Engine:
 def test_interleaved_repeats_resume_and_agreement(tokenizer: tuple[Path, Any], tmp_path: Path) -> None:
     """Repeat r of every method runs before repeat r+1; --resume re-runs only what is missing; a
     tampered output breaks the agreement check."""
-    methods = bench.parse_methods(["none"], ["adaptive", "fixed:4"], [64])
+    methods = benchmethods.parse_methods(["none"], ["adaptive", "fixed:4"], [64])
     items = bench.targets(FIXTURES, None, "py_change_constant", everything=False)
     out = tmp_path / "bench.json"
     log: list[str] = []
@@ -131,9 +131,9 @@ def test_generate_baselines_count_passes_and_agree() -> None:
     engine.device = "cpu"
     engine._model = TorchModel(model=tiny_model(seed), eos_ids=frozenset({VOCAB - 1}))
     job = api.Job(engine, None, "x", "", "instruction", "```", prompt, 12)  # type: ignore[arg-type]
-    counter, hook = bench._count_forwards(engine.model.model)
-    greedy = bench._generate(engine, job, 0, counter)
-    lookup = bench._generate(engine, job, 10, counter)
+    counter, hook = baselines.count_forwards(engine.model.model)
+    greedy = baselines.generate(engine, job, 0, counter)
+    lookup = baselines.generate(engine, job, 10, counter)
     hook.remove()
     expected = tiny_model(seed).generate(torch.tensor([prompt]), attention_mask=torch.ones(1, len(prompt), dtype=torch.long),
                                          do_sample=False, max_new_tokens=12, eos_token_id=VOCAB - 1,
@@ -158,7 +158,7 @@ def test_break_it_and_replay_of_the_pass_pattern(tokenizer: tuple[Path, Any], tm
 
     unrelated = tmp_path / "unrelated.txt"
     unrelated.write_text((FIXTURES / "rs_add_match_arm_snippet" / "before.rs").read_text())
-    methods = bench.parse_methods(["none"], ["adaptive"], [64], break_it=unrelated)
+    methods = benchmethods.parse_methods(["none"], ["adaptive"], [64], break_it=unrelated)
     assert methods[-1].name == "break-it: drafts from unrelated.txt"
     out = tmp_path / "bench.json"
     items = bench.targets(FIXTURES, None, "py_change_constant", everything=False)
@@ -217,7 +217,7 @@ def test_show_and_chart_from_a_saved_bench(tokenizer: tuple[Path, Any], tmp_path
 
     from applyedit import cli
 
-    methods = bench.parse_methods([], ["adaptive", "fixed:4,8"], [64])
+    methods = benchmethods.parse_methods([], ["adaptive", "fixed:4,8"], [64])
     items = bench.targets(FIXTURES, None, "py_change_constant", everything=False)
     out = tmp_path / "bench.json"
     bench.run(scripted(tokenizer), items, methods, 1, out, log=lambda _: None)
@@ -255,7 +255,7 @@ def test_bench_measures_an_output_that_changes_language(tokenizer: tuple[Path, A
     (tmp_path / "edit.txt").write_text("Translate this module to JavaScript.\n")
     js = "function mean(values) {\n  return values.reduce((a, b) => a + b, 0) / values.length;\n}\n```\n"
     items = bench.targets(Path("m.py"), Path("edit.txt"), None, everything=False)
-    methods = bench.parse_methods(["none"], ["adaptive"], [64])
+    methods = benchmethods.parse_methods(["none"], ["adaptive"], [64])
     report = bench.run(scripted_engine(tokenizer, js), items, methods, 1, log=lambda _: None)
     case = next(iter(report["cases"].values()))
     assert report["outputs_agree"] and set(case.methods) == {"loop, no drafts", "adaptive K≤64"}
@@ -284,7 +284,7 @@ def test_a_method_on_another_backend_runs_on_that_engine_in_the_same_run(
         tokenizer: tuple[Path, Any], tmp_path: Path) -> None:
     """`--baseline llamacpp` on a torch bench: that method's passes happen on the other engine, its
     prefill is measured there, and a bench mixing backends reports agreement instead of failing."""
-    methods = bench.parse_methods(["none", "llamacpp"], ["adaptive"], [64])
+    methods = benchmethods.parse_methods(["none", "llamacpp"], ["adaptive"], [64])
     assert [m.backend for m in methods] == ["", "llamacpp", ""]
     items = bench.targets(FIXTURES, None, "py_change_constant", everything=False)
     own, other = scripted(tokenizer), scripted(tokenizer)
@@ -313,16 +313,16 @@ def test_a_method_on_another_backend_runs_on_that_engine_in_the_same_run(
     assert set(saved["prefill_s_by_backend"]) == {"torch", "llamacpp"}
 
     with pytest.raises(InputError, match="already runs on torch"):
-        bench.run(own, items, bench.parse_methods(["torch"], ["adaptive"], [64]), 1, log=lambda _: None,
+        bench.run(own, items, benchmethods.parse_methods(["torch"], ["adaptive"], [64]), 1, log=lambda _: None,
                   open_engine=open_engine)
     with pytest.raises(InputError, match="need an engine"):
         bench.run(own, items, methods, 1, log=lambda _: None)
     with pytest.raises(InputError, match="on --backend llamacpp, --baseline greedy is that loop"):
-        bench.run(other, items, bench.parse_methods(["llamacpp-greedy"], ["adaptive"], [64]), 1, log=lambda _: None)
+        bench.run(other, items, benchmethods.parse_methods(["llamacpp-greedy"], ["adaptive"], [64]), 1, log=lambda _: None)
 
 
 def test_ratios_are_against_the_greedy_of_the_methods_own_backend() -> None:
-    methods = bench.parse_methods(["greedy", "llamacpp-greedy", "llamacpp"], ["adaptive"], [64])
+    methods = benchmethods.parse_methods(["greedy", "llamacpp-greedy", "llamacpp"], ["adaptive"], [64])
     walls = {"greedy": 100.0, "llama.cpp greedy": 40.0, "adaptive on llamacpp": 10.0, "adaptive K≤64": 20.0}
     text = "```\nx = 1\n```\n"
     record = CaseRecord("f.py", 5, 9, prefill_s=[1.0],
@@ -338,7 +338,7 @@ def test_markdown_tables_hold_the_medians_ratios_and_the_lookup_comparison() -> 
     cases, passes, the loop against the better lookup setting, and the agreement count."""
     from applyedit.tools.tables import bench_markdown
 
-    methods = bench.parse_methods(["greedy", "lookup:10,32"], ["adaptive"], [64])
+    methods = benchmethods.parse_methods(["greedy", "lookup:10,32"], ["adaptive"], [64])
     text = "```\nx = 1\n```\n"
 
     def case(walls: dict[str, float], passes: int) -> CaseSummary:
@@ -369,7 +369,7 @@ def test_filtered_calls_add_up_in_one_record(tokenizer: tuple[Path, Any], tmp_pa
     case with runs saved but no summary is named as unfinished."""
     from applyedit import cli
 
-    methods = bench.parse_methods(["none"], ["adaptive"], [64])
+    methods = benchmethods.parse_methods(["none"], ["adaptive"], [64])
     out = tmp_path / "bench.json"
     engine = scripted(tokenizer)
     bench.run(engine, bench.targets(FIXTURES, None, "py_change_constant", everything=False), methods, 1, out,
@@ -421,7 +421,7 @@ def test_the_perfect_drafter_prices_the_bound_and_efficiency() -> None:
     assert curve.perfect(11, 4) == [2.0, 2.0, 1.0]  # 5 + 5 tokens, then the last one alone (k=0)
     assert curve.perfect(10, 4) == [2.0, 2.0] and curve.perfect(7, 64) == [2.5]  # k=6 between the points
     assert curve.perfect(9, 8) == [3.0] and curve.perfect(0, 8) == [] and curve.perfect(3, 0) == [1.0] * 3
-    methods = bench.parse_methods(["greedy"], ["adaptive:4"], [64])
+    methods = benchmethods.parse_methods(["greedy"], ["adaptive:4"], [64])
     text = "```\nx = 1\n```\n"
     record = CaseRecord("f.py", 5, 9, prefill_s=[6.0], cost_curves={"torch": curve.to_json()},
                         runs={"greedy": [Run(list(range(11)), 30.0, 8.0, 11, text=text)],

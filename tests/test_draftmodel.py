@@ -18,7 +18,7 @@ import pytest
 import torch
 from transformers import Qwen2ForCausalLM
 
-from applyedit.tools import bench
+from applyedit.tools import benchmethods
 from applyedit.models import modelstore
 from applyedit.models.backend import TorchModel
 from applyedit.decode import run
@@ -184,7 +184,7 @@ def test_drafted_by_names_the_shares() -> None:
 
 
 def test_bench_names_the_draft_methods() -> None:
-    methods = bench.parse_methods(["draft", "hybrid", "hybrid:4,8"], ["adaptive"], [64], draft_model="x.gguf")
+    methods = benchmethods.parse_methods(["draft", "hybrid", "hybrid:4,8"], ["adaptive"], [64], draft_model="x.gguf")
     assert [(m.name, m.proposer, m.draft_model, m.draft_k) for m in methods] == [
         ("draft model only", "draft", "x.gguf", None), ("hybrid", "hybrid", "x.gguf", None),
         ("hybrid, draft K=4", "hybrid", "x.gguf", 4), ("hybrid, draft K=8", "hybrid", "x.gguf", 8),

@@ -1,17 +1,20 @@
-"""The bench's outside baselines that are not transformers' `generate`: llama-cpp-python's own prompt
-lookup decoding (`Llama(draft_model=LlamaPromptLookupDecoding(...))`), as a user of that package would
-switch it on.
+"""The bench's baselines besides applyedit's loop, each timed as one `Run`: transformers' `generate`
+(plain greedy, or with its prompt lookup) on torch, llama.cpp's own greedy loop, and
+llama-cpp-python's prompt lookup decoding (`Llama(draft_model=LlamaPromptLookupDecoding(...))`), as
+a user of that package would switch it on.
 
-Owns loading that package's `Llama` once per GGUF and context size (not timed: every baseline runs on an
-already loaded model) and one timed greedy run through `Llama.generate`. What it needs to stay correct
-past one batch and fit in memory: a draft model turns on `logits_all` for evaluation, but the score
-buffer is sized by the `logits_all` argument (`n_batch` rows without it), so a prompt longer than one
-batch (512 tokens) fails to store its logits unless `logits_all=True` is passed too; the package then
-keeps a float32 row of logits for every context position (`n_ctx × vocab`: about 20 GB at the model's
-32k context), so the context is sized to the prompt plus the output budget; `temp=0` selects llama.cpp's
-greedy sampler, the repeat penalty is turned off (1.0) and top-k is 1, so its output is plain greedy's;
-the model is reset before each run, or `generate` would reuse the previous run's cached prompt. Knows
-nothing of applyedit's loop.
+Owns timing a baseline (end to end and the first token), counting its target passes (a forward
+pre-hook on the torch model; `Llama.eval` calls), and loading llama-cpp-python's `Llama` once per
+GGUF and context size (not timed: every baseline runs on an already loaded model). What that needs
+to stay correct past one batch and fit in memory: a draft model turns on `logits_all` for
+evaluation, but the score buffer is sized by the `logits_all` argument (`n_batch` rows without it),
+so a prompt longer than one batch (512 tokens) fails to store its logits unless `logits_all=True` is
+passed too; the package then keeps a float32 row of logits for every context position (`n_ctx ×
+vocab`: about 20 GB at the model's 32k context), so the context is sized to the prompt plus the
+output budget; `temp=0` selects llama.cpp's greedy sampler, the repeat penalty is turned off (1.0)
+and top-k is 1, so its output is plain greedy's; the model is reset before each run, or `generate`
+would reuse the previous run's cached prompt. Knows nothing of applyedit's loop or of which methods
+a bench runs (bench.py).
 """
 
 from __future__ import annotations
@@ -20,6 +23,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from applyedit import api
+from applyedit.errors import InputError
 from applyedit.tools.benchrecord import Run
 
 CONTEXT_STEP = 1024  # the context is rounded up to this, so cases of similar size share one load
@@ -82,3 +87,78 @@ class PromptLookup:
         for llm in self._loaded.values():
             llm.close()
         self._loaded = {}
+
+
+class Lookups:
+    """llama-cpp-python's prompt lookup on the GGUF of the first engine that asks, opened on first use."""
+
+    def __init__(self) -> None:
+        self.opened: PromptLookup | None = None
+
+    def __call__(self, engine: api.Engine) -> PromptLookup:
+        if self.opened is None:
+            if engine.source.gguf is None:
+                raise InputError("--baseline llamacpp-lookup needs a GGUF model")
+            self.opened = PromptLookup(engine.source.gguf, engine.threads, engine.model.eos_ids)
+        return self.opened
+
+    def close(self) -> None:
+        if self.opened is not None:
+            self.opened.close()
+
+
+class _FirstTokenClock:
+    """A `generate` streamer that only notes when the first new token arrived (its 2nd `put`)."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+        self.first: float | None = None
+
+    def put(self, _value: Any) -> None:
+        self.calls += 1
+        if self.calls == 2:
+            self.first = time.perf_counter()
+
+    def end(self) -> None:
+        pass
+
+
+def count_forwards(model: Any) -> tuple[list[int], Any]:
+    """A counter of `model`'s forward calls, and the hook's handle (`.remove()` it when done)."""
+    counter = [0]
+
+    def hook(*_: Any) -> None:
+        counter[0] += 1
+
+    return counter, model.register_forward_pre_hook(hook)
+
+
+def generate(engine: api.Engine, job: api.Job, lookup: int, counter: list[int]) -> Run:
+    """One `model.generate` run (greedy, optionally with prompt lookup), timed. Every forward counts
+    as a target pass, the prefill too (it yields the first token), as in the loop, whose prefill
+    yields none: plain greedy needs one pass per token either way."""
+    import torch
+
+    ids = torch.tensor([job.prompt_ids], device=engine.device)
+    eos = sorted(engine.model.eos_ids)
+    extra = {"prompt_lookup_num_tokens": lookup} if lookup else {}
+    clock, before = _FirstTokenClock(), counter[0]
+    t0 = time.perf_counter()
+    out = engine.model.model.generate(
+        ids, attention_mask=torch.ones_like(ids), do_sample=False, max_new_tokens=job.budget, eos_token_id=eos,
+        pad_token_id=eos[0], top_p=None, top_k=None, temperature=None, streamer=clock, **extra)
+    wall = time.perf_counter() - t0
+    tokens = out[0, len(job.prompt_ids):].tolist()
+    while tokens and tokens[-1] in engine.model.eos_ids:
+        tokens.pop()
+    ttft = (clock.first or time.perf_counter()) - t0
+    return Run(tokens, wall, ttft, counter[0] - before)
+
+
+def llama_greedy(engine: api.Engine, job: api.Job) -> Run:
+    """llama.cpp's own plain greedy loop (what an Ollama user runs), timed like `generate`: the
+    prompt's prefill yields the first token, then one pass per token."""
+    t0 = time.perf_counter()
+    tokens, ttft = engine.model.greedy(job.prompt_ids, job.budget)
+    wall = time.perf_counter() - t0
+    return Run(tokens, wall, ttft, len(tokens))

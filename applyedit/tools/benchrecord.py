@@ -3,20 +3,24 @@
 Owns the typed records — `Method` (one way to produce the output), `Run` (one repeat of one method),
 `CaseRecord` (a case's raw runs), `MethodSummary` and `CaseSummary` (medians, spread, ratios to plain
 greedy, agreement) and `BenchRecord` (the whole `--json` file) — their JSON form (`to_json`, written
-with `asdict`; `from_json` reads records saved by older versions too, whose fields were fewer), and
-the summaries computed from saved runs (`summarise_target`, `summarise_saved`). Knows nothing of
-models or timing (bench.py measures) or of rendering (tables.py, chart.py).
+with `asdict`; `from_json` reads records saved by older versions too, whose fields were fewer;
+`resumed` and `save` read and write the file), and the summaries computed from saved runs
+(`summarise_target`, `summarise_saved`). Knows nothing of models or timing (bench.py measures) or
+of rendering (tables.py, chart.py).
 """
 
 from __future__ import annotations
 
+import json
 import re
 import statistics
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field, fields
+from pathlib import Path
 from typing import Any
 
-from applyedit import textio
+from applyedit import files, textio
+from applyedit.errors import InputError
 from applyedit.models.costmodel import CostCurve
 from applyedit.options import DEFAULT_K
 from applyedit.proposers import common_prefix
@@ -181,6 +185,23 @@ class BenchRecord:
                    raw={n: CaseRecord.from_json(r) for n, r in data.get("raw", {}).items()},
                    cases={n: CaseSummary.from_json(c) for n, c in data.get("cases", {}).items()},
                    model_config=data.get("model_config"))
+
+    @classmethod
+    def resumed(cls, path: Path | None, config: dict[str, Any]) -> BenchRecord:
+        """The runs and summaries an earlier bench with the same configuration (repeats aside) saved at
+        `path`, under `config`; an empty record when there is none. Another configuration is refused."""
+        if path is None or not path.is_file():
+            return cls(config)
+        saved = cls.from_json(json.loads(path.read_text()))
+        if {k: v for k, v in saved.config.items() if k != "repeats"} != {k: v for k, v in config.items()
+                                                                      if k != "repeats"}:
+            raise InputError(f"{path} holds a bench of other methods or another model; drop --resume")
+        return cls(config, saved.raw, saved.cases)
+
+    def save(self, path: Path | None) -> None:
+        """The record written to `path` (atomically; nowhere without one)."""
+        if path is not None:
+            files.write_atomic(path, json.dumps(self.to_json(), indent=1).encode())
 
 
 def method_named(name: str) -> Method:

@@ -118,7 +118,7 @@ def bench_command(
       applyedit bench --show bench.json --markdown > speed.md
     """
     from applyedit.models.engine import Engine
-    from applyedit.tools import bench
+    from applyedit.tools import bench, benchmethods
 
     chosen = defaults(ctx, model=model, backend=backend)
     model, backend = chosen["model"], chosen["backend"]
@@ -133,8 +133,8 @@ def bench_command(
     if resume and json_path is None:
         raise UsageError("--resume needs --json PATH")
     baselines = [] if no_baselines else (baseline or ["greedy", "lookup"])
-    methods = bench.parse_methods(baselines, k_policy or ["adaptive"], k or [DEFAULT_K], break_it, draft_model,
-                                  draft_backend)
+    methods = benchmethods.parse_methods(baselines, k_policy or ["adaptive"], k or [DEFAULT_K], break_it,
+                                         draft_model, draft_backend)
     items = bench.targets(path, edit, filter_, all_cases)
     engine = Engine.open(model, device, dtype, backend=backend)
     report = bench.run(engine, items, methods, repeats, json_path, resume,
