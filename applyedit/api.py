@@ -3,64 +3,42 @@
 Owns one run end to end, in the steps `apply` names: read and normalise the inputs (`read_inputs`; a
 marker-less edit that is a piece of the file reads as an update snippet); answer with an unambiguous
 merge of an update snippet without any model when it passes the checks (`answer_by_merge`); else
-build the prompt and check it fits the context before any weights load (`prepare`); build the K policy and the drafter
-(`plan_drafting`); decode (`decode_job`; an unambiguous merge of an update snippet anchors the lines
-it keeps: anchor.py); extract the output and run the checks (`checked`; the checks are checks.py's,
-a refused output may be answered by the merge); restore the file's text style, diff and report
-(`finish`). The settings come as one `RunOptions` (options.py); the loaded model is the `Engine`'s
-(models/engine.py). Writes no files and prints nothing: the CLI does both.
+build the prompt and check it fits the context before any weights load (`prepare`); build the K
+policy and the drafter (`plan_drafting`); decode (`decode_job`; an unambiguous merge of an update
+snippet anchors the lines it keeps: anchor.py); extract the output and run the checks (`checked`;
+the checks are checks.py's, a refused output may be answered by the merge); restore the file's text
+style, diff and report (`finish`). The last steps and `ApplyResult` are outcome.py's. The settings
+come as one `RunOptions` (options.py); the loaded model is the `Engine`'s (models/engine.py). Writes
+no files and prints nothing: the CLI does both.
 """
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from applyedit import anchor as anchoring
-from applyedit import checks, markers, merge, prompts, report, sampling, spans, textio
+from applyedit import markers, merge, prompts, sampling, spans, textio
 from applyedit.decode import DecodeResult, Step, run
-from applyedit.diff import diff_path, unified_diff
+from applyedit.diff import diff_path
 from applyedit.draftmodel import DraftModelProposer, HybridProposer
-from applyedit.errors import ApplyEditError, DecodeError, InputError, OutputCheckError, PromptTooLongError
+from applyedit.errors import InputError, PromptTooLongError
 from applyedit.models import modelstore
 from applyedit.models.backend import chat_ids
 from applyedit.models.engine import Engine
 from applyedit.options import RunOptions
+from applyedit.outcome import ApplyResult, answer_by_merge, checked, finish
 from applyedit.policy import AdaptiveK, FixedK
-from applyedit.promptcache import reuse_report
 from applyedit.proposers import CopyProposer, NullProposer, Proposer, Source
-from applyedit.regions import find_regions
 from applyedit.runwatch import FenceStop, follow_lines, watch
-from applyedit.stats import Summary, anchored_lines, attribute, process_age_s, profile, summarise
 
 logger = logging.getLogger(__name__)
 
 DRAFT_K_MAX = 8  # the longest draft a draft model makes (its length is chosen by policy.draft_k up to this)
-
-
-@dataclass(frozen=True)
-class ApplyResult:
-    path: str  # as written in the diff headers
-    before: str  # the file as read (original line endings, BOM)
-    after: str  # the new file, in the original's text style
-    diff: str  # "" when nothing changed
-    kind: str  # "snippet" | "instruction"
-    output: str  # the model's raw output text (after the pre-filled opening fence)
-    decode: DecodeResult
-    summary: Summary
-    report: dict[str, Any] = field(default_factory=dict)  # per-region statistics (report.report_data)
-    notes: tuple[str, ...] = ()  # warnings for the user (e.g. a check that could not run)
-    source_sha256: str = ""  # of the file's bytes as read at the start: `--in-place` refuses if they changed
-    answer: str = "model"  # "model", or "merge": no model ran (answer_by_merge) or the model's output was refused
-
-    @property
-    def changed(self) -> bool:
-        return self.before != self.after
 
 
 def output_budget(source_tokens: int, edit_tokens: int) -> int:
@@ -116,10 +94,6 @@ class Job:
     prompt_ids: list[int]
     budget: int
     implied: bool = False  # the edit had no lazy marker but is a piece of the file: markers implied
-
-
-IMPLIED_NOTE = ("the edit has no lazy marker but is a piece of the file (its first and last lines are the file's): "
-                "read as an update snippet that keeps the code before and after it")
 
 
 @dataclass(frozen=True)
@@ -193,28 +167,12 @@ def apply(file: str | Path, edit: str, *, options: RunOptions | None = None, eng
     warm one (its model options are then ignored). `source`: the file's bytes when they do not come
     from `file` (stdin), which then only names it. A relative `file` is relative to `cwd` when given.
 
-    The settings' `timeout` (seconds, from the call) is checked before decoding and between verify
-    passes: a run past it stops with `RunTimeout` and returns nothing. `temperature` 0 (the default)
-    decodes greedily; above 0 the output is sampled (after `top_p`), exactly as from the model alone,
-    and `seed` reproduces it (the summary names the seed a run without one drew). `proposer` "draft"
-    drafts with `draft_model` (default: the packaged 0.5B) alone, "hybrid" with copy drafts while
-    aligned and the draft model inside edits; `draft_backend` "auto", "torch" or "llamacpp" runs it.
-    The draft model's draft length is `draft_k` when given, else chosen per step for the best
-    expected tokens per second (`policy.draft_k`; with `k_policy` "fixed": `k`).
+    What each setting does: `RunOptions`.
 
     `on_phase(name, done, total)` follows the run for progress displays: "loading" (the weights, when
     this call loads them), "prefill" (prompt tokens computed of all), then "decoding" after each
     pass (the output line reached of the original's line count). A refused output (OutputCheckError)
     carries the rejected file, in the original's text style, as `rejected` (None when empty).
-
-    `answer` "merge": an update snippet that merges unambiguously into a file that changes, parses and
-    passes the output checks is answered by that merge, and no model is opened (`ApplyResult.answer`
-    "merge", its summary's `stop_reason` "merge"); "model" runs the model on every edit.
-    `anchor` "merge": when an update snippet merges unambiguously, the original lines it keeps away
-    from every hunk are forced output (anchor.py); the model writes the rest. The output checks
-    (checks.py) refuse what would damage the file unless an `allow_*` switch accepts it; `fallback`
-    "merge": a refused output is replaced by the merge when that is unambiguous and parses
-    (`ApplyResult.answer` and a note say so).
     """
     opts = (options or RunOptions()).replace(**settings)
     deadline = None if opts.timeout is None else time.monotonic() + opts.timeout
@@ -235,37 +193,6 @@ def apply(file: str | Path, edit: str, *, options: RunOptions | None = None, eng
     result = decode_job(job, drafting, merged, opts, decoding, deadline, on_step, on_phase)
     answer = checked(job, result, merged, opts)
     return finish(job, encoding, result, answer, drafting.name, decoding, cold)
-
-
-def answer_by_merge(got: Inputs, merged: merge.MergeResult | None, opts: RunOptions,
-                    encoding: str) -> ApplyResult | None:
-    """The unambiguous merge of an update snippet as the whole answer, without the model: when it
-    changes the file, parses wherever the original did and passes every output check. None otherwise
-    (the model runs, anchored by the merge when it is unambiguous)."""
-    t0 = time.perf_counter()
-    body = checks.merge_answer(got.src, merged)
-    if body is None or body == got.src.text:  # a merge that changes nothing is no confident answer
-        return None
-    try:
-        notes = checks.check_all(got.src, body, got.edit, got.kind, merged, opts)
-    except ApplyEditError:
-        return None
-    src = got.src
-    result = DecodeResult(tokens=[], steps=[], stop_reason="merge", prompt_tokens=0, prefill_s=0.0,
-                          decode_s=time.perf_counter() - t0)
-    summary = summarise(result, model="", device="", dtype="", proposer="none", backend="none",
-                        backend_reason="the merge answered")
-    found = find_regions(src.text, body, src.language, src.path)
-    per_region, end, totals = attribute(found, [], [], 0)
-    data = report.report_data(found, per_region, end, totals, summary, profile(result))
-    data["anchored_lines"] = []
-    all_notes = [*([IMPLIED_NOTE] if got.implied else []), *notes]
-    data["answer"] = {"by": "merge", "model_ran": False, "notes": all_notes}
-    data["prompt_cache"] = reuse_report(0, 0)
-    after = textio.restore(body, src.style, src.text)
-    before = src.raw.decode(encoding)
-    return ApplyResult(got.shown, before, after, unified_diff(before, after, got.shown), got.kind, "", result, summary,
-                       data, tuple(all_notes), hashlib.sha256(src.raw).hexdigest(), "merge")
 
 
 @dataclass(frozen=True)
@@ -336,60 +263,6 @@ def decode_job(job: Job, drafting: Drafting, merged: merge.MergeResult | None, o
             target.on_prefill = None
 
 
-@dataclass(frozen=True)
-class Answer:
-    """The output that passed the checks (or the merge that replaced a refused one)."""
-
-    output: str  # the model's raw output text
-    body: str  # the new file's text (normalised)
-    model_body: str | None  # the model's file, when one was extracted (the report's regions)
-    by: str  # "model" | "merge"
-    notes: list[str]
-
-
-def checked(job: Job, result: DecodeResult, merged: merge.MergeResult | None, opts: RunOptions) -> Answer:
-    """Extract the model's file and run the output checks; a refusal raises, unless the merge answers."""
-    src, output = job.src, job.engine.decode(result.tokens)
-    model_body: str | None = None
-    try:
-        if result.stop_reason == "budget":
-            raise DecodeError(
-                f"the output reached its budget of {job.budget:,} tokens before the file ended (truncated); "
-                "nothing was written. Raise it with --max-new-tokens"
-            )
-        model_body = textio.extract_body(output, job.fence, ended=result.stop_reason == "eos", original=src.text)
-        notes = checks.check_all(src, model_body, job.edit, job.kind, merged, opts)
-    except ApplyEditError as e:
-        e.output, e.decode = output, result  # type: ignore[attr-defined]  # what the model wrote, for eval
-        e.rejected = textio.restore(model_body, src.style, src.text) if model_body else None  # type: ignore[attr-defined]
-        refused = isinstance(e, (OutputCheckError, DecodeError))
-        fallen = checks.merge_answer(src, merged) if opts.fallback == "merge" and refused else None
-        if fallen is None:
-            raise
-        why = str(e).split("; nothing was written")[0]
-        return Answer(output, fallen, model_body, "merge",
-                      [f"answered with the snippet's merge: the model's output was refused ({why})"])
-    return Answer(output, model_body, model_body, "model", notes)
-
-
-def finish(job: Job, encoding: str, result: DecodeResult, answer: Answer, proposer_name: str,
-           decoding: sampling.Sampling, cold: bool) -> ApplyResult:
-    """The new file in the original's text style, its diff, the summary and the report."""
-    engine, src = job.engine, job.src
-    after = textio.restore(answer.body, src.style, src.text)
-    before = src.raw.decode(encoding)
-    summary = summarise(result, model=engine.source.name, device=engine.device,
-                        dtype=engine.dtype_name, proposer=proposer_name,
-                        backend=engine.backend, backend_reason=engine.backend_reason, sampling=decoding)
-    data = region_report(engine, src, answer.model_body if answer.model_body is not None else answer.body, result,
-                         summary, cold)
-    notes = [IMPLIED_NOTE, *answer.notes] if job.implied else answer.notes
-    data["answer"] = {"by": answer.by, "model_ran": True, "notes": notes}
-    data["prompt_cache"] = reuse_report(result.prompt_tokens, result.prefilled)  # prompt tokens reused
-    return ApplyResult(job.shown, before, after, unified_diff(before, after, job.shown), job.kind, answer.output,
-                       result, summary, data, tuple(notes), hashlib.sha256(src.raw).hexdigest(), answer.by)
-
-
 def anchor_constraint(engine: Engine, original: str, merged: merge.MergeResult | None,
                       fence: str) -> anchoring.Anchor | None:
     """The decode constraint forcing what an unambiguous merge keeps of the original; None when the
@@ -398,19 +271,3 @@ def anchor_constraint(engine: Engine, original: str, merged: merge.MergeResult |
     if not found:
         return None
     return anchoring.Anchor(lambda t: spans.token_bytes(engine.tokenizer, [t])[0], engine.encode, found)
-
-
-def region_report(engine: Engine, src: textio.SourceFile, body: str, result: DecodeResult,
-                  summary: Summary, cold: bool = False) -> dict[str, Any]:
-    """Regions of the new file (unchanged / edited / deleted, by definition) with their statistics."""
-    found = find_regions(src.text, body, src.language, src.path)
-    lines = spans.token_lines(engine.tokenizer, result.tokens)
-    num_body = spans.tokens_before_line(lines, body.count("\n"))
-    per_region, end, totals = attribute(found, result.steps, lines, num_body)
-    startup = process_age_s(result.started_at) if cold else None  # a warm engine (eval, bench): none
-    data = report.report_data(found, per_region, end, totals, summary, profile(result), startup)
-    data["anchored_lines"] = anchored_lines(result.steps, spans.token_bytes(engine.tokenizer, result.tokens),
-                                            body.count("\n"))
-    return data
-
-

@@ -29,7 +29,26 @@ ENGINE_FIELDS = ("model", "device", "dtype", "backend")  # what opens the model 
 
 @dataclass(frozen=True)
 class RunOptions:
-    """Everything that decides a run, besides the file and the edit (see `api.apply`)."""
+    """Everything that decides a run, besides the file and the edit (`api.apply` runs it).
+
+    `timeout` (seconds, from the call) is checked before decoding and between verify passes: a run
+    past it stops with `RunTimeout` and returns nothing. `temperature` 0 (the default) decodes
+    greedily; above 0 the output is sampled (after `top_p`), exactly as from the model alone, and
+    `seed` reproduces it (the summary names the seed a run without one drew). `proposer` "draft"
+    drafts with `draft_model` (default: the packaged 0.5B) alone, "hybrid" with copy drafts while
+    aligned and the draft model inside edits; `draft_backend` "auto", "torch" or "llamacpp" runs it.
+    The draft model's draft length is `draft_k` when given, else chosen per step for the best
+    expected tokens per second (`policy.draft_k`; with `k_policy` "fixed": `k`).
+
+    `answer` "merge": an update snippet that merges unambiguously into a file that changes, parses and
+    passes the output checks is answered by that merge, and no model is opened (`ApplyResult.answer`
+    "merge", its summary's `stop_reason` "merge"); "model" runs the model on every edit.
+    `anchor` "merge": when an update snippet merges unambiguously, the original lines it keeps away
+    from every hunk are forced output (anchor.py); the model writes the rest. The output checks
+    (checks.py) refuse what would damage the file unless an `allow_*` switch accepts it; `fallback`
+    "merge": a refused output is replaced by the merge when that is unambiguous and parses
+    (`ApplyResult.answer` and a note say so).
+    """
 
     # The model (a warm engine, as in eval, bench and serve, ignores these).
     model: str | None = None
