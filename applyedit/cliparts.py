@@ -1,6 +1,7 @@
 """What every command of the CLI shares: the exit codes, the two consoles, the options several
-commands take (declared once, choices listed in `--help`), the user's defaults, and the one mapping
-of an error to a message and an exit code (`fail`, and `guarded` around a command).
+commands take (declared once, choices listed in `--help`; whole groups of them added to a command's
+signature by `with_options`), the user's defaults, and the one mapping of an error to a message and
+an exit code (`fail`, and `guarded` around a command).
 
 Knows nothing of what a command does. Heavy imports stay out: `--help` is instant.
 """
@@ -8,6 +9,7 @@ Knows nothing of what a command does. Heavy imports stay out: `--help` is instan
 from __future__ import annotations
 
 import functools
+import inspect
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Annotated, Any, TypeVar
@@ -16,7 +18,7 @@ import typer
 from rich.console import Console
 
 from applyedit.errors import ApplyEditError
-from applyedit.options import ANCHORS, ANSWERS, DRAFT_BACKENDS, DTYPES, FALLBACKS, K_POLICIES, PROPOSERS
+from applyedit.options import ANCHORS, ANSWERS, DEFAULT_K, DRAFT_BACKENDS, DTYPES, FALLBACKS, K_POLICIES, PROPOSERS
 
 EXIT_OK, EXIT_USAGE, EXIT_MODEL, EXIT_CHECK, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
 EXIT_CODES = {  # the one table; --help and the README quote it
@@ -87,6 +89,40 @@ FallbackOpt = Annotated[str, choice(
          "that parses, answer with the merge (a warning says so); none: refuse (exit 3).")]
 
 
+
+Command = TypeVar("Command", bound=Callable[..., Any])
+
+
+def _option(name: str, annotation: Any, default: Any) -> inspect.Parameter:
+    return inspect.Parameter(name, inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=annotation, default=default)
+
+
+# Groups of options several commands take, in the order --help lists them: each is declared here once
+# and added to a command's signature by `with_options`.
+MODEL_OPTIONS = (_option("model", ModelOpt, None), _option("device", DeviceOpt, None),
+                 _option("dtype", DtypeOpt, None), _option("backend", BackendOpt, None))
+DRAFT_OPTIONS = (_option("proposer", ProposerOpt, "copy"), _option("draft_model", DraftModelOpt, None),
+                 _option("draft_backend", DraftBackendOpt, None), _option("draft_k", DraftKOpt, None),
+                 _option("k", KOpt, DEFAULT_K), _option("k_policy", KPolicyOpt, "adaptive"))
+ANSWER_OPTIONS = (_option("anchor", AnchorOpt, "merge"), _option("answer", AnswerOpt, "merge"),
+                  _option("fallback", FallbackOpt, "merge"))
+
+
+def with_options(**after: Sequence[inspect.Parameter]) -> Callable[[Command], Command]:
+    """Add option groups to a command's signature, each after the parameter it is keyed by
+    (`@with_options(filename=MODEL_OPTIONS)`): typer reads the signature, so `--help` lists them
+    there, and the command receives them in its `**options` (named like `RunOptions`'s fields)."""
+
+    def declare(command: Command) -> Command:
+        params = []
+        for param in inspect.signature(command, eval_str=True).parameters.values():
+            if param.kind is not param.VAR_KEYWORD:
+                params += [param, *after.get(param.name, ())]
+        setattr(command, "__signature__", inspect.Signature(params))  # noqa: B010 (a Callable has no such attribute)
+        return command
+
+    return declare
+
 def defaults(ctx: typer.Context, **values: Any) -> dict[str, Any]:
     """The command's values with the user's config file (applyedit.toml) in place of built-in
     defaults: a flag or an environment variable still wins (userconfig.py)."""
@@ -127,9 +163,6 @@ def fail(error: BaseException, debug: bool, written: list[Path] | None = None) -
         return typer.Exit(error.exit_code)
     console.print(f"applyedit: internal error: {type(error).__name__}: {error} (run with --debug)", markup=False)
     return typer.Exit(EXIT_MODEL)
-
-
-Command = TypeVar("Command", bound=Callable[..., Any])
 
 
 def guarded(command: Command) -> Command:
