@@ -256,8 +256,8 @@ def decode_job(job: Job, drafting: Drafting, merged: merge.MergeResult | None, o
             target.on_prefill = prefilled
     try:
         return run(target, job.prompt_ids, drafting.drafter, drafting.policy, job.budget,
-                   FenceStop(engine.decode, job.fence), watch(deadline, opts.timeout, on_step), sampling=decoding,
-                   constraint=constraint)
+                   stop=FenceStop(engine.decode, job.fence), on_step=watch(deadline, opts.timeout, on_step),
+                   sampling=decoding, constraint=constraint)
     finally:
         if on_phase is not None and hasattr(target, "on_prefill"):
             target.on_prefill = None

@@ -214,6 +214,7 @@ def run(
     proposer: Proposer,
     policy: KPolicy,
     max_new_tokens: int,
+    *,
     stop: StopCheck | None = None,
     on_step: Callable[[Step, int], None] | None = None,
     sampling: Sampling | None = None,

@@ -10,7 +10,7 @@ from typing import Annotated, Any
 
 import typer
 
-from applyedit.cliparts import BackendOpt, DebugOpt, DeviceOpt, DtypeOpt, ModelOpt, console, guarded
+from applyedit.cliparts import MODEL_OPTIONS, DebugOpt, console, guarded, with_options
 from applyedit.errors import UsageError
 from applyedit.options import RunOptions
 
@@ -65,6 +65,7 @@ def _disk_store(engine: Any, folder: Path, limit_mb: int) -> Any:
 
 
 @guarded
+@with_options(timeout=MODEL_OPTIONS)
 def serve_command(
     host: Annotated[str, typer.Option(help="Address to listen on; anything but loopback needs --token.")] = "127.0.0.1",
     port: Annotated[int, typer.Option(help="Port to listen on (0: any free one, printed).")] = 8321,
@@ -79,11 +80,8 @@ def serve_command(
     max_body_mb: Annotated[float, typer.Option(help="Largest request body in MiB; larger get 413.")] = 8.0,
     timeout: Annotated[float | None, typer.Option(
         help="Default per-request limit in seconds, from arrival (a request's own timeout wins).")] = None,
-    model: ModelOpt = None,
-    device: DeviceOpt = None,
-    dtype: DtypeOpt = None,
-    backend: BackendOpt = None,
     debug: DebugOpt = False,
+    **options: Any,
 ) -> None:
     """Serve the model warm on a local HTTP API: /v1/apply, OpenAI-style /v1/chat/completions, /v1/models, /health.
 
@@ -110,7 +108,7 @@ def serve_command(
         server.check_settings(settings)
         if cache_mb < 0:
             raise UsageError("--cache-mb must be 0 or more")
-        engine = Engine.open(model, device, dtype, backend=backend)
+        engine = Engine.open(options["model"], options["device"], options["dtype"], backend=options["backend"])
         cache = PromptCache(cache_mb << 20) if cache_mb else None
         if cache is not None and cache_dir is not None:
             cache.disk = _disk_store(engine, cache_dir, cache_dir_mb)
