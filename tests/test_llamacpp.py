@@ -71,10 +71,10 @@ def test_speculative_agrees_with_plain_decoding(engine: api.Engine) -> None:
     outputs agree (llama.cpp's block kernels could flip a near-tie; on this case none does)."""
     job = api.prepare(CASE / "before.py", (CASE / "edit.txt").read_text(), engine, cwd=CASE)
     stop = FenceStop(engine.decode, job.fence)
-    plain = run(engine.model, job.prompt_ids, NullProposer(), FixedK(0), job.budget, stop)
+    plain = run(engine.model, job.prompt_ids, NullProposer(), FixedK(0), job.budget, stop=stop)
     for policy in (AdaptiveK(cost=engine.cost_curve(), k_max=64), FixedK(8)):
         proposer = api.make_proposer("copy", engine, job.src.text, job.fence, job.edit, job.kind)
-        spec = run(engine.model, job.prompt_ids, proposer, policy, job.budget, stop)
+        spec = run(engine.model, job.prompt_ids, proposer, policy, job.budget, stop=stop)
         assert spec.tokens == plain.tokens
         assert len(spec.steps) * 4 < len(plain.steps)
 
@@ -89,7 +89,7 @@ def test_llamacpp_own_greedy_is_the_plain_baseline(engine: api.Engine) -> None:
     """llama.cpp's own greedy loop (bench's baseline on this backend) writes what applyedit's loop
     without drafts writes on the same backend, up to the closing fence where the loop stops."""
     job = api.prepare(CASE / "before.py", (CASE / "edit.txt").read_text(), engine, cwd=CASE)
-    plain = run(engine.model, job.prompt_ids, NullProposer(), FixedK(0), job.budget, FenceStop(engine.decode, job.fence))
+    plain = run(engine.model, job.prompt_ids, NullProposer(), FixedK(0), job.budget, stop=FenceStop(engine.decode, job.fence))
     budget = len(plain.tokens) + 5
     tokens, first = engine.model.greedy(job.prompt_ids, budget)
     assert tokens[: len(plain.tokens)] == plain.tokens and 0 < first
