@@ -41,7 +41,7 @@ from applyedit.modelcmd import model_app
 from applyedit.options import RunOptions
 from applyedit.progress import RunProgress
 from applyedit.servecmd import ServerOpt, TokenOpt, remote_apply, serve_command
-from applyedit.tools.commands import bench_command, eval_command
+from applyedit.tools.commands import BENCH_HELP, bench_command, eval_command
 
 SUBCOMMANDS = {"apply", "model", "bench", "eval", "serve"}
 TOP_LEVEL = ("--help", "-h", "--version")  # the top level's own options: never a FILE
@@ -201,7 +201,7 @@ def _apply(ctx: typer.Context, out: Delivery, settings: RunOptions, edit: tuple[
         raise fail(e, debug, written) from None
 
 
-app.command("bench")(bench_command)
+app.command("bench", help=BENCH_HELP)(bench_command)
 app.command("eval")(eval_command)
 
 

@@ -78,6 +78,28 @@ WarmOpt = Annotated[Path | None, typer.Option(
 CacheMbOpt = Annotated[int, typer.Option(help="With --warm: the server's prompt cache in MiB.")]
 
 
+BENCH_HELP = """Compare plain greedy, transformers' prompt lookup and applyedit's K settings, one model, same prompt.
+
+Examples:
+
+  applyedit bench fixtures --repeats 3 --json bench.json
+
+  applyedit bench fixtures --no-baselines --k-policy adaptive --k-policy fixed:4,8,16,32
+
+  applyedit bench app.py --edit edit.txt --baseline greedy --dtype bf16
+
+  applyedit bench fixtures --baseline greedy --break-it applyedit/decode.py
+
+  applyedit bench fixtures --backend llamacpp --baseline greedy --baseline torch --repeats 3
+
+  applyedit bench fixtures --baseline hybrid --baseline draft   # against copy-only (adaptive)
+
+  applyedit bench --show bench.json --chart bench.png
+
+  applyedit bench --show bench.json --markdown > speed.md
+"""
+
+
 @guarded
 @with_options(break_it=MODEL_OPTIONS)
 def bench_command(
@@ -88,26 +110,6 @@ def bench_command(
     resume: BenchResumeOpt = False, chart: ChartOpt = None, show: ShowOpt = None, markdown: MarkdownOpt = False,
     debug: DebugOpt = False, warm: WarmOpt = None, cache_mb: CacheMbOpt = 1024, **options: Any,
 ) -> None:
-    """Compare plain greedy, transformers' prompt lookup and applyedit's K settings, one model, same prompt.
-
-    Examples:
-
-      applyedit bench fixtures --repeats 3 --json bench.json
-
-      applyedit bench fixtures --no-baselines --k-policy adaptive --k-policy fixed:4,8,16,32
-
-      applyedit bench app.py --edit edit.txt --baseline greedy --dtype bf16
-
-      applyedit bench fixtures --baseline greedy --break-it applyedit/decode.py
-
-      applyedit bench fixtures --backend llamacpp --baseline greedy --baseline torch --repeats 3
-
-      applyedit bench fixtures --baseline hybrid --baseline draft   # against copy-only (adaptive)
-
-      applyedit bench --show bench.json --chart bench.png
-
-      applyedit bench --show bench.json --markdown > speed.md
-    """
     from applyedit.tools import bench, benchmethods
 
     model = {**options, **defaults(ctx, model=options["model"], backend=options["backend"])}
