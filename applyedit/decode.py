@@ -110,8 +110,9 @@ def decode(
     proposer: Proposer,
     policy: KPolicy,
     max_new_tokens: int,
-    stop: StopCheck | None = None,
+    *,
     state: LoopState | None = None,
+    stop: StopCheck | None = None,
     sampling: Sampling | None = None,
     constraint: Constraint | None = None,
 ) -> Iterator[Step]:
@@ -224,7 +225,8 @@ def run(
     state = LoopState()
     steps: list[Step] = []
     tokens: list[int] = []
-    for step in decode(model, prompt, proposer, policy, max_new_tokens, stop, state, sampling, constraint):
+    for step in decode(model, prompt, proposer, policy, max_new_tokens, state=state, stop=stop, sampling=sampling,
+                       constraint=constraint):
         steps.append(step)
         tokens.extend(step.emitted)
         if on_step is not None:
