@@ -150,3 +150,30 @@ def test_bench_and_backend_usage_errors(work: Path, args: tuple[str, ...], messa
     result = cli(*args, cwd=work)
     assert result.returncode == 1, result.stderr
     assert message in result.stderr and result.stderr.count(b"\n") == 1 and result.stdout == b""
+
+
+def test_shared_option_groups_reach_run_options() -> None:
+    """The option groups apply, eval, bench and serve share are declared once (cliparts.with_options):
+    each command's signature holds them where --help lists them, and each name is a RunOptions field."""
+    import dataclasses
+    import inspect
+
+    from applyedit.cli import apply_command
+    from applyedit.cliparts import ANSWER_OPTIONS, DRAFT_OPTIONS, MODEL_OPTIONS
+    from applyedit.options import RunOptions
+    from applyedit.servecmd import serve_command
+    from applyedit.tools.commands import bench_command, eval_command
+
+    fields = {f.name for f in dataclasses.fields(RunOptions)}
+    assert {p.name for p in (*MODEL_OPTIONS, *DRAFT_OPTIONS, *ANSWER_OPTIONS)} <= fields
+
+    def after(command: object, name: str, count: int) -> list[str]:
+        params = list(inspect.signature(command).parameters)  # type: ignore[arg-type]
+        return params[params.index(name) + 1 : params.index(name) + 1 + count]
+
+    model, draft, answer = ([p.name for p in group] for group in (MODEL_OPTIONS, DRAFT_OPTIONS, ANSWER_OPTIONS))
+    assert after(apply_command, "filename", 10) == model + draft
+    assert after(apply_command, "allow_mismatch", 3) == answer
+    assert after(eval_command, "filter_", 13) == model + draft + answer
+    assert after(bench_command, "break_it", 4) == model and after(serve_command, "timeout", 4) == model
+    assert "options" not in inspect.signature(apply_command).parameters  # typer never sees **options
