@@ -274,7 +274,7 @@ def test_nomerge_drafts_without_the_predicted_output(tokenizer: tuple[Path, Any]
     passes = {}
     for proposer in ("copy", "copy-original"):
         result = api.apply(src, snippet, engine=scripted_engine(tokenizer, body + "```\n"), proposer=proposer,
-                           cwd=tmp_path, k_policy="fixed", k=16, anchor="none")
+                           cwd=tmp_path, k_policy="fixed", k=16, anchor="none", answer="model")
         assert result.after == body
         passes[proposer] = result.summary.passes
     assert passes["copy"] < passes["copy-original"]
