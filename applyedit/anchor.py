@@ -95,8 +95,9 @@ class _State:
 class Anchor:
     """The decode loop's `Constraint` for a list of stretches (see the module docstring)."""
 
-    def __init__(self, token_bytes: Callable[[int], bytes], encode: Callable[[str], list[int]],
-                 found: Sequence[Stretch]) -> None:
+    def __init__(
+        self, token_bytes: Callable[[int], bytes], encode: Callable[[str], list[int]], found: Sequence[Stretch]
+    ) -> None:
         self.stretches = list(found)
         self._encode = encode
         self._token_bytes_of = token_bytes

@@ -46,8 +46,9 @@ def output_budget(source_tokens: int, edit_tokens: int) -> int:
     return int(source_tokens * 1.2) + 2 * edit_tokens + 128
 
 
-def make_proposer(name: str, engine: Engine, body: str, fence: str, edit: str, kind: str,
-                  merged: merge.MergeResult | None = None) -> Proposer:
+def make_proposer(
+    name: str, engine: Engine, body: str, fence: str, edit: str, kind: str, merged: merge.MergeResult | None = None
+) -> Proposer:
     """Copy sources, in order of preference: the predicted output, the original, the edit
     ("copy-original": the last two only, to measure what the prediction adds). "hybrid" gets the
     same copy sources as "copy" (its draft model is added by `plan_drafting`); "draft" has none.
@@ -107,8 +108,15 @@ class Inputs:
     implied: bool  # a marker-less piece of the file, read as an update snippet
 
 
-def read_inputs(file: str | Path, edit: str, *, language: str | None = None, encoding: str = "utf-8",
-                cwd: Path | None = None, source: bytes | None = None) -> Inputs:
+def read_inputs(
+    file: str | Path,
+    edit: str,
+    *,
+    language: str | None = None,
+    encoding: str = "utf-8",
+    cwd: Path | None = None,
+    source: bytes | None = None,
+) -> Inputs:
     """Read the file, unwrap the edit and say what kind it is (no model needed).
 
     A relative `file` is relative to `cwd` when one is given (the diff's paths are), else to the
@@ -118,8 +126,11 @@ def read_inputs(file: str | Path, edit: str, *, language: str | None = None, enc
     path = Path(file)
     if cwd is not None and not path.is_absolute():
         path = Path(cwd) / path
-    src = textio.read_source(path, language, encoding) if source is None else \
-        textio.source_from(path, source, language, encoding)
+    src = (
+        textio.read_source(path, language, encoding)
+        if source is None
+        else textio.source_from(path, source, language, encoding)
+    )
     edit_text = textio.extract_edit(edit, src.language)
     kind = prompts.edit_kind(edit_text)
     wrapped = merge.implied_snippet(src.text, edit_text, src.language) if kind == "instruction" else None
@@ -133,9 +144,18 @@ def read_inputs(file: str | Path, edit: str, *, language: str | None = None, enc
     return Inputs(src, diff_path(path, cwd), edit_text, kind, wrapped is not None)
 
 
-def prepare(file: str | Path, edit: str, engine: Engine | Callable[[], Engine], *, max_new_tokens: int | None = None,
-            language: str | None = None, encoding: str = "utf-8", cwd: Path | None = None,
-            source: bytes | None = None, inputs: Inputs | None = None) -> Job:
+def prepare(
+    file: str | Path,
+    edit: str,
+    engine: Engine | Callable[[], Engine],
+    *,
+    max_new_tokens: int | None = None,
+    language: str | None = None,
+    encoding: str = "utf-8",
+    cwd: Path | None = None,
+    source: bytes | None = None,
+    inputs: Inputs | None = None,
+) -> Job:
     """Read the inputs (`read_inputs`, unless they come as `inputs`), build the prompt and check it
     fits the context (no weights needed).
 
@@ -156,10 +176,21 @@ def prepare(file: str | Path, edit: str, engine: Engine | Callable[[], Engine], 
     return Job(engine, src, got.shown, edit_text, prompt.kind, fence, prompt_ids, budget, got.implied)
 
 
-def apply(file: str | Path, edit: str, *, options: RunOptions | None = None, engine: Engine | None = None,
-          language: str | None = None, encoding: str = "utf-8", cwd: Path | None = None, source: bytes | None = None,
-          on_step: Callable[[Step, int], None] | None = None, progress: modelstore.Progress | None = None,
-          on_phase: Callable[[str, int, int], None] | None = None, **settings: Any) -> ApplyResult:
+def apply(
+    file: str | Path,
+    edit: str,
+    *,
+    options: RunOptions | None = None,
+    engine: Engine | None = None,
+    language: str | None = None,
+    encoding: str = "utf-8",
+    cwd: Path | None = None,
+    source: bytes | None = None,
+    on_step: Callable[[Step, int], None] | None = None,
+    progress: modelstore.Progress | None = None,
+    on_phase: Callable[[str, int, int], None] | None = None,
+    **settings: Any,
+) -> ApplyResult:
     """Apply `edit` (an instruction or an update snippet) to `file` with the local model.
 
     `options` (a RunOptions) decides the run; keyword `settings` named like its fields (`k=8`,
@@ -204,8 +235,13 @@ class Drafting:
     name: str
 
 
-def plan_drafting(job: Job, merged: merge.MergeResult | None, opts: RunOptions, decoding: sampling.Sampling,
-                  progress: modelstore.Progress | None = None) -> Drafting:
+def plan_drafting(
+    job: Job,
+    merged: merge.MergeResult | None,
+    opts: RunOptions,
+    decoding: sampling.Sampling,
+    progress: modelstore.Progress | None = None,
+) -> Drafting:
     """Build the K policy and the drafter the options name (the draft model loads here)."""
     engine, proposer, k, k_policy = job.engine, opts.proposer, opts.k, opts.k_policy
     draft_model, draft_backend, draft_k = opts.draft_model, opts.draft_backend, opts.draft_k
@@ -214,19 +250,26 @@ def plan_drafting(job: Job, merged: merge.MergeResult | None, opts: RunOptions, 
     else:
         policy = AdaptiveK(cost=engine.cost_curve(), k_max=k)
     # A Proposer object (Python API, `bench`'s break-it mode) drafts instead of the named ones.
-    drafter = make_proposer(proposer, engine, job.src.text, job.fence, job.edit, job.kind, merged) \
-        if isinstance(proposer, str) else proposer
+    drafter = (
+        make_proposer(proposer, engine, job.src.text, job.fence, job.edit, job.kind, merged)
+        if isinstance(proposer, str)
+        else proposer
+    )
     proposer_name = opts.proposer_name
     if proposer in ("draft", "hybrid"):
         small = engine.draft_model(draft_model, draft_backend, progress)
         # Adaptive: the draft length maximises tokens/s on the target's and the draft's cost curves;
         # --draft-k or the fixed policy: always that many.
         chosen = k_policy != "fixed" and draft_k is None
-        model_drafts = DraftModelProposer(small, tuple(job.prompt_ids),
-                                          k_max=min(k, DRAFT_K_MAX) if chosen else (draft_k or k),
-                                          cost=engine.cost_curve() if chosen else None,
-                                          sampling=decoding, vocab=engine.vocab_size,
-                                          token_s=engine.draft_cost(draft_model, draft_backend)(0) if chosen else 0.0)
+        model_drafts = DraftModelProposer(
+            small,
+            tuple(job.prompt_ids),
+            k_max=min(k, DRAFT_K_MAX) if chosen else (draft_k or k),
+            cost=engine.cost_curve() if chosen else None,
+            sampling=decoding,
+            vocab=engine.vocab_size,
+            token_s=engine.draft_cost(draft_model, draft_backend)(0) if chosen else 0.0,
+        )
         if proposer == "draft":
             drafter = model_drafts
         else:
@@ -236,9 +279,16 @@ def plan_drafting(job: Job, merged: merge.MergeResult | None, opts: RunOptions, 
     return Drafting(policy, drafter, proposer_name)
 
 
-def decode_job(job: Job, drafting: Drafting, merged: merge.MergeResult | None, opts: RunOptions,
-               decoding: sampling.Sampling, deadline: float | None, on_step: Callable[[Step, int], None] | None,
-               on_phase: Callable[[str, int, int], None] | None) -> DecodeResult:
+def decode_job(
+    job: Job,
+    drafting: Drafting,
+    merged: merge.MergeResult | None,
+    opts: RunOptions,
+    decoding: sampling.Sampling,
+    deadline: float | None,
+    on_step: Callable[[Step, int], None] | None,
+    on_phase: Callable[[str, int, int], None] | None,
+) -> DecodeResult:
     """Run the decode loop on the job's prompt (the target's weights load here on first use)."""
     engine, src = job.engine, job.src
     target = engine.model  # loads the weights on first use
@@ -255,16 +305,25 @@ def decode_job(job: Job, drafting: Drafting, merged: merge.MergeResult | None, o
         if hasattr(target, "on_prefill"):
             target.on_prefill = prefilled
     try:
-        return run(target, job.prompt_ids, drafting.drafter, drafting.policy, job.budget,
-                   stop=FenceStop(engine.decode, job.fence), on_step=watch(deadline, opts.timeout, on_step),
-                   sampling=decoding, constraint=constraint)
+        return run(
+            target,
+            job.prompt_ids,
+            drafting.drafter,
+            drafting.policy,
+            job.budget,
+            stop=FenceStop(engine.decode, job.fence),
+            on_step=watch(deadline, opts.timeout, on_step),
+            sampling=decoding,
+            constraint=constraint,
+        )
     finally:
         if on_phase is not None and hasattr(target, "on_prefill"):
             target.on_prefill = None
 
 
-def anchor_constraint(engine: Engine, original: str, merged: merge.MergeResult | None,
-                      fence: str) -> anchoring.Anchor | None:
+def anchor_constraint(
+    engine: Engine, original: str, merged: merge.MergeResult | None, fence: str
+) -> anchoring.Anchor | None:
     """The decode constraint forcing what an unambiguous merge keeps of the original; None when the
     edit is no update snippet, its merge is ambiguous, or no stretch is long enough to anchor."""
     found = anchoring.stretches(original, merged, fence) if merged is not None else []

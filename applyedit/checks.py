@@ -22,12 +22,16 @@ LONG_SLACK = 10  # lines an output may run past the original plus the snippet be
 DELETION_SHARE = 0.5  # an instruction's output keeping fewer than this share of the non-blank lines is refused
 DELETION_MIN_LINES = 3  # ... when it lost at least this many
 # An instruction that asks for lines to go: the deletion guard stands aside.
-ASKS_TO_DELETE = re.compile(r"\b(delet|remov|drop|strip|eras|cut|trim|purg|eliminat|get rid|shorten|truncat|prun|"
-                            r"discard|empty|keep only|only keep|clear out)", re.I)
+ASKS_TO_DELETE = re.compile(
+    r"\b(delet|remov|drop|strip|eras|cut|trim|purg|eliminat|get rid|shorten|truncat|prun|"
+    r"discard|empty|keep only|only keep|clear out)",
+    re.I,
+)
 
 
-def check_all(src: textio.SourceFile, body: str, edit: str, kind: str, merged: merge.MergeResult | None,
-              opts: RunOptions) -> list[str]:
+def check_all(
+    src: textio.SourceFile, body: str, edit: str, kind: str, merged: merge.MergeResult | None, opts: RunOptions
+) -> list[str]:
     """Every check, in order; the notes of those the options' `allow_*` switches accepted."""
     check_output(src.text, body, opts.allow_markers)
     drops = check_drops(src.text, body, merged, opts.allow_drops)
@@ -59,14 +63,28 @@ def new_lines(original: str, edit: str, merged: merge.MergeResult | None) -> lis
     """The lines an update snippet adds (not in the original; code, not comments or `...`): the merge's
     hunk lines when it is unambiguous, else every snippet line that is no lazy marker."""
     have = {" ".join(line.split()) for line in original.split("\n")}
-    lines = [x for h in merged.hunks for x in h.new_lines] if merged is not None and merged.ok else \
-        [x for x in edit.split("\n") if not markers.is_marker(x)]
-    return [x for x in lines if " ".join(x.split()) not in have and x.strip() and x.strip() != "..."
-            and not _COMMENT_ONLY.match(x)]
+    lines = (
+        [x for h in merged.hunks for x in h.new_lines]
+        if merged is not None and merged.ok
+        else [x for x in edit.split("\n") if not markers.is_marker(x)]
+    )
+    return [
+        x
+        for x in lines
+        if " ".join(x.split()) not in have and x.strip() and x.strip() != "..." and not _COMMENT_ONLY.match(x)
+    ]
 
 
-def check_answer(original: str, body: str, kind: str, edit: str, merged: merge.MergeResult | None,
-                 allow_unchanged: bool, allow_mismatch: bool, agree: bool = True) -> list[str]:
+def check_answer(
+    original: str,
+    body: str,
+    kind: str,
+    edit: str,
+    merged: merge.MergeResult | None,
+    allow_unchanged: bool,
+    allow_mismatch: bool,
+    agree: bool = True,
+) -> list[str]:
     """Refuse outputs that only look like success: the original unchanged although the edit changes
     something (an instruction, or a snippet with new lines), an update snippet's new lines missing,
     or an output far longer (`LONG_SLACK` lines) than the original plus the snippet; with `agree`, an
@@ -77,20 +95,27 @@ def check_answer(original: str, body: str, kind: str, edit: str, merged: merge.M
         changes = kind == "instruction" or bool(added) or merge_changes
         if changes:
             what = "an instruction" if kind == "instruction" else "an update snippet that changes the file"
-            return _refuse(f"the output equals the original although the edit is {what}", allow_unchanged,
-                           "--allow-unchanged")
+            return _refuse(
+                f"the output equals the original although the edit is {what}", allow_unchanged, "--allow-unchanged"
+            )
         return []
     if kind != "snippet":
         return []
     have = {" ".join(line.split()) for line in body.split("\n")}
     missing = [x for x in added if " ".join(x.split()) not in have]
     if missing:
-        return _refuse(f"the output lacks {len(missing)} of the snippet's {len(added)} new lines "
-                       f"(first: {missing[0].strip()!r})", allow_mismatch, "--allow-mismatch")
+        return _refuse(
+            f"the output lacks {len(missing)} of the snippet's {len(added)} new lines (first: {missing[0].strip()!r})",
+            allow_mismatch,
+            "--allow-mismatch",
+        )
     size, old, given = body.count("\n"), original.count("\n"), edit.count("\n")
     if size > old + given + LONG_SLACK:
-        return _refuse(f"the output has {size} lines, far more than the original ({old}) plus the snippet ({given})",
-                       allow_mismatch, "--allow-mismatch")
+        return _refuse(
+            f"the output has {size} lines, far more than the original ({old}) plus the snippet ({given})",
+            allow_mismatch,
+            "--allow-mismatch",
+        )
     if merged is not None and merged.ok and merged.merged is not None:
         return check_merge_agrees(body, merged.merged, allow_mismatch) if agree else []
     return []
@@ -104,12 +129,16 @@ def check_merge_agrees(body: str, merged: str, allow: bool) -> list[str]:
     ours, theirs = body.rstrip("\n").split("\n"), merged.rstrip("\n").split("\n")
     if ours == theirs:
         return []
-    line = next((n for n, (a, b) in enumerate(zip(ours, theirs, strict=False), 1) if a != b),
-                min(len(ours), len(theirs)) + 1)
+    line = next(
+        (n for n, (a, b) in enumerate(zip(ours, theirs, strict=False), 1) if a != b), min(len(ours), len(theirs)) + 1
+    )
     shown = ours[line - 1].strip() if line <= len(ours) else "the end of the file"
-    return _refuse(f"the output differs from the snippet's unambiguous merge from line {line} "
-                   f"(the output has {shown!r}; {len(ours)} lines against the merge's {len(theirs)})",
-                   allow, "--allow-mismatch")
+    return _refuse(
+        f"the output differs from the snippet's unambiguous merge from line {line} "
+        f"(the output has {shown!r}; {len(ours)} lines against the merge's {len(theirs)})",
+        allow,
+        "--allow-mismatch",
+    )
 
 
 def check_syntax(src: textio.SourceFile, body: str, allow: bool) -> list[str]:
@@ -119,8 +148,10 @@ def check_syntax(src: textio.SourceFile, body: str, allow: bool) -> list[str]:
     errors = syntax.new_errors(src.text, body, src.language, src.path)
     if not errors:
         return []
-    message = (f"the output no longer parses as {src.language} (syntax errors at line{'s' if len(errors) > 1 else ''} "
-               f"{_ranges(errors)}) while the original did")
+    message = (
+        f"the output no longer parses as {src.language} (syntax errors at line{'s' if len(errors) > 1 else ''} "
+        f"{_ranges(errors)}) while the original did"
+    )
     return _refuse(message, allow, "--allow-syntax-errors")
 
 
@@ -145,8 +176,10 @@ def check_drops(original: str, body: str, merged: merge.MergeResult | None, allo
     lost = merge.dropped_lines(original, body, merged)
     if not lost:
         return []
-    message = (f"the output dropped {len(lost)} original line{'s' if len(lost) > 1 else ''} that the snippet left "
-               f"alone (original lines {_ranges(lost)})")
+    message = (
+        f"the output dropped {len(lost)} original line{'s' if len(lost) > 1 else ''} that the snippet left "
+        f"alone (original lines {_ranges(lost)})"
+    )
     return _refuse(message, allow, "--allow-drops")
 
 
@@ -181,6 +214,8 @@ def check_deletion(original: str, body: str, edit: str, kind: str, allow: bool) 
     after = sum(1 for line in body.split("\n") if line.strip())
     if before - after < DELETION_MIN_LINES or after >= before * DELETION_SHARE:
         return []
-    message = (f"the output kept {after} of the original's {before} non-blank lines, and the instruction does not "
-               "ask to delete anything")
+    message = (
+        f"the output kept {after} of the original's {before} non-blank lines, and the instruction does not "
+        "ask to delete anything"
+    )
     return _refuse(message, allow, "--allow-deletion")

@@ -72,8 +72,9 @@ def _version(value: bool) -> None:
         raise typer.Exit()
 
 
-VersionOpt = Annotated[bool, typer.Option("--version", callback=_version, is_eager=True,
-                                          help="Print the version and exit.")]
+VersionOpt = Annotated[
+    bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version and exit.")
+]
 
 
 @app.callback()
@@ -88,47 +89,81 @@ app.command("serve")(serve_command)
 FileArg = Annotated[Path, typer.Argument(help="The source file to edit; '-' reads it from stdin.", show_default=False)]
 EditOpt = Annotated[Path | None, typer.Option("--edit", "-e", help="File holding the edit; '-' reads stdin.")]
 EditTextOpt = Annotated[str | None, typer.Option("--edit-text", help="The edit given inline.")]
-InPlaceOpt = Annotated[bool, typer.Option(
-    "--in-place", "-i", help="Rewrite FILE atomically instead of printing a diff.")]
-OutputOpt = Annotated[Path | None, typer.Option(
-    "--output", "-o", help="Write the new file here instead of printing a diff.")]
-PrintFileOpt = Annotated[bool, typer.Option(
-    "--print-file", help="Print the whole new file on stdout instead of a diff (for editors).")]
-FilenameOpt = Annotated[str | None, typer.Option(
-    help="With FILE '-': the name the source goes by (its language, the prompt, the diff's path).")]
-MaxNewTokensOpt = Annotated[int | None, typer.Option(
-    help="Output token budget (default: from the file and edit sizes).")]
+InPlaceOpt = Annotated[
+    bool, typer.Option("--in-place", "-i", help="Rewrite FILE atomically instead of printing a diff.")
+]
+OutputOpt = Annotated[
+    Path | None, typer.Option("--output", "-o", help="Write the new file here instead of printing a diff.")
+]
+PrintFileOpt = Annotated[
+    bool, typer.Option("--print-file", help="Print the whole new file on stdout instead of a diff (for editors).")
+]
+FilenameOpt = Annotated[
+    str | None,
+    typer.Option(help="With FILE '-': the name the source goes by (its language, the prompt, the diff's path)."),
+]
+MaxNewTokensOpt = Annotated[
+    int | None, typer.Option(help="Output token budget (default: from the file and edit sizes).")
+]
 LanguageOpt = Annotated[str | None, typer.Option(help="Language when the extension does not say.")]
 EncodingOpt = Annotated[str, typer.Option(help="The file's text encoding.")]
 AllowMarkersOpt = Annotated[bool, typer.Option(help="Accept output that still holds lazy markers.")]
-AllowDropsOpt = Annotated[bool, typer.Option(
-    help="Accept output that lost original lines an update snippet left alone.")]
-AllowSyntaxErrorsOpt = Annotated[bool, typer.Option(
-    help="Accept output that no longer parses (tree-sitter) although the original did.")]
-AllowDeletionOpt = Annotated[bool, typer.Option(
-    help="Accept an instruction's output that lost most of the file's lines.")]
-AllowUnchangedOpt = Annotated[bool, typer.Option(
-    help="Accept output equal to the original although the edit changes something.")]
-AllowMismatchOpt = Annotated[bool, typer.Option(
-    help="Accept output that lacks lines the snippet adds, differs from its unambiguous merge, or is far longer "
-         "than the original plus the snippet.")]
-BackupOpt = Annotated[bool, typer.Option(
-    "--backup", help="With --in-place or --output: keep the file being replaced as FILE.orig.")]
-TimeoutOpt = Annotated[float | None, typer.Option(
-    help="Stop the run after this many seconds (checked between verify passes); nothing is written.")]
-TemperatureOpt = Annotated[float, typer.Option(
-    help="0: greedy (the default; identical to plain greedy decoding). Above 0: sample, exactly as "
-         "from the model alone.")]
-TopPOpt = Annotated[float, typer.Option(
-    "--top-p", help="With --temperature: sample only from the most probable tokens holding this much "
-                    "of the probability (0 < P <= 1).")]
-SeedOpt = Annotated[int | None, typer.Option(
-    help="With --temperature: the same seed and inputs give the same output (default: a fresh seed, "
-         "named in the summary).")]
+AllowDropsOpt = Annotated[
+    bool, typer.Option(help="Accept output that lost original lines an update snippet left alone.")
+]
+AllowSyntaxErrorsOpt = Annotated[
+    bool, typer.Option(help="Accept output that no longer parses (tree-sitter) although the original did.")
+]
+AllowDeletionOpt = Annotated[
+    bool, typer.Option(help="Accept an instruction's output that lost most of the file's lines.")
+]
+AllowUnchangedOpt = Annotated[
+    bool, typer.Option(help="Accept output equal to the original although the edit changes something.")
+]
+AllowMismatchOpt = Annotated[
+    bool,
+    typer.Option(
+        help="Accept output that lacks lines the snippet adds, differs from its unambiguous merge, or is far longer "
+        "than the original plus the snippet."
+    ),
+]
+BackupOpt = Annotated[
+    bool, typer.Option("--backup", help="With --in-place or --output: keep the file being replaced as FILE.orig.")
+]
+TimeoutOpt = Annotated[
+    float | None,
+    typer.Option(help="Stop the run after this many seconds (checked between verify passes); nothing is written."),
+]
+TemperatureOpt = Annotated[
+    float,
+    typer.Option(
+        help="0: greedy (the default; identical to plain greedy decoding). Above 0: sample, exactly as "
+        "from the model alone."
+    ),
+]
+TopPOpt = Annotated[
+    float,
+    typer.Option(
+        "--top-p",
+        help="With --temperature: sample only from the most probable tokens holding this much "
+        "of the probability (0 < P <= 1).",
+    ),
+]
+SeedOpt = Annotated[
+    int | None,
+    typer.Option(
+        help="With --temperature: the same seed and inputs give the same output (default: a fresh seed, "
+        "named in the summary)."
+    ),
+]
 ReportJsonOpt = Annotated[Path | None, typer.Option(help="Write the run's statistics as JSON here.")]
-RejectFileOpt = Annotated[Path | None, typer.Option(
-    "--reject-file", help="Where a refused output is kept (default: FILE.rej beside FILE, or FILE.rej.1, "
-                          ".2, ... when that exists).")]
+RejectFileOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--reject-file",
+        help="Where a refused output is kept (default: FILE.rej beside FILE, or FILE.rej.1, .2, ... when that exists).",
+    ),
+]
 VerboseOpt = Annotated[bool, typer.Option("--verbose", "-v", help="The full region table and run details.")]
 QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="No progress or summary on stderr.")]
 APPLY_HELP = """Apply EDIT to FILE and print a unified diff (stdout carries only the diff).
@@ -149,37 +184,76 @@ An output that fails a check is not written; it is kept in FILE.rej (or --reject
 @app.command("apply", help=APPLY_HELP, epilog=EXIT_HELP)
 @with_options(filename=(*MODEL_OPTIONS, *DRAFT_OPTIONS), allow_mismatch=ANSWER_OPTIONS)
 def apply_command(
-    ctx: typer.Context, file: FileArg, edit: EditOpt = None, edit_text: EditTextOpt = None,
-    in_place: InPlaceOpt = False, output: OutputOpt = None, print_file: PrintFileOpt = False,
+    ctx: typer.Context,
+    file: FileArg,
+    edit: EditOpt = None,
+    edit_text: EditTextOpt = None,
+    in_place: InPlaceOpt = False,
+    output: OutputOpt = None,
+    print_file: PrintFileOpt = False,
     filename: FilenameOpt = None,
-    max_new_tokens: MaxNewTokensOpt = None, language: LanguageOpt = None, encoding: EncodingOpt = "utf-8",
-    allow_markers: AllowMarkersOpt = False, allow_drops: AllowDropsOpt = False,
-    allow_syntax_errors: AllowSyntaxErrorsOpt = False, allow_deletion: AllowDeletionOpt = False,
-    allow_unchanged: AllowUnchangedOpt = False, allow_mismatch: AllowMismatchOpt = False, backup: BackupOpt = False,
-    timeout: TimeoutOpt = None, temperature: TemperatureOpt = 0.0, top_p: TopPOpt = 1.0, seed: SeedOpt = None,
-    report_json: ReportJsonOpt = None, reject_file: RejectFileOpt = None, verbose: VerboseOpt = False,
-    quiet: QuietOpt = False, debug: DebugOpt = False, server: ServerOpt = None, token: TokenOpt = None,
-    version: VersionOpt = False, **options: Any,
+    max_new_tokens: MaxNewTokensOpt = None,
+    language: LanguageOpt = None,
+    encoding: EncodingOpt = "utf-8",
+    allow_markers: AllowMarkersOpt = False,
+    allow_drops: AllowDropsOpt = False,
+    allow_syntax_errors: AllowSyntaxErrorsOpt = False,
+    allow_deletion: AllowDeletionOpt = False,
+    allow_unchanged: AllowUnchangedOpt = False,
+    allow_mismatch: AllowMismatchOpt = False,
+    backup: BackupOpt = False,
+    timeout: TimeoutOpt = None,
+    temperature: TemperatureOpt = 0.0,
+    top_p: TopPOpt = 1.0,
+    seed: SeedOpt = None,
+    report_json: ReportJsonOpt = None,
+    reject_file: RejectFileOpt = None,
+    verbose: VerboseOpt = False,
+    quiet: QuietOpt = False,
+    debug: DebugOpt = False,
+    server: ServerOpt = None,
+    token: TokenOpt = None,
+    version: VersionOpt = False,
+    **options: Any,
 ) -> None:
-    out = Delivery(file, edit, in_place, output, print_file, backup, filename, report_json, reject_file, encoding,
-                   verbose, quiet)
-    settings = RunOptions(max_new_tokens=max_new_tokens, timeout=timeout, temperature=temperature, top_p=top_p,
-                          seed=seed, allow_markers=allow_markers, allow_drops=allow_drops,
-                          allow_syntax_errors=allow_syntax_errors, allow_deletion=allow_deletion,
-                          allow_unchanged=allow_unchanged, allow_mismatch=allow_mismatch, **options)
+    out = Delivery(
+        file, edit, in_place, output, print_file, backup, filename, report_json, reject_file, encoding, verbose, quiet
+    )
+    settings = RunOptions(
+        max_new_tokens=max_new_tokens,
+        timeout=timeout,
+        temperature=temperature,
+        top_p=top_p,
+        seed=seed,
+        allow_markers=allow_markers,
+        allow_drops=allow_drops,
+        allow_syntax_errors=allow_syntax_errors,
+        allow_deletion=allow_deletion,
+        allow_unchanged=allow_unchanged,
+        allow_mismatch=allow_mismatch,
+        **options,
+    )
     _apply(ctx, out, settings, (edit, edit_text), language, debug, (server, token))
 
 
-def _apply(ctx: typer.Context, out: Delivery, settings: RunOptions, edit: tuple[Path | None, str | None],
-           language: str | None, debug: bool, server: tuple[str | None, str | None]) -> None:
+def _apply(
+    ctx: typer.Context,
+    out: Delivery,
+    settings: RunOptions,
+    edit: tuple[Path | None, str | None],
+    language: str | None,
+    debug: bool,
+    server: tuple[str | None, str | None],
+) -> None:
     """The apply command, once its flags are gathered: the user's defaults, the checks, the run (here
     or on a server), then the delivery; every error mapped to its exit code (a refused output kept)."""
     from applyedit import api
 
     written: list[Path] = []
     try:
-        chosen = defaults(ctx, model=settings.model, backend=settings.backend, k=settings.k, verbose=out.verbose,
-                          quiet=out.quiet)
+        chosen = defaults(
+            ctx, model=settings.model, backend=settings.backend, k=settings.k, verbose=out.verbose, quiet=out.quiet
+        )
         out = dataclasses.replace(out, verbose=chosen["verbose"], quiet=chosen["quiet"])
         out.check()
         options = settings.replace(model=chosen["model"], backend=chosen["backend"], k=chosen["k"])
@@ -189,9 +263,17 @@ def _apply(ctx: typer.Context, out: Delivery, settings: RunOptions, edit: tuple[
         source = read_stdin("the source on stdin (FILE '-')") if out.stdin_source else None
         run = remote_apply(*server, out.quiet) or api.apply  # a running `applyedit serve`, else here
         with RunProgress(console, not out.quiet) as progress:
-            result = run(out.shown, edit_value, options=options, source=source, language=language,
-                         encoding=out.encoding, on_step=progress.step, progress=progress.model,
-                         on_phase=progress.phase)
+            result = run(
+                out.shown,
+                edit_value,
+                options=options,
+                source=source,
+                language=language,
+                encoding=out.encoding,
+                on_step=progress.step,
+                progress=progress.model,
+                on_phase=progress.phase,
+            )
         out.deliver(result, target, written)
     except OutputCheckError as e:
         failure = fail(e, debug)

@@ -42,7 +42,8 @@ class ServerError(ApplyEditError):
 
 
 _BY_TYPE: dict[str, type[ApplyEditError]] = {
-    cls.__name__: cls for cls in (InputError, UsageError, ModelError, DecodeError, RunTimeout, OutputCheckError)}
+    cls.__name__: cls for cls in (InputError, UsageError, ModelError, DecodeError, RunTimeout, OutputCheckError)
+}
 
 
 @dataclass(frozen=True)
@@ -78,14 +79,27 @@ def request_path(shown: str, file: Path) -> str:
     return shown if not p.is_absolute() and ".." not in p.parts else file.name
 
 
-def apply(url: str, file: str | Path, edit: str, *, token: str | None = None, encoding: str = "utf-8",
-          language: str | None = None, cwd: Path | None = None, timeout: float | None = None,
-          options: dict[str, Any] | None = None, source: bytes | None = None) -> RemoteResult:
+def apply(
+    url: str,
+    file: str | Path,
+    edit: str,
+    *,
+    token: str | None = None,
+    encoding: str = "utf-8",
+    language: str | None = None,
+    cwd: Path | None = None,
+    timeout: float | None = None,
+    options: dict[str, Any] | None = None,
+    source: bytes | None = None,
+) -> RemoteResult:
     """Apply `edit` to `file` on the server at `url`; the diff is made here, from the file as read
     (`source`: the file's bytes when they come from stdin; `file` then only names it)."""
     path = Path(file)
-    src = textio.read_source(path, language, encoding) if source is None else \
-        textio.source_from(path, source, language, encoding)  # the local run's reader and checks
+    src = (
+        textio.read_source(path, language, encoding)
+        if source is None
+        else textio.source_from(path, source, language, encoding)
+    )  # the local run's reader and checks
     shown = diff_path(path, cwd)
     before = src.raw.decode(encoding)
     opts = {k: v for k, v in (options or {}).items() if v is not None}
@@ -98,10 +112,19 @@ def apply(url: str, file: str | Path, edit: str, *, token: str | None = None, en
     try:
         after = answer["after"]
         summary = Summary(**{f.name: answer["summary"][f.name] for f in fields(Summary) if f.name in answer["summary"]})
-        return RemoteResult(shown, before, after, unified_diff(before, after, shown), answer["kind"], summary,
-                            answer.get("report", {}), tuple(answer.get("notes", ())),
-                            hashlib.sha256(src.raw).hexdigest(), Tokens(list(answer.get("tokens", []))),
-                            str(answer.get("answer", "model")))
+        return RemoteResult(
+            shown,
+            before,
+            after,
+            unified_diff(before, after, shown),
+            answer["kind"],
+            summary,
+            answer.get("report", {}),
+            tuple(answer.get("notes", ())),
+            hashlib.sha256(src.raw).hexdigest(),
+            Tokens(list(answer.get("tokens", []))),
+            str(answer.get("answer", "model")),
+        )
     except (KeyError, TypeError) as e:
         raise ServerError(f"{url}: the answer is not an applyedit server's ({e!r} missing)") from None
 
@@ -129,8 +152,10 @@ def post(url: str, route: str, body: dict[str, Any], token: str | None, timeout:
         raise cls(f"server: {error['message']}") from None
     except (urllib.error.URLError, ConnectionError, TimeoutError) as e:
         reason = getattr(e, "reason", e)
-        raise ServerError(f"cannot reach the applyedit server at {url} ({reason}); nothing was run or written "
-                          f"(start one with `applyedit serve`, or drop --server / {ENV} to run locally)") from None
+        raise ServerError(
+            f"cannot reach the applyedit server at {url} ({reason}); nothing was run or written "
+            f"(start one with `applyedit serve`, or drop --server / {ENV} to run locally)"
+        ) from None
 
 
 def _json(url: str, raw: bytes) -> dict[str, Any]:

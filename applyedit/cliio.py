@@ -45,20 +45,35 @@ def read_edit(edit: Path | None, edit_text: str | None) -> str:
         raise InputError(f"{what} is not valid UTF-8 (byte 0x{raw[e.start]:02x} at offset {e.start})") from e
 
 
-def plan_writes(file: Path | None, edit: Path | None, in_place: bool, output: Path | None, backup: bool,
-                 report_json: Path | None) -> Path | None:
+def plan_writes(
+    file: Path | None, edit: Path | None, in_place: bool, output: Path | None, backup: bool, report_json: Path | None
+) -> Path | None:
     """Check every path the run will write before anything runs; returns the file to replace, if any.
     No output may be an input or another output (`--report-json f.py` would destroy f.py)."""
     if file is not None:
         textio.check_input(file, str(file))
-    target = files.check_writable(file, what=str(file)) if in_place and file is not None else \
-        files.check_writable(output, follow=False) if output is not None else None
-    roles = {"FILE": file, "the edit file": edit if edit is not None and str(edit) != "-" else None,
-             "--output": output, "the --backup file": files.check_backup(target) if backup and target else None}
+    target = (
+        files.check_writable(file, what=str(file))
+        if in_place and file is not None
+        else files.check_writable(output, follow=False)
+        if output is not None
+        else None
+    )
+    roles = {
+        "FILE": file,
+        "the edit file": edit if edit is not None and str(edit) != "-" else None,
+        "--output": output,
+        "the --backup file": files.check_backup(target) if backup and target else None,
+    }
     for flag, path in (("--output", output), ("--report-json", report_json)):
         for role, other in roles.items():
-            if path is not None and other is not None and role != flag and files.same_file(path, other) \
-                    and not (flag == "--output" and role == "FILE"):
+            if (
+                path is not None
+                and other is not None
+                and role != flag
+                and files.same_file(path, other)
+                and not (flag == "--output" and role == "FILE")
+            ):
                 raise InputError(f"{flag} {path} is {role}; it would be overwritten, so nothing was run")
     if report_json is not None:
         files.check_writable(report_json, what=f"--report-json {report_json}", follow=False)
@@ -86,8 +101,10 @@ def keep_rejected(error: BaseException, file: Path, reject_file: Path | None, en
     if not rejected:
         return
     if str(file) == "-" and reject_file is None:  # no file to put FILE.rej beside: nothing else is written
-        console.print("applyedit: the refused output was not kept (the source came from stdin); "
-                      "--reject-file PATH keeps it", markup=False)
+        console.print(
+            "applyedit: the refused output was not kept (the source came from stdin); --reject-file PATH keeps it",
+            markup=False,
+        )
         console.print(f"applyedit: {refusal.next_steps(str(error))}", markup=False)
         return
     source = file
@@ -155,35 +172,61 @@ class Delivery:
 
     def plan(self) -> Path | None:
         """The file the run will replace, if any (every path it writes is checked: `plan_writes`)."""
-        return plan_writes(None if self.stdin_source else self.file, self.edit, self.in_place, self.output,
-                           self.backup, self.report_json)
+        return plan_writes(
+            None if self.stdin_source else self.file,
+            self.edit,
+            self.in_place,
+            self.output,
+            self.backup,
+            self.report_json,
+        )
 
     def deliver(self, result: Any, target: Path | None, written: list[Path]) -> None:
         """Warnings and the report on stderr, the JSON statistics, then the diff, the file or the write."""
         for note in result.notes:
             console.print(f"applyedit: warning: {note}", markup=False)
         if self.report_json is not None:
-            files.write_atomic(self.report_json, json.dumps({
-                "path": result.path, "changed": result.changed, "kind": result.kind, "answer": result.answer,
-                "summary": result.summary.to_dict(), "report": result.report, "tokens": result.decode.tokens,
-            }, indent=2).encode(), follow=False, written=written)
+            files.write_atomic(
+                self.report_json,
+                json.dumps(
+                    {
+                        "path": result.path,
+                        "changed": result.changed,
+                        "kind": result.kind,
+                        "answer": result.answer,
+                        "summary": result.summary.to_dict(),
+                        "report": result.report,
+                        "tokens": result.decode.tokens,
+                    },
+                    indent=2,
+                ).encode(),
+                follow=False,
+                written=written,
+            )
         if not self.quiet:
             report(result, self.verbose)
         if self.print_file:
             sys.stdout.buffer.write(result.after.encode(self.encoding))
             sys.stdout.flush()
         if not result.changed:
-            console.print("applyedit: no change: the output equals the original"
-                          + ("" if self.print_file else "; empty diff"))
+            console.print(
+                "applyedit: no change: the output equals the original" + ("" if self.print_file else "; empty diff")
+            )
             return
         if self.print_file:
             return
         if target is not None:
             same = self.in_place or (not self.stdin_source and files.same_file(target, self.file))
             mode_from = None if self.stdin_source else self.file
-            files.replace(target, result.after.encode(self.encoding), mode_from=mode_from,
-                          backup=self.backup, unchanged_since=result.source_sha256 if same else None,
-                          follow=self.in_place, written=written)
+            files.replace(
+                target,
+                result.after.encode(self.encoding),
+                mode_from=mode_from,
+                backup=self.backup,
+                unchanged_since=result.source_sha256 if same else None,
+                follow=self.in_place,
+                written=written,
+            )
             if not self.quiet:
                 console.print(f"applyedit: wrote {target}")
             return

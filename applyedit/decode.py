@@ -90,8 +90,9 @@ class DecodeResult:
     started_at: float = 0.0  # time.perf_counter() when the prefill began (the first forward)
 
 
-def verify(logits: torch.Tensor, draft: Sequence[int], sampler: Sampler | None = None,
-           draft_probs: torch.Tensor | None = None) -> tuple[int, int]:
+def verify(
+    logits: torch.Tensor, draft: Sequence[int], sampler: Sampler | None = None, draft_probs: torch.Tensor | None = None
+) -> tuple[int, int]:
     """`(num_accepted, token)` for the verify pass's logits `(len(draft) + 1, V)` over `[last] + draft`:
     the leading draft tokens kept, then the target's own token after them (the correction at the first
     rejection, or the bonus after a fully kept draft). Greedy (`sampler` None): the draft prefix equal
@@ -197,10 +198,21 @@ def decode(
         assert len(output) <= max_new_tokens
         assert reason is not None or model.cached_len == len(prompt) - 1 + len(output), "cache = accepted prefix"
         now = time.perf_counter()
-        yield Step(index=index, k=k, draft=tuple(draft), num_accepted=num_accepted, emitted=tuple(emitted),
-                   start_s=t_step - t_start, time_s=now - t_step, state=policy.alignment.state,
-                   draft_s=t_draft - t_step, forward_s=t_forward - t_draft, crop_s=t_crop - t_forward,
-                   drafter=offer.drafter if draft else "", forced=min(len(forced), len(emitted)))
+        yield Step(
+            index=index,
+            k=k,
+            draft=tuple(draft),
+            num_accepted=num_accepted,
+            emitted=tuple(emitted),
+            start_s=t_step - t_start,
+            time_s=now - t_step,
+            state=policy.alignment.state,
+            draft_s=t_draft - t_step,
+            forward_s=t_forward - t_draft,
+            crop_s=t_crop - t_forward,
+            drafter=offer.drafter if draft else "",
+            forced=min(len(forced), len(emitted)),
+        )
         index += 1
         if reason is not None:
             state.stop_reason = reason
@@ -225,12 +237,28 @@ def run(
     state = LoopState()
     steps: list[Step] = []
     tokens: list[int] = []
-    for step in decode(model, prompt, proposer, policy, max_new_tokens, state=state, stop=stop, sampling=sampling,
-                       constraint=constraint):
+    for step in decode(
+        model,
+        prompt,
+        proposer,
+        policy,
+        max_new_tokens,
+        state=state,
+        stop=stop,
+        sampling=sampling,
+        constraint=constraint,
+    ):
         steps.append(step)
         tokens.extend(step.emitted)
         if on_step is not None:
             on_step(step, len(tokens))
-    return DecodeResult(tokens=tokens, steps=steps, stop_reason=state.stop_reason, prompt_tokens=len(prompt),
-                        prefill_s=state.prefill_s, decode_s=state.decode_s, prefilled=state.prefilled,
-                        started_at=state.started_at)
+    return DecodeResult(
+        tokens=tokens,
+        steps=steps,
+        stop_reason=state.stop_reason,
+        prompt_tokens=len(prompt),
+        prefill_s=state.prefill_s,
+        decode_s=state.decode_s,
+        prefilled=state.prefilled,
+        started_at=state.started_at,
+    )

@@ -71,8 +71,10 @@ def check_writable(target: Path, *, what: str = "", follow: bool = True) -> Path
     if follow:
         target = edited_file(target)
     elif target.is_symlink():
-        raise InputError(f"{name} is a symlink (to {os.readlink(target)}); applyedit does not write through it: "
-                         "give the file's own path; nothing was run")
+        raise InputError(
+            f"{name} is a symlink (to {os.readlink(target)}); applyedit does not write through it: "
+            "give the file's own path; nothing was run"
+        )
     directory = target.parent if str(target.parent) else Path(".")
     if target.exists():
         st = target.stat()
@@ -83,9 +85,11 @@ def check_writable(target: Path, *, what: str = "", follow: bool = True) -> Path
         if not (st.st_mode & 0o222 and os.access(target, os.W_OK)):
             raise InputError(f"{name} is read-only; nothing was run")
         if st.st_nlink > 1:
-            raise InputError(f"{name} has {st.st_nlink} hard links; replacing it would leave the other names "
-                             "with the old text, so applyedit refuses (write the new text to another path and copy it "
-                             "over); nothing was run")
+            raise InputError(
+                f"{name} has {st.st_nlink} hard links; replacing it would leave the other names "
+                "with the old text, so applyedit refuses (write the new text to another path and copy it "
+                "over); nothing was run"
+            )
     if not directory.is_dir():
         raise InputError(f"{directory}: no such directory; nothing was run")
     if not (directory.stat().st_mode & 0o222 and os.access(directory, os.W_OK)):
@@ -102,8 +106,10 @@ def check_backup(target: Path) -> Path:
     path = backup_path(target)
     if path.is_symlink() or (path.exists() and not path.is_file()):
         kind = "a symlink" if path.is_symlink() else "not a regular file"
-        raise InputError(f"{path} is {kind}; --backup writes a file of its own there, so applyedit refuses "
-                         "(move it away); nothing was run")
+        raise InputError(
+            f"{path} is {kind}; --backup writes a file of its own there, so applyedit refuses "
+            "(move it away); nothing was run"
+        )
     return path
 
 
@@ -187,8 +193,9 @@ def _fsync_directory(directory: Path) -> None:
         os.close(fd)
 
 
-def write_atomic(target: Path, data: bytes, mode_from: Path | None = None, *, follow: bool = True,
-                 written: list[Path] | None = None) -> None:
+def write_atomic(
+    target: Path, data: bytes, mode_from: Path | None = None, *, follow: bool = True, written: list[Path] | None = None
+) -> None:
     """Write `data` to `target` via a temp file in the same directory, fsync and a rename, then fsync the
     directory. The replaced file's mode, owner and group are kept (the owner when allowed: root, or
     the same user); a new file takes `mode_from`'s mode. `follow` writes through a symlink at
@@ -235,7 +242,7 @@ def replacing(target: Path, *, directory: bool = False) -> Iterator[Path]:
         tmp = Path(name)
     try:
         yield tmp
-        for path in (tmp.iterdir() if directory else [tmp]):
+        for path in tmp.iterdir() if directory else [tmp]:
             if path.is_file():
                 _fsync_file(path)
         if directory and target.exists():
@@ -285,8 +292,16 @@ def sha256_of(path: Path) -> str:
         return ""  # gone or unreadable: it changed
 
 
-def replace(target: Path, data: bytes, *, mode_from: Path | None = None, backup: bool = False,
-            unchanged_since: str | None = None, follow: bool = True, written: list[Path] | None = None) -> None:
+def replace(
+    target: Path,
+    data: bytes,
+    *,
+    mode_from: Path | None = None,
+    backup: bool = False,
+    unchanged_since: str | None = None,
+    follow: bool = True,
+    written: list[Path] | None = None,
+) -> None:
     """Write `data` over `target` atomically. `unchanged_since`: the SHA-256 its bytes had when the run
     read them; if they changed meanwhile, nothing is written. `backup` keeps the old file as TARGET.orig
     (never written through a symlink). The check and both writes commit together: a Ctrl-C meanwhile

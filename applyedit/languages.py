@@ -26,8 +26,7 @@ _HASH = frozenset({"#"})
 
 TABLE: tuple[Language, ...] = (
     Language("python", (".py", ".pyi"), ("tree_sitter_python", "language"), _HASH, ("py",)),
-    Language("javascript", (".js", ".mjs", ".cjs", ".jsx"), ("tree_sitter_javascript", "language"), _JS,
-             ("js", "jsx")),
+    Language("javascript", (".js", ".mjs", ".cjs", ".jsx"), ("tree_sitter_javascript", "language"), _JS, ("js", "jsx")),
     Language("typescript", (".ts", ".tsx"), ("tree_sitter_typescript", "language_typescript"), _JS, ("ts",)),
     # TSX is TypeScript to the prompt; syntax.py picks this grammar for a .tsx path.
     Language("tsx", (), ("tree_sitter_typescript", "language_tsx")),

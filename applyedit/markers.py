@@ -58,6 +58,7 @@ def foreign_markers(snippet: str, language: str) -> list[str]:
     """The comment forms of `snippet`'s lazy markers when none of them is one `language` writes
     (`// ...` markers in a Python edit: a snippet meant for another file); [] otherwise."""
     allowed = COMMENT_FORMS.get(language)  # the languages table's; a language without: not checked
-    found = {m.group(1).replace(" ", "") for line in snippet.split("\n")
-             if is_marker(line) and (m := _OPENER.match(line))}
+    found = {
+        m.group(1).replace(" ", "") for line in snippet.split("\n") if is_marker(line) and (m := _OPENER.match(line))
+    }
     return sorted(found) if allowed and found and not found & allowed else []

@@ -36,7 +36,6 @@ LineKind = Literal["kept", "context", "replaced", "deleted"]
 _Span = tuple[int, int, tuple[str, ...], list[_Pair]]  # original [start, end), segment, pairs
 
 
-
 @dataclass(frozen=True)
 class Hunk:
     """Original lines [orig_start, orig_end) become `new_lines`; start == end: pure insertion."""
@@ -83,8 +82,9 @@ def implied_snippet(original: str, edit: str, language: str) -> str | None:
         return None
     if len(lines) > IMPLIED_SHARE * sum(1 for x in lines_of(original) if x.strip()):
         return None
+
     def marker(line: str) -> str:  # indented like the code it stands next to
-        return f"{line[:len(line) - len(line.lstrip())]}{opener} ... existing code ..."
+        return f"{line[: len(line) - len(line.lstrip())]}{opener} ... existing code ..."
 
     wrapped = f"{marker(lines[0])}\n{edit.rstrip(chr(10))}\n{marker(lines[-1])}\n"
     return wrapped if merge(original, wrapped).ok else None
@@ -245,8 +245,16 @@ def _whole_file(seg: _Seg, chain: list[_Pair], okeys: list[str]) -> _Span | None
     return (0, m, seg.lines, pairs) if not total or 2 * matched > total else None
 
 
-def _anchored(seg: _Seg, chain: list[_Pair], first: bool, ol: list[str], okeys: list[str],
-              occ: dict[str, list[int]], lo: int, hi: int) -> _Span:
+def _anchored(
+    seg: _Seg,
+    chain: list[_Pair],
+    first: bool,
+    ol: list[str],
+    okeys: list[str],
+    occ: dict[str, list[int]],
+    lo: int,
+    hi: int,
+) -> _Span:
     """The span of a segment with anchors, placed between `lo` and the next segment's anchor `hi`."""
     try:
         start, end, pairs = _extend(seg, chain, ol, okeys, lo, hi)
@@ -256,13 +264,15 @@ def _anchored(seg: _Seg, chain: list[_Pair], first: bool, ol: list[str], okeys: 
             raise
         start, end, pairs = _extend(seg, chain, ol, okeys, lo, hi)
     unique = [p for p in chain if len(occ.get(okeys[p[1]], ())) == 1]
-    start, end, pairs = _changes_something(seg, unique or chain[-1:], ol, start, end, pairs, lo, hi,
-                                           first=first, below=bool(unique))
+    start, end, pairs = _changes_something(
+        seg, unique or chain[-1:], ol, start, end, pairs, lo, hi, first=first, below=bool(unique)
+    )
     return start, end, seg.lines, pairs
 
 
-def _unanchored(seg: _Seg, first_seg: bool, last_seg: bool, anchored: bool, ol: list[str], okeys: list[str],
-                lo: int, hi: int) -> _Span | None:
+def _unanchored(
+    seg: _Seg, first_seg: bool, last_seg: bool, anchored: bool, ol: list[str], okeys: list[str], lo: int, hi: int
+) -> _Span | None:
     """The span of a segment without anchors (None: it changes nothing), or why it has no reading.
     `anchored`: whether any segment of the snippet has anchors."""
     m = len(ol)
@@ -270,8 +280,14 @@ def _unanchored(seg: _Seg, first_seg: bool, last_seg: bool, anchored: bool, ol: 
     top_level, at_end = _indent(first) == 0, seg.marker_after is None
     sl = seg.lines
     ot = _rtrim(ol, lo, m)
-    tail = next((t for t in range(len(sl), 0, -1) if sl[t - 1].strip() and ot - t >= lo
-                 and all(_same(sl[i], ol[ot - t + i]) for i in range(t))), 0)
+    tail = next(
+        (
+            t
+            for t in range(len(sl), 0, -1)
+            if sl[t - 1].strip() and ot - t >= lo and all(_same(sl[i], ol[ot - t + i]) for i in range(t))
+        ),
+        0,
+    )
     if last_seg and seg.marker_before and at_end and sum(1 for x in sl[:tail] if x.strip()) >= 2:
         # it starts with the original's last lines (`}` `);`): it goes on from the end
         if tail == len(sl) and _split(sl, ol, lo, m):

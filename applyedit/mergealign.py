@@ -45,7 +45,11 @@ class _Seg:
 
 
 def _anchor(
-    sl: tuple[str, ...], occ: dict[str, list[int]], omin: list[list[int]], lo: int, ol: Sequence[str] = (),
+    sl: tuple[str, ...],
+    occ: dict[str, list[int]],
+    omin: list[list[int]],
+    lo: int,
+    ol: Sequence[str] = (),
     resumes: bool = False,
 ) -> list[_Pair]:
     """The segment's chain of distinctive (snippet, original) matches from `lo` on, or []."""
@@ -68,8 +72,9 @@ def _anchor(
     return _grow(chain, sl, skeys, smin, ol, omin, where)
 
 
-def _places(skeys: list[str], smin: list[list[int]], occ: dict[str, list[int]], omin: list[list[int]],
-            lo: int) -> dict[int, list[int]]:
+def _places(
+    skeys: list[str], smin: list[list[int]], occ: dict[str, list[int]], omin: list[list[int]], lo: int
+) -> dict[int, list[int]]:
     """Snippet line -> its places in the original from `lo` on (a repeated line only at the snippet's depth)."""
     where = {i: occ[k][bisect.bisect_left(occ[k], lo) :] for i, k in enumerate(skeys) if k in occ}
     where = {i: js for i, js in where.items() if js}  # snippet line -> its places from `lo` on
@@ -86,8 +91,15 @@ def _fits(omin: list[list[int]], smin: list[list[int]], p: _Pair, q: _Pair) -> b
     return _rmin(omin, p[1] + 1, q[1]) >= min(omin[0][q[1]], _rmin(smin, p[0] + 1, q[0]))
 
 
-def _chain(sl: tuple[str, ...], skeys: list[str], smin: list[list[int]], omin: list[list[int]],
-           where: dict[int, list[int]], cands: list[_Pair], forced: int | None) -> list[_Pair]:
+def _chain(
+    sl: tuple[str, ...],
+    skeys: list[str],
+    smin: list[list[int]],
+    omin: list[list[int]],
+    where: dict[int, list[int]],
+    cands: list[_Pair],
+    forced: int | None,
+) -> list[_Pair]:
     """The best chain of candidates; `forced`, the snippet line that must anchor (or None). Two
     equally good chains at different places are ambiguous."""
     # candidate -> (length of the anchors standing once, anchors, start) of its best chain: a line
@@ -120,8 +132,15 @@ def _chain(sl: tuple[str, ...], skeys: list[str], smin: list[list[int]], omin: l
     return chain
 
 
-def _grow(chain: list[_Pair], sl: tuple[str, ...], skeys: list[str], smin: list[list[int]], ol: Sequence[str],
-          omin: list[list[int]], where: dict[int, list[int]]) -> list[_Pair]:
+def _grow(
+    chain: list[_Pair],
+    sl: tuple[str, ...],
+    skeys: list[str],
+    smin: list[list[int]],
+    ol: Sequence[str],
+    omin: list[list[int]],
+    where: dict[int, list[int]],
+) -> list[_Pair]:
     """The chain grown up, then down, by the snippet lines next to it at their nearest place."""
 
     def level(i: int, j: int, p: _Pair) -> bool:  # at another depth, only next to the chain
@@ -129,22 +148,32 @@ def _grow(chain: list[_Pair], sl: tuple[str, ...], skeys: list[str], smin: list[
 
     def in_place(i: int, j: int) -> bool:  # the line also reads as the original's there, edited
         if 0 <= j < len(ol) and _key(ol[j]) != skeys[i] and _edited(sl, i, ol, j):
-            raise _NoMerge(f"snippet line {sl[i].strip()!r} reads as line {j + 1} edited or as the same"
-                           " line further off with the code between deleted")
+            raise _NoMerge(
+                f"snippet line {sl[i].strip()!r} reads as line {j + 1} edited or as the same"
+                " line further off with the code between deleted"
+            )
         return False
 
     for i in range(chain[0][0] - 1, -1, -1):  # grow up, then down: nearest place only; a line
         # that also reads as the original's edited in place (`x >= y` -> `x > y`): ambiguous
         js = where.get(i, [])
         k = bisect.bisect_left(js, chain[0][1]) - 1
-        if k >= 0 and _fits(omin, smin, (i, js[k]), chain[0]) and level(i, js[k], chain[0]) and not in_place(
-                i, chain[0][1] - (chain[0][0] - i)):
+        if (
+            k >= 0
+            and _fits(omin, smin, (i, js[k]), chain[0])
+            and level(i, js[k], chain[0])
+            and not in_place(i, chain[0][1] - (chain[0][0] - i))
+        ):
             chain.insert(0, (i, js[k]))
     for i in range(chain[-1][0] + 1, len(sl)):
         js = where.get(i, [])
         k = bisect.bisect_right(js, chain[-1][1])
-        if k < len(js) and _fits(omin, smin, chain[-1], (i, js[k])) and level(i, js[k], chain[-1]) and not in_place(
-                i, chain[-1][1] + (i - chain[-1][0])):
+        if (
+            k < len(js)
+            and _fits(omin, smin, chain[-1], (i, js[k]))
+            and level(i, js[k], chain[-1])
+            and not in_place(i, chain[-1][1] + (i - chain[-1][0]))
+        ):
             chain.append((i, js[k]))
     return chain
 
@@ -166,17 +195,23 @@ def _extend(
     if rest and k and o < len(ol) and ol[o].strip() and _indent(ol[o]) <= _indent(rest[0]) and sl[-1].strip():
         pairs = [p for p in pairs if p[0] < s - k]
         o -= k
-    if rest and not any(_distinctive(_key(x)) for x in rest) and any(
+    if (
+        rest
+        and not any(_distinctive(_key(x)) for x in rest)
+        and any(
             all(_same(x, y) for x, y in zip(rest, [y for y in ol[q:hi] if y.strip()], strict=False))
-            for q in range(o, hi)):
+            for q in range(o, hi)
+        )
+    ):
         # Left to insert: only `}` / `/**` lines that the original has further down: a deletion up
         # to them, or new lines? Not a guess to make.
         raise _NoMerge(f"snippet line {rest[0].strip()!r} could be new or the original's, further down")
     return start, o, sorted(pairs)
 
 
-def _tail(seg: _Seg, skeys: list[str], ol: list[str], okeys: list[str], last: _Pair, hi: int
-          ) -> tuple[int, int, list[_Pair]]:
+def _tail(
+    seg: _Seg, skeys: list[str], ol: list[str], okeys: list[str], last: _Pair, hi: int
+) -> tuple[int, int, list[_Pair]]:
     """The lines after the segment's last anchor: where pairing stopped (snippet line, original
     line) and the pairs made on the way."""
     sl, n = seg.lines, len(seg.lines)
@@ -197,14 +232,19 @@ def _tail(seg: _Seg, skeys: list[str], ol: list[str], okeys: list[str], last: _P
             q, u = _rtrim(ol, o, q), _rtrim(sl, s, u)
             pairs += _fill(skeys, okeys, (s - 1, o - 1), (u, q))
             s, o = u, q
-        elif o < hi and (_edited(sl, s, ol, o) or (
-                _indent(sl[s]) == _indent(ol[o]) and _opens(sl, s) and _opens(ol, o) and _same_name(sl[s], ol[o]))):
+        elif o < hi and (
+            _edited(sl, s, ol, o)
+            or (_indent(sl[s]) == _indent(ol[o]) and _opens(sl, s) and _opens(ol, o) and _same_name(sl[s], ol[o]))
+        ):
             pairs.append((s, o))  # edited in place; an opener that looks alike (`def f(a):` -> `def f(a, b):`)
             s, o = s + 1, o + 1
         elif o < hi and okeys[o] and okeys[o] in skeys[s + 1 :]:  # new lines, then it goes on
             s = skeys.index(okeys[o], s + 1)
-        elif seg.marker_after is not None and seg.marker_after < depth and all(
-                _indent(x) >= depth for x in sl[s:] if x.strip()):
+        elif (
+            seg.marker_after is not None
+            and seg.marker_after < depth
+            and all(_indent(x) >= depth for x in sl[s:] if x.strip())
+        ):
             # The segment ends inside a block and the marker after it is shallower: the marker
             # stands for what follows the block, so the segment gave the rest of the block.
             q = o
@@ -220,9 +260,18 @@ def _tail(seg: _Seg, skeys: list[str], ol: list[str], okeys: list[str], last: _P
     return s, o, pairs
 
 
-def _changes_something(seg: _Seg, chain: list[_Pair], ol: list[str], start: int, end: int,
-                       pairs: list[_Pair], lo: int, hi: int, first: bool = False, below: bool = True
-                       ) -> tuple[int, int, list[_Pair]]:
+def _changes_something(
+    seg: _Seg,
+    chain: list[_Pair],
+    ol: list[str],
+    start: int,
+    end: int,
+    pairs: list[_Pair],
+    lo: int,
+    hi: int,
+    first: bool = False,
+    below: bool = True,
+) -> tuple[int, int, list[_Pair]]:
     """A segment after a marker (or the first, its leading marker left out) that would change nothing, whose
     lines before its first anchor
     (`}`, blank lines: nothing distinctive) also stand, exactly, at an earlier place: the snippet
@@ -253,7 +302,7 @@ def _changes_something(seg: _Seg, chain: list[_Pair], ol: list[str], start: int,
         *_, t, p = max(cuts)
         found.append((p, end, [(i, p + i) for i in range(t)] + [q for q in pairs if q[0] >= t]))
     s1, o1 = chain[-1]
-    tail = sl[s1 + 1:]
+    tail = sl[s1 + 1 :]
     if below and any(x.strip() for x in tail):
         for q in range(o1 + 2, hi - len(tail) + 1):
             if all(_same(tail[i], ol[q + i]) for i in range(len(tail))):

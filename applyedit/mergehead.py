@@ -27,8 +27,9 @@ from applyedit.mergelines import (
 _DP_CELLS = 40_000  # the largest head alignment tried (head lines x original lines above the anchor)
 
 
-def _head(sl: Sequence[str], skeys: list[str], ol: list[str], okeys: list[str], anchor: _Pair, lo: int
-          ) -> tuple[int, list[_Pair]]:
+def _head(
+    sl: Sequence[str], skeys: list[str], ol: list[str], okeys: list[str], anchor: _Pair, lo: int
+) -> tuple[int, list[_Pair]]:
     """Align the lines before a segment's first anchor with the original lines above it: the
     segment's original start and the head's pairs.
 
@@ -43,16 +44,22 @@ def _head(sl: Sequence[str], skeys: list[str], ol: list[str], okeys: list[str], 
     if s0 == 0:
         return o0, []
     if sl[0].strip():  # context right after the marker, then new lines: inserted after that context
-        k = next((k for k in range(s0, 0, -1) if o0 - k >= lo
-                  and all(_same(sl[i], ol[o0 - k + i]) for i in range(k))), 0)
+        k = next(
+            (k for k in range(s0, 0, -1) if o0 - k >= lo and all(_same(sl[i], ol[o0 - k + i]) for i in range(k))), 0
+        )
         if k:
             return o0 - k, [(i, o0 - k + i) for i in range(k)]
     pairs, inserted = _align(sl, skeys, ol, okeys, anchor, lo)
     depth_s = _indent(sl[s0])
     start = pairs[0][1] if pairs else o0
-    if pairs and not any(sl[a].strip() for a, _ in pairs) and pairs[-1][1] == o0 - 1 and all(
-            b - a == pairs[0][1] - pairs[0][0] for a, b in pairs) and _distinctive(skeys[0]) \
-            and _indent(sl[0]) == depth_s:
+    if (
+        pairs
+        and not any(sl[a].strip() for a, _ in pairs)
+        and pairs[-1][1] == o0 - 1
+        and all(b - a == pairs[0][1] - pairs[0][0] for a, b in pairs)
+        and _distinctive(skeys[0])
+        and _indent(sl[0]) == depth_s
+    ):
         # New lines at the anchor's depth, then blank lines paired with the blank lines above the
         # anchor: a new sibling, set apart like the anchor is; the original's blank lines stay above.
         return o0, []
@@ -65,8 +72,9 @@ def _head(sl: Sequence[str], skeys: list[str], ol: list[str], okeys: list[str], 
     return (pairs[0][1] if pairs else o0), pairs
 
 
-def _align(sl: Sequence[str], skeys: list[str], ol: list[str], okeys: list[str], anchor: _Pair, lo: int
-           ) -> tuple[list[_Pair], list[int]]:
+def _align(
+    sl: Sequence[str], skeys: list[str], ol: list[str], okeys: list[str], anchor: _Pair, lo: int
+) -> tuple[list[_Pair], list[int]]:
     """The head's best pairs with the original lines above the anchor, and its inserted lines."""
     s0, o0 = anchor
     w0 = max(lo, o0 - min(400, 3 * s0 + 60))
@@ -95,15 +103,28 @@ def _align(sl: Sequence[str], skeys: list[str], ol: list[str], okeys: list[str],
     # A block the head opens anew (a new function: its opener is inserted) holds new lines only,
     # its closing line too: its `return value` is not the original's `return rv` edited, its `}`
     # not the previous function's `}`.
-    zone = frozenset(t for k in inserted if sl[k].strip() and _opens(sl, k) for t in range(
-        k + 1, 1 + next((u for u in range(k + 1, s0) if sl[u].strip() and _indent(sl[u]) <= _indent(sl[k])), s0 - 1)))
+    zone = frozenset(
+        t
+        for k in inserted
+        if sl[k].strip() and _opens(sl, k)
+        for t in range(
+            k + 1, 1 + next((u for u in range(k + 1, s0) if sl[u].strip() and _indent(sl[u]) <= _indent(sl[k])), s0 - 1)
+        )
+    )
     if any(a in zone and sl[a].strip() for a, _ in pairs):
         pairs, inserted = _solve(sl, ol, anchor, w0, first, score, zone)
     return pairs, inserted
 
 
-def _solve(sl: Sequence[str], ol: list[str], anchor: _Pair, w0: int, first: int | None,
-           score: Callable[[int, int], float | None], forbid: frozenset[int]) -> tuple[list[_Pair], list[int]]:
+def _solve(
+    sl: Sequence[str],
+    ol: list[str],
+    anchor: _Pair,
+    w0: int,
+    first: int | None,
+    score: Callable[[int, int], float | None],
+    forbid: frozenset[int],
+) -> tuple[list[_Pair], list[int]]:
     """The best pairs and the inserted head lines; lines in `forbid` are never paired."""
     s0, o0 = anchor
     # best[i][jj]: the best score of aligning sl[i:s0] with ol[w0 + jj:o0]; move for traceback
@@ -164,8 +185,17 @@ def _cut(sl: Sequence[str], ol: list[str], anchor: _Pair, lo: int) -> tuple[int,
     return p, [(i, p + i) for i in range(t)] + [(i, i - t + below) for i in range(t, s0)]
 
 
-def _check(sl: Sequence[str], skeys: list[str], ol: list[str], okeys: list[str], anchor: _Pair, lo: int,
-           pairs: list[_Pair], inserted: list[int], start: int) -> None:
+def _check(
+    sl: Sequence[str],
+    skeys: list[str],
+    ol: list[str],
+    okeys: list[str],
+    anchor: _Pair,
+    lo: int,
+    pairs: list[_Pair],
+    inserted: list[int],
+    start: int,
+) -> None:
     """Refuse a head that fits the original in more than one way, or whose inserted opener would
     open a block around the anchor (`_NoFit`)."""
     s0, o0 = anchor
@@ -175,12 +205,21 @@ def _check(sl: Sequence[str], skeys: list[str], ol: list[str], okeys: list[str],
     deleted = [j for j in range(start if pairs else o0, o0) if j not in {b for _, b in pairs} and ol[j].strip()]
     if inserted and deleted and not any(_distinctive(skeys[a]) for a in paired):
         raise _NoMerge(f"snippet lines above {sl[s0].strip()!r} fit the original in more than one way")
-    if first is not None and first not in paired and not _distinctive(skeys[first]) and any(
-            okeys[j] == skeys[first] for j in range(lo, o0)):
+    if (
+        first is not None
+        and first not in paired
+        and not _distinctive(skeys[first])
+        and any(okeys[j] == skeys[first] for j in range(lo, o0))
+    ):
         raise _NoMerge(f"snippet line {sl[first].strip()!r} after a marker could be one of several")
     for i in inserted:  # an opener whose block would reach the anchor
-        if sl[i].strip() and _indent(sl[i]) < depth_s and _opens(sl, i) and all(
-                _indent(sl[t]) > _indent(sl[i]) for t in range(i + 1, s0 + 1)):
-            close = next((u for u in range(i + 1, len(sl)) if sl[u].strip() and _indent(sl[u]) <= _indent(sl[i])),
-                         len(sl) - 1)
+        if (
+            sl[i].strip()
+            and _indent(sl[i]) < depth_s
+            and _opens(sl, i)
+            and all(_indent(sl[t]) > _indent(sl[i]) for t in range(i + 1, s0 + 1))
+        ):
+            close = next(
+                (u for u in range(i + 1, len(sl)) if sl[u].strip() and _indent(sl[u]) <= _indent(sl[i])), len(sl) - 1
+            )
             raise _NoFit(f"snippet line {sl[i].strip()!r} does not fit above line {o0 + 1}", close + 1)

@@ -101,14 +101,19 @@ def _found(block: Sequence[str], ol: list[str], lo: int, hi: int, then: Sequence
     at = [p for p in range(lo, hi - len(block) + 1) if all(_same(x, ol[p + i]) for i, x in enumerate(block))]
     if not then:
         return bool(at)
-    return any(all(_same(x, ol[q + i]) for i, x in enumerate(then))
-               for p in at[:50] for q in range(p + len(block) + 1, hi - len(then) + 1))
+    return any(
+        all(_same(x, ol[q + i]) for i, x in enumerate(then))
+        for p in at[:50]
+        for q in range(p + len(block) + 1, hi - len(then) + 1)
+    )
 
 
 def _split(sl: Sequence[str], ol: list[str], lo: int, hi: int) -> bool:
     """The segment's lines also stand in ol[lo:hi] as two blocks with lines between them."""
-    return any(any(x.strip() for x in sl[:t]) and any(x.strip() for x in sl[t:])
-               and _found(sl[:t], ol, lo, hi, sl[t:]) for t in range(1, len(sl)))
+    return any(
+        any(x.strip() for x in sl[:t]) and any(x.strip() for x in sl[t:]) and _found(sl[:t], ol, lo, hi, sl[t:])
+        for t in range(1, len(sl))
+    )
 
 
 def _imbalance(sl: Sequence[str], t: int) -> int:

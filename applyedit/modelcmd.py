@@ -63,8 +63,11 @@ def model_show(ctx: typer.Context, model: ModelOpt = None, backend: BackendOpt =
     if source.path is not None:
         # The torch copies: written on the first torch run, or by `model prepare --backend torch`.
         ready = source.kind in ("dir", "hub") or modelstore.is_ready(source.path)
-        later = ("not prepared yet: run `applyedit model prepare`" if name == "torch" else
-                 "absent: torch only, written by its first run or `applyedit model prepare --backend torch`")
+        later = (
+            "not prepared yet: run `applyedit model prepare`"
+            if name == "torch"
+            else "absent: torch only, written by its first run or `applyedit model prepare --backend torch`"
+        )
         table.add_row("weights", f"{source.path} ({'ready' if ready else later})")
         if ready:
             fast = modelstore.cpu_weights_file(source.path)
@@ -100,20 +103,35 @@ def _draft_status() -> str:
     return f"{name}: ready in {', '.join(ready)}"
 
 
-DraftOpt = Annotated[bool, typer.Option(
-    "--draft", help="Prepare the default draft model instead (--proposer draft|hybrid; the draft extra).")]
-FromHubOpt = Annotated[tuple[str, str] | None, typer.Option(
-    "--from-hub", metavar="REPO FILE",
-    help="Fetch this GGUF from the model hub (HF_ENDPOINT names a mirror) and check its "
-         "SHA-256 (known for the official Qwen2.5-Coder GGUFs, or --sha256).")]
-Sha256Opt = Annotated[str | None, typer.Option(
-    "--sha256", help="With --from-hub: the file's expected SHA-256; another hash is refused.")]
+DraftOpt = Annotated[
+    bool,
+    typer.Option("--draft", help="Prepare the default draft model instead (--proposer draft|hybrid; the draft extra)."),
+]
+FromHubOpt = Annotated[
+    tuple[str, str] | None,
+    typer.Option(
+        "--from-hub",
+        metavar="REPO FILE",
+        help="Fetch this GGUF from the model hub (HF_ENDPOINT names a mirror) and check its "
+        "SHA-256 (known for the official Qwen2.5-Coder GGUFs, or --sha256).",
+    ),
+]
+Sha256Opt = Annotated[
+    str | None, typer.Option("--sha256", help="With --from-hub: the file's expected SHA-256; another hash is refused.")
+]
 
 
 @model_app.command("prepare")
 @guarded
-def model_prepare(ctx: typer.Context, model: ModelOpt = None, backend: BackendOpt = None, draft: DraftOpt = False,
-                  from_hub: FromHubOpt = None, sha256: Sha256Opt = None, debug: DebugOpt = False) -> None:
+def model_prepare(
+    ctx: typer.Context,
+    model: ModelOpt = None,
+    backend: BackendOpt = None,
+    draft: DraftOpt = False,
+    from_hub: FromHubOpt = None,
+    sha256: Sha256Opt = None,
+    debug: DebugOpt = False,
+) -> None:
     """Prepare what the backend needs, once: llama.cpp (the CPU default) runs the checked GGUF itself;
     torch (CUDA, or --backend torch) also needs its dequantized copy and, on a CPU, its fast-load copy.
 
@@ -163,8 +181,11 @@ def _prepare_draft(backend: str | None, log: Any) -> None:
     from applyedit.models import llamacpp, modelstore
 
     source = modelstore.resolve_draft(None)
-    path = modelstore.assemble_draft_gguf(log) if llamacpp.available() and backend != "torch" \
+    path = (
+        modelstore.assemble_draft_gguf(log)
+        if llamacpp.available() and backend != "torch"
         else modelstore.prepare(source, log)
+    )
     console.print(f"applyedit: draft model ready in {path}")
 
 
@@ -194,19 +215,29 @@ def _from_hub(spec: tuple[str, str], sha256: str | None, model: str | None, draf
     check = f"SHA-256 {checked[:16]}… verified" if checked else "no SHA-256 known: give --sha256 to check it"
     console.print(f"applyedit: {path} ({check})", markup=False)
     if checked == modelstore.DEFAULT_GGUF_SHA256:
-        console.print(f"applyedit: it is the default model's file, now in {modelstore.default_gguf_path()}; "
-                      "runs use it without --model", markup=False)
+        console.print(
+            f"applyedit: it is the default model's file, now in {modelstore.default_gguf_path()}; "
+            "runs use it without --model",
+            markup=False,
+        )
     else:
-        console.print(f"applyedit: use it with --model {path} (or model = \"{path}\" in applyedit.toml)", markup=False)
+        console.print(f'applyedit: use it with --model {path} (or model = "{path}" in applyedit.toml)', markup=False)
 
 
 @model_app.command("calibrate")
 @guarded
-def model_calibrate(model: ModelOpt = None, device: DeviceOpt = None, dtype: DtypeOpt = None,
-                    backend: BackendOpt = None, draft: Annotated[bool, typer.Option(
-                        "--draft", help="Calibrate the draft model instead (what one draft token costs).")] = False,
-                    draft_model: DraftModelOpt = None, draft_backend: DraftBackendOpt = None,
-                    debug: DebugOpt = False) -> None:
+def model_calibrate(
+    model: ModelOpt = None,
+    device: DeviceOpt = None,
+    dtype: DtypeOpt = None,
+    backend: BackendOpt = None,
+    draft: Annotated[
+        bool, typer.Option("--draft", help="Calibrate the draft model instead (what one draft token costs).")
+    ] = False,
+    draft_model: DraftModelOpt = None,
+    draft_backend: DraftBackendOpt = None,
+    debug: DebugOpt = False,
+) -> None:
     """Measure again what one verify pass costs per draft length (the K policy's cost curve) and cache it.
 
     Run it on a quiet machine: a curve measured under load misleads the K policy until replaced.
@@ -230,8 +261,10 @@ def model_calibrate(model: ModelOpt = None, device: DeviceOpt = None, dtype: Dty
         title = f"draft model's pass cost, {source.name} via {chosen} on {engine.device} ({engine.threads} threads)"
     else:
         curve = engine.cost_curve(fresh=True)
-        title = (f"verify-pass cost, {engine.source.name} via {engine.backend} on {engine.device} "
-                 f"({engine.dtype_name}, {engine.threads} threads)")
+        title = (
+            f"verify-pass cost, {engine.source.name} via {engine.backend} on {engine.device} "
+            f"({engine.dtype_name}, {engine.threads} threads)"
+        )
     table = Table(title=title)
     for col in ("draft K", "pass ms", "ms per token (K + 1)"):
         table.add_column(col, justify="right")

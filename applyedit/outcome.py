@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from applyedit.api import Inputs, Job
     from applyedit.models.engine import Engine
 
+
 @dataclass(frozen=True)
 class ApplyResult:
     path: str  # as written in the diff headers
@@ -48,12 +49,15 @@ class ApplyResult:
         return self.before != self.after
 
 
-IMPLIED_NOTE = ("the edit has no lazy marker but is a piece of the file (its first and last lines are the file's): "
-                "read as an update snippet that keeps the code before and after it")
+IMPLIED_NOTE = (
+    "the edit has no lazy marker but is a piece of the file (its first and last lines are the file's): "
+    "read as an update snippet that keeps the code before and after it"
+)
 
 
-def answer_by_merge(got: Inputs, merged: merge.MergeResult | None, opts: RunOptions,
-                    encoding: str) -> ApplyResult | None:
+def answer_by_merge(
+    got: Inputs, merged: merge.MergeResult | None, opts: RunOptions, encoding: str
+) -> ApplyResult | None:
     """The unambiguous merge of an update snippet as the whole answer, without the model: when it
     changes the file, parses wherever the original did and passes every output check. None otherwise
     (the model runs, anchored by the merge when it is unambiguous)."""
@@ -66,10 +70,12 @@ def answer_by_merge(got: Inputs, merged: merge.MergeResult | None, opts: RunOpti
     except ApplyEditError:
         return None
     src = got.src
-    result = DecodeResult(tokens=[], steps=[], stop_reason="merge", prompt_tokens=0, prefill_s=0.0,
-                          decode_s=time.perf_counter() - t0)
-    summary = summarise(result, model="", device="", dtype="", proposer="none", backend="none",
-                        backend_reason="the merge answered")
+    result = DecodeResult(
+        tokens=[], steps=[], stop_reason="merge", prompt_tokens=0, prefill_s=0.0, decode_s=time.perf_counter() - t0
+    )
+    summary = summarise(
+        result, model="", device="", dtype="", proposer="none", backend="none", backend_reason="the merge answered"
+    )
     found = find_regions(src.text, body, src.language, src.path)
     per_region, end, totals = attribute(found, [], [], 0)
     data = report.report_data(found, per_region, end, totals, summary, profile(result))
@@ -79,8 +85,20 @@ def answer_by_merge(got: Inputs, merged: merge.MergeResult | None, opts: RunOpti
     data["prompt_cache"] = reuse_report(0, 0)
     after = textio.restore(body, src.style, src.text)
     before = src.raw.decode(encoding)
-    return ApplyResult(got.shown, before, after, unified_diff(before, after, got.shown), got.kind, "", result, summary,
-                       data, tuple(all_notes), hashlib.sha256(src.raw).hexdigest(), "merge")
+    return ApplyResult(
+        got.shown,
+        before,
+        after,
+        unified_diff(before, after, got.shown),
+        got.kind,
+        "",
+        result,
+        summary,
+        data,
+        tuple(all_notes),
+        hashlib.sha256(src.raw).hexdigest(),
+        "merge",
+    )
 
 
 @dataclass(frozen=True)
@@ -114,31 +132,64 @@ def checked(job: Job, result: DecodeResult, merged: merge.MergeResult | None, op
         if fallen is None:
             raise
         why = str(e).split("; nothing was written")[0]
-        return Answer(output, fallen, model_body, "merge",
-                      [f"answered with the snippet's merge: the model's output was refused ({why})"])
+        return Answer(
+            output,
+            fallen,
+            model_body,
+            "merge",
+            [f"answered with the snippet's merge: the model's output was refused ({why})"],
+        )
     return Answer(output, model_body, model_body, "model", notes)
 
 
-def finish(job: Job, encoding: str, result: DecodeResult, answer: Answer, proposer_name: str,
-           decoding: sampling.Sampling, cold: bool) -> ApplyResult:
+def finish(
+    job: Job,
+    encoding: str,
+    result: DecodeResult,
+    answer: Answer,
+    proposer_name: str,
+    decoding: sampling.Sampling,
+    cold: bool,
+) -> ApplyResult:
     """The new file in the original's text style, its diff, the summary and the report."""
     engine, src = job.engine, job.src
     after = textio.restore(answer.body, src.style, src.text)
     before = src.raw.decode(encoding)
-    summary = summarise(result, model=engine.source.name, device=engine.device,
-                        dtype=engine.dtype_name, proposer=proposer_name,
-                        backend=engine.backend, backend_reason=engine.backend_reason, sampling=decoding)
-    data = region_report(engine, src, answer.model_body if answer.model_body is not None else answer.body, result,
-                         summary, cold)
+    summary = summarise(
+        result,
+        model=engine.source.name,
+        device=engine.device,
+        dtype=engine.dtype_name,
+        proposer=proposer_name,
+        backend=engine.backend,
+        backend_reason=engine.backend_reason,
+        sampling=decoding,
+    )
+    data = region_report(
+        engine, src, answer.model_body if answer.model_body is not None else answer.body, result, summary, cold
+    )
     notes = [IMPLIED_NOTE, *answer.notes] if job.implied else answer.notes
     data["answer"] = {"by": answer.by, "model_ran": True, "notes": notes}
     data["prompt_cache"] = reuse_report(result.prompt_tokens, result.prefilled)  # prompt tokens reused
-    return ApplyResult(job.shown, before, after, unified_diff(before, after, job.shown), job.kind, answer.output,
-                       result, summary, data, tuple(notes), hashlib.sha256(src.raw).hexdigest(), answer.by)
+    return ApplyResult(
+        job.shown,
+        before,
+        after,
+        unified_diff(before, after, job.shown),
+        job.kind,
+        answer.output,
+        result,
+        summary,
+        data,
+        tuple(notes),
+        hashlib.sha256(src.raw).hexdigest(),
+        answer.by,
+    )
 
 
-def region_report(engine: Engine, src: textio.SourceFile, body: str, result: DecodeResult,
-                  summary: Summary, cold: bool = False) -> dict[str, Any]:
+def region_report(
+    engine: Engine, src: textio.SourceFile, body: str, result: DecodeResult, summary: Summary, cold: bool = False
+) -> dict[str, Any]:
     """Regions of the new file (unchanged / edited / deleted, by definition) with their statistics."""
     found = find_regions(src.text, body, src.language, src.path)
     lines = spans.token_lines(engine.tokenizer, result.tokens)
@@ -146,8 +197,7 @@ def region_report(engine: Engine, src: textio.SourceFile, body: str, result: Dec
     per_region, end, totals = attribute(found, result.steps, lines, num_body)
     startup = process_age_s(result.started_at) if cold else None  # a warm engine (eval, bench): none
     data = report.report_data(found, per_region, end, totals, summary, profile(result), startup)
-    data["anchored_lines"] = anchored_lines(result.steps, spans.token_bytes(engine.tokenizer, result.tokens),
-                                            body.count("\n"))
+    data["anchored_lines"] = anchored_lines(
+        result.steps, spans.token_bytes(engine.tokenizer, result.tokens), body.count("\n")
+    )
     return data
-
-

@@ -123,8 +123,7 @@ def draft_k(alpha: float, cost: CostCurve, draft_token_s: float, k_limit: int) -
     to use the draft); 0 only for a `k_limit` of 0."""
     if k_limit <= 1:
         return max(0, k_limit)
-    return max(range(1, k_limit + 1),
-               key=lambda k: expected_tokens(k, alpha) / (cost(k) + (k - 1) * draft_token_s))
+    return max(range(1, k_limit + 1), key=lambda k: expected_tokens(k, alpha) / (cost(k) + (k - 1) * draft_token_s))
 
 
 @dataclass

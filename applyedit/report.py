@@ -50,22 +50,48 @@ def legend() -> dict[str, str]:
 
 
 def report_data(
-    regions: Sequence[Region], region_stats: Sequence[RegionStats], end: RegionStats, totals: RegionStats,
-    summary: Summary, profile: Profile | None = None, startup_s: float | None = None,
+    regions: Sequence[Region],
+    region_stats: Sequence[RegionStats],
+    end: RegionStats,
+    totals: RegionStats,
+    summary: Summary,
+    profile: Profile | None = None,
+    startup_s: float | None = None,
 ) -> dict[str, Any]:
     """The report as plain data (json.dumps-able): regions, the "end" pseudo-region, totals, where
     the time went (profile, with the startup when known), legend."""
     assert (totals.tokens, totals.passes, totals.drafted, totals.accepted) == (
-        summary.tokens, summary.passes, summary.drafted, summary.accepted), "stats from another run"
+        summary.tokens,
+        summary.passes,
+        summary.drafted,
+        summary.accepted,
+    ), "stats from another run"
     rows = [
-        {"kind": r.kind, "label": r.label, "start_line": r.start_line, "end_line": r.end_line,
-         "orig_start": r.orig_start, "orig_end": r.orig_end, **s.to_dict()}
+        {
+            "kind": r.kind,
+            "label": r.label,
+            "start_line": r.start_line,
+            "end_line": r.end_line,
+            "orig_start": r.orig_start,
+            "orig_end": r.orig_end,
+            **s.to_dict(),
+        }
         for r, s in zip(regions, region_stats, strict=True)
     ]
     return {
-        "run": {name: getattr(summary, name) for name in (
-            "model", "device", "dtype", "backend", "backend_reason", "proposer", "prompt_tokens",
-            "stop_reason")},
+        "run": {
+            name: getattr(summary, name)
+            for name in (
+                "model",
+                "device",
+                "dtype",
+                "backend",
+                "backend_reason",
+                "proposer",
+                "prompt_tokens",
+                "stop_reason",
+            )
+        },
         "regions": rows,
         "end": {"kind": "end", "label": "end of output", **end.to_dict()},
         "totals": _totals(totals, summary),
@@ -125,8 +151,10 @@ def brief_lines(data: dict[str, Any], summary: Summary, text: str | None = None)
     if s.stop_reason == "merge":  # outcome.answer_by_merge: the merge answered, no model ran
         head = f"applyedit: answered by the snippet's merge in {s.wall_s:.2f} s (unambiguous, parses); no model ran"
         return [head, *_region_lines(data, lines, "from the merge")]
-    head = (f"applyedit: {s.tokens} tokens, {s.wall_s:.1f} s (prompt {s.prefill_s:.1f} s), "
-            f"{s.tokens_per_pass:.1f} tok/pass, " + (f"{s.acceptance:.0%} accepted" if s.drafted else "no drafts"))
+    head = (
+        f"applyedit: {s.tokens} tokens, {s.wall_s:.1f} s (prompt {s.prefill_s:.1f} s), "
+        f"{s.tokens_per_pass:.1f} tok/pass, " + (f"{s.acceptance:.0%} accepted" if s.drafted else "no drafts")
+    )
     if s.backend_reason:  # which backend ran and why: "; llama.cpp: the CPU default"
         head += f"; {'llama.cpp' if s.backend == 'llamacpp' else s.backend}: {s.backend_reason}"
     if s.temperature:
@@ -168,8 +196,20 @@ def drafted_by(counts: dict[str, int]) -> str:
     return " ".join(f"{name} {n / total:.0%}" for name, n in shown.items())
 
 
-COLUMNS = ("region", "kind", "lines", "tokens", "drafted", "accepted", "accept", "by", "passes", "tok/pass",
-           "mean K", "time s")
+COLUMNS = (
+    "region",
+    "kind",
+    "lines",
+    "tokens",
+    "drafted",
+    "accepted",
+    "accept",
+    "by",
+    "passes",
+    "tok/pass",
+    "mean K",
+    "time s",
+)
 # Narrow terminals drop columns from the end of this list first; the others always stay.
 OPTIONAL = ("by", "mean K", "accepted", "drafted", "time s", "passes", "tok/pass")
 REGION_MIN = 26  # columns kept for region names (longer ones wrap), however narrow the terminal
@@ -177,16 +217,29 @@ REGION_MIN = 26  # columns kept for region names (longer ones wrap), however nar
 
 def _cells(label: str, kind: str, lines: str, row: dict[str, Any]) -> dict[str, str]:
     drafted, passes = row["drafted"], row["passes"]
-    return dict(zip(COLUMNS, [
-        label, kind, lines, str(row["tokens"]), str(drafted), str(row["accepted"]),
-        f"{row['acceptance']:.0%}" if drafted else "–", drafted_by(row.get("drafted_by") or {}), str(passes),
-        f"{row['tokens_per_pass']:.1f}" if passes else "–", f"{row['mean_k']:.1f}" if passes else "–",
-        f"{row['time_s']:.2f}" if passes else "–",
-    ], strict=True))
+    return dict(
+        zip(
+            COLUMNS,
+            [
+                label,
+                kind,
+                lines,
+                str(row["tokens"]),
+                str(drafted),
+                str(row["accepted"]),
+                f"{row['acceptance']:.0%}" if drafted else "–",
+                drafted_by(row.get("drafted_by") or {}),
+                str(passes),
+                f"{row['tokens_per_pass']:.1f}" if passes else "–",
+                f"{row['mean_k']:.1f}" if passes else "–",
+                f"{row['time_s']:.2f}" if passes else "–",
+            ],
+            strict=True,
+        )
+    )
 
 
-def _table(rows: list[tuple[dict[str, str], str]], total: dict[str, str], columns: list[str],
-           region_min: int) -> Table:
+def _table(rows: list[tuple[dict[str, str], str]], total: dict[str, str], columns: list[str], region_min: int) -> Table:
     table = Table(title="regions", title_justify="left", box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
     for name in columns:
         if name == "region":  # the only column that wraps, and never narrower than region_min
@@ -206,8 +259,11 @@ def render_table(data: dict[str, Any], width: int | None = None) -> Group:
     the time went and the legend, one definition per line. With `width` (the terminal's), the least
     needed columns (OPTIONAL, in order) go until the table fits with region names whole, or
     wrapped at no fewer than REGION_MIN columns."""
-    rows = [(_cells(_name(row), row["kind"], _lines(row), row), STYLES[row["kind"]])
-            for row in data["regions"] if _shown(row)]
+    rows = [
+        (_cells(_name(row), row["kind"], _lines(row), row), STYLES[row["kind"]])
+        for row in data["regions"]
+        if _shown(row)
+    ]
     end = data["end"]
     if end["tokens"]:
         rows.append((_cells(end["label"], "end", "", end), STYLES["end"]))
@@ -237,8 +293,14 @@ def render_table(data: dict[str, Any], width: int | None = None) -> Group:
     return Group(table, caption)
 
 
-PROFILE_PARTS = (("prefill", "prefill_s"), ("forward", "forward_s"), ("drafting", "drafting_s"),
-                 ("cache", "cache_s"), ("loop", "loop_s"), ("outside", "outside_s"))
+PROFILE_PARTS = (
+    ("prefill", "prefill_s"),
+    ("forward", "forward_s"),
+    ("drafting", "drafting_s"),
+    ("cache", "cache_s"),
+    ("loop", "loop_s"),
+    ("outside", "outside_s"),
+)
 
 
 def profile_line(profile: dict[str, Any]) -> str:
@@ -248,5 +310,8 @@ def profile_line(profile: dict[str, Any]) -> str:
     decode = sum(profile[key] for _, key in PROFILE_PARTS[1:]) or 1.0
     parts = [f"{name} {profile[key]:.2f} s ({profile[key] / decode:.1%})" for name, key in PROFILE_PARTS[1:]]
     startup = profile.get("startup_s")
-    return ((f"startup {startup:.1f} s; " if startup is not None else "")
-            + f"prefill {profile['prefill_s']:.2f} s; decode: " + ", ".join(parts))
+    return (
+        (f"startup {startup:.1f} s; " if startup is not None else "")
+        + f"prefill {profile['prefill_s']:.2f} s; decode: "
+        + ", ".join(parts)
+    )

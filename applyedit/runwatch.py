@@ -30,8 +30,12 @@ class FenceStop:
         return cut
 
 
-def follow_lines(decode: Callable[[Sequence[int]], str], lines: int, on_step: Callable[[Step, int], None] | None,
-                 on_phase: Callable[[str, int, int], None]) -> Callable[[Step, int], None]:
+def follow_lines(
+    decode: Callable[[Sequence[int]], str],
+    lines: int,
+    on_step: Callable[[Step, int], None] | None,
+    on_phase: Callable[[str, int, int], None],
+) -> Callable[[Step, int], None]:
     """The per-pass callback that also reports ("decoding", output line reached, `lines` expected)."""
     newlines = 0
 
@@ -48,20 +52,25 @@ def follow_lines(decode: Callable[[Sequence[int]], str], lines: int, on_step: Ca
 # --- anchoring, the merge as the answer, and outputs that only look like success (issue 17) ----------
 
 
-def watch(deadline: float | None, timeout: float | None,
-          on_step: Callable[[Step, int], None] | None) -> Callable[[Step, int], None] | None:
+def watch(
+    deadline: float | None, timeout: float | None, on_step: Callable[[Step, int], None] | None
+) -> Callable[[Step, int], None] | None:
     """The loop's per-pass callback, raising `RunTimeout` once the deadline has passed."""
     if deadline is None:
         return on_step
     if time.monotonic() > deadline:  # loading the model used it all up
-        raise RunTimeout(f"stopped by --timeout {timeout:g} s before decoding began (loading the model took "
-                         "longer); nothing was written")
+        raise RunTimeout(
+            f"stopped by --timeout {timeout:g} s before decoding began (loading the model took "
+            "longer); nothing was written"
+        )
 
     def step(s: Step, tokens: int) -> None:
         if on_step is not None:
             on_step(s, tokens)
         if time.monotonic() > deadline:
-            raise RunTimeout(f"stopped by --timeout {timeout:g} s after {tokens:,} output tokens in "
-                             f"{s.index + 1} passes; nothing was written")
+            raise RunTimeout(
+                f"stopped by --timeout {timeout:g} s after {tokens:,} output tokens in "
+                f"{s.index + 1} passes; nothing was written"
+            )
 
     return step

@@ -76,8 +76,9 @@ def warp(logits: torch.Tensor, temperature: float, top_p: float = 1.0) -> torch.
     return probs / probs.sum(dim=-1, keepdim=True)
 
 
-def accept(p: torch.Tensor, draft: Sequence[int], q: torch.Tensor | None,
-           generator: torch.Generator) -> tuple[int, int]:
+def accept(
+    p: torch.Tensor, draft: Sequence[int], q: torch.Tensor | None, generator: torch.Generator
+) -> tuple[int, int]:
     """The exact rule for one verify block: `(num_accepted, token)`, where `token` is the correction
     drawn from the residual at the first rejection, or the bonus drawn from p after a fully accepted
     draft. `p`: `(len(draft) + 1, V)` target probabilities, row i predicting the token after
@@ -132,8 +133,9 @@ class Sampler:
         self.seed = sampling.seed if sampling.seed is not None else secrets.randbelow(SEED_LIMIT)
         self._generator: torch.Generator | None = None
 
-    def verify(self, logits: torch.Tensor, draft: Sequence[int],
-               draft_probs: torch.Tensor | None = None) -> tuple[int, int]:
+    def verify(
+        self, logits: torch.Tensor, draft: Sequence[int], draft_probs: torch.Tensor | None = None
+    ) -> tuple[int, int]:
         """`(num_accepted, token)` for logits `(len(draft) + 1, V)` of the verify pass over `[last] + draft`."""
         import torch
 

@@ -14,13 +14,35 @@ from applyedit.cliparts import MODEL_OPTIONS, DebugOpt, console, guarded, with_o
 from applyedit.errors import UsageError
 from applyedit.options import RunOptions
 
-ServerOpt = Annotated[str | None, typer.Option(
-    "--server", envvar="APPLYEDIT_SERVER", help="Send the run to a running `applyedit serve` at this URL "
-    "(e.g. http://127.0.0.1:8321); the file is still read, checked and written here.")]
+ServerOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--server",
+        envvar="APPLYEDIT_SERVER",
+        help="Send the run to a running `applyedit serve` at this URL "
+        "(e.g. http://127.0.0.1:8321); the file is still read, checked and written here.",
+    ),
+]
 TokenOpt = Annotated[str | None, typer.Option(envvar="APPLYEDIT_TOKEN", help="The server's bearer token.")]
-REMOTE_OPTIONS = ("proposer", "k", "k_policy", "max_new_tokens", "allow_markers", "allow_drops", "allow_syntax_errors",
-                  "allow_deletion", "allow_unchanged", "allow_mismatch", "anchor", "fallback", "answer", "temperature",
-                  "top_p", "seed", "draft_k")
+REMOTE_OPTIONS = (
+    "proposer",
+    "k",
+    "k_policy",
+    "max_new_tokens",
+    "allow_markers",
+    "allow_drops",
+    "allow_syntax_errors",
+    "allow_deletion",
+    "allow_unchanged",
+    "allow_mismatch",
+    "anchor",
+    "fallback",
+    "answer",
+    "temperature",
+    "top_p",
+    "seed",
+    "draft_k",
+)
 
 
 def remote_apply(server: str | None, token: str | None, quiet: bool) -> Any:
@@ -32,20 +54,43 @@ def remote_apply(server: str | None, token: str | None, quiet: bool) -> Any:
     if url is None:
         return None
 
-    def run(file: Path, edit: str, *, options: RunOptions, encoding: str, language: str | None,
-            source: bytes | None, **_: Any) -> Any:
-        ignored = [f"--{n.replace('_', '-')}" for n in ("model", "device", "dtype", "backend", "draft_model",
-                                                       "draft_backend") if getattr(options, n)]
+    def run(
+        file: Path,
+        edit: str,
+        *,
+        options: RunOptions,
+        encoding: str,
+        language: str | None,
+        source: bytes | None,
+        **_: Any,
+    ) -> Any:
+        ignored = [
+            f"--{n.replace('_', '-')}"
+            for n in ("model", "device", "dtype", "backend", "draft_model", "draft_backend")
+            if getattr(options, n)
+        ]
         if ignored:
-            console.print(f"applyedit: note: {', '.join(ignored)} ignored: the server at {url} runs its own model",
-                          markup=False)
-        result = client.apply(url, file, edit, token=token, encoding=encoding, language=language,
-                              timeout=options.timeout, options={n: getattr(options, n) for n in REMOTE_OPTIONS},
-                              source=source)
+            console.print(
+                f"applyedit: note: {', '.join(ignored)} ignored: the server at {url} runs its own model", markup=False
+            )
+        result = client.apply(
+            url,
+            file,
+            edit,
+            token=token,
+            encoding=encoding,
+            language=language,
+            timeout=options.timeout,
+            options={n: getattr(options, n) for n in REMOTE_OPTIONS},
+            source=source,
+        )
         cache = result.report.get("prompt_cache") or {}
         if cache.get("reused") and not quiet:
-            console.print(f"applyedit: prompt cache: {cache['reused']:,} of {cache['prompt_tokens']:,} prompt tokens "
-                          f"reused, {cache['prefilled']:,} prefilled", markup=False)
+            console.print(
+                f"applyedit: prompt cache: {cache['reused']:,} of {cache['prompt_tokens']:,} prompt tokens "
+                f"reused, {cache['prefilled']:,} prefilled",
+                markup=False,
+            )
         return result
 
     return run
@@ -69,17 +114,23 @@ def _disk_store(engine: Any, folder: Path, limit_mb: int) -> Any:
 def serve_command(
     host: Annotated[str, typer.Option(help="Address to listen on; anything but loopback needs --token.")] = "127.0.0.1",
     port: Annotated[int, typer.Option(help="Port to listen on (0: any free one, printed).")] = 8321,
-    token: Annotated[str | None, typer.Option(envvar="APPLYEDIT_TOKEN",
-                                              help="Require `Authorization: Bearer TOKEN` on /v1/.")] = None,
+    token: Annotated[
+        str | None, typer.Option(envvar="APPLYEDIT_TOKEN", help="Require `Authorization: Bearer TOKEN` on /v1/.")
+    ] = None,
     cache_mb: Annotated[int, typer.Option(help="Prompt cache budget in MiB (0: no cache).")] = 1024,
-    cache_dir: Annotated[Path | None, typer.Option(
-        help="Also keep the prompt cache here, so a restart finds it (a folder per model, backend, dtype, "
-             "kernels).")] = None,
+    cache_dir: Annotated[
+        Path | None,
+        typer.Option(
+            help="Also keep the prompt cache here, so a restart finds it (a folder per model, backend, dtype, kernels)."
+        ),
+    ] = None,
     cache_dir_mb: Annotated[int, typer.Option(help="With --cache-dir: its budget in MiB.")] = 4096,
     queue: Annotated[int, typer.Option(help="Requests that may wait behind the running one; more get 503.")] = 8,
     max_body_mb: Annotated[float, typer.Option(help="Largest request body in MiB; larger get 413.")] = 8.0,
-    timeout: Annotated[float | None, typer.Option(
-        help="Default per-request limit in seconds, from arrival (a request's own timeout wins).")] = None,
+    timeout: Annotated[
+        float | None,
+        typer.Option(help="Default per-request limit in seconds, from arrival (a request's own timeout wins)."),
+    ] = None,
     debug: DebugOpt = False,
     **options: Any,
 ) -> None:
@@ -103,8 +154,9 @@ def serve_command(
     from applyedit.promptcache import PromptCache
 
     try:  # Ctrl-C is how a server stops: no message, exit 0
-        settings = server.Settings(host=host, port=port, token=token, queue=queue,
-                                   max_body=int(max_body_mb * (1 << 20)), timeout=timeout)
+        settings = server.Settings(
+            host=host, port=port, token=token, queue=queue, max_body=int(max_body_mb * (1 << 20)), timeout=timeout
+        )
         server.check_settings(settings)
         if cache_mb < 0:
             raise UsageError("--cache-mb must be 0 or more")

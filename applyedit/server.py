@@ -32,7 +32,6 @@ logger = logging.getLogger(__name__)
 API_MODEL = "applyedit"  # the model id every client may use (the loaded model's own name works too)
 
 
-
 @dataclass(frozen=True)
 class Settings:
     host: str = "127.0.0.1"
@@ -121,12 +120,28 @@ class Guard:
         if token and scope["path"].startswith("/v1/"):
             given = headers.get("authorization", "")
             if not hmac.compare_digest(given.encode(), f"Bearer {token}".encode()):
-                await _send_json(send, 401, error_body("missing or wrong bearer token (Authorization: Bearer TOKEN)",
-                                                       "authentication_error", 1, "invalid_api_key"))
+                await _send_json(
+                    send,
+                    401,
+                    error_body(
+                        "missing or wrong bearer token (Authorization: Bearer TOKEN)",
+                        "authentication_error",
+                        1,
+                        "invalid_api_key",
+                    ),
+                )
                 return
         if size > limit:
-            await _send_json(send, 413, error_body(f"the request body exceeds the server's limit of {limit:,} bytes",
-                                                   "invalid_request_error", 1, "body_too_large"))
+            await _send_json(
+                send,
+                413,
+                error_body(
+                    f"the request body exceeds the server's limit of {limit:,} bytes",
+                    "invalid_request_error",
+                    1,
+                    "body_too_large",
+                ),
+            )
             return
         delivered = False
 
@@ -142,8 +157,13 @@ class Guard:
 
 async def _send_json(send: Callable[..., Any], status: int, data: dict[str, Any]) -> None:
     payload = json.dumps(data).encode()
-    await send({"type": "http.response.start", "status": status,
-                "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(payload)).encode())]})
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(payload)).encode())],
+        }
+    )
     await send({"type": "http.response.body", "body": payload})
 
 
@@ -179,8 +199,10 @@ def _add_error_handlers(app: Any) -> None:
 
     @app.exception_handler(RequestValidationError)
     async def on_invalid(request: Request, error: RequestValidationError) -> JSONResponse:
-        problems = "; ".join(f"{'.'.join(str(p) for p in e.get('loc', ()) if p != 'body') or 'body'}: {e.get('msg')}"
-                             for e in error.errors()[:5])
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in e.get('loc', ()) if p != 'body') or 'body'}: {e.get('msg')}"
+            for e in error.errors()[:5]
+        )
         return JSONResponse(error_body(f"bad request: {problems}", "invalid_request_error", 1), 400)
 
     @app.exception_handler(HTTPException)
@@ -192,13 +214,21 @@ def _runner(worker: Worker, settings: Settings) -> Callable[..., Awaitable[Any]]
     """`run(request, path, content, edit, options, timeout)`: one job through the worker, cancelled
     when its client goes away; the routes' one way to a run."""
 
-    async def run(request: Any, path: str, content: str, edit: str, options: dict[str, Any],
-                  timeout: float | None) -> Any:
+    async def run(
+        request: Any, path: str, content: str, edit: str, options: dict[str, Any], timeout: float | None
+    ) -> Any:
         path = clean_path(path)
         timeout = timeout if timeout is not None else settings.timeout
         loop = asyncio.get_running_loop()
-        job = Job(path, content, edit, options, None if timeout is None else time.monotonic() + timeout,
-                  loop, loop.create_future())
+        job = Job(
+            path,
+            content,
+            edit,
+            options,
+            None if timeout is None else time.monotonic() + timeout,
+            loop,
+            loop.create_future(),
+        )
         worker.submit(job)
         while not job.future.done():
             await asyncio.wait({job.future}, timeout=0.2)
@@ -215,15 +245,28 @@ def _add_info_routes(app: Any, engine: Any, worker: Worker, cache: Any, names: s
 
     @app.get("/health")
     async def health() -> dict[str, Any]:
-        return {"status": "ok", "model": engine.source.name, "backend": engine.backend, "device": engine.device,
-                "dtype": engine.dtype_name, "served": worker.served, "running": worker.running is not None,
-                "waiting": worker.jobs.qsize(), "uptime_s": round(time.time() - started, 1),
-                "prompt_cache": cache.to_dict() if cache is not None else None}
+        return {
+            "status": "ok",
+            "model": engine.source.name,
+            "backend": engine.backend,
+            "device": engine.device,
+            "dtype": engine.dtype_name,
+            "served": worker.served,
+            "running": worker.running is not None,
+            "waiting": worker.jobs.qsize(),
+            "uptime_s": round(time.time() - started, 1),
+            "prompt_cache": cache.to_dict() if cache is not None else None,
+        }
 
     @app.get("/v1/models")
     async def models() -> dict[str, Any]:
-        return {"object": "list", "data": [{"id": name, "object": "model", "created": int(started),
-                                            "owned_by": "applyedit"} for name in sorted(names)]}
+        return {
+            "object": "list",
+            "data": [
+                {"id": name, "object": "model", "created": int(started), "owned_by": "applyedit"}
+                for name in sorted(names)
+            ],
+        }
 
 
 def _add_apply_route(app: Any, run: Callable[..., Awaitable[Any]]) -> None:
@@ -270,13 +313,27 @@ def _add_apply_route(app: Any, run: Callable[..., Awaitable[Any]]) -> None:
 
 def _answer(result: Any) -> dict[str, Any]:
     summary = result.summary.to_dict()
-    return {"path": result.path, "after": result.after, "diff": result.diff, "changed": result.changed,
-            "kind": result.kind, "answer": result.answer, "notes": list(result.notes), "summary": summary,
-            "report": result.report, "tokens": result.decode.tokens}
+    return {
+        "path": result.path,
+        "after": result.after,
+        "diff": result.diff,
+        "changed": result.changed,
+        "kind": result.kind,
+        "answer": result.answer,
+        "notes": list(result.notes),
+        "summary": summary,
+        "report": result.report,
+        "tokens": result.decode.tokens,
+    }
 
 
-def serve(engine: Any, settings: Settings, cache: Any = None, log: Callable[[str], None] = print,
-          ready: Callable[[Any], None] | None = None) -> None:
+def serve(
+    engine: Any,
+    settings: Settings,
+    cache: Any = None,
+    log: Callable[[str], None] = print,
+    ready: Callable[[Any], None] | None = None,
+) -> None:
     """Load the model, bind and serve until interrupted (uvicorn). `ready(server)` is called once bound."""
     import socket
 
@@ -286,8 +343,10 @@ def serve(engine: Any, settings: Settings, cache: Any = None, log: Callable[[str
     t0 = time.perf_counter()
     _ = engine.model  # load the weights and the cost curve before the first request, not in it
     engine.cost_curve()
-    log(f"applyedit serve: {engine.source.name} via {engine.backend} on {engine.device} ({engine.dtype_name}) "
-        f"loaded in {time.perf_counter() - t0:.1f} s")
+    log(
+        f"applyedit serve: {engine.source.name} via {engine.backend} on {engine.device} ({engine.dtype_name}) "
+        f"loaded in {time.perf_counter() - t0:.1f} s"
+    )
     app = create_app(engine, settings, cache)
     family = socket.AF_INET6 if ":" in settings.host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
@@ -300,8 +359,10 @@ def serve(engine: Any, settings: Settings, cache: Any = None, log: Callable[[str
     config = uvicorn.Config(app, log_level="warning", access_log=False, timeout_graceful_shutdown=2)
     server = uvicorn.Server(config)
     host = f"[{settings.host}]" if ":" in settings.host else settings.host
-    log(f"applyedit serve: listening on http://{host}:{port} (OpenAI base URL http://{host}:{port}/v1)"
-        + (f"; prompt cache {cache.limit_bytes >> 20} MB" if cache is not None else "; no prompt cache"))
+    log(
+        f"applyedit serve: listening on http://{host}:{port} (OpenAI base URL http://{host}:{port}/v1)"
+        + (f"; prompt cache {cache.limit_bytes >> 20} MB" if cache is not None else "; no prompt cache")
+    )
     if ready is not None:
         ready(server)
     server.run(sockets=[sock])

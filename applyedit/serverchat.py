@@ -82,8 +82,15 @@ def add_chat_route(app: Any, names: set[str], run: Callable[..., Awaitable[Any]]
     async def chat(request: Request, body: ChatRequest) -> Any:
         if body.model not in names:
             served = ", ".join(sorted(names))
-            return JSONResponse(error_body(f"unknown model {body.model!r}; this server serves {served}",
-                                           "invalid_request_error", 1, "model_not_found"), 404)
+            return JSONResponse(
+                error_body(
+                    f"unknown model {body.model!r}; this server serves {served}",
+                    "invalid_request_error",
+                    1,
+                    "model_not_found",
+                ),
+                404,
+            )
         code, edit, tagged = parse_chat(body.messages)
         path = body.path or tagged or "file"  # no extension: plain text, no syntax check
         options: dict[str, Any] = {}
@@ -101,18 +108,44 @@ def chat_response(model: str, stream: bool, result: Any) -> Any:
     from fastapi.responses import StreamingResponse
 
     ident, created = f"chatcmpl-{uuid.uuid4().hex[:24]}", int(time.time())
-    usage = {"prompt_tokens": result.summary.prompt_tokens, "completion_tokens": result.summary.tokens,
-             "total_tokens": result.summary.prompt_tokens + result.summary.tokens}
-    extra = {"applyedit": {"diff": result.diff, "notes": list(result.notes),
-                           "prompt_cache": result.report.get("prompt_cache")}}
+    usage = {
+        "prompt_tokens": result.summary.prompt_tokens,
+        "completion_tokens": result.summary.tokens,
+        "total_tokens": result.summary.prompt_tokens + result.summary.tokens,
+    }
+    extra = {
+        "applyedit": {
+            "diff": result.diff,
+            "notes": list(result.notes),
+            "prompt_cache": result.report.get("prompt_cache"),
+        }
+    }
     if not stream:
-        return {"id": ident, "object": "chat.completion", "created": created, "model": model,
-                "choices": [{"index": 0, "message": {"role": "assistant", "content": result.after},
-                             "finish_reason": "stop", "logprobs": None}], "usage": usage, **extra}
+        return {
+            "id": ident,
+            "object": "chat.completion",
+            "created": created,
+            "model": model,
+            "choices": [
+                {
+                    "index": 0,
+                    "message": {"role": "assistant", "content": result.after},
+                    "finish_reason": "stop",
+                    "logprobs": None,
+                }
+            ],
+            "usage": usage,
+            **extra,
+        }
 
     def chunk(delta: dict[str, Any], finish: str | None) -> str:
-        data = {"id": ident, "object": "chat.completion.chunk", "created": created, "model": model,
-                "choices": [{"index": 0, "delta": delta, "finish_reason": finish, "logprobs": None}]}
+        data = {
+            "id": ident,
+            "object": "chat.completion.chunk",
+            "created": created,
+            "model": model,
+            "choices": [{"index": 0, "delta": delta, "finish_reason": finish, "logprobs": None}],
+        }
         return f"data: {json.dumps(data)}\n\n"
 
     def events() -> Any:  # the checked file, a line per event; the run is over before the first

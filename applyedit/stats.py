@@ -32,8 +32,17 @@ from applyedit.decode import DecodeResult, Step
 from applyedit.regions import Region
 from applyedit.sampling import Sampling
 
-__all__ = ["LEGEND", "Profile", "RegionStats", "Summary", "anchored_lines", "attribute", "process_age_s", "profile",
-           "summarise"]
+__all__ = [
+    "LEGEND",
+    "Profile",
+    "RegionStats",
+    "Summary",
+    "anchored_lines",
+    "attribute",
+    "process_age_s",
+    "profile",
+    "summarise",
+]
 
 LEGEND = """\
 - lines: output lines of the file body in the region; a deleted region has none (it shows the original lines it lost).
@@ -78,8 +87,13 @@ class PassRates:
 class Summary(PassRates):
     """What one decode produced and cost, with the run's settings."""
 
-    DERIVED: ClassVar[tuple[str, ...]] = ("wall_s", "tokens_per_pass", "acceptance", "tokens_per_s",
-                                          "decode_tokens_per_s")
+    DERIVED: ClassVar[tuple[str, ...]] = (
+        "wall_s",
+        "tokens_per_pass",
+        "acceptance",
+        "tokens_per_s",
+        "decode_tokens_per_s",
+    )
     model: str
     device: str
     dtype: str
@@ -112,7 +126,6 @@ class Summary(PassRates):
         return self.tokens / self.decode_s if self.decode_s > 0 else 0.0
 
 
-
 @dataclass(frozen=True, slots=True)
 class Profile:
     """Where one decode's wall time went (seconds); the parts add up to prefill + decode."""
@@ -134,9 +147,14 @@ def profile(result: DecodeResult) -> Profile:
     drafting = sum(s.draft_s for s in steps)
     cache = sum(s.crop_s for s in steps)
     in_steps = sum(s.time_s for s in steps)
-    return Profile(prefill_s=result.prefill_s, forward_s=forward, drafting_s=drafting, cache_s=cache,
-                   loop_s=max(0.0, in_steps - forward - drafting - cache),
-                   outside_s=max(0.0, result.decode_s - in_steps))
+    return Profile(
+        prefill_s=result.prefill_s,
+        forward_s=forward,
+        drafting_s=drafting,
+        cache_s=cache,
+        loop_s=max(0.0, in_steps - forward - drafting - cache),
+        outside_s=max(0.0, result.decode_s - in_steps),
+    )
 
 
 def process_age_s(at: float | None = None) -> float | None:
@@ -154,8 +172,17 @@ def process_age_s(at: float | None = None) -> float | None:
     return age_now - (time.perf_counter() - at if at is not None else 0.0)
 
 
-def summarise(result: DecodeResult, *, model: str, device: str, dtype: str, proposer: str,
-              backend: str = "torch", backend_reason: str = "", sampling: Sampling | None = None) -> Summary:
+def summarise(
+    result: DecodeResult,
+    *,
+    model: str,
+    device: str,
+    dtype: str,
+    proposer: str,
+    backend: str = "torch",
+    backend_reason: str = "",
+    sampling: Sampling | None = None,
+) -> Summary:
     sampling = sampling or Sampling()
     first = result.steps[0].time_s if result.steps else 0.0
     return Summary(

@@ -16,7 +16,13 @@ import tree_sitter
 from applyedit.languages import ALIASES, GRAMMARS
 
 __all__ = [
-    "LANGUAGES", "Definition", "definitions", "enclosing", "label", "parse_errors", "supported",
+    "LANGUAGES",
+    "Definition",
+    "definitions",
+    "enclosing",
+    "label",
+    "parse_errors",
+    "supported",
 ]
 
 LANGUAGES: frozenset[str] = frozenset(GRAMMARS)  # the names with a grammar (languages.py)
@@ -30,34 +36,50 @@ def _table(spec: str) -> dict[str, tuple[str, str]]:
 
 # Per family: node type -> (kind, keyword shown in labels). The name comes from the node's `name`
 # field, else from its C declarator; `_describe` handles the types whose name lies elsewhere.
-_JS = _table("class_declaration=class function_declaration=function method_definition=method "
-             "generator_function_declaration=function variable_declarator=function "
-             "field_definition=method")
-_TS = _JS | _table("abstract_class_declaration=class interface_declaration=interface "
-                   "enum_declaration=enum type_alias_declaration=type internal_module=namespace "
-                   "module=module public_field_definition=method")
-_C = _table("function_definition=function struct_specifier=struct union_specifier=union "
-            "enum_specifier=enum type_definition=struct")
-_JAVA = _table("class_declaration=class interface_declaration=interface enum_declaration=enum "
-               "record_declaration=record annotation_type_declaration=annotation/@interface "
-               "method_declaration=method constructor_declaration=constructor")
+_JS = _table(
+    "class_declaration=class function_declaration=function method_definition=method "
+    "generator_function_declaration=function variable_declarator=function "
+    "field_definition=method"
+)
+_TS = _JS | _table(
+    "abstract_class_declaration=class interface_declaration=interface "
+    "enum_declaration=enum type_alias_declaration=type internal_module=namespace "
+    "module=module public_field_definition=method"
+)
+_C = _table(
+    "function_definition=function struct_specifier=struct union_specifier=union "
+    "enum_specifier=enum type_definition=struct"
+)
+_JAVA = _table(
+    "class_declaration=class interface_declaration=interface enum_declaration=enum "
+    "record_declaration=record annotation_type_declaration=annotation/@interface "
+    "method_declaration=method constructor_declaration=constructor"
+)
 _TABLES: dict[str, dict[str, tuple[str, str]]] = {
     "python": _table("function_definition=function/def class_definition=class"),
-    "javascript": _JS, "typescript": _TS, "tsx": _TS, "java": _JAVA, "c": _C,
+    "javascript": _JS,
+    "typescript": _TS,
+    "tsx": _TS,
+    "java": _JAVA,
+    "c": _C,
     "cpp": _C | _table("class_specifier=class namespace_definition=namespace"),
     "go": _table("function_declaration=function/func method_declaration=method/func type_spec=type"),
-    "rust": _table("function_item=function/fn struct_item=struct enum_item=enum union_item=union "
-                   "trait_item=trait impl_item=impl mod_item=module/mod "
-                   "macro_definition=macro/macro_rules!"),
-    "csharp": _JAVA | _table("struct_declaration=struct namespace_declaration=namespace "
-                             "file_scoped_namespace_declaration=namespace"),
+    "rust": _table(
+        "function_item=function/fn struct_item=struct enum_item=enum union_item=union "
+        "trait_item=trait impl_item=impl mod_item=module/mod "
+        "macro_definition=macro/macro_rules!"
+    ),
+    "csharp": _JAVA
+    | _table("struct_declaration=struct namespace_declaration=namespace file_scoped_namespace_declaration=namespace"),
     "ruby": _table("class=class module=module method=function/def singleton_method=function/def"),
     "bash": _table("function_definition=function"),
     "markdown": _table("section=section/#"),
 }
 _JS_FAMILY = ("javascript", "typescript", "tsx")
 _WRAPPERS = {  # a definition's span grows to these parents when it is their only child of its type
-    "python": {"decorated_definition"}, "go": {"type_declaration"}, "cpp": {"template_declaration"},
+    "python": {"decorated_definition"},
+    "go": {"type_declaration"},
+    "cpp": {"template_declaration"},
     **dict.fromkeys(_JS_FAMILY, {"export_statement", "lexical_declaration", "variable_declaration"}),
 }
 _PRECEDING = {"rust": {"attribute_item"}, **dict.fromkeys(_JS_FAMILY, {"decorator"})}  # siblings ahead
@@ -197,9 +219,11 @@ def _describe(node: tree_sitter.Node, grammar: str) -> tuple[str, str, str] | No
 
 def _span(node: tree_sitter.Node, grammar: str) -> tuple[int, int]:
     outer = node
-    while (parent := outer.parent) is not None and parent.type in _WRAPPERS.get(grammar, ()) and sum(
-        child.type == outer.type for child in parent.named_children
-    ) == 1:
+    while (
+        (parent := outer.parent) is not None
+        and parent.type in _WRAPPERS.get(grammar, ())
+        and sum(child.type == outer.type for child in parent.named_children) == 1
+    ):
         outer = parent
     first = outer
     ahead = _PRECEDING.get(grammar, set())

@@ -28,7 +28,6 @@ BOM = "\ufeff"
 MAX_INPUT_BYTES = 8 * 1024 * 1024  # far past any model context; stops /dev/zero and endless streams
 
 
-
 @dataclass(frozen=True, slots=True)
 class TextStyle:
     """How a file's bytes differ from the LF-only text the model sees."""
@@ -116,8 +115,13 @@ def _mixed_endings(text: str, original: str, style: TextStyle) -> str:
 
 
 def _kind(mode: int) -> str:
-    for test, name in ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a device"),
-                       (stat.S_ISBLK, "a device"), (stat.S_ISSOCK, "a socket")):
+    for test, name in (
+        (stat.S_ISDIR, "a directory"),
+        (stat.S_ISFIFO, "a FIFO"),
+        (stat.S_ISCHR, "a device"),
+        (stat.S_ISBLK, "a device"),
+        (stat.S_ISSOCK, "a socket"),
+    ):
         if test(mode):
             return name
     return "not a regular file"
@@ -130,8 +134,9 @@ def read_capped(stream: BinaryIO, what: str) -> bytes:
     except OSError as e:
         raise InputError(f"cannot read {what}: {e.strerror}") from e
     if len(raw) > MAX_INPUT_BYTES:
-        raise InputError(f"{what} is over {MAX_INPUT_BYTES // 2**20} MiB; applyedit reads no more (no model "
-                         "context holds that much)")
+        raise InputError(
+            f"{what} is over {MAX_INPUT_BYTES // 2**20} MiB; applyedit reads no more (no model context holds that much)"
+        )
     return raw
 
 
@@ -146,11 +151,16 @@ def check_input(path: Path, what: str, streams: bool = False) -> None:
     stream = stat.S_ISFIFO(st.st_mode) or stat.S_ISCHR(st.st_mode)
     if not stat.S_ISREG(st.st_mode) and not (streams and stream):
         kind = _kind(st.st_mode)
-        raise InputError(f"{what} is {kind}, not a file" if kind == "a directory" else
-                         f"{what} is {kind}; applyedit edits regular files (give the source as '-' to pipe it)")
+        raise InputError(
+            f"{what} is {kind}, not a file"
+            if kind == "a directory"
+            else f"{what} is {kind}; applyedit edits regular files (give the source as '-' to pipe it)"
+        )
     if stat.S_ISREG(st.st_mode) and st.st_size > MAX_INPUT_BYTES:
-        raise InputError(f"{what} is {st.st_size / 2**20:.1f} MiB; applyedit reads files up to "
-                         f"{MAX_INPUT_BYTES // 2**20} MiB (no model context holds that much)")
+        raise InputError(
+            f"{what} is {st.st_size / 2**20:.1f} MiB; applyedit reads files up to "
+            f"{MAX_INPUT_BYTES // 2**20} MiB (no model context holds that much)"
+        )
 
 
 def read_input(path: Path, what: str, streams: bool = False) -> bytes:

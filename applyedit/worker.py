@@ -108,8 +108,9 @@ class Worker:
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_bytes(job.content.encode("utf-8"))
             run = RunOptions(**options, timeout=timeout)  # the request's settings, the server's model
-            return api.apply(target, job.edit, options=run, engine=self.engine, cwd=root, language=language,
-                             on_step=step)
+            return api.apply(
+                target, job.edit, options=run, engine=self.engine, cwd=root, language=language, on_step=step
+            )
 
 
 def _settle(future: asyncio.Future[Any], outcome: Any) -> None:

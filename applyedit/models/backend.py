@@ -82,8 +82,14 @@ def pick_device(device: str | None) -> str:
 def pick_dtype(dtype: str | None, device: str) -> torch.dtype:
     import torch
 
-    table = {"fp32": torch.float32, "float32": torch.float32, "bf16": torch.bfloat16,
-             "bfloat16": torch.bfloat16, "fp16": torch.float16, "float16": torch.float16}
+    table = {
+        "fp32": torch.float32,
+        "float32": torch.float32,
+        "bf16": torch.bfloat16,
+        "bfloat16": torch.bfloat16,
+        "fp16": torch.float16,
+        "float16": torch.float16,
+    }
     if dtype in (None, "auto"):
         return torch.bfloat16 if device.startswith("cuda") else torch.float32
     if dtype not in table:
@@ -309,7 +315,6 @@ class TorchModel(ExactPrefill):
 
         self._cache = DynamicCache(config=self.model.config)
         self._ids = []
-
 
     def forward(self, ids: list[int], num_logits: int) -> torch.Tensor:
         import torch

@@ -73,8 +73,9 @@ def prior() -> CostCurve:
     return CostCurve({0: 1.0, 1: 2.0, 2: 2.6, 4: 3.2, 8: 3.6, 16: 4.2, 32: 5.2, 64: 7.5}, "prior")
 
 
-def calibrate(model: TargetModel, prefix_len: int = 512, ks: tuple[int, ...] = PROBE_KS, reps: int = 3,
-              max_reps: int = 8) -> CostCurve:
+def calibrate(
+    model: TargetModel, prefix_len: int = 512, ks: tuple[int, ...] = PROBE_KS, reps: int = 3, max_reps: int = 8
+) -> CostCurve:
     """Time forward passes of k + 1 tokens over a `prefix_len` cache: `reps` rounds over every k
     (interleaved, so a burst of other work spoils one round's points, not all of one k's), the
     minimum per k. Other work only ever adds time, and a longer block never costs less: while a point
@@ -129,8 +130,9 @@ def load_or_calibrate(model: TargetModel, home: Path, key: str, fresh: bool = Fa
         if points and not fresh and not inverted(points):
             return CostCurve(points, "cache")
         if points and not fresh:  # an older calibration disturbed by other work: measure again
-            logger.warning("the cached cost calibration %s inverts (a block costs more than a longer one): "
-                           "measuring again", path)
+            logger.warning(
+                "the cached cost calibration %s inverts (a block costs more than a longer one): measuring again", path
+            )
     except (OSError, ValueError):
         pass
     curve = calibrate(model)

@@ -65,8 +65,16 @@ class Engine:
             path = modelstore.prepare_tokenizer(source, progress)
         else:  # the dequantized copy is written here, on first torch use (the fast-load copy at the first load)
             path = modelstore.prepare(source, progress)
-        return cls(source, path, load_tokenizer(path), dev, pick_dtype(dtype, dev), context_length(path),
-                   backend=chosen, backend_reason=why)
+        return cls(
+            source,
+            path,
+            load_tokenizer(path),
+            dev,
+            pick_dtype(dtype, dev),
+            context_length(path),
+            backend=chosen,
+            backend_reason=why,
+        )
 
     @property
     def loaded(self) -> bool:
@@ -79,8 +87,9 @@ class Engine:
             self._model = runner(self.backend).target(self)
         return self._model
 
-    def draft_model(self, spec: str | None = None, backend: str | None = None,
-                    progress: modelstore.Progress | None = None) -> Any:
+    def draft_model(
+        self, spec: str | None = None, backend: str | None = None, progress: modelstore.Progress | None = None
+    ) -> Any:
         """The draft model of `--draft-model` (default: the packaged Qwen2.5-Coder-0.5B-Instruct) behind
         the `TargetModel` seam, loaded once. Backend "auto": llama.cpp on the CPU when it is installed
         and the draft is a GGUF (far faster per token there than torch fp32), else torch like the target."""
@@ -100,8 +109,10 @@ class Engine:
             else:
                 path = modelstore.prepare(source, progress)
                 if source.kind != "draft" and load_tokenizer(path).get_vocab() != self.tokenizer.get_vocab():
-                    raise ModelError(f"--draft-model {source.name} has another tokenizer than {self.source.name}; "
-                                     "a draft model must share the target's")
+                    raise ModelError(
+                        f"--draft-model {source.name} has another tokenizer than {self.source.name}; "
+                        "a draft model must share the target's"
+                    )
                 self._drafts[key] = TorchModel.load(path, self.device, self.dtype, self.tokenizer)
         return self._drafts[key]
 
@@ -112,8 +123,11 @@ class Engine:
         source = modelstore.resolve_draft(spec)
         if backend not in (None, *DRAFT_BACKENDS):
             raise InputError(f"unknown --draft-backend {backend!r}; choose {', '.join(DRAFT_BACKENDS)}")
-        chosen = backend if backend not in (None, "auto") else (
-            "llamacpp" if self.device == "cpu" and source.gguf is not None and llamacpp.available() else "torch")
+        chosen = (
+            backend
+            if backend not in (None, "auto")
+            else ("llamacpp" if self.device == "cpu" and source.gguf is not None and llamacpp.available() else "torch")
+        )
         return source, chosen
 
     def draft_cost(self, spec: str | None = None, backend: str | None = None, fresh: bool = False) -> CostCurve:
@@ -150,7 +164,7 @@ class Engine:
 
     @property
     def dtype_name(self) -> str:
-        """"float32", "bfloat16", ... on torch; "gguf" on llama.cpp (the file's own quantisation)."""
+        """ "float32", "bfloat16", ... on torch; "gguf" on llama.cpp (the file's own quantisation)."""
         return str(runner(self.backend).dtype_label(self.dtype))
 
     @property
@@ -166,8 +180,9 @@ class Engine:
         return str(self.tokenizer.decode(list(ids), skip_special_tokens=False))
 
 
-def pick_backend(backend: str | None, device: str, *, dtype: str | None = None,
-                 source: modelstore.ModelSource | None = None) -> tuple[str, str]:
+def pick_backend(
+    backend: str | None, device: str, *, dtype: str | None = None, source: modelstore.ModelSource | None = None
+) -> tuple[str, str]:
     """The backend that runs the target, and why (`applyedit model` and the summary say it).
 
     Asked for (`--backend`, `APPLYEDIT_BACKEND` or the config file): that one; llama.cpp runs on the

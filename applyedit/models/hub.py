@@ -23,8 +23,10 @@ __all__ = ["KNOWN", "fetch", "sha256_of"]
 
 # (repo, file) -> SHA-256 of the official file.
 KNOWN = {
-    ("Qwen/Qwen2.5-Coder-1.5B-Instruct-GGUF", "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf"):
-        modelstore.DEFAULT_GGUF_SHA256,
+    (
+        "Qwen/Qwen2.5-Coder-1.5B-Instruct-GGUF",
+        "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf",
+    ): modelstore.DEFAULT_GGUF_SHA256,
     ("Qwen/Qwen2.5-Coder-0.5B-Instruct-GGUF", "qwen2.5-coder-0.5b-instruct-q4_k_m.gguf"): modelstore.DRAFT_GGUF_SHA256,
 }
 
@@ -50,17 +52,25 @@ def fetch(repo: str, filename: str, sha256: str | None = None, revision: str | N
     if constants.HF_HUB_OFFLINE:
         raise ModelError("--from-hub cannot download while HF_HUB_OFFLINE is set; unset it")
     try:
-        path = Path(hf_hub_download(repo_id=repo, filename=filename, revision=revision,
-                                    cache_dir=modelstore.home() / "hub",
-                                    endpoint=os.environ.get("HF_ENDPOINT") or None))
+        path = Path(
+            hf_hub_download(
+                repo_id=repo,
+                filename=filename,
+                revision=revision,
+                cache_dir=modelstore.home() / "hub",
+                endpoint=os.environ.get("HF_ENDPOINT") or None,
+            )
+        )
     except Exception as e:  # network, missing repo or file, server errors: one message
         raise ModelError(f"could not fetch {filename} from {repo}: {type(e).__name__}: {e}") from e
     if expected is not None:
         actual = sha256_of(path)
         if actual != expected:
             _discard(path)
-            raise ModelError(f"{repo}/{filename}: SHA-256 {actual[:16]}… differs from the expected "
-                             f"{expected[:16]}…; the download was deleted and is not used")
+            raise ModelError(
+                f"{repo}/{filename}: SHA-256 {actual[:16]}… differs from the expected "
+                f"{expected[:16]}…; the download was deleted and is not used"
+            )
     if expected == modelstore.DEFAULT_GGUF_SHA256:
         _install_default(path)
     return path, expected

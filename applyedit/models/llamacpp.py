@@ -95,9 +95,17 @@ class LlamaCppModel(ExactPrefill):
             lib.llama_model_free(model)
             raise ModelError(f"llama.cpp could not create a context of {n_ctx} tokens for {path}")
         vocab = lib.llama_model_get_vocab(model)
-        return cls(path=path, eos_ids=eos_ids, n_ctx=n_ctx, _lib=lib, _model=model,
-                   _ctx=ctx, _mem=lib.llama_get_memory(ctx), _batch=lib.llama_batch_init(N_BATCH, 0, 1),
-                   _n_vocab=lib.llama_vocab_n_tokens(vocab))
+        return cls(
+            path=path,
+            eos_ids=eos_ids,
+            n_ctx=n_ctx,
+            _lib=lib,
+            _model=model,
+            _ctx=ctx,
+            _mem=lib.llama_get_memory(ctx),
+            _batch=lib.llama_batch_init(N_BATCH, 0, 1),
+            _n_vocab=lib.llama_vocab_n_tokens(vocab),
+        )
 
     @classmethod
     def target(cls, engine: Any) -> LlamaCppModel:

@@ -121,9 +121,12 @@ def slice_files() -> list[Path]:
 
 def draft_slice_files() -> list[Path]:
     """The default draft model's slice files in numeric order (the `draft` extra)."""
-    return _slices(DRAFT_SLICE_PACKAGES, "the default draft model",
-                   f"`{DRAFT_PIP}` (or `pip install {' '.join(p + '==0.9.0' for p in DRAFT_SLICE_PACKAGES)}`)"
-                   " or pass --draft-model")
+    return _slices(
+        DRAFT_SLICE_PACKAGES,
+        "the default draft model",
+        f"`{DRAFT_PIP}` (or `pip install {' '.join(p + '==0.9.0' for p in DRAFT_SLICE_PACKAGES)}`)"
+        " or pass --draft-model",
+    )
 
 
 def _slices(packages: list[str], what: str, how: str) -> list[Path]:
@@ -142,18 +145,39 @@ def _slices(packages: list[str], what: str, how: str) -> list[Path]:
 
 def assemble_default_gguf(progress: Progress | None = None) -> Path:
     """Concatenate the slices into the cached GGUF, verifying size and SHA-256 before it is kept."""
-    return _assemble(default_gguf_path(), slice_files, DEFAULT_GGUF_BYTES, DEFAULT_GGUF_SHA256,
-                     "the default model", "`applyedit[model]`", progress)
+    return _assemble(
+        default_gguf_path(),
+        slice_files,
+        DEFAULT_GGUF_BYTES,
+        DEFAULT_GGUF_SHA256,
+        "the default model",
+        "`applyedit[model]`",
+        progress,
+    )
 
 
 def assemble_draft_gguf(progress: Progress | None = None) -> Path:
     """The default draft model's GGUF, assembled from its slices and verified like the default's."""
-    return _assemble(draft_gguf_path(), draft_slice_files, DRAFT_GGUF_BYTES, DRAFT_GGUF_SHA256,
-                     "the default draft model", "`applyedit[draft]`", progress)
+    return _assemble(
+        draft_gguf_path(),
+        draft_slice_files,
+        DRAFT_GGUF_BYTES,
+        DRAFT_GGUF_SHA256,
+        "the default draft model",
+        "`applyedit[draft]`",
+        progress,
+    )
 
 
-def _assemble(dest: Path, slice_files: Callable[[], list[Path]], size: int, sha256: str, what: str,
-              extra: str, progress: Progress | None) -> Path:
+def _assemble(
+    dest: Path,
+    slice_files: Callable[[], list[Path]],
+    size: int,
+    sha256: str,
+    what: str,
+    extra: str,
+    progress: Progress | None,
+) -> Path:
     if _verified(dest, size, sha256):
         return dest
     if dest.exists():

@@ -45,9 +45,18 @@ class PromptLookup:
         if key not in self._loaded:
             for old in self._loaded.values():  # one at a time: each holds n_ctx × vocab floats
                 old.close()
-            self._loaded = {key: Llama(model_path=str(self.gguf), n_ctx=n_ctx, n_threads=self.threads,
-                                       n_threads_batch=self.threads, n_gpu_layers=0, verbose=False, logits_all=True,
-                                       draft_model=LlamaPromptLookupDecoding(num_pred_tokens=num_pred_tokens))}
+            self._loaded = {
+                key: Llama(
+                    model_path=str(self.gguf),
+                    n_ctx=n_ctx,
+                    n_threads=self.threads,
+                    n_threads_batch=self.threads,
+                    n_gpu_layers=0,
+                    verbose=False,
+                    logits_all=True,
+                    draft_model=LlamaPromptLookupDecoding(num_pred_tokens=num_pred_tokens),
+                )
+            }
         return self._loaded[key]
 
     def run(self, prompt: list[int], budget: int, num_pred_tokens: int) -> Run:
@@ -69,8 +78,7 @@ class PromptLookup:
         llm.reset()  # n_tokens 0: generate() then reuses no cached prefix (every run prefills in full)
         try:
             t0 = time.perf_counter()
-            for token in llm.generate(prompt, top_k=1, top_p=1.0, min_p=0.0, temp=0.0, repeat_penalty=1.0,
-                                      reset=True):
+            for token in llm.generate(prompt, top_k=1, top_p=1.0, min_p=0.0, temp=0.0, repeat_penalty=1.0, reset=True):
                 if not tokens:
                     first = time.perf_counter() - t0
                 if token in self.eos_ids:
@@ -145,10 +153,20 @@ def generate(engine: api.Engine, job: api.Job, lookup: int, counter: list[int]) 
     clock, before = _FirstTokenClock(), counter[0]
     t0 = time.perf_counter()
     out = engine.model.model.generate(
-        ids, attention_mask=torch.ones_like(ids), do_sample=False, max_new_tokens=job.budget, eos_token_id=eos,
-        pad_token_id=eos[0], top_p=None, top_k=None, temperature=None, streamer=clock, **extra)
+        ids,
+        attention_mask=torch.ones_like(ids),
+        do_sample=False,
+        max_new_tokens=job.budget,
+        eos_token_id=eos,
+        pad_token_id=eos[0],
+        top_p=None,
+        top_k=None,
+        temperature=None,
+        streamer=clock,
+        **extra,
+    )
     wall = time.perf_counter() - t0
-    tokens = out[0, len(job.prompt_ids):].tolist()
+    tokens = out[0, len(job.prompt_ids) :].tolist()
     while tokens and tokens[-1] in engine.model.eos_ids:
         tokens.pop()
     ttft = (clock.first or time.perf_counter()) - t0

@@ -14,13 +14,25 @@ from applyedit.errors import InputError
 from applyedit.options import K_POLICIES
 from applyedit.tools.benchrecord import Method
 
-BASELINES = ("greedy", "lookup", "torch-lookup", "llamacpp-lookup", "none", "nomerge", "anchor", "torch", "llamacpp",
-             "llamacpp-greedy", "draft", "hybrid")
+BASELINES = (
+    "greedy",
+    "lookup",
+    "torch-lookup",
+    "llamacpp-lookup",
+    "none",
+    "nomerge",
+    "anchor",
+    "torch",
+    "llamacpp",
+    "llamacpp-greedy",
+    "draft",
+    "hybrid",
+)
 DEFAULT_LOOKUP = 10  # transformers' prompt_lookup_num_tokens default in its docs
 
 
 def _values(spec: str, default: Sequence[int]) -> tuple[str, list[int]]:
-    """"fixed:4,8,16" -> ("fixed", [4, 8, 16]); "fixed" -> ("fixed", default)."""
+    """ "fixed:4,8,16" -> ("fixed", [4, 8, 16]); "fixed" -> ("fixed", default)."""
     head, _, tail = spec.partition(":")
     try:
         values = [int(v) for v in tail.split(",") if v.strip()] if tail else list(default)
@@ -31,9 +43,14 @@ def _values(spec: str, default: Sequence[int]) -> tuple[str, list[int]]:
     return head.strip(), values
 
 
-def parse_methods(baselines: Sequence[str], k_policies: Sequence[str], ks: Sequence[int],
-                  break_it: Path | None = None, draft_model: str | None = None,
-                  draft_backend: str | None = None) -> list[Method]:
+def parse_methods(
+    baselines: Sequence[str],
+    k_policies: Sequence[str],
+    ks: Sequence[int],
+    break_it: Path | None = None,
+    draft_model: str | None = None,
+    draft_backend: str | None = None,
+) -> list[Method]:
     """The methods to run, baselines first.
 
     baselines: "greedy" (model.generate), "lookup[:K,...]" (its prompt lookup, default K=10),
@@ -92,6 +109,15 @@ def _baseline(spec: str, draft_model: str | None, draft_backend: str | None) -> 
     if name in ("draft", "hybrid"):
         label = "draft model only" if name == "draft" else "hybrid"
         fixed = [int(v) for v in values] if ":" in spec else [None]
-        return [Method(label + (f", draft K={v}" if v else ""), "loop", proposer=name, draft_model=draft_model,
-                       draft_backend=draft_backend, draft_k=v) for v in fixed]
+        return [
+            Method(
+                label + (f", draft K={v}" if v else ""),
+                "loop",
+                proposer=name,
+                draft_model=draft_model,
+                draft_backend=draft_backend,
+                draft_k=v,
+            )
+            for v in fixed
+        ]
     raise InputError(f"unknown baseline {spec!r}; choose from {', '.join(BASELINES)}")

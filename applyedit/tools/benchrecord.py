@@ -25,8 +25,19 @@ from applyedit.models.costmodel import CostCurve
 from applyedit.options import DEFAULT_K
 from applyedit.proposers import common_prefix
 
-__all__ = ["BenchRecord", "CaseRecord", "CaseSummary", "Method", "MethodSummary", "Pattern", "Run", "fence_of",
-           "method_named", "summarise_saved", "summarise_target"]
+__all__ = [
+    "BenchRecord",
+    "CaseRecord",
+    "CaseSummary",
+    "Method",
+    "MethodSummary",
+    "Pattern",
+    "Run",
+    "fence_of",
+    "method_named",
+    "summarise_saved",
+    "summarise_target",
+]
 
 
 def _known(cls: type, data: dict[str, Any]) -> dict[str, Any]:
@@ -175,16 +186,21 @@ class BenchRecord:
     model_config: dict[str, Any] | None = None
 
     def to_json(self) -> dict[str, Any]:
-        data: dict[str, Any] = {"config": self.config, "raw": {n: r.to_json() for n, r in self.raw.items()},
-                                "cases": {n: asdict(c) for n, c in self.cases.items()}}
+        data: dict[str, Any] = {
+            "config": self.config,
+            "raw": {n: r.to_json() for n, r in self.raw.items()},
+            "cases": {n: asdict(c) for n, c in self.cases.items()},
+        }
         return data if self.model_config is None else data | {"model_config": self.model_config}
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> BenchRecord:
-        return cls(config=data.get("config", {}),
-                   raw={n: CaseRecord.from_json(r) for n, r in data.get("raw", {}).items()},
-                   cases={n: CaseSummary.from_json(c) for n, c in data.get("cases", {}).items()},
-                   model_config=data.get("model_config"))
+        return cls(
+            config=data.get("config", {}),
+            raw={n: CaseRecord.from_json(r) for n, r in data.get("raw", {}).items()},
+            cases={n: CaseSummary.from_json(c) for n, c in data.get("cases", {}).items()},
+            model_config=data.get("model_config"),
+        )
 
     @classmethod
     def resumed(cls, path: Path | None, config: dict[str, Any]) -> BenchRecord:
@@ -193,8 +209,9 @@ class BenchRecord:
         if path is None or not path.is_file():
             return cls(config)
         saved = cls.from_json(json.loads(path.read_text()))
-        if {k: v for k, v in saved.config.items() if k != "repeats"} != {k: v for k, v in config.items()
-                                                                      if k != "repeats"}:
+        if {k: v for k, v in saved.config.items() if k != "repeats"} != {
+            k: v for k, v in config.items() if k != "repeats"
+        }:
             raise InputError(f"{path} holds a bench of other methods or another model; drop --resume")
         return cls(config, saved.raw, saved.cases)
 
@@ -212,17 +229,22 @@ def method_named(name: str) -> Method:
     if m := re.fullmatch(r"lookup K=(\d+)", name):
         return Method(name, "generate", lookup=int(m[1]))
     if m := re.fullmatch(r"(draft model only|hybrid)(?:, draft K=(\d+))?", name):
-        return Method(name, "loop", proposer="draft" if m[1] == "draft model only" else "hybrid",
-                      draft_k=int(m[2]) if m[2] else None)
+        return Method(
+            name,
+            "loop",
+            proposer="draft" if m[1] == "draft model only" else "hybrid",
+            draft_k=int(m[2]) if m[2] else None,
+        )
     if m := re.fullmatch(r"adaptive on (torch|llamacpp)", name):
         return Method(name, "loop", backend=m[1])
     if name.startswith("break-it: drafts from "):
         return Method(name, "loop", drafts_from=name.removeprefix("break-it: drafts from "))
-    fixed = {"greedy": Method("greedy", "generate"),
-             "llama.cpp greedy": Method("llama.cpp greedy", "generate", backend="llamacpp"),
-             "loop, no drafts": Method("loop, no drafts", "loop", proposer="none", k_policy="fixed", k=0),
-             "adaptive, no merged prediction": Method("adaptive, no merged prediction", "loop",
-                                                      proposer="copy-original")}
+    fixed = {
+        "greedy": Method("greedy", "generate"),
+        "llama.cpp greedy": Method("llama.cpp greedy", "generate", backend="llamacpp"),
+        "loop, no drafts": Method("loop, no drafts", "loop", proposer="none", k_policy="fixed", k=0),
+        "adaptive, no merged prediction": Method("adaptive, no merged prediction", "loop", proposer="copy-original"),
+    }
     return fixed.get(name, Method(name, "loop"))
 
 
@@ -257,12 +279,20 @@ def _summary(method: Method, runs: Sequence[Run]) -> MethodSummary:
     walls = [r.wall_s for r in runs]
     tokens, passes, wall = len(runs[0].tokens), statistics.median(r.passes for r in runs), statistics.median(walls)
     return MethodSummary(
-        method=method, repeats=len(runs), num_tokens=tokens, passes=passes, wall_s=wall, wall_min_s=min(walls),
-        wall_max_s=max(walls), decode_s=statistics.median(r.wall_s - r.ttft_s for r in runs),
-        ttft_s=statistics.median(r.ttft_s for r in runs), tokens_per_pass=tokens / max(1, passes),
+        method=method,
+        repeats=len(runs),
+        num_tokens=tokens,
+        passes=passes,
+        wall_s=wall,
+        wall_min_s=min(walls),
+        wall_max_s=max(walls),
+        decode_s=statistics.median(r.wall_s - r.ttft_s for r in runs),
+        ttft_s=statistics.median(r.ttft_s for r in runs),
+        tokens_per_pass=tokens / max(1, passes),
         tokens_per_s=tokens / wall,
         drafting_s=statistics.median((r.profile or {}).get("drafting_s", 0.0) for r in runs),
-        drafted_by=dict(runs[0].drafted_by or {}))
+        drafted_by=dict(runs[0].drafted_by or {}),
+    )
 
 
 def summarise_target(record: CaseRecord, methods: Sequence[Method], fence: str, backend: str = "torch") -> CaseSummary:
@@ -274,11 +304,15 @@ def summarise_target(record: CaseRecord, methods: Sequence[Method], fence: str, 
     for name, row in rows.items():  # agreement with the reference (the first method's first run)
         runs = record.runs[name]
         row.same_output = ref_body is not None and all(
-            _body(r.text, fence) == ref_body and _prefix_agrees(reference.tokens, r.tokens) for r in runs)
+            _body(r.text, fence) == ref_body and _prefix_agrees(reference.tokens, r.tokens) for r in runs
+        )
         row.tokens_before_divergence = min(common_prefix(reference.tokens, r.tokens) for r in runs)
     agree = all(row.same_output for row in rows.values() if row.method.anchor == "none")
-    greedy = {(m.backend or backend): rows[m.name] for m in methods if m.runner == "generate" and not m.lookup
-              and m.name in rows}
+    greedy = {
+        (m.backend or backend): rows[m.name]
+        for m in methods
+        if m.runner == "generate" and not m.lookup and m.name in rows
+    }
     prefill_s = statistics.median(record.prefill_s)
     for row in rows.values():
         base = greedy.get(row.method.backend or backend)
@@ -288,8 +322,14 @@ def summarise_target(record: CaseRecord, methods: Sequence[Method], fence: str, 
         if row.method.runner == "loop" and curve:
             prefill = statistics.median((record.prefill_s_by_backend or {}).get(row.method.backend, record.prefill_s))
             _bound(row, CostCurve({int(k): v for k, v in curve.items()}), prefill)
-    return CaseSummary(prompt_tokens=record.prompt_tokens, prefill_s=prefill_s,
-                       budget=record.budget, file=record.file, outputs_agree=agree, methods=rows)
+    return CaseSummary(
+        prompt_tokens=record.prompt_tokens,
+        prefill_s=prefill_s,
+        budget=record.budget,
+        file=record.file,
+        outputs_agree=agree,
+        methods=rows,
+    )
 
 
 def _bound(row: MethodSummary, curve: CostCurve, prefill_s: float) -> None:

@@ -57,30 +57,54 @@ def cli_run(args: list[str], cwd: Path, env: dict[str, str]) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="applyedit-benchwarm-") as tmp:
         report = Path(tmp) / "report.json"
         t0 = time.perf_counter()
-        command = [sys.executable, "-m", "applyedit", *args, "--answer", "model", "--quiet", "--report-json",
-                   str(report)]
+        command = [
+            sys.executable,
+            "-m",
+            "applyedit",
+            *args,
+            "--answer",
+            "model",
+            "--quiet",
+            "--report-json",
+            str(report),
+        ]
         done = subprocess.run(command, cwd=cwd, env=env, capture_output=True)
         wall = time.perf_counter() - t0
         if done.returncode != 0:
-            raise BenchError(f"`applyedit {' '.join(args)}` failed (exit {done.returncode}): "
-                             f"{done.stderr.decode(errors='replace').strip()[-500:]}")
+            raise BenchError(
+                f"`applyedit {' '.join(args)}` failed (exit {done.returncode}): "
+                f"{done.stderr.decode(errors='replace').strip()[-500:]}"
+            )
         data = json.loads(report.read_text())
     cache = data["report"].get("prompt_cache", {})
     summary = data["summary"]
-    return {"wall_s": wall, "diff_sha256": hashlib.sha256(done.stdout).hexdigest(), "diff_bytes": len(done.stdout),
-            "prompt_tokens": summary["prompt_tokens"], "reused": cache.get("reused", 0),
-            "prefilled": cache.get("prefilled"), "prefill_s": summary["prefill_s"], "decode_s": summary["decode_s"],
-            "tokens": summary["tokens"], "passes": summary["passes"],
-            "startup_s": (data["report"].get("profile") or {}).get("startup_s")}
+    return {
+        "wall_s": wall,
+        "diff_sha256": hashlib.sha256(done.stdout).hexdigest(),
+        "diff_bytes": len(done.stdout),
+        "prompt_tokens": summary["prompt_tokens"],
+        "reused": cache.get("reused", 0),
+        "prefilled": cache.get("prefilled"),
+        "prefill_s": summary["prefill_s"],
+        "decode_s": summary["decode_s"],
+        "tokens": summary["tokens"],
+        "passes": summary["passes"],
+        "startup_s": (data["report"].get("profile") or {}).get("startup_s"),
+    }
 
 
-def start_server(args: list[str], port: int, env: dict[str, str],
-                 log_path: Path) -> tuple[subprocess.Popen[bytes], float]:
+def start_server(
+    args: list[str], port: int, env: dict[str, str], log_path: Path
+) -> tuple[subprocess.Popen[bytes], float]:
     url = f"http://127.0.0.1:{port}/health"
     log = log_path.open("wb")
     t0 = time.perf_counter()
-    proc = subprocess.Popen([sys.executable, "-m", "applyedit", "serve", "--port", str(port), *args],
-                            env=env, stdout=log, stderr=subprocess.STDOUT)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "applyedit", "serve", "--port", str(port), *args],
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
     while True:
         if proc.poll() is not None:
             raise BenchError(f"`applyedit serve` exited with {proc.returncode}: {log_path.read_text()[-500:]}")
@@ -105,8 +129,17 @@ def stop_server(proc: subprocess.Popen[bytes]) -> None:
         proc.wait()
 
 
-def run(file: Path, edit_a: Path, edit_b: Path, *, repeats: int = 3, model_args: list[str] | None = None,
-        cache_mb: int = 1024, json_path: Path | None = None, log: Callable[[str], None] = print) -> dict[str, Any]:
+def run(
+    file: Path,
+    edit_a: Path,
+    edit_b: Path,
+    *,
+    repeats: int = 3,
+    model_args: list[str] | None = None,
+    cache_mb: int = 1024,
+    json_path: Path | None = None,
+    log: Callable[[str], None] = print,
+) -> dict[str, Any]:
     for p in (file, edit_a, edit_b):
         if not p.is_file():
             raise InputError(f"{p}: no such file")
@@ -116,9 +149,18 @@ def run(file: Path, edit_a: Path, edit_b: Path, *, repeats: int = 3, model_args:
     env.pop("APPLYEDIT_SERVER", None)  # the cold runs must be cold
     rel = os.path.relpath(file.resolve(), cwd)
     runs: list[dict[str, Any]] = []
-    record: dict[str, Any] = {"file": rel, "lines": file.read_text().count("\n"), "edit_a": str(edit_a),
-                              "edit_b": str(edit_b), "repeats": repeats, "model_args": model_args,
-                              "cache_mb": cache_mb, "cpus": os.cpu_count(), "legend": LEGEND, "runs": runs}
+    record: dict[str, Any] = {
+        "file": rel,
+        "lines": file.read_text().count("\n"),
+        "edit_a": str(edit_a),
+        "edit_b": str(edit_b),
+        "repeats": repeats,
+        "model_args": model_args,
+        "cache_mb": cache_mb,
+        "cpus": os.cpu_count(),
+        "legend": LEGEND,
+        "runs": runs,
+    }
 
     def save() -> None:
         if json_path is not None:
@@ -131,8 +173,10 @@ def run(file: Path, edit_a: Path, edit_b: Path, *, repeats: int = 3, model_args:
 
         def timed(phase: str, args: list[str], row: dict[str, Any] = row, r: int = r) -> None:
             row[phase] = cli_run(args, cwd, env)
-            log(f"bench --warm: repeat {r + 1}: {phase} {row[phase]['wall_s']:.1f} s, "
-                f"reused {row[phase]['reused']} of {row[phase]['prompt_tokens']} prompt tokens")
+            log(
+                f"bench --warm: repeat {r + 1}: {phase} {row[phase]['wall_s']:.1f} s, "
+                f"reused {row[phase]['reused']} of {row[phase]['prompt_tokens']} prompt tokens"
+            )
             save()
 
         timed("cold_b", [rel, "--edit", str(edit_b), *model_args])
@@ -141,8 +185,16 @@ def run(file: Path, edit_a: Path, edit_b: Path, *, repeats: int = 3, model_args:
     return summarise(record)
 
 
-def _warm(timed: Callable[[str, list[str]], None], row: dict[str, Any], r: int, rel: str, edits: tuple[Path, Path],
-          server_args: list[str], env: dict[str, str], log: Callable[[str], None]) -> None:
+def _warm(
+    timed: Callable[[str, list[str]], None],
+    row: dict[str, Any],
+    r: int,
+    rel: str,
+    edits: tuple[Path, Path],
+    server_args: list[str],
+    env: dict[str, str],
+    log: Callable[[str], None],
+) -> None:
     """Phases (2) to (4) of repeat `r` against one fresh server: A, then B, then A again."""
     edit_a, edit_b = edits
     port = free_port()
@@ -164,8 +216,10 @@ def summarise(record: dict[str, Any]) -> dict[str, Any]:
     for phase in PHASES:
         rows = [r[phase] for r in runs if phase in r]
         if rows:
-            med[phase] = {key: statistics.median(x[key] for x in rows)
-                          for key in ("wall_s", "prefill_s", "decode_s", "reused", "prompt_tokens")}
+            med[phase] = {
+                key: statistics.median(x[key] for x in rows)
+                for key in ("wall_s", "prefill_s", "decode_s", "reused", "prompt_tokens")
+            }
             med[phase]["n"] = len(rows)
     starts = [r["server_start_s"] for r in runs if "server_start_s" in r]
     if starts:
@@ -178,25 +232,29 @@ def summarise(record: dict[str, Any]) -> dict[str, Any]:
             out["warm_b_speedup_vs_cold_b"] = med["cold_b"]["wall_s"] / b["wall_s"] if b["wall_s"] else 0.0
     if "cold_a" in med and "warm_first_a" in med:
         out["warm_first_a_saving_s"] = med["cold_a"]["wall_s"] - med["warm_first_a"]["wall_s"]
-    out["same_output"] = {phase: all(r[phase]["diff_sha256"] == r[cold]["diff_sha256"]
-                                     for r in runs if phase in r and cold in r)
-                          for phase, cold in (("warm_first_a", "cold_a"), ("warm_b", "cold_b"),
-                                              ("warm_repeat_a", "cold_a"))
-                          if any(phase in r and cold in r for r in runs)}
+    out["same_output"] = {
+        phase: all(r[phase]["diff_sha256"] == r[cold]["diff_sha256"] for r in runs if phase in r and cold in r)
+        for phase, cold in (("warm_first_a", "cold_a"), ("warm_b", "cold_b"), ("warm_repeat_a", "cold_a"))
+        if any(phase in r and cold in r for r in runs)
+    }
     return out
 
 
 def render(report: dict[str, Any]) -> list[str]:
     """The result as lines of text (the CLI prints them on stderr)."""
     med = report.get("medians") or {}
-    lines = [f"bench --warm: {report['file']} ({report['lines']} lines), medians over {len(report['runs'])} "
-             f"repeats, {' '.join(report['model_args']) or 'default backend'}"]
+    lines = [
+        f"bench --warm: {report['file']} ({report['lines']} lines), medians over {len(report['runs'])} "
+        f"repeats, {' '.join(report['model_args']) or 'default backend'}"
+    ]
     for phase in PHASES:
         if phase in med:
             m = med[phase]
-            lines.append(f"  {phase:14s} {m['wall_s']:7.1f} s end to end  (prefill {m['prefill_s']:6.1f} s, decode "
-                         f"{m['decode_s']:6.1f} s; reused {m['reused']:.0f} of {m['prompt_tokens']:.0f} prompt tokens; "
-                         f"{m['n']} runs)")
+            lines.append(
+                f"  {phase:14s} {m['wall_s']:7.1f} s end to end  (prefill {m['prefill_s']:6.1f} s, decode "
+                f"{m['decode_s']:6.1f} s; reused {m['reused']:.0f} of {m['prompt_tokens']:.0f} prompt tokens; "
+                f"{m['n']} runs)"
+            )
     if "server_start_s" in med:
         lines.append(f"  server start   {med['server_start_s']:7.1f} s (once per server)")
     if "warm_b_reused_share" in report:

@@ -51,8 +51,10 @@ def draw(report: dict[str, Any]) -> Any:
     if not cases:
         raise UsageError("the bench report holds no cases to chart")
     methods = list(dict.fromkeys(m for c in cases.values() for m in c.methods))
-    sweep = {n: sorted((k, row.tokens_per_s) for row in c.methods.values() if (k := _fixed_k(row)) is not None)
-             for n, c in cases.items()}
+    sweep = {
+        n: sorted((k, row.tokens_per_s) for row in c.methods.values() if (k := _fixed_k(row)) is not None)
+        for n, c in cases.items()
+    }
     has_sweep = any(len(points) >= 2 for points in sweep.values())
     fig, axes = plt.subplots(1, 2 if has_sweep else 1, figsize=(15 if has_sweep else 10, 5.5), squeeze=False)
     _bars(axes[0][0], report, methods)
@@ -80,11 +82,13 @@ def _bars(bars: Any, report: dict[str, Any], methods: list[str]) -> None:
         bars.bar(xs, ys, width, yerr=[low, high], capsize=2, label=method)
     bars.set_xticks(range(len(names)), names, rotation=25, ha="right", fontsize=8)
     bars.set_ylabel("tokens/s, end to end (median)")
-    bars.set_title(f"{report.get('model', '')} on {report.get('device', '')} via {runs_on(report)}\n"
-                   f"{report.get('repeats', 1)} repeat(s); whiskers: fastest and slowest repeat", fontsize=9)
+    bars.set_title(
+        f"{report.get('model', '')} on {report.get('device', '')} via {runs_on(report)}\n"
+        f"{report.get('repeats', 1)} repeat(s); whiskers: fastest and slowest repeat",
+        fontsize=9,
+    )
     # Below the plot, never over the bars: one column per method up to four.
-    bars.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.3), ncol=min(4, len(methods)),
-                frameon=False)
+    bars.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.3), ncol=min(4, len(methods)), frameon=False)
 
 
 def _sweep(ax: Any, cases: dict[str, CaseSummary], sweep: dict[str, list[tuple[int, float]]]) -> None:
@@ -109,23 +113,26 @@ def _sweep(ax: Any, cases: dict[str, CaseSummary], sweep: dict[str, list[tuple[i
     ax.set_title("K sweep", fontsize=9)
     handles, _ = ax.get_legend_handles_labels()
     if has_adaptive:
-        handles.append(Line2D([], [], color="gray", linestyle="--", linewidth=1,
-                              label="adaptive K (dashed, in its case's colour)"))
+        handles.append(
+            Line2D([], [], color="gray", linestyle="--", linewidth=1, label="adaptive K (dashed, in its case's colour)")
+        )
     ax.legend(handles=handles, fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.15), ncol=2, frameon=False)
 
 
 def runs_on(report: dict[str, Any]) -> str:
     """The backends the report's methods ran on, with their dtypes: 'torch (float32) and llama.cpp (gguf)'."""
     own = report.get("backend", "torch")
-    used = {own} | {row.method.backend or own for case in report.get("cases", {}).values()
-                    for row in case.methods.values()}
+    used = {own} | {
+        row.method.backend or own for case in report.get("cases", {}).values() for row in case.methods.values()
+    }
     names = {"torch": "torch", "llamacpp": "llama.cpp"}
     dtypes = {own: report.get("dtype", ""), "llamacpp": "gguf"}
     for backend, text in (report.get("other_engines") or {}).items():  # "torch (float32, 2 threads)"
         if "(" in text:
             dtypes[backend] = text.split("(", 1)[1].split(",")[0].rstrip(")")
-    return " and ".join(f"{names.get(b, b)} ({dtypes.get(b) or 'default dtype'})"
-                        for b in sorted(used, key=lambda b: b != own))
+    return " and ".join(
+        f"{names.get(b, b)} ({dtypes.get(b) or 'default dtype'})" for b in sorted(used, key=lambda b: b != own)
+    )
 
 
 def load_report(json_path: Path) -> dict[str, Any]:
@@ -142,5 +149,9 @@ def load_report(json_path: Path) -> dict[str, Any]:
     cases, unfinished = summarise_saved(record)
     if not cases:
         raise UsageError(f"{json_path} holds no finished case (run the bench to the end, or --resume it)")
-    return {**record.config, "cases": cases, "outputs_agree": all(c.outputs_agree for c in cases.values()),
-            "unfinished": unfinished}
+    return {
+        **record.config,
+        "cases": cases,
+        "outputs_agree": all(c.outputs_agree for c in cases.values()),
+        "unfinished": unfinished,
+    }

@@ -30,16 +30,31 @@ from applyedit.errors import InputError, UsageError
 from applyedit.options import DEFAULT_K, RunOptions
 
 
-def bench_warm(path: Path, edit: Path | None, warm: Path, repeats: int, json_path: Path | None, cache_mb: int,
-               model: dict[str, Any]) -> None:
+def bench_warm(
+    path: Path,
+    edit: Path | None,
+    warm: Path,
+    repeats: int,
+    json_path: Path | None,
+    cache_mb: int,
+    model: dict[str, Any],
+) -> None:
     """`bench FILE --edit A --warm B` (benchwarm.py), with the `model` options; the table goes to stderr."""
     from applyedit.tools import benchwarm
 
     if edit is None or not path.is_file():
         raise UsageError("--warm EDIT_B needs a FILE and --edit EDIT_A")
     args = [a for name in ("model", "device", "dtype", "backend") if model[name] for a in (f"--{name}", model[name])]
-    report = benchwarm.run(path, edit, warm, repeats=repeats, model_args=args, cache_mb=cache_mb, json_path=json_path,
-                           log=lambda msg: console.print(msg, markup=False))
+    report = benchwarm.run(
+        path,
+        edit,
+        warm,
+        repeats=repeats,
+        model_args=args,
+        cache_mb=cache_mb,
+        json_path=json_path,
+        log=lambda msg: console.print(msg, markup=False),
+    )
     for line in benchwarm.render(report):
         console.print(line, markup=False)
 
@@ -49,32 +64,56 @@ PathArg = Annotated[Path, typer.Argument(help="A source FILE (with --edit), or a
 EditOpt = Annotated[Path | None, typer.Option("--edit", "-e", help="File holding the edit, for a FILE.")]
 FilterOpt = Annotated[str | None, typer.Option("--filter", help="Only cases whose name contains this.")]
 AllOpt = Annotated[bool, typer.Option("--all", help="Every case of the folder, not only the bench suite.")]
-BaselineOpt = Annotated[list[str] | None, typer.Option(
-    help="Repeatable: greedy (model.generate), lookup[:K,...] (its prompt lookup, K=10 by default), "
-         "none (applyedit's loop without drafts), nomerge (adaptive K without drafts from the merged "
-         "snippet), torch or llamacpp (applyedit on that other backend, in the same run), draft[:K,...] "
-         "(the draft model only), hybrid[:K,...] (copy drafts while aligned, the draft model inside "
-         "edits; K fixes its draft length). Default: greedy and lookup.")]
+BaselineOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        help="Repeatable: greedy (model.generate), lookup[:K,...] (its prompt lookup, K=10 by default), "
+        "none (applyedit's loop without drafts), nomerge (adaptive K without drafts from the merged "
+        "snippet), torch or llamacpp (applyedit on that other backend, in the same run), draft[:K,...] "
+        "(the draft model only), hybrid[:K,...] (copy drafts while aligned, the draft model inside "
+        "edits; K fixes its draft length). Default: greedy and lookup."
+    ),
+]
 NoBaselinesOpt = Annotated[bool, typer.Option("--no-baselines", help="Run only applyedit's configurations.")]
-KPoliciesOpt = Annotated[list[str] | None, typer.Option(
-    "--k-policy", help="Repeatable: adaptive[:K,...] (K is the cap) or fixed[:K,...], e.g. --k-policy adaptive "
-                       "--k-policy fixed:4,8,16,32. Default: adaptive.")]
-KsOpt = Annotated[list[int] | None, typer.Option(
-    "--k", help=f"K for a --k-policy given without its own list (repeatable; default {DEFAULT_K}).")]
+KPoliciesOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--k-policy",
+        help="Repeatable: adaptive[:K,...] (K is the cap) or fixed[:K,...], e.g. --k-policy adaptive "
+        "--k-policy fixed:4,8,16,32. Default: adaptive.",
+    ),
+]
+KsOpt = Annotated[
+    list[int] | None,
+    typer.Option("--k", help=f"K for a --k-policy given without its own list (repeatable; default {DEFAULT_K})."),
+]
 RepeatsOpt = Annotated[int, typer.Option(help="Interleaved repeats per method; medians are reported.")]
-BreakItOpt = Annotated[Path | None, typer.Option(
-    help="Also run adaptive K drafting only from this unrelated file: what a useless drafter costs.")]
+BreakItOpt = Annotated[
+    Path | None,
+    typer.Option(help="Also run adaptive K drafting only from this unrelated file: what a useless drafter costs."),
+]
 BenchJsonOpt = Annotated[Path | None, typer.Option("--json", help="Save every run here as it finishes.")]
 BenchResumeOpt = Annotated[bool, typer.Option(help="Skip the runs already saved in --json by an interrupted bench.")]
-ChartOpt = Annotated[Path | None, typer.Option(
-    help="Also draw the results as a PNG here (tokens/s per case and method; the K sweep). Needs the chart extra.")]
-ShowOpt = Annotated[Path | None, typer.Option(
-    help="Run nothing: print the tables (and --chart) of a finished bench saved with --json.")]
-MarkdownOpt = Annotated[bool, typer.Option(
-    "--markdown", help="Also print the results as Markdown tables on stdout (a README's speed table).")]
-WarmOpt = Annotated[Path | None, typer.Option(
-    help="Warm mode: with FILE and --edit A, this is edit B; times cold CLI runs of A and B against a "
-         "fresh `applyedit serve` (first A, then B, then A again) through the CLI.")]
+ChartOpt = Annotated[
+    Path | None,
+    typer.Option(
+        help="Also draw the results as a PNG here (tokens/s per case and method; the K sweep). Needs the chart extra."
+    ),
+]
+ShowOpt = Annotated[
+    Path | None, typer.Option(help="Run nothing: print the tables (and --chart) of a finished bench saved with --json.")
+]
+MarkdownOpt = Annotated[
+    bool,
+    typer.Option("--markdown", help="Also print the results as Markdown tables on stdout (a README's speed table)."),
+]
+WarmOpt = Annotated[
+    Path | None,
+    typer.Option(
+        help="Warm mode: with FILE and --edit A, this is edit B; times cold CLI runs of A and B against a "
+        "fresh `applyedit serve` (first A, then B, then A again) through the CLI."
+    ),
+]
 CacheMbOpt = Annotated[int, typer.Option(help="With --warm: the server's prompt cache in MiB.")]
 
 
@@ -103,12 +142,28 @@ Examples:
 @guarded
 @with_options(break_it=MODEL_OPTIONS)
 def bench_command(
-    ctx: typer.Context, path: PathArg = Path("fixtures"), edit: EditOpt = None, filter_: FilterOpt = None,
-    all_cases: AllOpt = False, baseline: BaselineOpt = None, no_baselines: NoBaselinesOpt = False,
-    k_policy: KPoliciesOpt = None, k: KsOpt = None, repeats: RepeatsOpt = 1, break_it: BreakItOpt = None,
-    draft_model: DraftModelOpt = None, draft_backend: DraftBackendOpt = None, json_path: BenchJsonOpt = None,
-    resume: BenchResumeOpt = False, chart: ChartOpt = None, show: ShowOpt = None, markdown: MarkdownOpt = False,
-    debug: DebugOpt = False, warm: WarmOpt = None, cache_mb: CacheMbOpt = 1024, **options: Any,
+    ctx: typer.Context,
+    path: PathArg = Path("fixtures"),
+    edit: EditOpt = None,
+    filter_: FilterOpt = None,
+    all_cases: AllOpt = False,
+    baseline: BaselineOpt = None,
+    no_baselines: NoBaselinesOpt = False,
+    k_policy: KPoliciesOpt = None,
+    k: KsOpt = None,
+    repeats: RepeatsOpt = 1,
+    break_it: BreakItOpt = None,
+    draft_model: DraftModelOpt = None,
+    draft_backend: DraftBackendOpt = None,
+    json_path: BenchJsonOpt = None,
+    resume: BenchResumeOpt = False,
+    chart: ChartOpt = None,
+    show: ShowOpt = None,
+    markdown: MarkdownOpt = False,
+    debug: DebugOpt = False,
+    warm: WarmOpt = None,
+    cache_mb: CacheMbOpt = 1024,
+    **options: Any,
 ) -> None:
     from applyedit.tools import bench, benchmethods
 
@@ -124,23 +179,32 @@ def bench_command(
     if resume and json_path is None:
         raise UsageError("--resume needs --json PATH")
     baselines = [] if no_baselines else (baseline or ["greedy", "lookup"])
-    methods = benchmethods.parse_methods(baselines, k_policy or ["adaptive"], k or [DEFAULT_K], break_it,
-                                         draft_model, draft_backend)
+    methods = benchmethods.parse_methods(
+        baselines, k_policy or ["adaptive"], k or [DEFAULT_K], break_it, draft_model, draft_backend
+    )
     report = _run_bench(bench.targets(path, edit, filter_, all_cases), methods, repeats, json_path, resume, model)
     print_bench(report, markdown, chart)
     _check_agreement(report)
 
 
-def _run_bench(items: list[Any], methods: list[Any], repeats: int, json_path: Path | None, resume: bool,
-               model: dict[str, Any]) -> dict[str, Any]:
+def _run_bench(
+    items: list[Any], methods: list[Any], repeats: int, json_path: Path | None, resume: bool, model: dict[str, Any]
+) -> dict[str, Any]:
     """bench.run on the engine the `model` options open (and, for methods on another backend, theirs)."""
     from applyedit.models.engine import Engine
     from applyedit.tools import bench
 
     engine = Engine.open(model["model"], model["device"], model["dtype"], backend=model["backend"])
-    return bench.run(engine, items, methods, repeats, json_path, resume,
-                     log=lambda msg: console.print(msg, markup=False),
-                     open_engine=lambda other: Engine.open(model["model"], model["device"], None, backend=other))
+    return bench.run(
+        engine,
+        items,
+        methods,
+        repeats,
+        json_path,
+        resume,
+        log=lambda msg: console.print(msg, markup=False),
+        open_engine=lambda other: Engine.open(model["model"], model["device"], None, backend=other),
+    )
 
 
 def _check_agreement(report: dict[str, Any]) -> None:
@@ -149,11 +213,15 @@ def _check_agreement(report: dict[str, Any]) -> None:
         return
     same = ", ".join(f"{m} {n}/{len(report['cases'])}" for m, n in report["same_output_cases"].items())
     if report["strict"]:
-        console.print(f"applyedit bench: the methods' outputs differ (cases with the same output: {same})",
-                      markup=False)
+        console.print(
+            f"applyedit bench: the methods' outputs differ (cases with the same output: {same})", markup=False
+        )
         raise typer.Exit(EXIT_CHECK)
-    console.print(f"applyedit bench: agreement with {report['methods'][0]} on {report['backend']} "
-                  f"({report['dtype']}), cases with the same output: {same}", markup=False)
+    console.print(
+        f"applyedit bench: agreement with {report['methods'][0]} on {report['backend']} "
+        f"({report['dtype']}), cases with the same output: {same}",
+        markup=False,
+    )
 
 
 def print_bench(report: dict[str, Any], markdown: bool, chart: Path | None, saved: bool = False) -> None:
@@ -165,8 +233,9 @@ def print_bench(report: dict[str, Any], markdown: bool, chart: Path | None, save
     for table in render_bench(report):
         tables.print(table)
     if saved and report["unfinished"]:
-        console.print(f"applyedit bench: not finished yet (--resume runs them): {', '.join(report['unfinished'])}",
-                      markup=False)
+        console.print(
+            f"applyedit bench: not finished yet (--resume runs them): {', '.join(report['unfinished'])}", markup=False
+        )
     if markdown:
         sys.stdout.write(bench_markdown(report))
     if chart is not None:
@@ -179,8 +248,9 @@ def print_bench(report: dict[str, Any], markdown: bool, chart: Path | None, save
 @with_options(filter_=(*MODEL_OPTIONS, *DRAFT_OPTIONS, *ANSWER_OPTIONS))
 def eval_command(
     ctx: typer.Context,
-    directory: Annotated[Path, typer.Argument(
-        help="Folder of cases: <case>/before.<ext>, edit.txt, after.<ext>.")] = Path("fixtures"),
+    directory: Annotated[
+        Path, typer.Argument(help="Folder of cases: <case>/before.<ext>, edit.txt, after.<ext>.")
+    ] = Path("fixtures"),
     filter_: FilterOpt = None,
     json_path: JsonOpt = None,
     resume: Annotated[bool, typer.Option(help="Skip the cases an interrupted eval saved in --json.")] = False,
@@ -208,14 +278,22 @@ def eval_command(
         status = "exact" if r.exact else ("error: " + r.error if r.error else "differs")
         if r.answer == "merge":
             status += " (answered by the merge" + ("; no model ran)" if r.passes == 0 and not r.error else ")")
-        console.print(f"eval: {case.name}: {status} ({r.tokens} tokens, {r.passes} passes, {r.wall_s:.1f} s)",
-                      markup=False)
+        console.print(
+            f"eval: {case.name}: {status} ({r.tokens} tokens, {r.passes} passes, {r.wall_s:.1f} s)", markup=False
+        )
 
     chosen = defaults(ctx, model=options["model"], backend=options["backend"], k=options["k"])
     if not directory.is_dir():
         raise InputError(f"{directory} is not a directory of cases")
-    report = evaluate.evaluate(directory, filter_, on_case=on_case, on_start=on_start,
-                               options=RunOptions(**{**options, **chosen}), json_path=json_path, resume=resume)
+    report = evaluate.evaluate(
+        directory,
+        filter_,
+        on_case=on_case,
+        on_start=on_start,
+        options=RunOptions(**{**options, **chosen}),
+        json_path=json_path,
+        resume=resume,
+    )
     from applyedit.tools.tables import render_eval
 
     stdout.print(render_eval(report))

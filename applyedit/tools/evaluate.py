@@ -99,8 +99,13 @@ def git_apply_check(case: Case, diff: str) -> bool:
         shutil.copy(case.before, Path(tmp) / case.before.name)
         # Only the user's own git config is kept out (HOME, GIT_CONFIG_*): it could change how diffs apply.
         env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
-        proc = subprocess.run([git, "apply", "--check", "-"], cwd=tmp, input=diff.encode(),
-                              capture_output=True, env={**env, "GIT_CONFIG_NOSYSTEM": "1", "HOME": tmp})
+        proc = subprocess.run(
+            [git, "apply", "--check", "-"],
+            cwd=tmp,
+            input=diff.encode(),
+            capture_output=True,
+            env={**env, "GIT_CONFIG_NOSYSTEM": "1", "HOME": tmp},
+        )
         return proc.returncode == 0
 
 
@@ -121,8 +126,15 @@ def run_case(engine: api.Engine, case: Case, options: RunOptions | None = None, 
         # ("before.py"), wherever eval runs from and however the folder was given. The output checks
         # are the CLI's defaults: a refusal is an error here, as it would be for a user.
         edit = case.edit.read_text(encoding="utf-8")
-        out = api.apply(case.before.resolve(), edit, engine=engine, cwd=case.dir.resolve(),
-                        language=case.meta.get("language"), options=options, **settings)
+        out = api.apply(
+            case.before.resolve(),
+            edit,
+            engine=engine,
+            cwd=case.dir.resolve(),
+            language=case.meta.get("language"),
+            options=options,
+            **settings,
+        )
     except ApplyEditError as e:
         result.error = str(e)
         result.wall_s = time.perf_counter() - t0
@@ -145,10 +157,17 @@ def run_case(engine: api.Engine, case: Case, options: RunOptions | None = None, 
     return result
 
 
-def evaluate(root: Path, pattern: str | None = None, engine: api.Engine | None = None,
-             on_case: Callable[[Case, CaseResult], None] | None = None,
-             on_start: Callable[[int, int, Case], None] | None = None, options: RunOptions | None = None,
-             json_path: Path | None = None, resume: bool = False, **settings: Any) -> dict[str, Any]:
+def evaluate(
+    root: Path,
+    pattern: str | None = None,
+    engine: api.Engine | None = None,
+    on_case: Callable[[Case, CaseResult], None] | None = None,
+    on_start: Callable[[int, int, Case], None] | None = None,
+    options: RunOptions | None = None,
+    json_path: Path | None = None,
+    resume: bool = False,
+    **settings: Any,
+) -> dict[str, Any]:
     """Run every case; return per-case results, totals and whether the suite holds its floor.
     No case found (none under `root`, or none matching `pattern`) is an input error, raised before
     any model is opened. `on_start(n, total, case)` is called as case n of total (1-based) begins.
@@ -157,15 +176,20 @@ def evaluate(root: Path, pattern: str | None = None, engine: api.Engine | None =
     any time; `resume` takes the cases already in it as done (they are not run again)."""
     cases = discover(root, pattern)
     if not cases:
-        raise InputError(f"no cases in {root}" + (f" match {pattern!r}" if pattern else "")
-                         + " (a case is a folder holding before.<ext>, after.<ext> and edit.txt)")
+        raise InputError(
+            f"no cases in {root}"
+            + (f" match {pattern!r}" if pattern else "")
+            + " (a case is a folder holding before.<ext>, after.<ext> and edit.txt)"
+        )
     if resume and json_path is None:
         raise UsageError("--resume needs --json PATH")
     done = saved_cases(json_path) if resume and json_path is not None else {}
     opts = (options or RunOptions()).replace(**settings)
     engine = engine or api.Engine.open(opts.model, opts.device, opts.dtype, backend=opts.backend)
-    reported = {**({n: getattr(opts, n) for n in REPORTED} if options is not None else {}),
-                **{k: v for k, v in settings.items() if not callable(v)}}
+    reported = {
+        **({n: getattr(opts, n) for n in REPORTED} if options is not None else {}),
+        **{k: v for k, v in settings.items() if not callable(v)},
+    }
     results: list[CaseResult] = []
     for n, case in enumerate(cases, 1):
         if case.name in done:
@@ -178,8 +202,9 @@ def evaluate(root: Path, pattern: str | None = None, engine: api.Engine | None =
         if on_case:
             on_case(case, r)
         if json_path is not None:
-            files.write_atomic(json_path, json.dumps(summarise(root, pattern, engine, reported, results),
-                                                     indent=2).encode())
+            files.write_atomic(
+                json_path, json.dumps(summarise(root, pattern, engine, reported, results), indent=2).encode()
+            )
     return summarise(root, pattern, engine, reported, results)
 
 
@@ -189,29 +214,39 @@ def saved_cases(json_path: Path) -> dict[str, CaseResult]:
         return {}
     try:
         known = {f.name for f in fields(CaseResult)}  # a record from an older version may hold more
-        return {d["name"]: CaseResult(**{k: v for k, v in d.items() if k in known})
-                for d in json.loads(json_path.read_text(encoding="utf-8"))["cases"]}
+        return {
+            d["name"]: CaseResult(**{k: v for k, v in d.items() if k in known})
+            for d in json.loads(json_path.read_text(encoding="utf-8"))["cases"]
+        }
     except (ValueError, KeyError, TypeError) as e:
         raise InputError(f"--resume: {json_path} is not an `applyedit eval --json` report ({e})") from e
 
 
-def summarise(root: Path, pattern: str | None, engine: api.Engine, reported: dict[str, Any],
-              results: list[CaseResult]) -> dict[str, Any]:
+def summarise(
+    root: Path, pattern: str | None, engine: api.Engine, reported: dict[str, Any], results: list[CaseResult]
+) -> dict[str, Any]:
     """The report: per-case results, totals and whether the suite holds its floor."""
     exact = sum(r.exact for r in results)
     floor = read_floor(root) if pattern is None else 0
     unexpected = [r.name for r in results if not r.exact and not r.known_failure]
     tokens, passes = sum(r.tokens for r in results), sum(r.passes for r in results)
     return {
-        "root": str(root), "options": reported, "model": engine.source.name, "device": engine.device,
+        "root": str(root),
+        "options": reported,
+        "model": engine.source.name,
+        "device": engine.device,
         "dtype": engine.dtype_name,
         "backend": engine.backend,
         "cases": [asdict(r) for r in results],
-        "total": len(results), "exact": exact,
+        "total": len(results),
+        "exact": exact,
         "whitespace_match": sum(r.whitespace_match for r in results),
         "known_failures": sum(r.known_failure for r in results),
         "known_failures_passing": [r.name for r in results if r.known_failure and r.exact],
-        "unexpected_failures": unexpected, "floor": floor,
-        "tokens": tokens, "passes": passes, "speedup_in_passes": tokens / passes if passes else 0.0,
+        "unexpected_failures": unexpected,
+        "floor": floor,
+        "tokens": tokens,
+        "passes": passes,
+        "speedup_in_passes": tokens / passes if passes else 0.0,
         "ok": exact >= floor and not unexpected,
     }

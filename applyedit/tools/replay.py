@@ -78,16 +78,25 @@ def time_passes(model: TorchModel, prefill: int, blocks: Sequence[int], kept: Se
     return {"prefill_s": t_prefill, "wall_s": time.perf_counter() - t0, "passes": len(blocks)}
 
 
-def replay(bench: dict[str, Any], model: TorchModel, repeats: int = 1, log: Callable[[str], None] = print,
-           only: Sequence[str] = (), greedy_repeats: int | None = None) -> dict[str, Any]:
+def replay(
+    bench: dict[str, Any],
+    model: TorchModel,
+    repeats: int = 1,
+    log: Callable[[str], None] = print,
+    only: Sequence[str] = (),
+    greedy_repeats: int | None = None,
+) -> dict[str, Any]:
     """Per case: plain greedy and every recorded loop method (those whose name contains one of
     `only`, when given), replayed `repeats` times (plain greedy `greedy_repeats` times); medians."""
     out: dict[str, Any] = {}
     greedy_repeats = repeats if greedy_repeats is None else greedy_repeats
     for name, record in bench["raw"].items():
         prompt = record["prompt_tokens"]
-        runs = {m: rs[0] for m, rs in record["runs"].items()
-                if rs and "pattern" in rs[0] and (not only or any(o in m for o in only))}
+        runs = {
+            m: rs[0]
+            for m, rs in record["runs"].items()
+            if rs and "pattern" in rs[0] and (not only or any(o in m for o in only))
+        }
         if not runs:
             continue
         tokens = len(next(iter(runs.values()))["tokens"])
@@ -104,11 +113,16 @@ def replay(bench: dict[str, Any], model: TorchModel, repeats: int = 1, log: Call
                 rows.setdefault(method, []).append(timing)
                 log(f"replay: {name}: {method} #{rep + 1}: {timing['passes']} passes, {timing['wall_s']:.2f} s")
         base = statistics.median(t["wall_s"] for t in rows[GREEDY])
-        out[name] = {method: {"passes": ts[0]["passes"], "repeats": len(ts),
-                              "wall_s": statistics.median(t["wall_s"] for t in ts),
-                              "prefill_s": statistics.median(t["prefill_s"] for t in ts),
-                              "speedup_vs_greedy": base / statistics.median(t["wall_s"] for t in ts)}
-                     for method, ts in rows.items()}
+        out[name] = {
+            method: {
+                "passes": ts[0]["passes"],
+                "repeats": len(ts),
+                "wall_s": statistics.median(t["wall_s"] for t in ts),
+                "prefill_s": statistics.median(t["prefill_s"] for t in ts),
+                "speedup_vs_greedy": base / statistics.median(t["wall_s"] for t in ts),
+            }
+            for method, ts in rows.items()
+        }
     return out
 
 
@@ -119,8 +133,13 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--dtype", default="bf16")
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--greedy-repeats", type=int, help="repeats of plain greedy (default: --repeats)")
-    parser.add_argument("--only", action="append", default=[], metavar="SUBSTR",
-                        help="replay only the methods whose name contains this (repeatable)")
+    parser.add_argument(
+        "--only",
+        action="append",
+        default=[],
+        metavar="SUBSTR",
+        help="replay only the methods whose name contains this (repeatable)",
+    )
     parser.add_argument("--json", type=Path, help="write the results here")
     return parser
 
@@ -138,8 +157,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     bench = {"raw": {name: record for b in benches for name, record in b["raw"].items()}}
     model = build_model(benches[0]["model_config"], args.device, args.dtype)
     time_passes(model, 512, [1, 8, 33, 65] * 4, [1, 4, 20, 65] * 4)  # warm-up: kernels, allocator, cuBLAS
-    result = replay(bench, model, args.repeats, log=lambda m: print(m, file=sys.stderr), only=args.only,
-                    greedy_repeats=args.greedy_repeats)
+    result = replay(
+        bench,
+        model,
+        args.repeats,
+        log=lambda m: print(m, file=sys.stderr),
+        only=args.only,
+        greedy_repeats=args.greedy_repeats,
+    )
     for name, rows in result.items():
         print(f"\n{name} ({args.device}, {args.dtype}, random weights, medians of {args.repeats})")
         for method, row in rows.items():
@@ -149,10 +174,22 @@ def main(argv: Sequence[str] | None = None) -> int:
         import transformers
 
         name = torch.cuda.get_device_name() if args.device.startswith("cuda") else "cpu"
-        args.json.write_text(json.dumps({"device": args.device, "device_name": name, "dtype": args.dtype,
-                                         "torch": torch.__version__, "transformers": transformers.__version__,
-                                         "repeats": args.repeats, "greedy_repeats": args.greedy_repeats,
-                                         "sources": [str(p) for p in args.bench_json], "cases": result}, indent=1))
+        args.json.write_text(
+            json.dumps(
+                {
+                    "device": args.device,
+                    "device_name": name,
+                    "dtype": args.dtype,
+                    "torch": torch.__version__,
+                    "transformers": transformers.__version__,
+                    "repeats": args.repeats,
+                    "greedy_repeats": args.greedy_repeats,
+                    "sources": [str(p) for p in args.bench_json],
+                    "cases": result,
+                },
+                indent=1,
+            )
+        )
     return 0
 
 
