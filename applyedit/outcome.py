@@ -83,22 +83,7 @@ def answer_by_merge(
     all_notes = [*([IMPLIED_NOTE] if got.implied else []), *notes]
     data["answer"] = {"by": "merge", "model_ran": False, "notes": all_notes}
     data["prompt_cache"] = reuse_report(0, 0)
-    after = textio.restore(body, src.style, src.text)
-    before = src.raw.decode(encoding)
-    return ApplyResult(
-        got.shown,
-        before,
-        after,
-        unified_diff(before, after, got.shown),
-        got.kind,
-        "",
-        result,
-        summary,
-        data,
-        tuple(all_notes),
-        hashlib.sha256(src.raw).hexdigest(),
-        "merge",
-    )
+    return _result(src, got.shown, got.kind, body, encoding, "", result, summary, data, all_notes, "merge")
 
 
 @dataclass(frozen=True)
@@ -153,8 +138,6 @@ def finish(
 ) -> ApplyResult:
     """The new file in the original's text style, its diff, the summary and the report."""
     engine, src = job.engine, job.src
-    after = textio.restore(answer.body, src.style, src.text)
-    before = src.raw.decode(encoding)
     summary = summarise(
         result,
         model=engine.source.name,
@@ -171,19 +154,40 @@ def finish(
     notes = [IMPLIED_NOTE, *answer.notes] if job.implied else answer.notes
     data["answer"] = {"by": answer.by, "model_ran": True, "notes": notes}
     data["prompt_cache"] = reuse_report(result.prompt_tokens, result.prefilled)  # prompt tokens reused
+    return _result(
+        src, job.shown, job.kind, answer.body, encoding, answer.output, result, summary, data, notes, answer.by
+    )
+
+
+def _result(
+    src: textio.SourceFile,
+    shown: str,
+    kind: str,
+    body: str,
+    encoding: str,
+    output: str,
+    result: DecodeResult,
+    summary: Summary,
+    data: dict[str, Any],
+    notes: list[str],
+    by: str,
+) -> ApplyResult:
+    """The new file (`body`) in the original's text style, its diff, and the run's record as an `ApplyResult`."""
+    after = textio.restore(body, src.style, src.text)
+    before = src.raw.decode(encoding)
     return ApplyResult(
-        job.shown,
+        shown,
         before,
         after,
-        unified_diff(before, after, job.shown),
-        job.kind,
-        answer.output,
+        unified_diff(before, after, shown),
+        kind,
+        output,
         result,
         summary,
         data,
         tuple(notes),
         hashlib.sha256(src.raw).hexdigest(),
-        answer.by,
+        by,
     )
 
 
