@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from applyedit import files
+from applyedit.errors import InputError
 
 logger = logging.getLogger(__name__)
 
@@ -289,8 +290,9 @@ def folder_key(weights: Path, backend: str, dtype: str, kernels: str, memo_dir: 
         digest = h.hexdigest()
         try:
             memo_dir.mkdir(parents=True, exist_ok=True)
-            memo.write_text(json.dumps({**(known if isinstance(known, dict) else {}), stamp: digest}))
-        except OSError:
+            memo_json = json.dumps({**(known if isinstance(known, dict) else {}), stamp: digest})
+            files.write_atomic(memo, memo_json.encode(), follow=False)
+        except (OSError, InputError):  # InputError: files.py's word for a write that failed
             pass
     return "-".join(x for x in (digest[:16], backend, dtype, kernels, f"b{block}") if x)
 

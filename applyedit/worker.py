@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from applyedit import files
 from applyedit.errors import ApplyEditError, DecodeError, RunTimeout
 
 
@@ -106,7 +107,7 @@ class Worker:
             root = Path(tmp)
             target = root / job.path
             target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(job.content.encode("utf-8"))
+            files.write_atomic(target, job.content.encode("utf-8"), follow=False)
             run = RunOptions(**options, timeout=timeout)  # the request's settings, the server's model
             return api.apply(
                 target, job.edit, options=run, engine=self.engine, cwd=root, language=language, on_step=step

