@@ -1,5 +1,6 @@
 """End to end on the real default model (CPU, torch, fp32): the CLI's diff applies with git apply,
-the result is the hand-written expected file, and speculative output equals plain greedy decoding."""
+the result is the hand-written expected file, and speculative output equals plain greedy decoding.
+The runs pass `--answer model`: by default this snippet's unambiguous merge would answer without the model."""
 
 from __future__ import annotations
 
@@ -37,7 +38,7 @@ def runs(repo: Path) -> dict[str, tuple[subprocess.CompletedProcess[bytes], dict
     for proposer in ("copy", "none"):
         report = repo / f"report-{proposer}.json"
         proc = run_cli(repo, "inventory.py", "--edit", "edit.txt", "--backend", "torch", "--device", "cpu",
-                       "--dtype", "fp32", "--proposer", proposer, "--report-json", str(report))
+                       "--dtype", "fp32", "--proposer", proposer, "--answer", "model", "--report-json", str(report))
         assert proc.returncode == 0, proc.stderr.decode()
         out[proposer] = (proc, json.loads(report.read_text()))
     return out
