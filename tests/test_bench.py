@@ -18,7 +18,7 @@ from applyedit import api
 from applyedit.errors import InputError
 from applyedit.models.backend import PREFILL_CHUNK, TorchModel
 from applyedit.tools import baselines, bench, benchmethods
-from applyedit.tools.benchrecord import BenchRecord, CaseRecord, CaseSummary, Run, summarise_target
+from applyedit.tools.benchrecord import BenchRecord, CaseRecord, CaseSummary, Run, summarise_saved, summarise_target
 
 FIXTURES = Path(__file__).parent.parent / "fixtures"
 CASE = FIXTURES / "py_change_constant_instr"
@@ -432,6 +432,12 @@ def test_the_perfect_drafter_prices_the_bound_and_efficiency() -> None:
     assert (loop.bound_wall_s, loop.bound_decode_s) == (6.0 + 5.0, 5.0)
     assert loop.efficiency_wall == pytest.approx(11.0 / 14.0) and loop.efficiency_decode == pytest.approx(5.0 / 6.0)
     assert rows["greedy"].bound_wall_s is None  # only the loop's methods have a bound
+    stale = summarise_target(record, methods, "```")  # a summary saved by a version that priced it otherwise
+    stale.methods["adaptive K≤4"].bound_decode_s = stale.methods["adaptive K≤4"].efficiency_decode = 99.0
+    config = {"methods": [m.name for m in methods], "backend": "torch", "repeats": 1}
+    shown, _ = summarise_saved(BenchRecord(config, {"a": record}, {"a": stale}))
+    again = shown["a"].methods["adaptive K≤4"]
+    assert (again.bound_decode_s, again.efficiency_decode) == (5.0, pytest.approx(5.0 / 6.0))
     from applyedit.tools.tables import bench_markdown
 
     report = {"model": "m", "device": "cpu", "backend": "torch", "dtype": "float32", "threads": 2, "repeats": 1,

@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import re
 import statistics
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
@@ -257,13 +257,15 @@ def fence_of(text: str) -> str:
 def summarise_saved(saved: BenchRecord) -> tuple[dict[str, CaseSummary], list[str]]:
     """The case summaries of a saved record (`--json`): those it holds, plus those of cases whose
     runs are all there (every method, every repeat) but whose summary was not saved (a bench run
-    case by case, or interrupted after its last run); and the names of the cases still unfinished."""
+    case by case, or interrupted after its last run); and the names of the cases still unfinished.
+    A saved summary's bound and efficiency are priced again from its runs' record (`_bounds`)."""
     config, cases = saved.config, dict(saved.cases)
     methods = [method_named(name) for name in config.get("methods", [])]
     repeats = int(config.get("repeats") or 1)
     unfinished = []
     for name, record in saved.raw.items():
         if name in cases:
+            _bounds(record, cases[name].methods.values(), config.get("backend", "torch"))
             continue
         runs = record.runs
         if methods and record.prompt_tokens and all(len(runs.get(m.name, [])) >= repeats for m in methods):
@@ -318,10 +320,7 @@ def summarise_target(record: CaseRecord, methods: Sequence[Method], fence: str, 
         base = greedy.get(row.method.backend or backend)
         row.speedup_vs_greedy = base.wall_s / row.wall_s if base else None
         row.decode_speedup_vs_greedy = base.decode_s / row.decode_s if base and row.decode_s else None
-        curve = (record.cost_curves or {}).get(row.method.backend or backend)
-        if row.method.runner == "loop" and curve:
-            prefill = statistics.median((record.prefill_s_by_backend or {}).get(row.method.backend, record.prefill_s))
-            _bound(row, CostCurve({int(k): v for k, v in curve.items()}), prefill)
+    _bounds(record, rows.values(), backend)
     return CaseSummary(
         prompt_tokens=record.prompt_tokens,
         prefill_s=prefill_s,
@@ -330,6 +329,16 @@ def summarise_target(record: CaseRecord, methods: Sequence[Method], fence: str, 
         outputs_agree=agree,
         methods=rows,
     )
+
+
+def _bounds(record: CaseRecord, rows: Iterable[MethodSummary], backend: str) -> None:
+    """Fill each loop row's bound and efficiency from the case's recorded cost curve and prefill (a
+    saved summary gets them again, so a record shows the bound as this version defines it)."""
+    for row in rows:
+        curve = (record.cost_curves or {}).get(row.method.backend or backend)
+        if row.method.runner == "loop" and curve:
+            prefill = statistics.median((record.prefill_s_by_backend or {}).get(row.method.backend, record.prefill_s))
+            _bound(row, CostCurve({int(k): v for k, v in curve.items()}), prefill)
 
 
 def _bound(row: MethodSummary, curve: CostCurve, prefill_s: float) -> None:
