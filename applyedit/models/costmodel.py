@@ -81,10 +81,25 @@ def calibrate(
     minimum per k. Other work only ever adds time, and a longer block never costs less: while a point
     costs more than a longer block's (by over 10%), more rounds run, up to `max_reps`; then each point
     is capped by the longer blocks' (`monotone`)."""
-    prefix = [(i * 7919) % 30000 + 100 for i in range(prefix_len)]
-    blocks = {k: [(i * 104729) % 30000 + 100 for i in range(k + 1)] for k in ks}
     model.reset()
-    model.forward(prefix, num_logits=1)
+    model.forward(probe_ids(prefix_len), num_logits=1)
+    points = time_blocks(model, prefix_len, ks, reps, max_reps)
+    model.reset()
+    return CostCurve(monotone(points), "calibrated")
+
+
+def probe_ids(n: int) -> list[int]:
+    """The prefix calibration runs over: `n` fixed, spread-out token ids (their values do not matter)."""
+    return [(i * 7919) % 30000 + 100 for i in range(n)]
+
+
+def time_blocks(
+    model: TargetModel, prefix_len: int, ks: tuple[int, ...] = PROBE_KS, reps: int = 3, max_reps: int = 8
+) -> dict[int, float]:
+    """t(k) over the `prefix_len` tokens the model's cache holds now: `reps` interleaved rounds of a
+    pass of k + 1 tokens per k, each cropped away again, the minimum per k; more rounds, up to
+    `max_reps`, while the points are `inverted`. The cache is left holding the prefix."""
+    blocks = {k: [(i * 104729) % 30000 + 100 for i in range(k + 1)] for k in ks}
     points = {k: float("inf") for k in ks}
     for rep in range(max_reps):
         for k in ks:
@@ -94,8 +109,7 @@ def calibrate(
             model.crop_to(prefix_len)
         if rep + 1 >= reps and not inverted(points):
             break
-    model.reset()
-    return CostCurve(monotone(points), "calibrated")
+    return points
 
 
 def inverted(points: dict[int, float], slack: float = 1.1) -> bool:

@@ -28,11 +28,10 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
-import time
 from pathlib import Path
 from typing import Any
 
-from applyedit.models.costmodel import PROBE_KS, CostCurve
+from applyedit.models.costmodel import PROBE_KS, CostCurve, probe_ids, time_blocks
 from applyedit.models.engine import Engine
 
 PREFIXES = (512, 1024, 2048, 4096, 6144)
@@ -43,19 +42,12 @@ def measure(engine: Engine, prefixes: tuple[int, ...]) -> dict[int, CostCurve]:
     """t(k) over each prefix length: the cache grows once, the probe blocks are cropped away."""
     model = engine.model
     model.reset()
-    ids = [(i * 7919) % 30000 + 100 for i in range(max(prefixes))]
-    blocks = {k: [(i * 104729) % 30000 + 100 for i in range(k + 1)] for k in PROBE_KS}
+    ids = probe_ids(max(prefixes))
     curves, have = {}, 0
     for prefix in prefixes:
         model.forward(ids[have:prefix], num_logits=1)
         have = prefix
-        points = {k: float("inf") for k in PROBE_KS}
-        for _ in range(REPS):
-            for k in PROBE_KS:
-                t0 = time.perf_counter()
-                model.forward(blocks[k], num_logits=k + 1)
-                points[k] = min(points[k], time.perf_counter() - t0)
-                model.crop_to(prefix)
+        points = time_blocks(model, prefix, PROBE_KS, reps=REPS, max_reps=REPS)  # exactly REPS rounds
         curves[prefix] = CostCurve(points, "calibrated")
         print(f"prefix {prefix}: " + ", ".join(f"t({k}) {v * 1000:.0f} ms" for k, v in points.items()), flush=True)
     model.reset()
