@@ -22,11 +22,11 @@ from pathlib import Path
 from typing import Any
 
 from applyedit import anchor as anchoring
-from applyedit import markers, merge, prompts, sampling, spans, textio
+from applyedit import confirm, markers, merge, prompts, reindent, sampling, spans, textio
 from applyedit.decode import DecodeResult, Step, run
 from applyedit.diff import diff_path
 from applyedit.draftmodel import DraftModelProposer, HybridProposer
-from applyedit.errors import InputError, PromptTooLongError
+from applyedit.errors import AmbiguousEditError, InputError, PromptTooLongError
 from applyedit.models import modelstore
 from applyedit.models.backend import chat_ids
 from applyedit.models.engine import Engine
@@ -61,8 +61,8 @@ def make_proposer(
         return NullProposer()
     sources = []
     if kind == "snippet" and name in ("copy", "hybrid"):  # copy-original: without the predicted output
-        merged = merged or merge.merge(body, edit)
-        if merged.ok and merged.merged is not None and merged.merged != body:
+        merged = merged or merge.merge(body, edit)  # an unconfirmed reading still drafts: drafts are verified
+        if merged.merged is not None and merged.merged != body:
             sources.append(Source("merged", tuple(engine.encode(merged.merged + fence + "\n"))))
     sources.append(Source("original", tuple(engine.encode(body + fence + "\n"))))
     sources.append(edit_source(engine, edit))
@@ -136,6 +136,8 @@ def read_inputs(
     wrapped = merge.implied_snippet(src.text, edit_text, src.language) if kind == "instruction" else None
     if wrapped is not None:  # a marker-less piece of the file: an update snippet
         edit_text, kind = wrapped, "snippet"
+    if kind == "snippet":  # written in the file's indentation (tabs or spaces, its width)
+        edit_text = reindent.to_file_style(src.text, edit_text)
     if foreign := markers.foreign_markers(edit_text, src.language):
         raise InputError(
             f"the edit's lazy markers are {' and '.join(foreign)} comments, which {src.language} does not use: "
@@ -211,9 +213,18 @@ def apply(
     decoding = sampling.settings(opts.temperature, opts.top_p, opts.seed)
     opened = engine or (lambda: Engine.open(opts.model, opts.device, opts.dtype, progress, opts.backend))
     got = read_inputs(file, edit, language=language, encoding=encoding, cwd=cwd, source=source)
-    # The snippet read against the original: the answer itself when unambiguous (`answer` "merge"),
-    # else the copy proposer's predicted output and the reference for the output checks.
-    merged = merge.merge(got.src.text, got.edit) if got.kind == "snippet" else None
+    # The snippet read against the original: the answer itself when the merge is confirmed (the only
+    # reading, every invariant met: confirm.py; `answer` "merge"), else a draft source for the model.
+    merged = (
+        confirm.confirmed(got.src.text, got.edit, got.src.language, str(got.src.path))
+        if got.kind == "snippet"
+        else None
+    )
+    if opts.answer == "merge" and merged is not None and merged.ambiguous:
+        raise AmbiguousEditError(
+            f"the update snippet is ambiguous: {merged.reason}; nothing was written (add a line of context that "
+            "tells the places apart, or a lazy marker where code is kept; --answer model lets the model choose)"
+        )
     if opts.answer == "merge" and (merge_only := answer_by_merge(got, merged, opts, encoding)) is not None:
         return merge_only
     job = prepare(file, edit, opened, max_new_tokens=opts.max_new_tokens, inputs=got)

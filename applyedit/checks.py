@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from applyedit import markers, merge, textio
+from applyedit import invariants, markers, merge, textio
 from applyedit.errors import OutputCheckError
 from applyedit.options import RunOptions
 
@@ -41,6 +41,7 @@ def check_all(
     notes = drops + check_syntax(src, body, opts.allow_syntax_errors)
     notes += check_deletion(src.text, body, edit, kind, opts.allow_deletion)
     notes += check_answer(src.text, body, kind, edit, merged, opts.allow_unchanged, opts.allow_mismatch, agree)
+    notes += check_invariants(src, body, edit, kind, opts)
     return notes
 
 
@@ -91,7 +92,8 @@ def check_answer(
     output that differs from an unambiguous merge (`check_merge_agrees`)."""
     added = new_lines(original, edit, merged) if kind == "snippet" else []
     if body.rstrip("\n") == original.rstrip("\n"):
-        merge_changes = merged is not None and merged.ok and merged.merged != original
+        # an unconfirmed merge that changes the file says the edit changes something too
+        merge_changes = merged is not None and merged.merged is not None and merged.merged != original
         changes = kind == "instruction" or bool(added) or merge_changes
         if changes:
             what = "an instruction" if kind == "instruction" else "an update snippet that changes the file"
@@ -139,6 +141,18 @@ def check_merge_agrees(body: str, merged: str, allow: bool) -> list[str]:
         allow,
         "--allow-mismatch",
     )
+
+
+def check_invariants(src: textio.SourceFile, body: str, edit: str, kind: str, opts: RunOptions) -> list[str]:
+    """Refuse an answer that breaks an invariant (invariants.py): unjustified deletions, a lost
+    definition, Python that no longer compiles, a changed file head; each under its own switch."""
+    notes: list[str] = []
+    if opts.allow_unchanged and body.rstrip("\n") == src.text.rstrip("\n"):
+        return notes  # the original returned as it is, accepted: nothing else to hold it to
+    for broken in invariants.violations(src.text, body, edit, kind, src.language, str(src.path)):
+        field = invariants.INVARIANTS[broken.name]
+        notes += _refuse(broken.message, getattr(opts, field), "--" + field.replace("_", "-"))
+    return notes
 
 
 def check_syntax(src: textio.SourceFile, body: str, allow: bool) -> list[str]:

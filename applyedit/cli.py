@@ -127,6 +127,14 @@ AllowMismatchOpt = Annotated[
         "than the original plus the snippet."
     ),
 ]
+AllowLostDefinitionsOpt = Annotated[
+    bool,
+    typer.Option(help="Accept output that lost a definition (function, class, ...) the edit never names."),
+]
+AllowHeadChangesOpt = Annotated[
+    bool,
+    typer.Option(help="Accept output that moved a shebang, Go's package clause or code outside an include guard."),
+]
 BackupOpt = Annotated[
     bool, typer.Option("--backup", help="With --in-place or --output: keep the file being replaced as FILE.orig.")
 ]
@@ -182,7 +190,7 @@ An output that fails a check is not written; it is kept in FILE.rej (or --reject
 
 
 @app.command("apply", help=APPLY_HELP, epilog=EXIT_HELP)
-@with_options(filename=(*MODEL_OPTIONS, *DRAFT_OPTIONS), allow_mismatch=ANSWER_OPTIONS)
+@with_options(filename=(*MODEL_OPTIONS, *DRAFT_OPTIONS), allow_head_changes=ANSWER_OPTIONS)
 def apply_command(
     ctx: typer.Context,
     file: FileArg,
@@ -201,6 +209,8 @@ def apply_command(
     allow_deletion: AllowDeletionOpt = False,
     allow_unchanged: AllowUnchangedOpt = False,
     allow_mismatch: AllowMismatchOpt = False,
+    allow_lost_definitions: AllowLostDefinitionsOpt = False,
+    allow_head_changes: AllowHeadChangesOpt = False,
     backup: BackupOpt = False,
     timeout: TimeoutOpt = None,
     temperature: TemperatureOpt = 0.0,
@@ -231,6 +241,8 @@ def apply_command(
         allow_deletion=allow_deletion,
         allow_unchanged=allow_unchanged,
         allow_mismatch=allow_mismatch,
+        allow_lost_definitions=allow_lost_definitions,
+        allow_head_changes=allow_head_changes,
         **options,
     )
     _apply(ctx, out, settings, (edit, edit_text), language, debug, (server, token))

@@ -23,6 +23,10 @@ class InputError(UsageError):
     """The file or the edit cannot be used as given (exit 1)."""
 
 
+class AmbiguousEditError(InputError):
+    """The update snippet fits two readings equally (two places for its code): no reader can choose (exit 1)."""
+
+
 class PromptTooLongError(UsageError):
     """Prompt plus output budget does not fit the model's context (exit 1)."""
 

@@ -47,7 +47,8 @@ class Hunk:
 
 @dataclass(frozen=True)
 class MergeResult:
-    """What `merge` read. When `ok` is False only `reason` is meaningful."""
+    """What `merge` read. When `ok` is False, `reason` says why; `merged`, `hunks` and `ops` then hold
+    a reading that was not confirmed (confirm.py), or nothing: a draft source, never an answer."""
 
     ok: bool
     reason: str = ""
@@ -55,6 +56,7 @@ class MergeResult:
     hunks: tuple[Hunk, ...] = ()  # sorted, non-overlapping, touching ones joined
     ops: tuple[LineKind, ...] = ()  # one per original line (0-based)
     whole_file: bool = False  # a marker-less snippet that replaced the whole file
+    ambiguous: bool = False  # not ok because two readings fit the snippet equally (confirm.py): refused
 
 
 IMPLIED_SHARE = 0.5  # a marker-less edit longer than this share of the file may be the whole new file
@@ -122,9 +124,12 @@ def merge(original: str, snippet: str) -> MergeResult:
     - A segment after a marker that would change nothing reads as a deletion when its lines also
       stand exactly in two blocks (the end of one function, then the one after the next: the one
       between is deleted); above and below both possible: ok=False.
-    - A missing leading/trailing marker reads as present (the rest is kept), except that a snippet
-      without markers matching over half the original's non-blank lines is a whole-file rewrite:
-      merged is the snippet verbatim.
+    - A missing leading/trailing marker: a snippet that ends with a line of the original keeps the
+      rest of the file; one that ends with a new line ends at the file's end (the original lines
+      after its place are replaced); likewise at the start. A snippet without markers matching over
+      half the original's non-blank lines is a whole-file rewrite: merged is the snippet verbatim.
+      (confirm.py then asks whether the snippet forces the reading; a segment that changes nothing
+      and ends the snippet with no marker below, where the original goes on, does not.)
     - A segment with no anchor: it continues the original's end when it starts with (two or more of)
       the original's last lines; it changes nothing when it is only lines the original has between
       markers (unless those could also show a deletion: ok=False); it goes to the bottom if it is
@@ -230,9 +235,34 @@ def _merge(original: str, snippet: str) -> MergeResult:
         else:
             span = _unanchored(seg, n == 0, n == len(segs) - 1, any(chains), ol, okeys, lo, hi)
         if span is not None:
+            span = _open_ends(span, seg, n == 0, n == len(segs) - 1, len(segs), ol)
             spans.append(span)
             lo = span[1]
     return _finish(ol, spans, nl)
+
+
+def _open_ends(span: _Span, seg: _Seg, first: bool, last: bool, count: int, ol: list[str]) -> _Span:
+    """A snippet that starts (ends) with no marker and a new line starts (ends) at the file's start
+    (end): the original lines above (below) the segment's place are replaced too, when they are no
+    more lines of code than the new lines there (an edit in place: `return -1` -> `return result`).
+    One that starts (ends) with a line of the original keeps them."""
+    start, end, sl, pairs = span
+    paired = {a for a, _ in pairs}
+    code = [i for i, x in enumerate(sl) if x.strip()]
+    if not code or (count == 1 and not seg.marker_before and seg.marker_after is None):
+        return span  # no markers at all: the whole-file reading decides
+
+    def code_in(a: int, b: int) -> int:
+        return sum(1 for x in ol[a:b] if x.strip())
+
+    if last and seg.marker_after is None and code[-1] not in paired:
+        new = sum(1 for i in code if i > max(paired, default=-1))
+        if code_in(end, len(ol)) <= new:  # more would be a guess: confirm.py finds it ambiguous
+            end = max(end, _rtrim(ol, end, len(ol)))
+    if first and not seg.marker_before and code[0] not in paired and start > 0:
+        if code_in(0, start) <= sum(1 for i in code if i < min(paired, default=len(sl))):
+            start = 0
+    return start, end, sl, pairs
 
 
 def _whole_file(seg: _Seg, chain: list[_Pair], okeys: list[str]) -> _Span | None:

@@ -77,6 +77,8 @@ class RunOptions:
     allow_deletion: bool = False
     allow_unchanged: bool = False
     allow_mismatch: bool = False
+    allow_lost_definitions: bool = False
+    allow_head_changes: bool = False
     fallback: str = "merge"
 
     def replace(self, **changes: Any) -> RunOptions:

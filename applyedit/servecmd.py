@@ -35,6 +35,8 @@ REMOTE_OPTIONS = (
     "allow_deletion",
     "allow_unchanged",
     "allow_mismatch",
+    "allow_lost_definitions",
+    "allow_head_changes",
     "anchor",
     "fallback",
     "answer",

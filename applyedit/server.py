@@ -287,6 +287,8 @@ def _add_apply_route(app: Any, run: Callable[..., Awaitable[Any]]) -> None:
         allow_deletion: bool | None = None
         allow_unchanged: bool | None = None
         allow_mismatch: bool | None = None
+        allow_lost_definitions: bool | None = None
+        allow_head_changes: bool | None = None
         anchor: str | None = None
         fallback: str | None = None
         answer: str | None = None

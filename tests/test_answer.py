@@ -49,7 +49,7 @@ def test_unchanged_output_for_an_instruction_is_refused(work: Path, run: Callabl
 
 def test_output_lacking_the_snippets_new_lines(work: Path, run: Callable[..., Run], model: Callable[..., Any]) -> None:
     """Two new lines in the snippet, one in the output: refused; answered by the merge by default."""
-    snippet = "def a():\n    x = 5\n    return 10\n\n# ... existing code ...\n"
+    snippet = "def a():\n    x = 5\n    return 10\n\n\ndef b():\n# ... existing code ...\n"
     model(PY.replace("return 1\n", "return 10\n") + "```\n")
     r = run("f.py", "--edit-text", snippet, "--answer", "model", "--fallback", "none")
     assert r.code == 3
@@ -63,11 +63,15 @@ def test_output_lacking_the_snippets_new_lines(work: Path, run: Callable[..., Ru
 
 def test_output_lacking_new_lines_without_a_merge_is_refused(work: Path, run: Callable[..., Run],
                                                              model: Callable[..., Any]) -> None:
-    """No unambiguous merge to answer with (f() twice): the refusal stands, exit 3, nothing written."""
+    """No unambiguous merge to answer with (f() twice): by default the snippet is refused as ambiguous
+    (exit 1, no model); the model's answer with `--answer model` is refused too, exit 3, nothing written."""
     (work / "twice.py").write_text("def f():\n    return 1\n\n\ndef f():\n    return 1\n")
-    model("def f():\n    return 1\n\n\ndef f():\n    return 1\n\n\ndef g():\n    pass\n```\n")
-    r = run("twice.py", "--edit-text", "# ... existing code ...\ndef f():\n    return 2\n# ... existing code ...\n",
-            "--in-place")
+    engine = model("def f():\n    return 1\n\n\ndef f():\n    return 1\n\n\ndef g():\n    pass\n```\n")
+    snippet = "# ... existing code ...\ndef f():\n    return 2\n# ... existing code ...\n"
+    ambiguous = run("twice.py", "--edit-text", snippet, "--in-place")
+    assert ambiguous.code == 1 and engine._model.num_forwards == 0
+    ambiguous.one_line("the update snippet is ambiguous: segment 1 (from 'def f():') could stand at original lines 1 and 5")
+    r = run("twice.py", "--edit-text", snippet, "--answer", "model", "--in-place")
     assert r.code == 3
     r.one_line("the output lacks 1 of the snippet's 1 new lines (first: 'return 2')")
     assert (work / "twice.py").read_text().count("return 1") == 2
@@ -75,19 +79,19 @@ def test_output_lacking_new_lines_without_a_merge_is_refused(work: Path, run: Ca
 
 def test_output_far_longer_than_original_plus_snippet(work: Path, run: Callable[..., Run],
                                                       model: Callable[..., Any]) -> None:
-    snippet = "def a():\n    return 10\n\n# ... existing code ...\n"
+    snippet = "def a():\n    return 10\n\n\ndef b():\n# ... existing code ...\n"
     new = PY.replace("return 1\n", "return 10\n")
     model(new + "\n\n" + new * 3 + "```\n")  # the file, then three more copies
     r = run("f.py", "--edit-text", snippet, "--answer", "model", "--fallback", "none")
     assert r.code == 3
-    r.one_line("the output has 26 lines, far more than the original (6) plus the snippet (4)")
+    r.one_line("the output has 26 lines, far more than the original (6) plus the snippet (6)")
     assert run("f.py", "--edit-text", snippet, "--answer", "model", "--fallback", "none", "--allow-mismatch").code == 0
     answered = run("f.py", "--edit-text", snippet, "--answer", "model", "--in-place")
     assert answered.code == 0 and (work / "f.py").read_text() == new
 
 
 def test_dropped_code_is_answered_by_the_merge(work: Path, run: Callable[..., Run], model: Callable[..., Any]) -> None:
-    snippet = "def a():\n    return 10\n\n# ... existing code ...\n"
+    snippet = "def a():\n    return 10\n\n\ndef b():\n# ... existing code ...\n"
     model("def a():\n    return 10\n```\n")  # b() vanished
     r = run("f.py", "--edit-text", snippet, "--answer", "model", "--in-place")
     assert r.code == 0, r.err
@@ -184,11 +188,16 @@ def test_an_unambiguous_merge_answers_without_the_model(work: Path, run: Callabl
 
 def test_an_ambiguous_merge_or_an_unchanging_one_runs_the_model(work: Path, run: Callable[..., Run],
                                                                 model: Callable[..., Any]) -> None:
-    """f() twice: the merge is ambiguous, so the model answers; a snippet whose merge equals the file
-    is no confident answer either: the model runs."""
+    """f() twice: the snippet fits both places, so it is refused (exit 1) without the model unless
+    `--answer model` lets the model choose; a snippet whose merge equals the file is no confident
+    answer either: the model runs."""
     (work / "twice.py").write_text("def f():\n    return 1\n\n\ndef f():\n    return 1\n")
     engine = model("def f():\n    return 2\n\n\ndef f():\n    return 1\n```\n")
-    r = run("twice.py", "--edit-text", "def f():\n    return 2\n# ... existing code ...\n", "--in-place")
+    snippet = "def f():\n    return 2\n# ... existing code ...\n"
+    refused = run("twice.py", "--edit-text", snippet, "--in-place")
+    assert refused.code == 1 and engine._model.num_forwards == 0
+    refused.one_line("the update snippet is ambiguous")
+    r = run("twice.py", "--edit-text", snippet, "--answer", "model", "--in-place")
     assert r.code == 0, r.err
     assert engine._model.num_forwards > 0 and "no model ran" not in r.err
     (work / "n.py").write_text(NUMBERS)

@@ -13,7 +13,7 @@ from typing import Any
 from applyedit import refusal
 from clihelp import PY, Run, model, run, work  # noqa: F401  (fixtures)
 
-SNIPPET = "def a():\n    return 10\n\n# ... existing code ...\n"
+SNIPPET = "def a():\n    return 10\n\n\ndef b():\n# ... existing code ...\n"
 DROPPED = "def a():\n    return 10\n"  # b() vanished: the dropped-code check refuses it
 
 
@@ -54,7 +54,8 @@ def test_reject_file_flag_and_its_checks(work: Path, run: Callable[..., Run], mo
 def test_an_accepted_or_failed_decode_leaves_no_reject(work: Path, run: Callable[..., Run],
                                                       model: Callable[..., Any]) -> None:
     model(DROPPED + "```\n")
-    assert run("f.py", "--fallback", "none", "--answer", "model", "--edit-text", SNIPPET, "--allow-drops").code == 0
+    accepted = run("f.py", "--fallback", "none", "--answer", "model", "--edit-text", SNIPPET, "--allow-drops", "--allow-mismatch")
+    assert accepted.code == 0
     model("```\n")  # an empty output: nothing worth keeping
     assert run("f.py", "--edit-text", "Make a() return 10.").code == 3
     assert sorted(p.name for p in work.iterdir()) == ["f.py"]

@@ -1,0 +1,336 @@
+"""The context reading of an update snippet: a second, independently written merge that places each
+segment by its context alone, as `patch` places a hunk with no fuzz. The merge (merge.py) answers
+without the model only when this reading exists, is the only one, and gives the same file
+(confirm.py).
+
+A segment (the snippet lines between two lazy markers) has a head, its longest leading run of lines
+that stands as a block in the original, and a tail, its longest trailing such run. The segment stands
+where its head and its tail do, the head above the tail with no other place of either between them;
+the original lines between them are replaced by the segment's lines between them. Then:
+
+- a segment that is all head stands once (or nowhere differently: it changes nothing) unless its
+  lines also stand as two blocks with code between them (a deletion, or nothing: no reading);
+- no head and a marker above: new lines inserted right above the tail; no tail and a marker below:
+  right below the head;
+- the snippet's first segment without a marker above starts at the file's start when its first line
+  is new (the original lines above its tail are replaced), and keeps the lines above its head when
+  its first line is context; the last segment without a marker below, likewise at the file's end;
+  but such a segment that would change nothing, where the original goes on past it, may mean that
+  the file ends (starts) there: no reading;
+- a segment with neither head nor tail: at the top when it is first with no marker above, at the end
+  when it is last with no marker below, else no reading;
+- two places for a segment: no reading.
+
+Lines compare on whitespace-collapsed text; the original's text is kept where a line of the segment
+equals it up to trailing blanks and tab width. Pure text; knows nothing of merge.py's rules.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from dataclasses import dataclass
+
+from applyedit.invariants import Segment, segments
+
+__all__ = ["NoReading", "Placed", "read"]
+
+
+@dataclass(frozen=True)
+class NoReading:
+    """Why the snippet has no single reading; `inherent`: two readings fit its text equally (two
+    places, or "does the file end here?"), so no reader can choose, the model included."""
+
+    message: str
+    inherent: bool = False
+
+
+@dataclass(frozen=True)
+class Placed:
+    """A segment's place: original [start, end) replaced by `lines`."""
+
+    start: int
+    end: int
+    lines: tuple[str, ...]
+
+
+def _key(line: str) -> str:
+    return " ".join(line.split())
+
+
+_PLAIN = frozenset("else try finally except pass return break continue end fi done do".split())
+
+
+def _telling(key: str) -> bool:
+    """A line that says something: a word that is not a bare keyword (`}`, `else:`, `*/` do not)."""
+    words = re.sub(r"\W+", " ", key).split()
+    return bool(words) and " ".join(words) not in _PLAIN
+
+
+def _same(a: str, b: str) -> bool:
+    return any(a.rstrip().expandtabs(t) == b.rstrip().expandtabs(t) for t in (4, 8))
+
+
+class _Original:
+    def __init__(self, lines: list[str]) -> None:
+        self.lines = lines
+        self.keys = [_key(x) for x in lines]
+
+    def blocks(self, keys: list[str], lo: int) -> list[int]:
+        """Where `keys` stand as a block from `lo` on."""
+        n, m = len(keys), len(self.keys)
+        if not n:
+            return []
+        first = keys[0]
+        return [p for p in range(lo, m - n + 1) if self.keys[p] == first and self.keys[p : p + n] == keys]
+
+    def result(self, start: int, end: int, lines: tuple[str, ...]) -> tuple[str, ...]:
+        """The original's keys with [start, end) replaced by `lines`: two places that give the same
+        file are one reading."""
+        return (*self.keys[:start], *(_key(x) for x in lines), *self.keys[end:])
+
+    def has_code(self, lo: int, hi: int) -> bool:
+        return any(x.strip() for x in self.lines[lo:hi])
+
+
+def read(original: str, snippet: str) -> NoReading | tuple[str, ...]:
+    """The merged file's lines by the context reading (LF-only texts), or why there is no single
+    reading (a message)."""
+    ol = original.split("\n")
+    if ol and ol[-1] == "":
+        ol = ol[:-1]
+    segs = segments(snippet)
+    if not segs:
+        return NoReading("the snippet has no code besides lazy markers")
+    orig = _Original(ol)
+    placed: list[Placed] = []
+    either: list[_Either] = []
+    lo = 0
+    for n, seg in enumerate(segs):
+        got = _place(orig, seg, lo, first=n == 0, last=n == len(segs) - 1, number=n + 1)
+        if isinstance(got, NoReading):
+            return got
+        if isinstance(got, _Either):
+            either.append(got)
+            lo = got.end
+        elif got is not None:
+            placed.append(got)
+            lo = got.end
+    if either:  # a segment that changes nothing as it stands, or deletes the code between its two blocks
+        changes = any(tuple(ol[p.start : p.end]) != p.lines for p in placed)
+        if changes or len(either) > 1:
+            return NoReading(either[0].why, inherent=True)
+        if isinstance(either[0].deletion, NoReading):
+            return either[0].deletion
+        placed = sorted([*placed, either[0].deletion], key=lambda p: p.start)
+    out: list[str] = []
+    pos = 0
+    for p in placed:
+        out += ol[pos : p.start]
+        out += p.lines
+        pos = p.end
+    out += ol[pos:]
+    return tuple(out)
+
+
+_OPTIONS = 6  # heads (tails) tried, longest first
+
+
+def _heads(orig: _Original, keys: list[str], lo: int) -> list[tuple[int, list[int]]]:
+    """Leading runs of the segment that stand as blocks in the original: (length, places), longest
+    first; a run ends on code, not on a blank line."""
+    found: list[tuple[int, list[int]]] = []
+    for n in range(len(keys), 0, -1):
+        if keys[n - 1] and (places := orig.blocks(keys[:n], lo)):
+            found.append((n, places))
+            if len(found) == _OPTIONS:
+                break
+    return found
+
+
+def _tails(orig: _Original, keys: list[str], lo: int) -> list[tuple[int, list[int]]]:
+    """Trailing runs likewise: (length, where each place ends), longest first; a run starts on code."""
+    size, found = len(keys), []
+    for n in range(size, 0, -1):
+        if keys[size - n] and (places := orig.blocks(keys[size - n :], lo)):
+            found.append((n, [p + n for p in places]))
+            if len(found) == _OPTIONS:
+                break
+    return found
+
+
+def _place(
+    orig: _Original, seg: Segment, lo: int, first: bool, last: bool, number: int
+) -> Placed | NoReading | _Either | None:
+    """Segment `number`'s place from original line `lo` on: None when it changes nothing."""
+    keys = [_key(x) for x in seg.lines]
+    size, m = len(keys), len(orig.lines)
+    where = f"segment {number} (from {seg.lines[0].strip()!r})"
+    open_top, open_end = first and not seg.marker_before, last and not seg.marker_after
+    heads = _heads(orig, keys, lo)
+    if heads and heads[0][0] == size:  # all of it stands in the original: it changes nothing
+        deletion = _split(orig, seg, keys, lo, where)
+        if deletion is not None:
+            why = f"{where} stands in the original as it is and also as two blocks (a deletion between them)"
+            return _Either(why, heads[0][1][0] + size, deletion)
+        p = heads[0][1][0]
+        if open_end and orig.has_code(p + size, m):
+            return NoReading(
+                f"{where} changes nothing and ends the snippet with no marker below: does the file end there?",
+                inherent=True,
+            )
+        if open_top and orig.has_code(0, p):
+            return NoReading(
+                f"{where} changes nothing and starts the snippet with no marker above: does the file start there?",
+                inherent=True,
+            )
+        return None
+    tails = _tails(orig, keys, lo)
+    cands = _candidates(orig, keys, heads, tails, lo, open_top, open_end)
+    if not cands:
+        if heads and tails:
+            return NoReading(f"{where}: its first and last lines do not stand in that order in the original")
+        return NoReading(f"{where} has no line of the original to place it by")
+    best = max(c[0] for c in cands)
+    top = {(start, end, h, t) for score, start, end, h, t in cands if score == best}
+    texts = sorted({(start, end, _keep(orig, seg.lines, h, start, t, end)) for start, end, h, t in top})
+    if len({orig.result(start, end, lines) for start, end, lines in texts}) > 1:
+        a, b = texts[:2]
+        return NoReading(f"{where} could stand at original lines {a[0] + 1} and {b[0] + 1}", inherent=True)
+    start, end, lines = texts[0]
+    h, t = next((h, t) for s0, e0, h, t in top if (s0, e0) == (start, end))
+    # open ends: the file's end (start) replaced by more code than the snippet brings there is a guess
+    if open_end and not t and orig.has_code(start + h, m):
+        gone = sum(1 for x in orig.lines[start + h : end] if x.strip())
+        if gone > sum(1 for x in seg.lines[h:] if x.strip()):
+            return NoReading(
+                f"{where} ends the snippet with new lines and no marker below, and the original goes on for "
+                f"{gone} lines of code: are they replaced (the file ends there) or kept?",
+                inherent=True,
+            )
+    if open_top and not h and start == 0 and orig.has_code(0, end - t):
+        gone = sum(1 for x in orig.lines[: end - t] if x.strip())
+        if gone > sum(1 for x in seg.lines[: size - t] if x.strip()):
+            return NoReading(
+                f"{where} starts the snippet with new lines and no marker above, and the original has {gone} "
+                "lines of code above its place: are they replaced (the file starts there) or kept?",
+                inherent=True,
+            )
+    return Placed(start, end, lines)
+
+
+def _candidates(
+    orig: _Original,
+    keys: list[str],
+    heads: list[tuple[int, list[int]]],
+    tails: list[tuple[int, list[int]]],
+    lo: int,
+    open_top: bool,
+    open_end: bool,
+) -> list[tuple[tuple[int, int, int], int, int, int, int]]:
+    """Places of the segment: (score, start, end, head, tail), original [start, end) replaced. The
+    score: the most telling lines in head and tail first (the most context), then the fewest original
+    lines of code deleted, then the most lines of head and tail."""
+    size, m = len(keys), len(orig.lines)
+
+    def said(h: int, t: int) -> int:
+        """The head's and tail's lines that say something (`}` and `else:` do not)."""
+        return sum(1 for k in [*keys[:h], *keys[size - t :]] if _telling(k))
+
+    def code(a: int, b: int, h: int = 0, t: int = 0) -> int:
+        """Original lines of code in [a, b) that the segment's lines between its head and tail do
+        not match, less those it matches (context inside the segment)."""
+        stretch = orig.keys[a:b]
+        inner = keys[h : size - t]
+        if not stretch:
+            return 0
+        sm = difflib.SequenceMatcher(None, inner, stretch, autojunk=False)
+        matched = sum(1 for i, _, n in sm.get_matching_blocks() for k in range(n) if inner[i + k])
+        return sum(1 for x in stretch if x) - 2 * matched
+
+    def end_of_file(after: int) -> int:
+        end = m
+        while end > after and not orig.lines[end - 1].strip():
+            end -= 1
+        return end
+
+    found = []
+    for h, hp in heads:
+        for t, tp in tails:
+            if h + t > size:
+                continue
+            for p in hp:
+                for q in tp:
+                    if p + h <= q - t and not any(p < p2 and p2 + h <= q - t for p2 in hp):
+                        if not any(p + h <= q2 - t and q2 < q for q2 in tp):
+                            found.append(((said(h, t), -code(p + h, q - t, h, t), h + t), p, q, h, t))
+    if found:
+        return found
+    for h, hp in heads:  # no tail below the head: the new lines follow it
+        for p in hp:
+            end = end_of_file(p + h) if open_end else p + h
+            found.append(((said(h, 0), -code(p + h, end, h, 0), h), p, end, h, 0))
+    if found:
+        return found
+    for t, tp in tails:  # no head: the new lines go right above the tail
+        for q in tp:
+            start = 0 if open_top else q - t
+            found.append(((said(0, t), -code(start, q - t, 0, t), t), start, q, 0, t))
+    if found:
+        return found
+    if open_top:
+        return [((0, 0, 0), 0, 0, 0, 0)]
+    if open_end:
+        end = end_of_file(lo)
+        return [((0, 0, 0), end, end, 0, 0)]
+    return []
+
+
+def _keep(orig: _Original, lines: tuple[str, ...], h: int, p: int, t: int, q: int) -> tuple[str, ...]:
+    """The segment's lines, its head (at original p) and tail (ending at q) in the original's text
+    where they equal it up to trailing blanks and tab width."""
+    out = list(lines)
+    for i in range(h):
+        if _same(lines[i], orig.lines[p + i]):
+            out[i] = orig.lines[p + i]
+    for i in range(t):
+        j, k = len(lines) - t + i, q - t + i
+        if _same(lines[j], orig.lines[k]):
+            out[j] = orig.lines[k]
+    return tuple(out)
+
+
+def _split(orig: _Original, seg: Segment, keys: list[str], lo: int, where: str) -> Placed | NoReading | None:
+    """The segment read as two blocks of the original with code between them, which it deletes (the
+    end of one function, then the start of the one after the next); None when it stands so nowhere.
+    The cut with as many lines of code above it as below wins (snippets show context evenly), then
+    the smallest deletion; two such readings that differ: no reading."""
+    found = []
+    for cut in range(1, len(keys)):
+        above, below = keys[:cut], keys[cut:]
+        n_above, n_below = sum(1 for k in above if k), sum(1 for k in below if k)
+        if not n_above or not n_below:
+            continue
+        for q in orig.blocks(below, lo):
+            ps = [p for p in orig.blocks(above, lo) if p + cut < q and orig.has_code(p + cut, q)]
+            if ps:
+                p = ps[-1]  # the nearest above
+                gone = sum(1 for x in orig.lines[p + cut : q] if x.strip())
+                found.append((abs(n_above - n_below), gone, p, cut, q))
+    if not found:
+        return None
+    best = min(f[:2] for f in found)
+    places = sorted({(p + cut, q) for score0, score1, p, cut, q in found if (score0, score1) == best})
+    if len({orig.result(start, end, ()) for start, end in places}) > 1:
+        return NoReading(f"{where} could delete the code after line {places[0][0]} or after line {places[1][0]}")
+    start, end = places[0]
+    return Placed(start, end, ())
+
+
+@dataclass(frozen=True)
+class _Either:
+    """A segment that changes nothing where it stands whole, or deletes the code between its blocks."""
+
+    why: str
+    end: int  # where it stands whole ends
+    deletion: Placed | NoReading

@@ -1,0 +1,443 @@
+"""The invariants every answer meets before it is written: the merge's and the model's alike.
+
+Each invariant is a named check with its own refusal message and `--allow-*` switch (`INVARIANTS`):
+
+- `snippet` (--allow-mismatch): every segment of an update snippet stands in the answer as given,
+  and the answer's other lines are the original's, in order.
+- `deletions` (--allow-drops): an update snippet's answer is the original with the snippet's segments
+  placed, in order, between unchanged stretches of the original (`decompose`). An original line the
+  answer lacks lies inside a stretch a segment replaced: between two of the segment's context lines,
+  or edited in place at its edge (no more lines gone there than the segment brings), or past the
+  snippet's first or last line where no marker stands for the rest (the snippet reaches the file's
+  start or end). Kept lines keep their order; the snippet is all there, in order.
+- `definitions` (--allow-lost-definitions): a definition (function, method, class, impl, struct, ...)
+  whose name the edit never mentions does not disappear, unless a new definition that the edit shows
+  takes its place (a rename).
+- `compiles` (--allow-syntax-errors): Python goes through `compile()` when the original did (TabError,
+  IndentationError, `from __future__` placement); other languages: tree-sitter (checks.check_syntax).
+- `heads` (--allow-head-changes): a shebang stays the first line, Go's `package` clause the first
+  statement, and a C/C++ include guard still encloses the code.
+
+This module reads text only: the snippet's segments (markers.py's markers), definitions
+(syntax.py), and nothing of the merge (merge.py), whose answer it checks from the outside.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+import warnings
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from applyedit.markers import is_marker
+
+__all__ = ["INVARIANTS", "Segment", "Violation", "decompose", "segments", "violations"]
+
+# name -> the RunOptions switch that accepts a violation of it
+INVARIANTS = {
+    "snippet": "allow_mismatch",
+    "deletions": "allow_drops",
+    "definitions": "allow_lost_definitions",
+    "compiles": "allow_syntax_errors",
+    "heads": "allow_head_changes",
+}
+_MISSING = "the answer does not hold the snippet's segment"
+_CHANGED = "the answer changes, adds or moves lines the snippet does not show"
+_SEARCH_BUDGET = 20_000  # placements tried before the decomposition gives up (then: no valid reading)
+
+
+@dataclass(frozen=True)
+class Violation:
+    name: str  # a key of INVARIANTS
+    message: str
+
+
+@dataclass(frozen=True)
+class Segment:
+    """Snippet lines between two lazy markers (blank lines at both ends trimmed)."""
+
+    lines: tuple[str, ...]
+    marker_before: bool
+    marker_after: bool
+
+
+def _key(line: str) -> str:
+    return " ".join(line.split())
+
+
+def _same(a: str, b: str) -> bool:
+    return a.rstrip().expandtabs(4) == b.rstrip().expandtabs(4) or a.rstrip().expandtabs(8) == b.rstrip().expandtabs(8)
+
+
+def _trim(lines: Sequence[str]) -> tuple[int, int]:
+    lo, hi = 0, len(lines)
+    while lo < hi and not lines[lo].strip():
+        lo += 1
+    while hi > lo and not lines[hi - 1].strip():
+        hi -= 1
+    return lo, hi
+
+
+def segments(snippet: str) -> list[Segment]:
+    """The snippet's segments, split on its lazy-marker lines."""
+    found: list[Segment] = []
+    cur: list[str] = []
+    before = False
+    for line in [*snippet.split("\n"), None]:
+        if line is not None and not is_marker(line):
+            cur.append(line)
+            continue
+        lo, hi = _trim(cur)
+        if hi > lo:
+            found.append(Segment(tuple(cur[lo:hi]), before, line is not None))
+        cur, before = [], True
+    return found
+
+
+@dataclass(frozen=True)
+class Reading:
+    """Where each segment stands: per segment, the original stretch [start, end) it replaced."""
+
+    stretches: tuple[tuple[int, int], ...]
+
+
+def decompose(original: str, output: str, snippet: str) -> Reading | str:
+    """Read `output` as the original with the snippet's segments placed: the stretches they replaced,
+    or why no reading meets the `deletions` invariant (a message)."""
+    segs = segments(snippet)
+    if not segs:
+        return Reading(())
+    ol, xl = original.split("\n"), output.split("\n")
+    if ol and ol[-1] == "":
+        ol = ol[:-1]
+    if xl and xl[-1] == "":
+        xl = xl[:-1]
+    search = _Search(ol, xl, segs)
+    found = search.run()
+    if found is not None:
+        return found
+    return search.why()
+
+
+class _Search:
+    """A depth-first search for a placement of every segment in the output and every stretch between
+    them in the original that meets the `deletions` invariant."""
+
+    def __init__(self, ol: list[str], xl: list[str], segs: list[Segment]) -> None:
+        self.ol, self.xl, self.segs = ol, xl, segs
+        self.okeys = [_key(x) for x in ol]
+        self.xkeys = [_key(x) for x in xl]
+        self.budget = _SEARCH_BUDGET
+        self.worst = ""  # the most telling failure seen, for the message
+        self.depth = -1
+        # where each segment stands in the output: its keys as a contiguous block
+        self.places: list[list[int]] = []
+        for seg in segs:
+            keys = [_key(x) for x in seg.lines]
+            n = len(keys)
+            self.places.append([c for c in range(len(xl) - n + 1) if self.xkeys[c : c + n] == keys])
+
+    def _fail(self, depth: int, why: str) -> None:
+        if depth >= self.depth:
+            self.depth, self.worst = depth, why
+
+    def why(self) -> str:
+        if any(not p for p in self.places):
+            n = next(i for i, p in enumerate(self.places) if not p)
+            first = self.segs[n].lines[0].strip()
+            return f"{_MISSING} {n + 1} (from {first!r}) as given"
+        return self.worst or "no reading places the snippet's segments between unchanged stretches of the original"
+
+    def run(self) -> Reading | None:
+        return self._place(0, 0, 0, [])
+
+    def _place(self, n: int, x_from: int, o_from: int, stretches: list[tuple[int, int]]) -> Reading | None:
+        """Place segment n at or after output line `x_from`; the original is consumed up to `o_from`
+        (the end of the last unchanged stretch, or of the stretch segment n-1 replaced)."""
+        if self.budget <= 0:
+            return None
+        if n == len(self.segs):
+            # the output's rest is the original's rest
+            gap = self.xl[x_from:]
+            at = self._gap_at(gap, o_from, final=True)
+            if not at:
+                self._fail(n, f"{_CHANGED}: the answer's end is not the original's end")
+            for start in at:
+                if n == 0:
+                    return Reading(())
+                # the last segment's stretch ends where the rest starts
+                prev = stretches[-1]
+                fixed = [*stretches[:-1], (prev[0], start)]
+                if self._justified(n - 1, fixed[-1], start_of_file=False):
+                    return Reading(tuple(fixed))
+            return None
+        seg = self.segs[n]
+        placed = False
+        for c in self.places[n]:
+            if c < x_from:
+                continue
+            self.budget -= 1
+            if self.budget <= 0:
+                return None
+            gap = self.xl[x_from:c]
+            for start in self._gap_at(gap, o_from, final=False, first=n == 0):
+                placed = True
+                # the gap stands at original [start, start + len); the previous segment's stretch ends at start
+                if n > 0:
+                    prev = stretches[-1]
+                    if not self._justified(n - 1, (prev[0], start), start_of_file=False):
+                        continue
+                    done = [*stretches[:-1], (prev[0], start)]
+                else:
+                    done = []
+                gap_end = start + self._gap_len(gap, start)
+                # this segment's stretch starts at gap_end; its end is fixed by the next gap
+                found = self._place(n + 1, c + len(seg.lines), gap_end, [*done, (gap_end, gap_end)])
+                if found is not None:
+                    return found
+        if not placed:
+            self._fail(
+                n, f"{_CHANGED}: no place for segment {n + 1} (from {seg.lines[0].strip()!r}) keeps the code around it"
+            )
+        return None
+
+    def _gap_len(self, gap: list[str], start: int) -> int:
+        """How many original lines from `start` the gap's lines are (blank lines at its ends are soft)."""
+        lo, hi = _trim(gap)
+        if hi == lo:
+            return 0
+        o = start
+        while o < len(self.ol) and not self.ol[o].strip():
+            o += 1
+        end = o + (hi - lo)
+        return end - start
+
+    def _gap_at(self, gap: list[str], o_from: int, final: bool, first: bool = False) -> list[int]:
+        """Where an unchanged stretch of the output (`gap`) may stand in the original, from `o_from`
+        on: the starts to try, best first. Blank lines at the gap's ends may differ."""
+        lo, hi = _trim(gap)
+        body = gap[lo:hi]
+        m = len(self.ol)
+        if not body:
+            if final:
+                return [m]  # nothing kept after the last segment: its stretch reaches the end
+            if first:
+                return [0]
+            return list(range(o_from, m + 1))
+        starts = []
+        for p in range(o_from, m - len(body) + 1):
+            if all(_same(body[i], self.ol[p + i]) for i in range(len(body))):
+                # include blank lines right above it in the stretch kept
+                q = p
+                while q > o_from and not self.ol[q - 1].strip():
+                    q -= 1
+                starts.append(q)
+        if first:
+            starts = [s for s in starts if not any(x.strip() for x in self.ol[:s])]
+        if final:
+            ends = [s for s in starts if not any(x.strip() for x in self.ol[s + self._gap_len(gap, s) :])]
+            return ends
+        return starts
+
+    def _justified(self, n: int, stretch: tuple[int, int], start_of_file: bool) -> bool:
+        """Segment n replaced original [start, end): is every original line it lost justified?"""
+        seg, (start, end) = self.segs[n], stretch
+        if end < start:
+            return False
+        old = self.ol[start:end]
+        new = list(seg.lines)
+        pairs = _context_pairs([_key(x) for x in new], [_key(x) for x in old])
+        paired_old = {j for _, j in pairs if old[j].strip()}
+        paired_new = {i for i, _ in pairs}
+        lost = [j for j in range(len(old)) if old[j].strip() and j not in paired_old]
+        if not lost:
+            return True
+        ctx = [(i, j) for i, j in pairs if old[j].strip()]
+        reaches_start = n == 0 and not seg.marker_before
+        reaches_end = n == len(self.segs) - 1 and not seg.marker_after
+        if not ctx:
+            brought = sum(1 for i, x in enumerate(new) if x.strip() and i not in paired_new)
+            if reaches_start or reaches_end or len(lost) <= brought:
+                return True
+            self._fail(n + 1, self._lost_message(n, start, lost))
+            return False
+        (i0, j0), (i1, j1) = ctx[0], ctx[-1]
+        above = [j for j in lost if j < j0]
+        below = [j for j in lost if j > j1]
+        new_above = sum(1 for i in range(i0) if new[i].strip() and i not in paired_new)
+        new_below = sum(1 for i in range(i1 + 1, len(new)) if new[i].strip() and i not in paired_new)
+        ok_above = not above or reaches_start or len(above) <= new_above
+        ok_below = not below or reaches_end or len(below) <= new_below
+        if ok_above and ok_below:
+            return True
+        self._fail(n + 1, self._lost_message(n, start, above if not ok_above else below))
+        return False
+
+    def _lost_message(self, n: int, start: int, lost: list[int]) -> str:
+        first = self.ol[start + lost[0]].strip()
+        return (
+            f"the answer deletes {len(lost)} original line{'s' if len(lost) > 1 else ''} (from line "
+            f"{start + lost[0] + 1}, {first!r}) outside every stretch the snippet's segment {n + 1} replaced"
+        )
+
+
+def _context_pairs(new: list[str], old: list[str]) -> list[tuple[int, int]]:
+    """Segment lines paired with the original lines of the stretch it replaced: its leading lines with
+    the stretch's first ones and its trailing lines with the last ones, as far as they are equal
+    (where `patch` puts a hunk's context), then a line diff of what is left between."""
+    a = 0
+    while a < min(len(new), len(old)) and new[a] == old[a]:
+        a += 1
+    b = 0
+    while b < min(len(new), len(old)) - a and new[-1 - b] == old[-1 - b]:
+        b += 1
+    sm = difflib.SequenceMatcher(None, new[a : len(new) - b], old[a : len(old) - b], autojunk=False)
+    inner = [(a + i + t, a + j + t) for i, j, size in sm.get_matching_blocks() for t in range(size)]
+    tail = [(len(new) - b + t, len(old) - b + t) for t in range(b)]
+    return [*[(t, t) for t in range(a)], *inner, *tail]
+
+
+def _names(text: str) -> set[str]:
+    return set(re.findall(r"[A-Za-z_$][\w$]*", text))
+
+
+def lost_definitions(
+    original: str, output: str, edit: str, language: str, path: str | None = None, whole_ok: bool = False
+) -> list[str]:
+    """Definitions of the original that the output lacks and the edit never names (by kind and name,
+    nested ones by their enclosing names), beyond those a new definition the edit shows replaced.
+    With `whole_ok`, one whose every line is gone is no loss (an update snippet that deletes it shows
+    the code around it: `deletions` holds that to its anchors); one that lost some lines and kept
+    others (its decorator now above another method) still is."""
+    from collections import Counter
+
+    from applyedit import syntax
+
+    before = syntax.definitions(original, language, path)
+    after = syntax.definitions(output, language, path)
+    if before is None or after is None:
+        return []
+
+    def qual(d: syntax.Definition) -> tuple[str, ...]:
+        names = []
+        node: syntax.Definition | None = d
+        while node is not None:
+            names.append(f"{node.kind} {node.name}")
+            node = node.parent
+        return tuple(reversed(names))
+
+    had, has = Counter(qual(d) for d in before), Counter(qual(d) for d in after)
+    mentioned = _names(edit)
+    lost = [q for q in had for _ in range(had[q] - has.get(q, 0)) if q[-1].split(" ", 1)[1] not in mentioned]
+    gained = [q for q in has for _ in range(has[q] - had.get(q, 0)) if q[-1].split(" ", 1)[1] in mentioned]
+    for q in list(gained):  # a rename: a new definition of the same kind in the same place
+        same = next((x for x in lost if x[:-1] == q[:-1] and x[-1].split(" ")[0] == q[-1].split(" ")[0]), None)
+        if same is not None:
+            lost.remove(same)
+    if whole_ok and lost:
+        spans = {qual(d): d for d in before}
+        lost = [q for q in lost if _partly_kept(original, output, spans[q].start_line - 1, spans[q].end_line)]
+    return [q[-1] for q in lost]
+
+
+def _partly_kept(original: str, output: str, start: int, end: int) -> bool:
+    """Some line of original [start, end) that says something is still in the output: it holds more
+    copies of it than the original outside that span."""
+    from collections import Counter
+
+    ol = [_key(x) for x in original.split("\n")]
+    have = Counter(_key(x) for x in output.split("\n"))
+    outside = Counter(ol[:start] + ol[end:])
+    return any(have[k] > outside[k] for k in set(ol[start:end]) if re.search(r"[A-Za-z0-9_@]", k))
+
+
+def python_compile_error(original: str, output: str) -> str | None:
+    """Why the output does not compile as Python when the original did (None: it does, or the
+    original did not either)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            compile(original, "<original>", "exec", dont_inherit=True)
+        except (SyntaxError, ValueError):
+            return None
+        try:
+            compile(output, "<answer>", "exec", dont_inherit=True)
+        except SyntaxError as exc:
+            return f"{type(exc).__name__} at line {exc.lineno}: {exc.msg}"
+        except ValueError as exc:
+            return str(exc)
+    return None
+
+
+_GUARD = re.compile(r"\s*#\s*(ifndef|if\s+!\s*defined)\s*\(?\s*(\w+)")
+
+
+def _code_lines(lines: list[str]) -> list[str]:
+    """Non-blank lines outside the obvious comments (`//`, `/* */` blocks, `#` for none)."""
+    out, in_block = [], False
+    for line in lines:
+        s = line.strip()
+        if in_block:
+            in_block = "*/" not in s
+            continue
+        if not s or s.startswith("//"):
+            continue
+        if s.startswith("/*"):
+            in_block = "*/" not in s
+            continue
+        out.append(s)
+    return out
+
+
+def head_changes(original: str, output: str, language: str) -> list[str]:
+    """What the output changed of the file's head: the shebang, Go's package clause, an include guard."""
+    ol, xl = original.split("\n"), output.split("\n")
+    found = []
+    if ol and ol[0].startswith("#!") and (not xl or xl[0] != ol[0]):
+        found.append(f"the shebang {ol[0]!r} is no longer the first line")
+    if language == "go":
+        oc, xc = _code_lines(ol), _code_lines(xl)
+        if oc and oc[0].startswith("package ") and (not xc or xc[0] != oc[0]):
+            found.append(f"{oc[0]!r} is no longer the file's first statement")
+    if language in ("c", "cpp"):
+        oc, xc = _code_lines(ol), _code_lines(xl)
+        guard = _GUARD.match(oc[0]) if oc else None
+        if guard and len(oc) > 2 and oc[1].replace(" ", "").startswith(f"#define{guard.group(2)}"):
+            if oc[-1].startswith("#endif") and (len(xc) < 3 or xc[:2] != oc[:2] or not xc[-1].startswith("#endif")):
+                found.append(f"code stands outside the include guard {guard.group(2)}")
+    return found
+
+
+def violations(
+    original: str, output: str, edit: str, kind: str, language: str, path: str | None = None
+) -> list[Violation]:
+    """Every invariant the answer breaks (LF-only texts; `kind` "snippet" or "instruction")."""
+    found: list[Violation] = []
+    marked = kind == "snippet" and any(is_marker(x) for x in edit.split("\n"))
+    if marked:
+        reading = decompose(original, output, edit)
+        if isinstance(reading, str):
+            missing = reading.startswith((_MISSING, _CHANGED))
+            found.append(Violation("snippet" if missing else "deletions", reading))
+    from applyedit.checks import ASKS_TO_DELETE
+
+    if marked or (kind == "instruction" and not ASKS_TO_DELETE.search(edit)):
+        lost = lost_definitions(original, output, edit, language, path, whole_ok=marked)
+        if lost:
+            found.append(
+                Violation(
+                    "definitions",
+                    f"the answer deletes {', '.join(lost[:3])}{' and more' if len(lost) > 3 else ''}, which the edit "
+                    "never shows",
+                )
+            )
+    if language == "python":
+        error = python_compile_error(original, output)
+        if error:
+            found.append(
+                Violation("compiles", f"the answer does not compile as Python ({error}) while the original did")
+            )
+    for change in head_changes(original, output, language):
+        found.append(Violation("heads", change))
+    return found
