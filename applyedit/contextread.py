@@ -122,6 +122,8 @@ def read(original: str, snippet: str) -> NoReading | tuple[str, ...]:
             return NoReading(either[0].why, inherent=True)
         if isinstance(either[0].deletion, NoReading):
             return either[0].deletion
+        if not either[0].shown_around:  # one line of context at the cut: which block it ends is a guess
+            return NoReading(either[0].why, inherent=True)
         placed = sorted([*placed, either[0].deletion], key=lambda p: p.start)
     out: list[str] = []
     pos = 0
@@ -169,10 +171,10 @@ def _place(
     open_top, open_end = first and not seg.marker_before, last and not seg.marker_after
     heads = _heads(orig, keys, lo)
     if heads and heads[0][0] == size:  # all of it stands in the original: it changes nothing
-        deletion = _split(orig, seg, keys, lo, where)
-        if deletion is not None:
+        split = _split(orig, seg, keys, lo, where)
+        if split is not None:
             why = f"{where} stands in the original as it is and also as two blocks (a deletion between them)"
-            return _Either(why, heads[0][1][0] + size, deletion)
+            return _Either(why, heads[0][1][0] + size, *split)
         p = heads[0][1][0]
         if open_end and orig.has_code(p + size, m):
             return NoReading(
@@ -199,18 +201,21 @@ def _place(
         return NoReading(f"{where} could stand at original lines {a[0] + 1} and {b[0] + 1}", inherent=True)
     start, end, lines = texts[0]
     h, t = next((h, t) for s0, e0, h, t in top if (s0, e0) == (start, end))
-    # open ends: the file's end (start) replaced by more code than the snippet brings there is a guess
-    if open_end and not t and orig.has_code(start + h, m):
-        gone = sum(1 for x in orig.lines[start + h : end] if x.strip())
-        if gone > sum(1 for x in seg.lines[h:] if x.strip()):
+    telling = [i for i, k in enumerate(keys) if _telling(k)]
+    # An open end after new lines (the last line that says something is no context): the file ends
+    # there, its last lines replaced, when that replaces no more code than the segment brings there;
+    # else "replaced or kept?" is a guess. Likewise an open start before new lines.
+    if open_end and telling and h <= telling[-1] < size - t:
+        gone = sum(1 for x in orig.lines[start + h :] if x.strip())
+        if orig.has_code(end, m) or gone > sum(1 for x in seg.lines[h:] if x.strip()):
             return NoReading(
                 f"{where} ends the snippet with new lines and no marker below, and the original goes on for "
                 f"{gone} lines of code: are they replaced (the file ends there) or kept?",
                 inherent=True,
             )
-    if open_top and not h and start == 0 and orig.has_code(0, end - t):
+    if open_top and telling and h <= telling[0] < size - t:
         gone = sum(1 for x in orig.lines[: end - t] if x.strip())
-        if gone > sum(1 for x in seg.lines[: size - t] if x.strip()):
+        if orig.has_code(0, start) or gone > sum(1 for x in seg.lines[: size - t] if x.strip()):
             return NoReading(
                 f"{where} starts the snippet with new lines and no marker above, and the original has {gone} "
                 "lines of code above its place: are they replaced (the file starts there) or kept?",
@@ -300,11 +305,14 @@ def _keep(orig: _Original, lines: tuple[str, ...], h: int, p: int, t: int, q: in
     return tuple(out)
 
 
-def _split(orig: _Original, seg: Segment, keys: list[str], lo: int, where: str) -> Placed | NoReading | None:
+def _split(
+    orig: _Original, seg: Segment, keys: list[str], lo: int, where: str
+) -> tuple[Placed | NoReading, bool] | None:
     """The segment read as two blocks of the original with code between them, which it deletes (the
     end of one function, then the start of the one after the next); None when it stands so nowhere.
     The cut with as many lines of code above it as below wins (snippets show context evenly), then
-    the smallest deletion; two such readings that differ: no reading."""
+    the smallest deletion; two such readings that differ: no reading. Also whether the cut has two
+    lines of code or more on both sides (with one, which block it ends is a guess)."""
     found = []
     for cut in range(1, len(keys)):
         above, below = keys[:cut], keys[cut:]
@@ -316,15 +324,17 @@ def _split(orig: _Original, seg: Segment, keys: list[str], lo: int, where: str) 
             if ps:
                 p = ps[-1]  # the nearest above
                 gone = sum(1 for x in orig.lines[p + cut : q] if x.strip())
-                found.append((abs(n_above - n_below), gone, p, cut, q))
+                found.append((abs(n_above - n_below), gone, p, cut, q, min(n_above, n_below) >= 2))
     if not found:
         return None
     best = min(f[:2] for f in found)
-    places = sorted({(p + cut, q) for score0, score1, p, cut, q in found if (score0, score1) == best})
+    places = sorted({(p + cut, q) for score0, score1, p, cut, q, _ in found if (score0, score1) == best})
+    shown_around = all(f[5] for f in found if f[:2] == best)
     if len({orig.result(start, end, ()) for start, end in places}) > 1:
-        return NoReading(f"{where} could delete the code after line {places[0][0]} or after line {places[1][0]}")
+        why = f"{where} could delete the code after line {places[0][0]} or after line {places[1][0]}"
+        return NoReading(why), shown_around
     start, end = places[0]
-    return Placed(start, end, ())
+    return Placed(start, end, ()), shown_around
 
 
 @dataclass(frozen=True)
@@ -334,3 +344,4 @@ class _Either:
     why: str
     end: int  # where it stands whole ends
     deletion: Placed | NoReading
+    shown_around: bool  # two lines of code or more on both sides of the cut

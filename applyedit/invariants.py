@@ -129,6 +129,8 @@ class _Search:
         self.okeys = [_key(x) for x in ol]
         self.xkeys = [_key(x) for x in xl]
         self.budget = _SEARCH_BUDGET
+        have = set(self.okeys)
+        self.brings = [any(_key(x) not in have for x in seg.lines if x.strip()) for seg in segs]
         self.worst = ""  # the most telling failure seen, for the message
         self.depth = -1
         # where each segment stands in the output: its keys as a contiguous block
@@ -263,6 +265,9 @@ class _Search:
             self._fail(n + 1, self._lost_message(n, start, lost))
             return False
         (i0, j0), (i1, j1) = ctx[0], ctx[-1]
+        if not any(x.strip() and i not in paired_new for i, x in enumerate(new)) and not self._shown(n, ctx, lost):
+            self._fail(n + 1, self._lost_message(n, start, lost))
+            return False
         above = [j for j in lost if j < j0]
         below = [j for j in lost if j > j1]
         new_above = sum(1 for i in range(i0) if new[i].strip() and i not in paired_new)
@@ -273,6 +278,16 @@ class _Search:
             return True
         self._fail(n + 1, self._lost_message(n, start, above if not ok_above else below))
         return False
+
+    def _shown(self, n: int, ctx: list[tuple[int, int]], lost: list[int]) -> bool:
+        """A segment of context only deletes what lies between its lines (the end of one function, the
+        start of the one after the next) when that is the snippet's only change, or when it shows two
+        lines of code on each side of the cut: one line (`}`) may be mere orientation."""
+        if not any(self.brings[:n] + self.brings[n + 1 :]):
+            return True
+        above = sum(1 for _, j in ctx if j < lost[0])
+        below = sum(1 for _, j in ctx if j > lost[-1])
+        return above >= 2 and below >= 2
 
     def _lost_message(self, n: int, start: int, lost: list[int]) -> str:
         first = self.ol[start + lost[0]].strip()
