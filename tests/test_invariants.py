@@ -1,0 +1,109 @@
+"""The invariants (invariants.py), the context reading (contextread.py) and the re-indenting of a
+snippet (reindent.py), each on small texts whose right answer is plain."""
+
+from __future__ import annotations
+
+from applyedit import confirm, contextread, invariants, reindent
+
+PY = "def a():\n    return 1\n\n\ndef b():\n    return 2\n\n\ndef c():\n    return 3\n"
+
+
+def names(found: list[invariants.Violation]) -> list[str]:
+    return [v.name for v in found]
+
+
+def test_a_right_answer_meets_every_invariant() -> None:
+    snippet = "# ... existing code ...\ndef b():\n    return 20\n# ... existing code ...\n"
+    after = PY.replace("return 2\n", "return 20\n")
+    assert invariants.violations(PY, after, snippet, "snippet", "python") == []
+
+
+def test_each_invariant_fails_on_its_own_shape() -> None:
+    snippet = "# ... existing code ...\ndef b():\n    return 20\n# ... existing code ...\n"
+    after = PY.replace("return 2\n", "return 20\n")
+    # a line far from the snippet deleted
+    assert names(invariants.violations(PY, after.replace("    return 3\n", ""), snippet, "snippet", "python")) == [
+        "snippet",
+        "compiles",
+    ]
+    # the snippet's change left out
+    assert "snippet" in names(invariants.violations(PY, PY, snippet, "snippet", "python"))
+    # two functions swapped
+    swapped = "def a():\n    return 1\n\n\ndef c():\n    return 3\n\n\ndef b():\n    return 20\n"
+    assert "snippet" in names(invariants.violations(PY, swapped, snippet, "snippet", "python"))
+    # a whole function the edit never names, gone (an instruction)
+    gone = "def a():\n    return 1\n\n\ndef b():\n    return 20\n"
+    assert names(invariants.violations(PY, gone, "Make b return 20.", "instruction", "python")) == ["definitions"]
+    # ... unless the instruction asks to delete, or names it
+    assert invariants.violations(PY, gone, "Make b return 20 and delete c.", "instruction", "python") == []
+    assert invariants.violations(PY, gone, "Make b return 20, drop c.", "instruction", "python") == []
+
+
+def test_python_must_still_compile() -> None:
+    tabs = "def f(x):\n\tif x:\n\t\treturn 1\n\treturn 0\n"
+    mixed = "def f(x):\n\tif x:\n        return 1\n\treturn 0\n"
+    found = invariants.violations(tabs, mixed, "Return 1 when x.", "instruction", "python")
+    assert names(found) == ["compiles"] and "TabError" in found[0].message
+    future = '"""Doc."""\nfrom __future__ import annotations\n\nimport os\n'
+    found = invariants.violations(future, "import json\n" + future, "Import json.", "instruction", "python")
+    assert names(found) == ["compiles"] and "__future__" in found[0].message
+    # an original that does not compile either: nothing to say
+    assert invariants.violations("def (:\n", "def ((:\n", "x", "instruction", "python") == []
+
+
+def test_file_heads() -> None:
+    go = 'package main\n\nimport "fmt"\n\nfunc main() {\n\tfmt.Println(1)\n}\n'
+    assert names(invariants.violations(go, 'import "os"\n' + go, "Import os.", "instruction", "go")) == ["heads"]
+    guard = "#ifndef A_H\n#define A_H\n\nint a(void);\n\n#endif\n"
+    outside = guard + "int b(void);\n"
+    inside = guard.replace("int a(void);\n", "int a(void);\nint b(void);\n")
+    assert names(invariants.violations(guard, outside, "Declare b.", "instruction", "c")) == ["heads"]
+    assert invariants.violations(guard, inside, "Declare b.", "instruction", "c") == []
+    sh = "#!/bin/sh\necho hi\n"
+    assert names(invariants.violations(sh, "set -e\n" + sh, "Add set -e.", "instruction", "bash")) == ["heads"]
+
+
+def test_a_decorator_that_moved_is_a_lost_definition() -> None:
+    before = "class A:\n    @staticmethod\n    def make():\n        return A()\n\n    def helper(x):\n        return x * 2\n"
+    snippet = "# ... existing code ...\n    @staticmethod\n    def helper(x):\n        return x * 2\n"
+    wrong = "class A:\n    @staticmethod\n    def helper(x):\n        return x * 2\n"
+    found = invariants.violations(before, wrong, snippet, "snippet", "python")
+    assert names(found) == ["definitions"] and "make" in found[0].message
+
+
+def test_a_rename_and_a_shown_deletion_lose_nothing() -> None:
+    renamed = PY.replace("def b():", "def beta():")
+    snippet = "# ... existing code ...\ndef beta():\n    return 2\n# ... existing code ...\n"
+    assert invariants.violations(PY, renamed, snippet, "snippet", "python") == []
+    deletion = "# ... existing code ...\ndef a():\n    return 1\n\n\ndef c():\n    return 3\n"
+    assert invariants.violations(PY, PY.replace("def b():\n    return 2\n\n\n", ""), deletion, "snippet", "python") == []
+
+
+def test_the_context_reading() -> None:
+    snippet = "# ... existing code ...\ndef b():\n    return 20\n\n\ndef c():\n# ... existing code ...\n"
+    read = contextread.read(PY, snippet)
+    assert read == tuple(PY.replace("return 2\n", "return 20\n").rstrip("\n").split("\n"))
+    twice = "x = 1\ny = 2\n\nx = 1\ny = 2\n"
+    found = contextread.read(twice, "# ... existing code ...\nx = 1\nz = 3\n# ... existing code ...\n")
+    assert isinstance(found, contextread.NoReading) and found.inherent and "could stand at" in found.message
+
+
+def test_confirmed_needs_both_readings_and_the_invariants() -> None:
+    snippet = "# ... existing code ...\ndef b():\n    return 20\n\n\ndef c():\n# ... existing code ...\n"
+    assert confirm.confirmed(PY, snippet, "python").ok
+    twice = "def f():\n    return 1\n\n\ndef f():\n    return 1\n"
+    result = confirm.confirmed(twice, "def f():\n    return 2\n# ... existing code ...\n", "python")
+    assert not result.ok and result.ambiguous
+
+
+def test_reindent_to_the_files_style() -> None:
+    tabs = "def f(x):\n\tif x:\n\t\ty = 1\n\treturn 0\n"
+    spaces = "# ...\n    if x:\n        y = 1\n        z = 2\n# ...\n"
+    assert reindent.to_file_style(tabs, spaces) == "# ...\n\tif x:\n\t\ty = 1\n\t\tz = 2\n# ...\n"
+    two = "def f(x):\n  if x:\n    y = 1\n  return 0\n"
+    assert reindent.to_file_style(two, spaces) == "# ...\n  if x:\n    y = 1\n    z = 2\n# ...\n"
+    # a snippet already in the file's style, or one whose context disagrees: unchanged
+    assert reindent.to_file_style(two, "  if x:\n    z = 2\n") == "  if x:\n    z = 2\n"
+    deep = "class A:\n    def f(self):\n        return 1\n"
+    shown = "    def f(self):\n        return 2\n"
+    assert reindent.to_file_style(deep, shown) == shown
