@@ -149,7 +149,10 @@ def brief_lines(data: dict[str, Any], summary: Summary, text: str | None = None)
     lines = text.split("\n") if text is not None else []
     s = summary
     if s.stop_reason == "merge":  # outcome.answer_by_merge: the merge answered, no model ran
-        head = f"applyedit: answered by the snippet's merge in {s.wall_s:.2f} s (confirmed: one reading, every invariant holds); no model ran"
+        head = (
+            f"applyedit: answered by the snippet's merge in {s.wall_s:.2f} s "
+            "(confirmed: one reading, every invariant holds); no model ran"
+        )
         return [head, *_region_lines(data, lines, "from the merge")]
     head = (
         f"applyedit: {s.tokens} tokens, {s.wall_s:.1f} s (prompt {s.prefill_s:.1f} s), "
