@@ -11,6 +11,8 @@ a model's choice there would be a guess. Pure text in, `MergeResult` out.
 
 from __future__ import annotations
 
+import dataclasses
+
 from applyedit import contextread, invariants, merge
 
 __all__ = ["confirmed"]
@@ -43,7 +45,39 @@ def confirmed(original: str, snippet: str, language: str, path: str | None = Non
     broken = invariants.violations(original, result.merged, snippet, "snippet", language, path)
     if broken:
         return _unsure(result, broken[0].message)
-    return result
+    return dataclasses.replace(result, notes=tuple(_open_ends(original, snippet, result)))
+
+
+def _open_ends(original: str, snippet: str, result: merge.MergeResult) -> list[str]:
+    """Which reading was taken where the snippet starts or ends with no lazy marker and the original
+    goes on there (the summary says it)."""
+    segs = invariants.segments(snippet)
+    lines = original.split("\n")
+    m = len(lines) - (1 if lines and lines[-1] == "" else 0)
+    if not segs or result.whole_file or not any(s.marker_before or s.marker_after for s in segs):
+        return []
+    notes = []
+    if not segs[-1].marker_after:
+        last = result.hunks[-1] if result.hunks else None
+        if last is not None and last.orig_end >= m and last.orig_end > last.orig_start:
+            gone = last.orig_end - last.orig_start
+            notes.append(
+                f"the snippet ends with no lazy marker after a new line: read as the file's end (the original's "
+                f"last {gone} line{'s' if gone > 1 else ''} replaced)"
+            )
+        elif " ".join(segs[-1].lines[-1].split()) != " ".join(
+            next((x for x in reversed(lines) if x.strip()), "").split()
+        ):
+            notes.append(
+                "the snippet ends with no lazy marker after a line of the original: the rest of the file is kept"
+            )
+    if not segs[0].marker_before and result.hunks and result.hunks[0].orig_start == 0 and result.hunks[0].orig_end:
+        gone = result.hunks[0].orig_end
+        notes.append(
+            f"the snippet starts with no lazy marker before a new line: read as the file's start (the original's "
+            f"first {gone} line{'s' if gone > 1 else ''} replaced)"
+        )
+    return notes
 
 
 def _unsure(result: merge.MergeResult, why: str, ambiguous: bool = False) -> merge.MergeResult:

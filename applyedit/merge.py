@@ -57,6 +57,7 @@ class MergeResult:
     ops: tuple[LineKind, ...] = ()  # one per original line (0-based)
     whole_file: bool = False  # a marker-less snippet that replaced the whole file
     ambiguous: bool = False  # not ok because two readings fit the snippet equally (confirm.py): refused
+    notes: tuple[str, ...] = ()  # what a confirmed reading decided where the snippet left it open (open ends)
 
 
 IMPLIED_SHARE = 0.5  # a marker-less edit longer than this share of the file may be the whole new file

@@ -80,7 +80,7 @@ def answer_by_merge(
     per_region, end, totals = attribute(found, [], [], 0)
     data = report.report_data(found, per_region, end, totals, summary, profile(result))
     data["anchored_lines"] = []
-    all_notes = [*([IMPLIED_NOTE] if got.implied else []), *notes]
+    all_notes = [*([IMPLIED_NOTE] if got.implied else []), *(merged.notes if merged else ()), *notes]
     data["answer"] = {"by": "merge", "model_ran": False, "notes": all_notes}
     data["prompt_cache"] = reuse_report(0, 0)
     return _result(src, got.shown, got.kind, body, encoding, "", result, summary, data, all_notes, "merge")
