@@ -22,7 +22,8 @@ the original lines between them are replaced by the segment's lines between them
 - two places for a segment: no reading.
 
 Lines compare on whitespace-collapsed text; the original's text is kept where a line of the segment
-equals it up to trailing blanks and tab width. Pure text; knows nothing of merge.py's rules.
+equals it up to tab width (trailing blanks written otherwise are the snippet's). Pure text; knows
+nothing of merge.py's rules.
 """
 
 from __future__ import annotations
@@ -136,6 +137,8 @@ def read(original: str, snippet: str) -> NoReading | tuple[str, ...]:
 
 
 _OPTIONS = 6  # heads (tails) tried, longest first
+_SAID = 2  # telling lines of context that count, on each side
+_BIG_DELETION = 5  # code lines one reading may delete beyond another's before the two are a question
 
 
 def _heads(orig: _Original, keys: list[str], lo: int) -> list[tuple[int, list[int]]]:
@@ -194,13 +197,25 @@ def _place(
             return NoReading(f"{where}: its first and last lines do not stand in that order in the original")
         return NoReading(f"{where} has no line of the original to place it by")
     best = max(c[0] for c in cands)
-    top = {(start, end, h, t) for score, start, end, h, t in cands if score == best}
+    top = {(start, end, h, t) for score, start, end, h, t, _ in cands if score == best}
     texts = sorted({(start, end, _keep(orig, seg.lines, h, start, t, end)) for start, end, h, t in top})
     if len({orig.result(start, end, lines) for start, end, lines in texts}) > 1:
         a, b = texts[:2]
         return NoReading(f"{where} could stand at original lines {a[0] + 1} and {b[0] + 1}", inherent=True)
     start, end, lines = texts[0]
     h, t = next((h, t) for s0, e0, h, t in top if (s0, e0) == (start, end))
+    # Much more deleted than another reading deletes, on the strength of context that may be new
+    # code repeating old code: no reading (a snippet shows a large deletion by its own context).
+    least = min(cands, key=lambda c: c[5])
+    most = max(c[5] for c in cands if (c[1], c[2], c[3], c[4]) == (start, end, h, t))
+    if most > least[5] + _BIG_DELETION:
+        kept_text = _keep(orig, seg.lines, least[3], least[1], least[4], least[2])
+        if orig.result(least[1], least[2], kept_text) != orig.result(start, end, lines):
+            return NoReading(
+                f"{where} reads as deleting {most} lines of code (original lines {start + 1}-{end}) or "
+                f"{least[5]} (at line {least[1] + 1})",
+                inherent=True,
+            )
     telling = [i for i, k in enumerate(keys) if _telling(k)]
     # An open end after new lines (the last line that says something is no context): the file ends
     # there, its last lines replaced, when that replaces no more code than the segment brings there;
@@ -232,26 +247,35 @@ def _candidates(
     lo: int,
     open_top: bool,
     open_end: bool,
-) -> list[tuple[tuple[int, int, int], int, int, int, int]]:
+) -> list[tuple[tuple[int, int, int], int, int, int, int, int]]:
     """Places of the segment: (score, start, end, head, tail), original [start, end) replaced. The
-    score: the most telling lines in head and tail first (the most context), then the fewest original
-    lines of code deleted, then the most lines of head and tail."""
+    score: the most telling lines in head and tail first (the most context, two a side), then the
+    fewest original lines of code deleted, then the most lines of head and tail. Last: the code lines
+    it deletes."""
     size, m = len(keys), len(orig.lines)
 
     def said(h: int, t: int) -> int:
-        """The head's and tail's lines that say something (`}` and `else:` do not)."""
-        return sum(1 for k in [*keys[:h], *keys[size - t :]] if _telling(k))
+        """The head's and tail's lines that say something (`}` and `else:` do not), two at most on each
+        side: a snippet shows two lines of context; a longer run is new code that repeats old code
+        (a function copied, then changed) as often as it is context."""
+        return min(_SAID, sum(1 for k in keys[:h] if _telling(k))) + min(
+            _SAID, sum(1 for k in keys[size - t :] if _telling(k))
+        )
 
-    def code(a: int, b: int, h: int = 0, t: int = 0) -> int:
-        """Original lines of code in [a, b) that the segment's lines between its head and tail do
-        not match, less those it matches (context inside the segment)."""
+    def gone(a: int, b: int, h: int = 0, t: int = 0) -> int:
+        return code_gone(a, b, h, t)[1]
+
+    def code_gone(a: int, b: int, h: int, t: int) -> tuple[int, int]:
+        """(net, gone): the code lines of the stretch less twice those the segment's lines match;
+        and the code lines it deletes (matched by none)."""
         stretch = orig.keys[a:b]
         inner = keys[h : size - t]
         if not stretch:
-            return 0
+            return 0, 0
         sm = difflib.SequenceMatcher(None, inner, stretch, autojunk=False)
         matched = sum(1 for i, _, n in sm.get_matching_blocks() for k in range(n) if inner[i + k])
-        return sum(1 for x in stretch if x) - 2 * matched
+        total = sum(1 for x in stretch if x)
+        return total - 2 * matched, total - matched
 
     def end_of_file(after: int) -> int:
         end = m
@@ -268,26 +292,27 @@ def _candidates(
                 for q in tp:
                     if p + h <= q - t and not any(p < p2 and p2 + h <= q - t for p2 in hp):
                         if not any(p + h <= q2 - t and q2 < q for q2 in tp):
-                            found.append(((said(h, t), -code(p + h, q - t, h, t), h + t), p, q, h, t))
+                            score = (said(h, t), -gone(p + h, q - t, h, t), h + t)
+                            found.append((score, p, q, h, t, gone(p + h, q - t, h, t)))
     if found:
         return found
     for h, hp in heads:  # no tail below the head: the new lines follow it
         for p in hp:
             end = end_of_file(p + h) if open_end else p + h
-            found.append(((said(h, 0), -code(p + h, end, h, 0), h), p, end, h, 0))
+            found.append(((said(h, 0), -gone(p + h, end, h, 0), h), p, end, h, 0, gone(p + h, end, h, 0)))
     if found:
         return found
     for t, tp in tails:  # no head: the new lines go right above the tail
         for q in tp:
             start = 0 if open_top else q - t
-            found.append(((said(0, t), -code(start, q - t, 0, t), t), start, q, 0, t))
+            found.append(((said(0, t), -gone(start, q - t, 0, t), t), start, q, 0, t, gone(start, q - t, 0, t)))
     if found:
         return found
     if open_top:
-        return [((0, 0, 0), 0, 0, 0, 0)]
+        return [((0, 0, 0), 0, 0, 0, 0, 0)]
     if open_end:
         end = end_of_file(lo)
-        return [((0, 0, 0), end, end, 0, 0)]
+        return [((0, 0, 0), end, end, 0, 0, 0)]
     return []
 
 
@@ -295,12 +320,16 @@ def _keep(orig: _Original, lines: tuple[str, ...], h: int, p: int, t: int, q: in
     """The segment's lines, its head (at original p) and tail (ending at q) in the original's text
     where they equal it up to trailing blanks and tab width."""
     out = list(lines)
+
+    def kept(a: str, b: str) -> bool:  # trailing blanks written otherwise are the snippet's
+        return _same(a, b) and not (a.rstrip() == b.rstrip() and a != b)
+
     for i in range(h):
-        if _same(lines[i], orig.lines[p + i]):
+        if kept(lines[i], orig.lines[p + i]):
             out[i] = orig.lines[p + i]
     for i in range(t):
         j, k = len(lines) - t + i, q - t + i
-        if _same(lines[j], orig.lines[k]):
+        if kept(lines[j], orig.lines[k]):
             out[j] = orig.lines[k]
     return tuple(out)
 

@@ -99,7 +99,8 @@ def merge(original: str, snippet: str) -> MergeResult:
     - Markers split the snippet into segments. A segment is contiguous code: original lines it
       skips between two of its matched lines are deleted; code under a marker is kept. Lines match
       on whitespace-collapsed text; a match equal up to trailing blanks and tab width is context
-      (original text kept), otherwise the snippet's text replaces it (re-indenting is an edit).
+      (original text kept; but trailing blanks written otherwise are the snippet's), otherwise the
+      snippet's text replaces it (re-indenting is an edit).
     - Distinctive lines (a word that is not a bare keyword: `}`, `else:`, `return;` are not) place
       a segment after the previous one: the chain of its rarest lines' matches that weighs most
       (the length of its lines the original has once, less the lines its links delete; then the
@@ -352,7 +353,7 @@ def _finish(ol: list[str], spans: list[_Span], nl: bool, whole: str | None = Non
         for a, b in [*pairs, (len(sl), end)]:
             if a > si or b > oj:
                 raw.append(Hunk(oj, b, sl[si:a]))
-            if a < len(sl) and _same(sl[a], ol[b]):
+            if a < len(sl) and _same(sl[a], ol[b]) and not _blanks_differ(sl[a], ol[b]):
                 context.add(b)
             elif a < len(sl):
                 raw.append(Hunk(b, b + 1, (sl[a],)))
@@ -374,6 +375,12 @@ def _finish(ol: list[str], spans: list[_Span], nl: bool, whole: str | None = Non
     out += ol[pos:]
     merged = whole if whole is not None else "\n".join(out) + ("\n" if out and nl else "")
     return MergeResult(True, "", merged, tuple(hunks), tuple(ops), whole_file=whole is not None)
+
+
+def _blanks_differ(a: str, b: str) -> bool:
+    """The same line, but the snippet writes its trailing blanks otherwise (a change it shows: a
+    commit that strips them); indentation written in tabs or spaces alone is no change."""
+    return a.rstrip() == b.rstrip() and a != b
 
 
 def _segments(sl: list[str]) -> list[_Seg]:

@@ -173,7 +173,7 @@ def _cut(sl: Sequence[str], ol: list[str], anchor: _Pair, lo: int) -> tuple[int,
     cuts = []
     for t in range(s0, 0, -1):
         below = o0 - (s0 - t)
-        if not sl[t - 1].strip() or not all(_same(sl[i], ol[i - t + below]) for i in range(t, s0)):
+        if below < lo or not sl[t - 1].strip() or not all(_same(sl[i], ol[i - t + below]) for i in range(t, s0)):
             continue
         p = next((p for p in range(below - t, lo - 1, -1) if all(_same(sl[i], ol[p + i]) for i in range(t))), None)
         if p is not None:

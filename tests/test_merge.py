@@ -287,12 +287,13 @@ OK_CASES = [
         [(0, 0, ("import ssl",))],
         id="prepend-new-import",
     ),
-    # context that differs only in trailing blanks still anchors and keeps the original text
+    # context that differs only in trailing blanks still anchors; the blanks are the snippet's (a
+    # commit that strips them shows them stripped)
     pytest.param(
         PY.replace("return Client(sock)\n", "return Client(sock)   \n"),
         f"{M}{OLD_SOCK}\n{SETBLOCK}\n    return Client(sock)\n{M}",
-        PY.replace("    return Client(sock)\n", f"{SETBLOCK}\n    return Client(sock)   \n"),
-        [(5, 5, (SETBLOCK,))],
+        PY.replace("    return Client(sock)\n", f"{SETBLOCK}\n    return Client(sock)\n"),
+        [(5, 6, (SETBLOCK, "    return Client(sock)"))],
         id="trailing-blank-context",
     ),
     # tab-indented original, context typed with spaces: anchors, tabs kept
