@@ -76,6 +76,21 @@ def test_changed_ranges_and_a_pure_deletion() -> None:
                        "    # ... existing code ..."]
 
 
+def test_a_deletion_slides_to_where_the_snippet_shows_it() -> None:
+    """Deleting b(), whose tail is a()'s tail too: difflib's place (after b's closing line) leaves as
+    context `return 1`, `}`, `func c() {}`, a block the original holds as it is (b's tail); slid up,
+    the context starts at `func a() {`, which the original never follows with `func c`."""
+    old = ["x := 0", "", "func a() {", "\treturn 1", "}", "", "func b() {", "\tx()", "\treturn 1", "}", "",
+           "func c() {}", "", "y := 1", "z := 2"]
+    new = old[:6] + old[11:]
+    where = cases.changed_ranges(old, new)
+    old_text = "\n" + "\n".join(x.strip() for x in old if x.strip()) + "\n"
+    assert len(where) == 1 and where[0][0] == where[0][1] and cases._distinct(old_text, new, *where[0])
+    snippet = cases.generate.render("go", new, where, cases.generate.Style())
+    assert snippet == ["// ... existing code ...", "func a() {", "\treturn 1", "}", "", "func c() {}",
+                       "// ... existing code ..."]
+
+
 def test_instruction_only_when_the_message_reads_as_one() -> None:
     assert cases.instruction("Add a timeout to the client") == "Add a timeout to the client"
     assert cases.instruction("fix(parser): handle empty input (#123)") == "Handle empty input"

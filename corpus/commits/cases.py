@@ -3,7 +3,8 @@ commit gives a clean and a messy update snippet, drawn from the true change, who
 is the file after the commit.
 
 Owns the derivation: the changed line ranges in the new file (difflib over lines; a pure deletion is
-an empty range at the deletion point), the snippets (corpus/generate.py's `render`: `clean` shows
+an empty range at the deletion point; a pure insertion or deletion slid along equal lines to where a
+snippet can show it), the snippets (corpus/generate.py's `render`: `clean` shows
 every changed line with two non-blank context lines each side and one marker per elided stretch;
 `messy` draws a `messy_style` from a random generator seeded per commit), the instruction (the
 commit message's first line when it reads as one) and the frozen sample in the fixture format
@@ -75,7 +76,7 @@ class Case:
     snippet: str
     instruction: str | None
     where: tuple[tuple[int, int], ...]  # changed rows [start, end) in the new file
-    unambiguous: bool  # the clean snippet's context places every change (generate._clean_is_unambiguous)
+    unambiguous: bool  # the clean snippet places every change (generate._clean_is_unambiguous) and shows it (_distinct)
 
     @property
     def ext(self) -> str:
@@ -95,10 +96,70 @@ def lines_of(text: str) -> list[str]:
     return text.split("\n")[:-1] if text.endswith("\n") else text.split("\n")
 
 
+def _key(line: str) -> str:
+    return " ".join(line.split())
+
+
+def _distinct(old_text: str, new: list[str], j1: int, j2: int) -> bool:
+    """Whether the new rows [j1, j2) with two non-blank lines of context each side (blank lines
+    ignored) differ from every block of the original, i.e. a snippet showing them shows a change."""
+    above = [k for k in range(j1 - 1, -1, -1) if new[k].strip()][:2]
+    below = [k for k in range(j2, len(new)) if new[k].strip()][:2]
+    rows = sorted(above + [k for k in range(j1, j2) if new[k].strip()] + below)
+    block = "\n".join(_key(new[k]) for k in rows)
+    return ("\n" + block + "\n") not in old_text
+
+
+_CLOSERS = ("}", ")", "]", "end")
+
+
+def _rank(old_text: str, new: list[str], lines: list[str], at: tuple[int, int, int, int], s: int) -> tuple:
+    """How well the block lines[lo:hi] (new rows [j1, j2)) slid by s shows (the larger the better)."""
+    lo, hi, j1, j2 = at
+    block = lines[lo + s: hi + s]
+    boundary = lo + s == 0 or not block[0].strip() or not lines[lo + s - 1].strip()
+    first = next((x for x in block if x.strip()), "")
+    return (_distinct(old_text, new, j1 + s, j2 + s), boundary and not first.strip().startswith(_CLOSERS),
+            -len(generate._indent_of(first).expandtabs(4)), s == 0, -abs(s), -s)
+
+
+def _slide(old: list[str], new: list[str], ops: list[list[int]]) -> None:
+    """Slide each pure insertion or deletion along the equal lines around it (the text it makes stays
+    the same) to where a snippet shows it best: a change that a snippet can show (_distinct), then a
+    block that starts a paragraph (after a blank line, or with one) and not with a closing bracket,
+    then the least indented first line, then difflib's own place, then the nearest."""
+    old_text = "\n" + "\n".join(k for k in (_key(x) for x in old) if k) + "\n"
+    for n, op in enumerate(ops):
+        i1, i2, j1, j2 = op
+        if i1 != i2 and j1 != j2:
+            continue
+        lines, lo, hi = (old, i1, i2) if j1 == j2 else (new, j1, j2)  # the block that slides
+        prev_i, prev_j = (ops[n - 1][1], ops[n - 1][3]) if n else (0, 0)
+        next_i, next_j = (ops[n + 1][0], ops[n + 1][2]) if n + 1 < len(ops) else (len(old), len(new))
+        shifts = [0]
+        s = 0
+        while i1 + s - 1 >= prev_i and j1 + s - 1 >= prev_j and lines[lo + s - 1] == lines[hi + s - 1]:
+            s -= 1
+            shifts.append(s)
+        s = 0
+        while i2 + s < next_i and j2 + s < next_j and hi + s < len(lines) and lines[lo + s] == lines[hi + s]:
+            s += 1
+            shifts.append(s)
+        if len(shifts) == 1:
+            continue
+
+        best = max(shifts, key=lambda s: _rank(old_text, new, lines, (lo, hi, j1, j2), s))
+        op[:] = [i1 + best, i2 + best, j1 + best, j2 + best]
+
+
 def changed_ranges(old: list[str], new: list[str]) -> list[tuple[int, int]]:
-    """Rows [start, end) of `new` that the change wrote; a pure deletion is (k, k) where it was."""
-    ops = difflib.SequenceMatcher(None, old, new, autojunk=False).get_opcodes()
-    return [(j1, j2) for tag, _i1, _i2, j1, j2 in ops if tag != "equal"]
+    """Rows [start, end) of `new` that the change wrote; a pure deletion is (k, k) where it was.
+
+    difflib's line diff, each pure insertion or deletion slid to where a snippet shows it (_slide)."""
+    ops = [[i1, i2, j1, j2] for tag, i1, i2, j1, j2 in
+           difflib.SequenceMatcher(None, old, new, autojunk=False).get_opcodes() if tag != "equal"]
+    _slide(old, new, ops)
+    return [(j1, j2) for _i1, _i2, j1, j2 in ops]
 
 
 def functions(text: str, language: str, path: str) -> list | None:
@@ -161,7 +222,9 @@ def cases_for(r: dict, seed: int = SEED) -> list[Case]:
         if generate.render(r["language"], new, where, s, fns) != clean_lines:
             styles.append(("messy", s))
             break
-    unambiguous = generate._clean_is_unambiguous(old, new, where)
+    old_text = "\n" + "\n".join(k for k in (_key(x) for x in old) if k) + "\n"
+    unambiguous = generate._clean_is_unambiguous(old, new, where) and all(
+        _distinct(old_text, new, a, b) for a, b in where)
     out = []
     for style_name, style in styles:
         snippet = "\n".join(generate.render(r["language"], new, where, style, fns)) + "\n"

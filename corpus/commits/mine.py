@@ -320,8 +320,8 @@ def main(argv: list[str] | None = None) -> int:
         with gzip.GzipFile(data / f"{language}.jsonl.gz", "wb", compresslevel=9, mtime=0) as f:
             f.write(payload.encode("utf-8"))
     rows.sort(key=lambda r: r["repo"])
-    command = "python corpus/commits/mine.py " + " ".join(
-        f"MIRROR/{r['repo'].replace('/', '+')}" for r in rows) + (f" --cap {args.cap}" if args.cap != CAP_PER_REPO else "")
+    command = "python corpus/commits/mine.py " + " ".join(f"MIRROR/{r['repo'].replace('/', '+')}" for r in rows)
+    command += f" --cap {args.cap}" if args.cap != CAP_PER_REPO else ""
     (args.out / "SOURCES.md").write_text(sources_md(rows, command), encoding="utf-8")
     total = Counter(c["language"] for items in by_language.values() for c in items)
     print(f"{sum(total.values())} cases: {dict(sorted(total.items()))}", file=sys.stderr)

@@ -1,13 +1,13 @@
 """Score the product's no-model answer on the commit corpus: every case (clean and messy snippets of
 real commits, cases.py) merged by APPLY, per style and language: how many are exact, how many were
-declined (not ok) and how many are wrong (ok, but not the file after the commit). Owns the scoring,
-its table and its JSON; the cases come from cases.py.
+declined (not ok), how many are wrong (ok, but not the file after the commit) and how many raised
+an exception. Owns the scoring, its table and its JSON; the cases come from cases.py.
 
 APPLY is `applyedit.confirm.confirmed(original, snippet, language)` when that module exists, else
 `applyedit.merge.merge` read as the product reads a snippet (a snippet without any marker is read
 with implied markers when it is a piece of the file, merge.implied_snippet).
 
-    python corpus/commits/score.py [--show wrong|declined] [--json PATH] [--dir corpus/commits/sample]
+    python corpus/commits/score.py [--show wrong|declined|raised] [--json PATH] [--dir corpus/commits/sample]
 """
 
 from __future__ import annotations
@@ -51,7 +51,7 @@ class Outcome:
     name: str
     language: str
     style: str
-    result: str  # "exact" | "declined" | "wrong"
+    result: str  # "exact" | "declined" | "wrong" | "raised" (APPLY raised an exception)
     reason: str
     unambiguous: bool
 
@@ -60,7 +60,11 @@ def score(cases: Iterable[tuple[str, str, str, str, str, str, bool]]) -> list[Ou
     """(name, language, style, before, snippet, after, unambiguous) -> one outcome each."""
     out = []
     for name, language, style, before, snippet, after, unambiguous in cases:
-        r = APPLY(before, snippet, language)
+        try:
+            r = APPLY(before, snippet, language)
+        except Exception as e:  # noqa: BLE001 (a crash is scored, not fatal)
+            out.append(Outcome(name, language, style, "raised", f"{type(e).__name__}: {e}", unambiguous))
+            continue
         result = "declined" if not r.ok else "exact" if r.merged == after else "wrong"
         out.append(Outcome(name, language, style, result, r.reason or "", unambiguous))
     return out
@@ -73,17 +77,17 @@ def rows(outcomes: list[Outcome]) -> list[dict]:
         for key in [*(k for k in keys if k[0] == style), (style, "all")]:
             sel = [o for o in outcomes if o.style == key[0] and key[1] in ("all", o.language)]
             row = {"style": key[0], "language": key[1], "cases": len(sel)}
-            row.update({r: sum(o.result == r for o in sel) for r in ("exact", "declined", "wrong")})
+            row.update({r: sum(o.result == r for o in sel) for r in ("exact", "declined", "wrong", "raised")})
             row["wrong_unambiguous"] = sum(o.result == "wrong" and o.unambiguous for o in sel)
             found.append(row)
     return found
 
 
 def table(outcomes: list[Outcome]) -> str:
-    lines = ["style  language    cases  exact  declined  wrong  (wrong, context unambiguous)"]
+    lines = ["style  language    cases  exact  declined  wrong  raised  (wrong, context unambiguous)"]
     for r in rows(outcomes):
         lines.append(f"{r['style']:6} {r['language']:11} {r['cases']:5}  {r['exact']:5}  {r['declined']:8}  "
-                     f"{r['wrong']:5}  {r['wrong_unambiguous']:5}")
+                     f"{r['wrong']:5}  {r['raised']:6}  {r['wrong_unambiguous']:5}")
     return "\n".join(lines)
 
 
@@ -101,7 +105,7 @@ def from_dir(root: Path) -> list[tuple[str, str, str, str, str, str, bool]]:
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--dir", type=Path, help="score the fixture cases in this folder instead of the whole corpus")
-    p.add_argument("--show", choices=("wrong", "declined"), help="list these cases with their reasons")
+    p.add_argument("--show", choices=("wrong", "declined", "raised"), help="list these cases with their reasons")
     p.add_argument("--json", type=Path, metavar="PATH", help="write the table (and the listed cases) as JSON")
     args = p.parse_args(argv)
     if args.dir:
