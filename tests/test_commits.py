@@ -84,11 +84,15 @@ def test_a_deletion_slides_to_where_the_snippet_shows_it() -> None:
            "func c() {}", "", "y := 1", "z := 2"]
     new = old[:6] + old[11:]
     where = cases.changed_ranges(old, new)
-    old_text = "\n" + "\n".join(x.strip() for x in old if x.strip()) + "\n"
-    assert len(where) == 1 and where[0][0] == where[0][1] and cases._distinct(old_text, new, *where[0])
+    assert len(where) == 1 and where[0][0] == where[0][1] and cases._distinct(cases.text_key(old), new, *where[0])
     snippet = cases.generate.render("go", new, where, cases.generate.Style())
     assert snippet == ["// ... existing code ...", "func a() {", "\treturn 1", "}", "", "func c() {}",
                        "// ... existing code ..."]
+    # a deletion at the end: the context holds as it is in the original, but not at its end
+    old = ["a = 1", "b = 2", "c = 3", "d = 4"]
+    assert cases._distinct(cases.text_key(old), old[:3], 3, 3)
+    old = ["v", "w", "a", "b", "a", "b", "c", "d", "e"]  # a, b deleted once: the snippet (a, b, c, d) shows no change
+    assert not cases._distinct(cases.text_key(old), old[:4] + old[6:], 4, 4)
 
 
 def test_instruction_only_when_the_message_reads_as_one() -> None:

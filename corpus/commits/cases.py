@@ -100,14 +100,28 @@ def _key(line: str) -> str:
     return " ".join(line.split())
 
 
+_START, _END = "\x00start", "\x00end"  # the file's ends, as lines no file holds
+
+
+def text_key(old: list[str]) -> str:
+    """The original's non-blank lines, whitespace-normalized, between its two ends, for _distinct."""
+    return "\n".join([_START, *(k for k in (_key(x) for x in old) if k), _END])
+
+
 def _distinct(old_text: str, new: list[str], j1: int, j2: int) -> bool:
     """Whether the new rows [j1, j2) with two non-blank lines of context each side (blank lines
-    ignored) differ from every block of the original, i.e. a snippet showing them shows a change."""
+    ignored) differ from every block of the original (text_key), i.e. a snippet showing them shows a
+    change. Context that reaches a file's end (no marker there in a clean snippet) must match there."""
     above = [k for k in range(j1 - 1, -1, -1) if new[k].strip()][:2]
     below = [k for k in range(j2, len(new)) if new[k].strip()][:2]
     rows = sorted(above + [k for k in range(j1, j2) if new[k].strip()] + below)
-    block = "\n".join(_key(new[k]) for k in rows)
-    return ("\n" + block + "\n") not in old_text
+    keys = [_key(new[k]) for k in rows]
+    if not any(x.strip() for x in new[: rows[0] if rows else j1]):
+        keys.insert(0, _START)
+    if not any(x.strip() for x in new[(rows[-1] + 1 if rows else j2):]):
+        keys.append(_END)
+    block = "\n".join(keys)
+    return ("\n" + block + "\n") not in ("\n" + old_text + "\n")
 
 
 _CLOSERS = ("}", ")", "]", "end")
@@ -128,7 +142,7 @@ def _slide(old: list[str], new: list[str], ops: list[list[int]]) -> None:
     the same) to where a snippet shows it best: a change that a snippet can show (_distinct), then a
     block that starts a paragraph (after a blank line, or with one) and not with a closing bracket,
     then the least indented first line, then difflib's own place, then the nearest."""
-    old_text = "\n" + "\n".join(k for k in (_key(x) for x in old) if k) + "\n"
+    old_text = text_key(old)
     for n, op in enumerate(ops):
         i1, i2, j1, j2 = op
         if i1 != i2 and j1 != j2:
@@ -222,7 +236,7 @@ def cases_for(r: dict, seed: int = SEED) -> list[Case]:
         if generate.render(r["language"], new, where, s, fns) != clean_lines:
             styles.append(("messy", s))
             break
-    old_text = "\n" + "\n".join(k for k in (_key(x) for x in old) if k) + "\n"
+    old_text = text_key(old)
     unambiguous = generate._clean_is_unambiguous(old, new, where) and all(
         _distinct(old_text, new, a, b) for a, b in where)
     out = []
