@@ -83,9 +83,15 @@ def remote_apply(server: str | None, token: str | None, quiet: bool) -> Any:
             timeout=options.timeout,
             options={n: getattr(options, n) for n in REMOTE_OPTIONS},
             source=source,
+            checks=options,
         )
         cache = result.report.get("prompt_cache") or {}
-        if cache.get("reused") and not quiet:
+        if (
+            isinstance(cache, dict)
+            and all(isinstance(cache.get(n), int) for n in ("reused", "prompt_tokens", "prefilled"))
+            and cache["reused"]
+            and not quiet
+        ):
             console.print(
                 f"applyedit: prompt cache: {cache['reused']:,} of {cache['prompt_tokens']:,} prompt tokens "
                 f"reused, {cache['prefilled']:,} prefilled",
