@@ -53,6 +53,8 @@ def load(path: Path | None = None) -> dict[str, Any]:
     type, or a file named by `path` or `$APPLYEDIT_CONFIG` that is missing or no file, is a usage error."""
     named = path is not None or bool(os.environ.get("APPLYEDIT_CONFIG"))
     path = path or config_path()
+    if str(path) == os.devnull:  # `APPLYEDIT_CONFIG=/dev/null`: no file, on purpose
+        return {}
     if not path.is_file():
         if named or os.path.lexists(path):  # a file the user named, or something else in its place
             what = "is a directory" if path.is_dir() else "is not a regular file" if path.exists() else "does not exist"
