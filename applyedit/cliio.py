@@ -71,10 +71,11 @@ def plan_writes(
         "the edit file": edit if edit is not None and str(edit) != "-" else None,
         "--output": output,
         "the --backup file": files.check_backup(target) if backup and target else None,
-        "--report-json": report_json,
     }
-    for flag, path in (("--output", output), ("--report-json", report_json), ("--reject-file", reject_file)):
-        for role, other in roles.items():
+    outputs = (("--output", output), ("--report-json", report_json), ("--reject-file", reject_file))
+    for flag, path in outputs:
+        others = {**roles, "--report-json": report_json} if flag == "--reject-file" else roles
+        for role, other in others.items():
             if (
                 path is not None
                 and other is not None
