@@ -89,6 +89,17 @@ def test_eval_json_may_not_name_a_fixture_or_a_symlink(tmp_path: Path) -> None:
     assert "symlink" in one_line_error(r) and (tmp_path / "elsewhere").read_text() == "precious\n"
 
 
+def test_bench_outputs_go_through_the_write_plan(project: Path) -> None:
+    r = cli("bench", "app.py", "--edit", "edit.txt", "--json", "edit.txt", cwd=project)
+    assert "--json edit.txt is --edit" in one_line_error(r)
+    r = cli("bench", "app.py", "--edit", "edit.txt", "--json", "app.py", cwd=project)
+    assert "--json app.py is an input" in one_line_error(r) and (project / "app.py").read_text() == "x = 1\n"
+    (project / "elsewhere.png").write_text("precious\n")
+    (project / "chart.png").symlink_to(project / "elsewhere.png")
+    r = cli("bench", "app.py", "--edit", "edit.txt", "--chart", "chart.png", cwd=project)
+    assert "symlink" in one_line_error(r) and (project / "elsewhere.png").read_text() == "precious\n"
+
+
 # -- config files
 
 
