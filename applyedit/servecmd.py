@@ -112,7 +112,10 @@ def _disk_store(engine: Any, folder: Path, limit_mb: int) -> Any:
     key = promptcache.folder_key(weights, engine.backend, engine.dtype_name, engine.kernels, folder)
     encode, decode = promptcache.codec(engine.backend, engine.device)
     console.print(f"applyedit serve: prompt cache on disk in {folder / key}", markup=False)
-    return promptcache.DiskStore(folder / key, limit_mb << 20, encode, decode)
+    try:
+        return promptcache.DiskStore(folder / key, limit_mb << 20, encode, decode)
+    except OSError as e:  # the folder itself cannot be made: a file in its place, no permission
+        raise UsageError(f"--cache-dir {folder}: cannot keep the prompt cache there ({e.strerror or e})") from e
 
 
 @guarded
