@@ -443,15 +443,18 @@ def test_a_lone_surrogate_is_a_json_400(live: Live, field: str) -> None:
     r = httpx.post(live.url + "/v1/apply", content=text.encode(), headers={"content-type": "application/json"})
     assert "lone surrogate" in error_of(r, 400, 1)
     message = "<code>x = 1\n</code><update>x = '\\ud800'\n</update>"
-    chat = '{"model": "applyedit", "messages": [{"role": "user", "content": "%s"}]}' % message.replace("\n", "\\n")
-    r = httpx.post(live.url + "/v1/chat/completions", content=chat.encode(), headers={"content-type": "application/json"})
+    content = message.replace("\n", "\\n")
+    chat = f'{{"model": "applyedit", "messages": [{{"role": "user", "content": "{content}"}}]}}'
+    r = httpx.post(live.url + "/v1/chat/completions", content=chat.encode(),
+                   headers={"content-type": "application/json"})
     assert "lone surrogate" in error_of(r, 400, 1)
     still_serving(live)
 
 
 def test_bad_chat_parts_and_nul_edits_are_400(live: Live) -> None:
     parts = [{"type": "text", "text": 5}, {"type": "text", "text": "<code>x\n</code><update>y\n</update>"}]
-    r = httpx.post(live.url + "/v1/chat/completions", json={"model": "applyedit", "messages": [{"role": "user", "content": parts}]})
+    chat = {"model": "applyedit", "messages": [{"role": "user", "content": parts}]}
+    r = httpx.post(live.url + "/v1/chat/completions", json=chat)
     assert "not a string" in error_of(r, 400, 1)
     r = post_apply(live.url, {"path": "a.py", "content": source_file(1), "edit": "Replace x\x00 with y"})
     assert "NUL" in error_of(r, 400, 1)
@@ -482,11 +485,13 @@ def test_a_body_shorter_than_its_content_length_times_out(tokenizer: tuple[Path,
         server.stop()
 
 
-HTML_FILE = 'HTML = "<code>x</code>"\nNESTED = """\n<code>\n  <code>inner</code>\n</code>\n"""\n\n\ndef f(x):\n    return x\n'
+HTML_FILE = ('HTML = "<code>x</code>"\nNESTED = """\n<code>\n  <code>inner</code>\n</code>\n"""\n\n\n'
+             "def f(x):\n    return x\n")
 
 
 def test_chat_round_trips_a_file_holding_code_tags(live: Live) -> None:
-    code, edit, _ = parse_chat([{"role": "user", "content": f"<code>{HTML_FILE}</code>\n<update>{snippet(0, 0)}</update>"}])
+    message = f"<code>{HTML_FILE}</code>\n<update>{snippet(0, 0)}</update>"
+    code, edit, _ = parse_chat([{"role": "user", "content": message}])
     assert code == HTML_FILE and edit == snippet(0, 0)
     update = "# ... existing code ...\ndef f(x):\n    return '<code>' + x + '</code>'\n"
     message = f"<instruction>Wrap it</instruction>\n<code>{HTML_FILE}</code>\n<update>{update}</update>"
@@ -501,8 +506,9 @@ def test_chat_round_trips_a_file_holding_code_tags(live: Live) -> None:
 def tiny_torch_engine(tokenizer: tuple[Path, Any]) -> api.Engine:
     """The real torch backend (TorchModel: its chunked prefill) on a tiny random Qwen2 with the real
     tokenizer's vocabulary; its outputs are noise, which a test of cancelling never reads."""
-    from applyedit.models.backend import TorchModel
     from fakes import tiny_qwen
+
+    from applyedit.models.backend import TorchModel
 
     path, tok = tokenizer
     engine = api.Engine(modelstore.resolve(None), path, tok, "cpu", pick_dtype("fp32", "cpu"), context_length(path),
