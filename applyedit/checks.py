@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from pathlib import Path
 
 from applyedit import invariants, markers, merge, textio
 from applyedit.errors import OutputCheckError
@@ -33,7 +34,7 @@ def check_all(
     src: textio.SourceFile, body: str, edit: str, kind: str, merged: merge.MergeResult | None, opts: RunOptions
 ) -> list[str]:
     """Every check, in order; the notes of those the options' `allow_*` switches accepted."""
-    check_output(src.text, body, opts.allow_markers)
+    check_output(src.text, body, opts.allow_markers, src.language, src.path)
     drops = check_drops(src.text, body, merged, opts.allow_drops)
     # With an unambiguous merge, a note from the dropped-code check means drops were accepted
     # (--allow-drops): the output then differs from the merge by design, so no agreement is asked.
@@ -204,19 +205,28 @@ def _refuse(message: str, allow: bool, flag: str) -> list[str]:
     raise OutputCheckError(f"{message}; nothing was written ({flag} to accept it)")
 
 
-def check_output(original: str, body: str, allow_markers: bool) -> None:
-    """Refuse outputs that would damage the file: emptied, or lazy markers the original did not have."""
+def check_output(
+    original: str, body: str, allow_markers: bool, language: str | None = None, path: Path | None = None
+) -> None:
+    """Refuse outputs that would damage the file: emptied, or lazy markers the original did not have
+    (a marker is a comment: `# ...` inside a string, a docstring say, is text, when `language` has a grammar)."""
     if original.strip() and not body.strip():
         raise OutputCheckError("the model returned an empty file for a non-empty original; nothing was written")
     if allow_markers:
         return
     known = {line.strip() for line in original.split("\n")}
-    for n, line in enumerate(body.split("\n"), 1):
-        if markers.is_marker(line) and line.strip() not in known:
-            raise OutputCheckError(
-                f"the output still holds a lazy marker at line {n} ({line.strip()!r}); nothing was written "
-                "(--allow-markers to accept it)"
-            )
+    found = [n for n, line in enumerate(body.split("\n"), 1) if markers.is_marker(line) and line.strip() not in known]
+    if found and language:
+        from applyedit import syntax
+
+        text = syntax.in_string(body, found, language, path)
+        found = [n for n in found if n not in text]
+    if found:
+        line = body.split("\n")[found[0] - 1]
+        raise OutputCheckError(
+            f"the output still holds a lazy marker at line {found[0]} ({line.strip()!r}); nothing was written "
+            "(--allow-markers to accept it)"
+        )
 
 
 def check_deletion(original: str, body: str, edit: str, kind: str, allow: bool) -> list[str]:

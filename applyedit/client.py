@@ -1,19 +1,26 @@
 """The CLI's side of `applyedit serve`: send one file and edit to a running server, get the result back.
 
-Owns the request (`POST /v1/apply` over the standard library's urllib: no third-party client), the
-mapping of the server's error JSON back to the one error hierarchy (same exit codes as a local run)
-and of its answer to an `ApplyResult`-shaped object. The CLI still reads, checks and writes the file
-itself: this module reads it (the same reader and checks as a local run) and returns the result, and
-writes nothing. An unreachable or broken server is one `ServerError` (exit 2), never a local fallback.
+Owns the request (`POST /v1/apply` over the standard library's http.client: no third-party client),
+the limits on the answer (its size, `MAX_ANSWER_BYTES`, and with `--timeout` an end-to-end deadline),
+the mapping of the server's error JSON back to the one error hierarchy (same exit codes as a local
+run) and of its answer to an `ApplyResult`-shaped object. Nothing the server says is trusted: the
+file it returns is held to every check a local run makes (`checks.check_all`, on the merge computed
+here), its text style is the original's again, and its notes and messages are printed with control
+characters escaped. The CLI still reads, checks and writes the file itself: this module reads it (the
+same reader and checks as a local run) and returns the result, and writes nothing. An unreachable or
+broken server is one `ServerError` (exit 2), never a local fallback.
 """
 
 from __future__ import annotations
 
 import hashlib
+import http.client
 import json
 import os
-import urllib.error
-import urllib.request
+import re
+import socket
+import threading
+import urllib.parse
 from dataclasses import dataclass, field, fields
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -29,10 +36,13 @@ from applyedit.errors import (
     RunTimeout,
     UsageError,
 )
+from applyedit.options import RunOptions
 from applyedit.stats import Summary
 
 ENV = "APPLYEDIT_SERVER"  # the server's URL when --server is not given
 TOKEN_ENV = "APPLYEDIT_TOKEN"
+MAX_ANSWER_BYTES = 64 << 20  # an answer holds the file (8 MiB at most, JSON-escaped) and its report
+GRACE_S = 10.0  # with --timeout: how long past it the whole exchange may take (the server stops at it)
 
 
 class ServerError(ApplyEditError):
@@ -91,15 +101,17 @@ def apply(
     timeout: float | None = None,
     options: dict[str, Any] | None = None,
     source: bytes | None = None,
+    checks: RunOptions | None = None,
 ) -> RemoteResult:
     """Apply `edit` to `file` on the server at `url`; the diff is made here, from the file as read
-    (`source`: the file's bytes when they come from stdin; `file` then only names it)."""
+    (`source`: the file's bytes when they come from stdin; `file` then only names it). The server's
+    file must pass every output check a local run with `checks` (default: RunOptions()) would make;
+    a refusal is the local one's `OutputCheckError` (exit 3), carrying the file as `rejected`."""
+    from applyedit import api
+
     path = Path(file)
-    src = (
-        textio.read_source(path, language, encoding)
-        if source is None
-        else textio.source_from(path, source, language, encoding)
-    )  # the local run's reader and checks
+    got = api.read_inputs(path, edit, language=language, encoding=encoding, cwd=cwd, source=source)
+    src = got.src  # the local run's reader and checks
     shown = diff_path(path, cwd)
     before = src.raw.decode(encoding)
     opts = {k: v for k, v in (options or {}).items() if v is not None}
@@ -108,60 +120,202 @@ def apply(
     if timeout is not None:
         opts["timeout"] = timeout
     body = {"path": request_path(shown, path), "content": before, "edit": edit, "options": opts}
-    answer = post(url, "/v1/apply", body, token, None if timeout is None else timeout + 30)
+    answer = post(url, "/v1/apply", body, token, timeout)
     try:
-        after = answer["after"]
-        summary = Summary(**{f.name: answer["summary"][f.name] for f in fields(Summary) if f.name in answer["summary"]})
-        return RemoteResult(
-            shown,
-            before,
-            after,
-            unified_diff(before, after, shown),
-            answer["kind"],
-            summary,
-            answer.get("report", {}),
-            tuple(answer.get("notes", ())),
-            hashlib.sha256(src.raw).hexdigest(),
-            Tokens(list(answer.get("tokens", []))),
-            str(answer.get("answer", "model")),
-        )
+        raw_after, by = answer["after"], answer.get("answer", "model")
+        if not isinstance(raw_after, str) or by not in ("model", "merge"):
+            raise TypeError("after")
+        summary = _summary(answer["summary"])
+        report, notes = printable(answer.get("report", {})), printable(answer.get("notes", []))
+        tokens = answer.get("tokens", [])
+        if not isinstance(report, dict) or not isinstance(notes, list) or not isinstance(tokens, list):
+            raise TypeError("report")
+        if not all(isinstance(t, int) and not isinstance(t, bool) for t in tokens):
+            raise TypeError("tokens")
     except (KeyError, TypeError) as e:
-        raise ServerError(f"{url}: the answer is not an applyedit server's ({e!r} missing)") from None
+        raise ServerError(f"{url}: the answer is not an applyedit server's ({e!r} missing or malformed)") from None
+    after, local_notes = checked_answer(got, raw_after, by, checks or RunOptions(), encoding)
+    try:  # the report is shown as the server made it: it must at least be one
+        from applyedit.report import brief_lines, render_table
+
+        brief_lines(report, summary, after)
+        render_table(report, None)
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError) as e:
+        raise ServerError(f"{url}: the answer's report is malformed ({e!r}); nothing was written") from None
+    return RemoteResult(
+        shown,
+        before,
+        after,
+        unified_diff(before, after, shown),
+        got.kind,
+        summary,
+        report,
+        tuple(dict.fromkeys([*local_notes, *(str(n) for n in notes)])),
+        hashlib.sha256(src.raw).hexdigest(),
+        Tokens(tokens),
+        by,
+    )
+
+
+def checked_answer(got: Any, after: str, by: str, opts: RunOptions, encoding: str) -> tuple[str, list[str]]:
+    """The server's file held to a local run's checks and invariants: every output check
+    (`checks.check_all`, on the merge computed here) or, with `--fallback merge`, the snippet's
+    merge exactly; then the original's text style (BOM, line endings, final newline) again. Returns
+    the file to write and the checks' notes; a refusal raises as a local run's would."""
+    from applyedit import checks, merge
+
+    src = got.src
+    if "\x00" in after and "\x00" not in src.text:
+        raise ServerError("the server's file holds NUL characters; nothing was written")
+    try:
+        after.encode(encoding)
+    except UnicodeEncodeError as e:
+        raise ServerError(
+            f"the server's file cannot be written as {encoding} ({e.reason}); nothing was written"
+        ) from None
+    body = textio.normalise(after)[0]
+    if body and not body.endswith("\n"):
+        body += "\n"  # the model's form (extract_body); restore() gives the original's final newline back
+    merged = merge.merge(src.text, got.edit) if got.kind == "snippet" else None
+    fallen = checks.merge_answer(src, merged) if opts.fallback == "merge" and by == "merge" else None
+    restored = textio.restore(body, src.style, src.text)
+    if fallen is not None and body == fallen:
+        return restored, []  # a refused output answered by the merge, as a local run answers
+    try:
+        notes = checks.check_all(src, body, got.edit, got.kind, merged, opts)
+    except OutputCheckError as e:
+        e.args = (f"the server's output fails a local check: {e}",)
+        e.rejected = restored  # type: ignore[attr-defined]  # kept in FILE.rej like a local refusal
+        raise
+    return restored, notes
+
+
+def _summary(data: Any) -> Summary:
+    """The server's summary, each field of the type Summary declares (else TypeError)."""
+    if not isinstance(data, dict):
+        raise TypeError("summary")
+    kinds = {"int": (int,), "float": (int, float), "str": (str,), "int | None": (int, type(None))}
+    values = {}
+    for f in fields(Summary):
+        if f.name not in data:
+            continue
+        value = data[f.name]
+        if isinstance(value, bool) or not isinstance(value, kinds.get(str(f.type), (object,))):
+            raise TypeError(f"summary.{f.name}")
+        values[f.name] = printable(value)
+    return Summary(**values)
+
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def printable(value: Any) -> Any:
+    """`value` with every string's control characters (terminal escapes, bidi overrides) written as
+    escapes, in nested lists and dicts too: what a server says is printed, never obeyed."""
+    if isinstance(value, str):
+        return _CONTROL.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), value)
+    if isinstance(value, list):
+        return [printable(v) for v in value]
+    if isinstance(value, dict):
+        return {printable(k) if isinstance(k, str) else k: printable(v) for k, v in value.items()}
+    return value
+
+
+def check_token(token: str) -> None:
+    """A bearer token travels in a header: printable characters of latin-1 only."""
+    if any(not (" " < c <= "~" or "\xa0" <= c <= "\xff") for c in token):
+        raise UsageError(f"--token / {TOKEN_ENV}: a token is printable ASCII or latin-1 without spaces")
 
 
 def post(url: str, route: str, body: dict[str, Any], token: str | None, timeout: float | None) -> dict[str, Any]:
-    """POST JSON; the answer's JSON, or the server's error raised as the matching ApplyEditError."""
-    if not url.startswith(("http://", "https://")):
+    """POST JSON; the answer's JSON, or the server's error raised as the matching ApplyEditError.
+    With `timeout` (the run's --timeout), the whole exchange ends within it plus `GRACE_S`; an answer
+    larger than `MAX_ANSWER_BYTES` is refused unread."""
+    parts = urllib.parse.urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
         raise UsageError(f"--server {url!r}: give an http:// URL such as http://127.0.0.1:8321")
     headers = {"Content-Type": "application/json"}
     if token:
+        check_token(token)
         headers["Authorization"] = f"Bearer {token}"
-    req = urllib.request.Request(url.rstrip("/") + route, json.dumps(body).encode(), headers, method="POST")
+    limit = None if timeout is None else timeout + GRACE_S
     try:
-        with urllib.request.urlopen(req, timeout=timeout) as response:  # noqa: S310 (a URL the user gave)
-            return _json(url, response.read())
-    except urllib.error.HTTPError as e:
-        data = _json(url, e.read())
-        error = data.get("error") if isinstance(data, dict) else None
-        if not isinstance(error, dict) or "message" not in error:
-            raise ServerError(f"{url}: HTTP {e.code} without an applyedit error") from None
-        cls = _BY_TYPE.get(str(error.get("type")))
-        if cls is None:
-            code = error.get("exit_code")
-            cls = OutputCheckError if code == 3 else InputError if code == 1 else ServerError
-        raise cls(f"server: {error['message']}") from None
-    except (urllib.error.URLError, ConnectionError, TimeoutError) as e:
-        reason = getattr(e, "reason", e)
+        port = parts.port
+    except ValueError:
+        raise UsageError(f"--server {url!r}: the port is not a number") from None
+    conn_class = http.client.HTTPSConnection if parts.scheme == "https" else http.client.HTTPConnection
+    conn = conn_class(parts.hostname, port, timeout=limit)
+    cut = threading.Event()
+
+    def stop() -> None:  # the deadline: whatever read or write is under way fails now
+        cut.set()
+        if conn.sock is not None:
+            try:
+                conn.sock.settimeout(1e-3)  # the next read fails even while bytes still trickle in
+                conn.sock.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+
+    timer = threading.Timer(limit, stop) if limit is not None else None
+    if timer is not None:
+        timer.daemon = True
+        timer.start()
+    try:
+        conn.request("POST", parts.path.rstrip("/") + route, json.dumps(body).encode(), headers)
+        response = conn.getresponse()
+        raw = _read_capped(response, url, cut)
+        status = response.status
+    except (OSError, http.client.HTTPException) as e:
+        if cut.is_set():
+            raise ServerError(
+                f"{url}: no complete answer within {limit:.0f} s (--timeout {timeout:g} plus {GRACE_S:.0f} s); "
+                "nothing was written"
+            ) from None
+        reason = getattr(e, "strerror", None) or e
         raise ServerError(
             f"cannot reach the applyedit server at {url} ({reason}); nothing was run or written "
             f"(start one with `applyedit serve`, or drop --server / {ENV} to run locally)"
         ) from None
+    finally:
+        if timer is not None:
+            timer.cancel()
+        conn.close()
+    if 200 <= status < 300:
+        return _json(url, raw)
+    data = _json(url, raw) if raw.lstrip().startswith(b"{") else {}
+    error = data.get("error")
+    if not isinstance(error, dict) or not isinstance(error.get("message"), str):
+        raise ServerError(f"{url}: HTTP {status} without an applyedit error")
+    cls = _BY_TYPE.get(str(error.get("type")))
+    if cls is None:
+        code = error.get("exit_code")
+        cls = OutputCheckError if code == 3 else InputError if code == 1 else ServerError
+    raise cls(f"server: {printable(error['message'])}")
+
+
+def _read_capped(response: http.client.HTTPResponse, url: str, cut: threading.Event) -> bytes:
+    """The answer's body, refused past `MAX_ANSWER_BYTES` (declared or sent), read as it arrives."""
+    declared = response.getheader("Content-Length")
+    if declared is not None and declared.strip().isdigit() and int(declared) > MAX_ANSWER_BYTES:
+        raise ServerError(
+            f"{url}: the answer ({int(declared):,} bytes) exceeds {MAX_ANSWER_BYTES:,}; nothing was written"
+        )
+    data = bytearray()
+    while chunk := response.read1(1 << 16):
+        data += chunk
+        if cut.is_set():  # a socket shut for reading may still take what keeps arriving
+            raise TimeoutError
+        if len(data) > MAX_ANSWER_BYTES:
+            raise ServerError(f"{url}: the answer exceeds {MAX_ANSWER_BYTES:,} bytes; nothing was written")
+    if cut.is_set():
+        raise TimeoutError
+    return bytes(data)
 
 
 def _json(url: str, raw: bytes) -> dict[str, Any]:
     try:
         data = json.loads(raw)
-    except ValueError:
+    except (ValueError, RecursionError):
         raise ServerError(f"{url}: the answer is not JSON (is this an applyedit server?)") from None
     if not isinstance(data, dict):
         raise ServerError(f"{url}: the answer is not a JSON object")

@@ -46,10 +46,17 @@ def read_edit(edit: Path | None, edit_text: str | None) -> str:
 
 
 def plan_writes(
-    file: Path | None, edit: Path | None, in_place: bool, output: Path | None, backup: bool, report_json: Path | None
+    file: Path | None,
+    edit: Path | None,
+    in_place: bool,
+    output: Path | None,
+    backup: bool,
+    report_json: Path | None,
+    reject_file: Path | None = None,
 ) -> Path | None:
     """Check every path the run will write before anything runs; returns the file to replace, if any.
-    No output may be an input or another output (`--report-json f.py` would destroy f.py)."""
+    No output may be an input or another output (`--report-json f.py` would destroy f.py, and
+    `--reject-file edit.txt` the edit)."""
     if file is not None:
         textio.check_input(file, str(file))
     target = (
@@ -65,8 +72,10 @@ def plan_writes(
         "--output": output,
         "the --backup file": files.check_backup(target) if backup and target else None,
     }
-    for flag, path in (("--output", output), ("--report-json", report_json)):
-        for role, other in roles.items():
+    outputs = (("--output", output), ("--report-json", report_json), ("--reject-file", reject_file))
+    for flag, path in outputs:
+        others = {**roles, "--report-json": report_json} if flag == "--reject-file" else roles
+        for role, other in others.items():
             if (
                 path is not None
                 and other is not None
@@ -77,6 +86,8 @@ def plan_writes(
                 raise InputError(f"{flag} {path} is {role}; it would be overwritten, so nothing was run")
     if report_json is not None:
         files.check_writable(report_json, what=f"--report-json {report_json}", follow=False)
+    if reject_file is not None:
+        files.check_writable(reject_file, what=f"--reject-file {reject_file}", follow=False)
     return target
 
 
@@ -179,6 +190,7 @@ class Delivery:
             self.output,
             self.backup,
             self.report_json,
+            self.reject_file,
         )
 
     def deliver(self, result: Any, target: Path | None, written: list[Path]) -> None:

@@ -27,7 +27,7 @@ import signal
 import stat
 import tempfile
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from applyedit.errors import InputError
@@ -95,6 +95,17 @@ def check_writable(target: Path, *, what: str = "", follow: bool = True) -> Path
     if not (directory.stat().st_mode & 0o222 and os.access(directory, os.W_OK)):
         raise InputError(f"cannot write in {directory}: the directory is read-only; nothing was run")
     return target
+
+
+def plan_outputs(outputs: Sequence[tuple[str, Path]], inputs: Sequence[tuple[str, Path]]) -> None:
+    """The write plan of a command's outputs (`--json`, `--chart`, ...), checked before anything runs:
+    each is writable and no symlink (`check_writable(follow=False)`), and none is one of `inputs` or
+    another output (an input that does not exist yet is no conflict). Raises InputError."""
+    for n, (flag, path) in enumerate(outputs):
+        check_writable(path, what=f"{flag} {path}", follow=False)
+        for role, other in [*inputs, *outputs[:n]]:
+            if os.path.lexists(other) and same_file(path, other):
+                raise InputError(f"{flag} {path} is {role}; it would be overwritten, so nothing was run")
 
 
 def backup_path(target: Path) -> Path:

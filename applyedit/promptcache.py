@@ -24,6 +24,8 @@ import hashlib
 import json
 import logging
 import os
+import shutil
+import stat
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
@@ -191,12 +193,26 @@ class PromptCache:
         }
 
 
+MAGIC = b"applyedit-snap/2"  # a snapshot file's first bytes (a file without them is not one of ours)
+MAX_HEADER_BYTES = 16 << 20  # a header names at most a context's tokens: far less than this
+
+
+class DamagedSnapshot(ValueError):
+    """A snapshot file that is not exactly what `DiskStore.write` wrote (deleted, never used)."""
+
+
 class DiskStore:
-    """Snapshots in files (`<hash of the prefix's last block>.snap`: a JSON header with the prefix's
-    tokens, then the backend's bytes for the snapshot), at most `limit_bytes` of them (oldest use
-    out), in `folder`, which the caller keys by model, backend, dtype and kernels (`folder_key`).
-    `encode` / `decode` turn a backend's snapshot into bytes and back. Best effort: a file that cannot
-    be written or read is skipped (and a damaged one deleted), never trusted."""
+    """Snapshots in files, `<hash of the prefix's last block>.snap`, at most `limit_bytes` of them
+    (oldest use out), in `folder`, which the caller keys by model, backend, dtype and kernels
+    (`folder_key`). `encode` / `decode` turn a backend's snapshot into bytes and back.
+
+    A file is `MAGIC`, the header's length (8 bytes, little-endian), the header (JSON: the prefix's
+    tokens, the snapshot's size in memory, the payload's length and SHA-256), the header's SHA-256
+    (32 bytes), then the payload (the backend's bytes). Nothing in the folder is trusted: it is made
+    a real folder (a symlink there is replaced), its entries are checked at start (a symlink, a
+    folder or a file with a bad header named `*.snap` is deleted and logged, never fatal), files are
+    opened without following links, and a payload is used only when its length and checksum match
+    (a damaged file is deleted). Best effort: a file that cannot be written or read is skipped."""
 
     def __init__(
         self,
@@ -207,14 +223,18 @@ class DiskStore:
         block: int = BLOCK,
     ) -> None:
         self.folder, self.limit_bytes, self.encode, self.decode, self.block = folder, limit_bytes, encode, decode, block
+        if folder.is_symlink() or (os.path.lexists(folder) and not folder.is_dir()):
+            logger.warning("prompt cache: %s is not a folder (a symlink or a file): replaced by one", folder)
+            folder.unlink()
         self.folder.mkdir(parents=True, exist_ok=True)
         self._index: dict[bytes, tuple[Path, int]] = {}  # block hash -> (file, blocks in that file's prefix)
         self._lock = threading.Lock()
         for path in sorted(self.folder.glob("*.snap")):
             try:
-                ids = self._header(path)[0]["ids"]
-            except (OSError, ValueError, KeyError):
-                path.unlink(missing_ok=True)
+                with self._open(path) as f:
+                    ids = self._header(f, path)[0]["ids"]
+            except (OSError, ValueError) as e:
+                self._delete(path, e)
                 continue
             self._add(path, block_hashes(ids, block))
 
@@ -224,10 +244,53 @@ class DiskStore:
                 self._index[h] = (path, n)
 
     @staticmethod
-    def _header(path: Path) -> tuple[dict[str, Any], int]:
-        with path.open("rb") as f:
-            size = int.from_bytes(f.read(8), "little")
-            return json.loads(f.read(size)), 8 + size
+    def _open(path: Path) -> Any:
+        """`path` opened for reading when it is a regular file, never through a symlink."""
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
+        f = os.fdopen(fd, "rb")
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            f.close()
+            raise DamagedSnapshot("not a regular file")
+        return f
+
+    def _header(self, f: Any, path: Path) -> tuple[dict[str, Any], int]:
+        """The checked header of an open snapshot file and the payload's offset; DamagedSnapshot otherwise."""
+        if f.read(len(MAGIC)) != MAGIC:
+            raise DamagedSnapshot("not an applyedit snapshot")
+        size = int.from_bytes(f.read(8), "little")
+        if size > MAX_HEADER_BYTES:
+            raise DamagedSnapshot(f"header of {size:,} bytes")
+        raw, digest = f.read(size), f.read(32)
+        if len(raw) != size or hashlib.sha256(raw).digest() != digest:
+            raise DamagedSnapshot("header checksum mismatch")
+        try:
+            header = json.loads(raw)
+        except (ValueError, RecursionError) as e:
+            raise DamagedSnapshot(f"header is not JSON ({e})") from None
+        ids, nbytes, length = (header.get(n) if isinstance(header, dict) else None for n in ("ids", "nbytes", "bytes"))
+        whole = isinstance(ids, list) and ids and len(ids) % self.block == 0
+        if not whole or not all(type(t) is int and t >= 0 for t in ids):  # type: ignore[union-attr]
+            raise DamagedSnapshot("header names no whole blocks of tokens")
+        if type(nbytes) is not int or nbytes < 0 or type(length) is not int or length < 0:
+            raise DamagedSnapshot("header sizes are not sizes")
+        if not isinstance(header.get("sha256"), str):
+            raise DamagedSnapshot("header has no payload checksum")
+        offset = len(MAGIC) + 8 + size + 32
+        if os.fstat(f.fileno()).st_size != offset + length:
+            raise DamagedSnapshot("payload length mismatch (truncated or extended)")
+        return header, offset
+
+    def _delete(self, path: Path, why: BaseException) -> None:
+        """Remove a damaged entry (a folder too), its index entries with it; logged, never raised."""
+        logger.warning("prompt cache: deleting %s (%s)", path, why)
+        try:
+            if path.is_dir() and not path.is_symlink():
+                shutil.rmtree(path)
+            else:
+                path.unlink(missing_ok=True)
+        except OSError as e:
+            logger.warning("prompt cache: could not delete %s: %s", path, e)
+        self._index = {h: v for h, v in self._index.items() if v[0] != path}
 
     def lookup(self, hashes: Sequence[bytes]) -> tuple[int, Entry | None]:
         with self._lock:
@@ -235,38 +298,54 @@ class DiskStore:
                 hit = self._index.get(hashes[n - 1])
                 if hit is None:
                     continue
-                path, depth = hit
+                path = hit[0]
                 try:
-                    header, offset = self._header(path)
-                    data = path.read_bytes()[offset:]
+                    with self._open(path) as f:
+                        header, _ = self._header(f, path)
+                        data = f.read(header["bytes"] + 1)
+                    if len(data) != header["bytes"] or hashlib.sha256(data).hexdigest() != header["sha256"]:
+                        raise DamagedSnapshot("payload checksum mismatch")
+                    held = block_hashes(header["ids"], self.block)
+                    if len(held) < n or held[n - 1] != hashes[n - 1]:
+                        raise DamagedSnapshot("the file holds another prefix than its name and index say")
                     snapshot = self.decode(data)
-                    os.utime(path)  # recently used
-                except (OSError, ValueError, KeyError) as e:
-                    logger.info("prompt cache: dropping unreadable %s (%s)", path, e)
-                    path.unlink(missing_ok=True)
-                    self._index = {h: v for h, v in self._index.items() if v[0] != path}
-                    return 0, None
+                    os.utime(path, follow_symlinks=False)  # recently used
+                except Exception as e:  # noqa: BLE001  # whatever a damaged file does: deleted, never used
+                    self._delete(path, e)
+                    continue
                 ids = tuple(header["ids"])
-                return n, Entry(ids, tuple(block_hashes(ids, self.block)), snapshot, int(header["nbytes"]))
+                size = max(header["nbytes"], header["bytes"])  # a size claimed below the payload's is not believed
+                return n, Entry(ids, tuple(held), snapshot, size)
         return 0, None
 
     def write(self, entry: Entry) -> None:
         path = self.folder / f"{entry.hashes[-1].hex()}.snap"
         try:
-            header = json.dumps({"ids": list(entry.ids), "nbytes": entry.nbytes}).encode()
+            payload = self.encode(entry.snapshot)
+            header = json.dumps(
+                {
+                    "ids": list(entry.ids),
+                    "nbytes": entry.nbytes,
+                    "bytes": len(payload),
+                    "sha256": hashlib.sha256(payload).hexdigest(),
+                }
+            ).encode()
             with files.replacing(path) as tmp, tmp.open("wb") as f:
-                f.write(len(header).to_bytes(8, "little") + header)
-                f.write(self.encode(entry.snapshot))
+                f.write(MAGIC + len(header).to_bytes(8, "little") + header + hashlib.sha256(header).digest())
+                f.write(payload)
         except OSError as e:
             logger.warning("prompt cache: could not write %s: %s", path, e)
             return
         with self._lock:
             self._add(path, entry.hashes)
-            snaps = sorted(self.folder.glob("*.snap"), key=lambda p: p.stat().st_mtime)
-            total = sum(p.stat().st_size for p in snaps)
+            snaps = sorted(
+                (p for p in self.folder.glob("*.snap") if p.is_file() and not p.is_symlink()),
+                key=lambda p: p.lstat().st_mtime,
+            )
+            total = sum(p.lstat().st_size for p in snaps)
             while total > self.limit_bytes and len(snaps) > 1:
                 old = snaps.pop(0)
-                total -= old.stat().st_size
+                total -= old.lstat().st_size
                 old.unlink(missing_ok=True)
                 self._index = {h: v for h, v in self._index.items() if v[0] != old}
 
@@ -279,7 +358,7 @@ def folder_key(weights: Path, backend: str, dtype: str, kernels: str, memo_dir: 
     stamp = f"{weights.resolve()}:{st.st_size}:{st.st_mtime_ns}"
     try:
         known = json.loads(memo.read_text())
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):
         known = {}
     digest = known.get(stamp) if isinstance(known, dict) else None
     if not isinstance(digest, str):

@@ -85,9 +85,15 @@ def remote_apply(server: str | None, token: str | None, quiet: bool) -> Any:
             timeout=options.timeout,
             options={n: getattr(options, n) for n in REMOTE_OPTIONS},
             source=source,
+            checks=options,
         )
         cache = result.report.get("prompt_cache") or {}
-        if cache.get("reused") and not quiet:
+        if (
+            isinstance(cache, dict)
+            and all(isinstance(cache.get(n), int) for n in ("reused", "prompt_tokens", "prefilled"))
+            and cache["reused"]
+            and not quiet
+        ):
             console.print(
                 f"applyedit: prompt cache: {cache['reused']:,} of {cache['prompt_tokens']:,} prompt tokens "
                 f"reused, {cache['prefilled']:,} prefilled",
@@ -108,7 +114,10 @@ def _disk_store(engine: Any, folder: Path, limit_mb: int) -> Any:
     key = promptcache.folder_key(weights, engine.backend, engine.dtype_name, engine.kernels, folder)
     encode, decode = promptcache.codec(engine.backend, engine.device)
     console.print(f"applyedit serve: prompt cache on disk in {folder / key}", markup=False)
-    return promptcache.DiskStore(folder / key, limit_mb << 20, encode, decode)
+    try:
+        return promptcache.DiskStore(folder / key, limit_mb << 20, encode, decode)
+    except OSError as e:  # the folder itself cannot be made: a file in its place, no permission
+        raise UsageError(f"--cache-dir {folder}: cannot keep the prompt cache there ({e.strerror or e})") from e
 
 
 @guarded

@@ -40,6 +40,7 @@ class Settings:
     queue: int = 8  # requests waiting behind the running one; more get 503
     max_body: int = 8 << 20  # bytes of a request body; more get 413
     timeout: float | None = None  # default per-request limit in seconds (a request's own wins)
+    body_timeout: float = 30.0  # seconds a request's body may take to arrive (between two reads); then 408
 
 
 def is_loopback(host: str) -> bool:
@@ -87,6 +88,14 @@ def clean_path(path: str) -> str:
     return str(p)
 
 
+def check_text(name: str, value: str) -> None:
+    """A request's text must be Unicode that UTF-8 can hold: no lone surrogates (JSON's "\\ud800")."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as e:
+        raise InputError(f"{name}: not valid Unicode text (a lone surrogate at character {e.start})") from None
+
+
 DRAIN = 64 << 20  # bytes of an oversized body read and dropped before the 413 (then the connection closes)
 
 
@@ -108,7 +117,21 @@ class Guard:
         # unread): a client still writing when the answer comes would see a reset, not the answer.
         body, more, size = bytearray(), True, 0
         while more and size <= limit + DRAIN:
-            message = await receive()
+            try:
+                message = await asyncio.wait_for(receive(), self.settings.body_timeout)
+            except TimeoutError:
+                await _send_json(
+                    send,
+                    408,
+                    error_body(
+                        f"the request body did not arrive within {self.settings.body_timeout:g} s "
+                        "(is Content-Length larger than the body?)",
+                        "invalid_request_error",
+                        1,
+                        "body_timeout",
+                    ),
+                )
+                return
             if message["type"] == "http.disconnect":
                 return
             chunk = message.get("body", b"")
@@ -161,10 +184,41 @@ async def _send_json(send: Callable[..., Any], status: int, data: dict[str, Any]
         {
             "type": "http.response.start",
             "status": status,
-            "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(payload)).encode())],
+            "headers": [
+                (b"content-type", b"application/json"),
+                (b"content-length", str(len(payload)).encode()),
+                *([(b"connection", b"close")] if status in (408, 413) else []),
+            ],
         }
     )
     await send({"type": "http.response.body", "body": payload})
+
+
+def uvicorn_config(app: Any, **settings: Any) -> Any:
+    """uvicorn's settings for `app`, with the HTTP protocol whose own errors are JSON too (`json_protocol`)."""
+    import uvicorn
+
+    return uvicorn.Config(app, log_level="warning", access_log=False, http=json_protocol(), **settings)
+
+
+def json_protocol() -> type:
+    """uvicorn's h11 protocol, except that a request it cannot parse (a garbage request line, a bad
+    Content-Length) is answered with OpenAI's JSON error shape, like every other error, not plain text."""
+    from uvicorn.protocols.http.h11_impl import H11Protocol
+
+    class JsonErrorsH11Protocol(H11Protocol):
+        def send_400_response(self, msg: str) -> None:
+            payload = json.dumps(
+                error_body(f"bad HTTP request: {msg}", "invalid_request_error", 1, "bad_http_request")
+            ).encode()
+            head = (
+                "HTTP/1.1 400 Bad Request\r\ncontent-type: application/json\r\n"
+                f"content-length: {len(payload)}\r\nconnection: close\r\n\r\n"
+            )
+            self.transport.write(head.encode() + payload)
+            self.transport.close()
+
+    return JsonErrorsH11Protocol
 
 
 def create_app(engine: Any, settings: Settings, cache: Any = None) -> Any:
@@ -217,6 +271,10 @@ def _runner(worker: Worker, settings: Settings) -> Callable[..., Awaitable[Any]]
     async def run(
         request: Any, path: str, content: str, edit: str, options: dict[str, Any], timeout: float | None
     ) -> Any:
+        for name, value in (("path", path), ("content", content), ("edit", edit)):
+            check_text(name, value)
+        if "\x00" in edit:
+            raise InputError("edit: it contains NUL characters (binary data is no edit)")
         path = clean_path(path)
         timeout = timeout if timeout is not None else settings.timeout
         loop = asyncio.get_running_loop()
@@ -358,8 +416,7 @@ def serve(
     except OSError as e:
         raise UsageError(f"cannot listen on {settings.host}:{settings.port}: {e.strerror}") from e
     port = sock.getsockname()[1]
-    config = uvicorn.Config(app, log_level="warning", access_log=False, timeout_graceful_shutdown=2)
-    server = uvicorn.Server(config)
+    server = uvicorn.Server(uvicorn_config(app, timeout_graceful_shutdown=2))
     host = f"[{settings.host}]" if ":" in settings.host else settings.host
     log(
         f"applyedit serve: listening on http://{host}:{port} (OpenAI base URL http://{host}:{port}/v1)"

@@ -23,7 +23,49 @@ def error_body(message: str, kind: str, exit_code: int, code: str | None = None)
     return {"error": {"message": message, "type": kind, "code": code, "param": None, "exit_code": exit_code}}
 
 
-_TAG = {name: re.compile(rf"<{name}>\n?(.*?)</{name}>", re.S) for name in ("instruction", "code", "update", "path")}
+_OPEN = re.compile(r"<(instruction|code|update|path)>")
+_NEEDED = frozenset({"code", "update"})
+_MAX_TRIES = 200  # readings of the tags tried before a message is refused as too ambiguous
+
+
+def read_tags(text: str) -> dict[str, str]:
+    """The `<instruction>`, `<code>`, `<update>` and `<path>` blocks of a message, whatever they hold.
+
+    Each block ends at the latest `</name>` after which the rest of the message still holds every
+    block needed (`<code>` and `<update>`), so a file holding `<code>x</code>`, nested tags or any HTML
+    comes back whole; text outside the blocks is ignored. Each block loses one newline after its
+    opening tag. {} when `<code>` or `<update>` is missing.
+    """
+    first = _OPEN.search(text)
+    tries = [0]
+    found = _blocks(text, first.start(), frozenset(), tries, {}) if first is not None else None
+    return {name: body.removeprefix("\n") for name, body in (found or {}).items()}
+
+
+def _blocks(
+    text: str, pos: int, seen: frozenset[str], tries: list[int], memo: dict[tuple[int, frozenset[str]], Any]
+) -> dict[str, str] | None:
+    """The blocks from `pos` on, given those `seen` before; None when no reading finds every needed one."""
+    if (pos, seen) in memo:
+        return memo[(pos, seen)]
+    tries[0] += 1
+    if tries[0] > _MAX_TRIES:
+        raise InputError("the message's <code>/<update> tags cannot be told apart: too many readings")
+    m = next((m for m in _OPEN.finditer(text, pos) if m.group(1) not in seen), None)
+    if m is None:  # the rest is prose
+        result: dict[str, str] | None = {} if _NEEDED <= seen else None
+    else:
+        name, result = m.group(1), None
+        close = f"</{name}>"
+        end = text.rfind(close)
+        while result is None and end >= m.end():
+            after = end + len(close)
+            rest = _blocks(text, after, seen | {name}, tries, memo)
+            if rest is not None:
+                result = {name: text[m.end() : end], **rest}
+            end = text.rfind(close, m.end(), end)
+    memo[(pos, seen)] = result
+    return result
 
 
 def parse_chat(messages: list[dict[str, Any]]) -> tuple[str, str, str | None]:
@@ -35,10 +77,13 @@ def parse_chat(messages: list[dict[str, Any]]) -> tuple[str, str, str | None]:
         raise InputError("messages: no user message")
     content = user[-1].get("content")
     if isinstance(content, list):  # content parts
-        content = "".join(p.get("text", "") for p in content if isinstance(p, dict) and p.get("type") == "text")
+        texts = [p.get("text") for p in content if isinstance(p, dict) and p.get("type") == "text"]
+        if not all(isinstance(t, str) for t in texts):
+            raise InputError("messages: a text part's `text` is not a string")
+        content = "".join(t for t in texts if isinstance(t, str))
     if not isinstance(content, str):
         raise InputError("messages: the user message has no text content")
-    found = {name: m.group(1) for name, pattern in _TAG.items() if (m := pattern.search(content))}
+    found = read_tags(content)
     if "code" not in found or "update" not in found:
         raise InputError("the user message needs <code>…</code> (the file) and <update>…</update> (the edit)")
     update = found["update"].strip("\n")

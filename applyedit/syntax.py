@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib
 import os
+import re
 from dataclasses import dataclass
 
 import tree_sitter
@@ -20,6 +21,7 @@ __all__ = [
     "Definition",
     "definitions",
     "enclosing",
+    "in_string",
     "label",
     "parse_errors",
     "supported",
@@ -153,6 +155,30 @@ def parse_errors(text: str, language: str, path: _Path = None) -> list[int] | No
             lines.add(min(node.start_point.row + 1, last))
         stack.extend(child for child in node.children if child.has_error or child.is_missing)
     return sorted(lines)
+
+
+def in_string(text: str, lines: list[int], language: str, path: _Path = None) -> set[int]:
+    """Those of the 1-based `lines` whose first non-blank character lies inside a string literal
+    (a docstring, a template, a heredoc): text, not a comment. Empty without a grammar."""
+    parsed = _tree(text, language, path) if lines else None
+    if parsed is None:
+        return set()
+    rows = text.split("\n")
+    found = set()
+    for line in lines:
+        row = rows[line - 1] if 0 < line <= len(rows) else ""
+        column = len(row[: len(row) - len(row.lstrip())].encode("utf-8", "replace"))
+        node: tree_sitter.Node | None = parsed[0].root_node.descendant_for_point_range(
+            (line - 1, column), (line - 1, column)
+        )
+        while node is not None and not _STRINGY.search(node.type):
+            node = node.parent
+        if node is not None and node.start_point < (line - 1, column):
+            found.add(line)
+    return found
+
+
+_STRINGY = re.compile(r"string|heredoc|text_block")
 
 
 def new_errors(before: str, after: str, language: str, path: _Path = None) -> list[int] | None:

@@ -49,14 +49,23 @@ def config_path() -> Path:
 
 
 def load(path: Path | None = None) -> dict[str, Any]:
-    """The config file's settings ({} without a file); an unknown key or a wrong type is a usage error."""
+    """The config file's settings ({} when the default file does not exist); an unknown key, a wrong
+    type, or a file named by `path` or `$APPLYEDIT_CONFIG` that is missing or no file, is a usage error."""
+    named = path is not None or bool(os.environ.get("APPLYEDIT_CONFIG"))
     path = path or config_path()
+    if str(path) == os.devnull:  # `APPLYEDIT_CONFIG=/dev/null`: no file, on purpose
+        return {}
     if not path.is_file():
+        if named or os.path.lexists(path):  # a file the user named, or something else in its place
+            what = "is a directory" if path.is_dir() else "is not a regular file" if path.exists() else "does not exist"
+            raise UsageError(f"config file {path} {what}" + (" ($APPLYEDIT_CONFIG)" if named else ""))
         return {}
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as e:
         raise UsageError(f"config file {path}: {e}") from e
+    except RecursionError:
+        raise UsageError(f"config file {path}: nested too deeply to read") from None
     for key, value in data.items():
         if key not in KEYS:
             raise UsageError(f"config file {path}: unknown setting {key!r}; known: {', '.join(KEYS)}")

@@ -1,6 +1,7 @@
 """The serve worker: runs `api.apply` for queued requests one at a time, in arrival order, on its
 own thread, from a bounded queue (full: `Busy`, HTTP 503), with each request's deadline and a
-cancel flag checked between verify passes (`Cancelled` when its client went away).
+cancel flag checked between verify passes and between the prefill's chunks (`Cancelled` when its
+client went away).
 
 Every run works on a private temporary copy of the posted content, with the server's warm engine
 and the request's settings as one RunOptions. Knows nothing of HTTP: server.py maps its outcomes.
@@ -103,15 +104,28 @@ class Worker:
             if job.cancel.is_set():
                 raise Cancelled(f"the client closed the connection; stopped after {s.index + 1} passes")
 
-        with tempfile.TemporaryDirectory(prefix="applyedit-serve-") as tmp:
-            root = Path(tmp)
-            target = root / job.path
-            target.parent.mkdir(parents=True, exist_ok=True)
-            files.write_atomic(target, job.content.encode("utf-8"), follow=False)
-            run = RunOptions(**options, timeout=timeout)  # the request's settings, the server's model
-            return api.apply(
-                target, job.edit, options=run, engine=self.engine, cwd=root, language=language, on_step=step
-            )
+        def between_chunks() -> None:  # the prefill stops between two chunks too
+            if job.cancel.is_set():
+                raise Cancelled("the client closed the connection; stopped during the prefill")
+            if job.deadline is not None and time.monotonic() > job.deadline:
+                raise RunTimeout("stopped by its timeout during the prefill; nothing was written")
+
+        model = self.engine.model if self.engine.loaded else None  # `serve` loads it before the first request
+        if model is not None:
+            model.between_chunks = between_chunks
+        try:
+            with tempfile.TemporaryDirectory(prefix="applyedit-serve-") as tmp:
+                root = Path(tmp)
+                target = root / job.path
+                target.parent.mkdir(parents=True, exist_ok=True)
+                files.write_atomic(target, job.content.encode("utf-8"), follow=False)
+                run = RunOptions(**options, timeout=timeout)  # the request's settings, the server's model
+                return api.apply(
+                    target, job.edit, options=run, engine=self.engine, cwd=root, language=language, on_step=step
+                )
+        finally:
+            if model is not None:
+                model.between_chunks = None
 
 
 def _settle(future: asyncio.Future[Any], outcome: Any) -> None:

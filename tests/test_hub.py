@@ -10,6 +10,7 @@ import os
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -126,3 +127,54 @@ def test_a_known_file_is_checked_without_sha256_and_the_default_becomes_the_mode
     path, checked = hub_module.fetch(REPO, FILE)
     assert checked == digest and path.read_bytes() == BODY
     assert modelstore.default_gguf_path().read_bytes() == BODY  # the default model now uses it
+
+
+class Hostile(Hub):
+    """A mirror whose HEAD is honest (BODY, 16,388 bytes) and whose GET is not: `mode` "endless" sends a
+    body that never ends (bounded here at 200 MiB), "stalled" sends a few bytes per request and then
+    nothing for a minute."""
+
+    mode = "endless"
+
+    def do_GET(self) -> None:  # noqa: N802
+        if self.path.split("?")[0] != f"/{REPO}/resolve/main/{FILE}":
+            return super().do_GET()
+        self.served.append(self.path)
+        self.send_response(200)
+        self.send_header("X-Repo-Commit", COMMIT)
+        self.send_header("ETag", f'"{hashlib.sha256(BODY).hexdigest()}"')
+        self.send_header("Content-Type", "application/octet-stream")
+        self.send_header("Connection", "close")
+        self.end_headers()
+        try:
+            if self.mode == "endless":
+                for _ in range(200):
+                    self.wfile.write(bytes(1 << 20))
+            else:
+                self.wfile.write(BODY[:10])
+                self.wfile.flush()
+                time.sleep(60)
+        except (BrokenPipeError, ConnectionResetError):
+            pass
+
+
+@pytest.mark.parametrize("mode, message", [("endless", "more than the file's 16,388 bytes"), ("stalled", "stalled")])
+def test_a_hostile_mirror_is_stopped(tmp_path: Path, mode: str, message: str) -> None:
+    Hostile.mode, Hostile.served = mode, []
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Hostile)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        env = {k: v for k, v in os.environ.items() if k not in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE")}
+        env.update(HF_ENDPOINT=f"http://127.0.0.1:{server.server_address[1]}", APPLYEDIT_HOME=str(tmp_path / "home"),
+                   HF_HOME=str(tmp_path / "hf"), NO_PROXY="127.0.0.1", HF_HUB_DOWNLOAD_TIMEOUT="1")
+        t0 = time.monotonic()
+        r = subprocess.run([sys.executable, "-m", "applyedit", "model", "prepare", "--from-hub", REPO, FILE],
+                           capture_output=True, env=env, timeout=120)
+        err = r.stderr.decode()
+        assert r.returncode == 2 and message in err and Hostile.served, err
+        assert time.monotonic() - t0 < 60  # 3 read timeouts of 1 s, not the mirror's patience
+        assert sum(p.stat().st_size for p in files_under(tmp_path)) < 4 << 20  # not 200 MiB: stopped and deleted
+    finally:
+        server.shutdown()
+        server.server_close()

@@ -260,3 +260,98 @@ def test_disk_store_budget_and_folder_key(tmp_path: Any) -> None:
     weights.write_bytes(b"other weights")
     assert folder_key(weights, "torch", "float32", "onednn", tmp_path) != key
     assert folder_key(weights, "llamacpp", "gguf", "", tmp_path).endswith("-llamacpp-gguf-b256")
+
+
+# -- on disk, hostile: whatever the folder holds, nothing outside it is written and nothing damaged is used
+
+
+def disk(folder: Any, decode: Any = bytes, limit: int = 1 << 20) -> Any:
+    from applyedit.promptcache import DiskStore
+
+    return DiskStore(folder, limit, bytes, decode, block=2)
+
+
+def forge(path: Any, header: dict[str, Any], payload: bytes) -> None:
+    """A snapshot file with right checksums around whatever header and payload a test wants."""
+    import hashlib
+    import json
+
+    from applyedit.promptcache import MAGIC
+
+    raw = json.dumps(header).encode()
+    path.write_bytes(MAGIC + len(raw).to_bytes(8, "little") + raw + hashlib.sha256(raw).digest() + payload)
+
+
+def test_a_symlinked_key_folder_is_replaced_not_followed(tmp_path: Any) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (tmp_path / "cache").mkdir()
+    (tmp_path / "cache" / "key").symlink_to(outside, target_is_directory=True)
+    cache = PromptCache(10_000, block=2, disk=disk(tmp_path / "cache" / "key"))
+    assert cache.store([1, 2], lambda: (b"state", 5))
+    assert list(outside.iterdir()) == []
+    folder = tmp_path / "cache" / "key"
+    assert folder.is_dir() and not folder.is_symlink() and len(list(folder.glob("*.snap"))) == 1
+
+
+def test_a_damaged_payload_is_deleted_never_used(tmp_path: Any) -> None:
+    """A flipped bit, a cut or an added byte, a decoder that fails: each file is deleted, none used."""
+    folder = tmp_path / "c"
+    for damage in (lambda b: b[:-1] + bytes([b[-1] ^ 1]), lambda b: b[:-2], lambda b: b + b"x"):
+        cache = PromptCache(10_000, block=2, disk=disk(folder))
+        assert cache.store([1, 2], lambda: (b"state", 5))
+        (snap,) = folder.glob("*.snap")
+        snap.write_bytes(damage(snap.read_bytes()))
+        restarted = PromptCache(10_000, block=2, disk=disk(folder))
+        assert restarted.lookup([1, 2, 3]) == (0, None) and not snap.exists()
+
+    def broken(data: bytes) -> Any:
+        raise RuntimeError("the backend cannot read this state")
+
+    assert PromptCache(10_000, block=2, disk=disk(folder)).store([1, 2], lambda: (b"state", 5))
+    cache = PromptCache(10_000, block=2, disk=disk(folder, broken))
+    assert cache.lookup([1, 2, 3]) == (0, None) and list(folder.glob("*.snap")) == []
+    assert PromptCache(10_000, block=2, disk=disk(folder)).lookup([1, 2]) == (0, None)  # deleted for good
+
+
+def test_header_claims_are_checked(tmp_path: Any) -> None:
+    """A negative or tiny size, foreign ids, a file named for another prefix: never believed."""
+    import hashlib
+
+    folder = tmp_path / "c"
+    folder.mkdir()
+    payload = b"state" * 100
+    good = {"ids": [1, 2], "nbytes": 5, "bytes": len(payload), "sha256": hashlib.sha256(payload).hexdigest()}
+    forge(folder / "negative.snap", {**good, "nbytes": -(10**12)}, payload)
+    forge(folder / "ids.snap", {**good, "ids": [1, "x"]}, payload)
+    forge(folder / "odd.snap", {**good, "ids": [1, 2, 3]}, payload)
+    forge(folder / "deep.snap", {**good, "ids": [[[[1]]]]}, payload)
+    store = disk(folder)
+    assert sorted(p.name for p in folder.iterdir()) == []
+    forge(folder / "small.snap", {**good, "nbytes": 0}, payload)  # claims nothing: counted at its payload's size
+    cache = PromptCache(10_000, block=2, disk=disk(folder))
+    hit, entry = cache.lookup([1, 2, 9])
+    assert hit == 2 and entry is not None and entry.nbytes == len(payload) and cache.nbytes == len(payload)
+    del store
+
+
+def test_bad_entries_at_start_are_deleted_and_logged(tmp_path: Any, caplog: Any) -> None:
+    from applyedit.promptcache import MAGIC
+
+    folder, outside = tmp_path / "c", tmp_path / "outside"
+    folder.mkdir()
+    outside.mkdir()
+    (outside / "victim").write_bytes(b"keep me")
+    (folder / "link.snap").symlink_to(outside / "victim")
+    (folder / "dir.snap").mkdir()
+    (folder / "dir.snap" / "f").write_text("x")
+    (folder / "header.snap").write_bytes(MAGIC + (5).to_bytes(8, "little") + b"{bad}" + bytes(32))
+    (folder / "huge.snap").write_bytes(MAGIC + (1 << 62).to_bytes(8, "little"))
+    (folder / "v1.snap").write_bytes((11).to_bytes(8, "little") + b'{"ids": []}')
+    (folder / "notes.txt").write_text("not ours to judge")
+    with caplog.at_level("WARNING"):
+        cache = PromptCache(10_000, block=2, disk=disk(folder))
+    assert sorted(p.name for p in folder.iterdir()) == ["notes.txt"]
+    assert (outside / "victim").read_bytes() == b"keep me"
+    assert sum("deleting" in r.getMessage() for r in caplog.records) == 5
+    assert cache.store([1, 2], lambda: (b"state", 5)) and cache.lookup([1, 2])[0] == 2

@@ -34,7 +34,7 @@ from applyedit.models import modelstore  # noqa: E402
 from applyedit.models.backend import ExactPrefill, context_length, pick_dtype  # noqa: E402
 from applyedit.models.costmodel import prior  # noqa: E402
 from applyedit.promptcache import PromptCache  # noqa: E402
-from applyedit.server import Settings, create_app  # noqa: E402
+from applyedit.server import Settings, create_app, uvicorn_config  # noqa: E402
 from applyedit.serverchat import parse_chat  # noqa: E402
 
 _PROMPT = re.compile(r"File: [^\n]*\n\n(`{3,})[^\n]*\n(.*?)\1\n\n(?:Update snippet:\n\n\1[^\n]*\n(.*?)\1\n|Instruction: (.*?)\n\n?Output)",
@@ -119,7 +119,7 @@ class Live:
         sock = socket.socket()
         sock.bind(("127.0.0.1", 0))
         self.url = f"http://127.0.0.1:{sock.getsockname()[1]}"
-        self.server = uvicorn.Server(uvicorn.Config(self.app, log_level="warning", access_log=False))
+        self.server = uvicorn.Server(uvicorn_config(self.app))
         self.thread = threading.Thread(target=self.server.run, kwargs={"sockets": [sock]}, daemon=True)
         self.thread.start()
         for _ in range(500):
@@ -407,6 +407,182 @@ def test_timeout_and_full_queue(tokenizer: tuple[Path, Any]) -> None:
         server.engine.model.delay = 0.0
         r = post_apply(server.url, {"path": "b.py", "content": source_file(8), "edit": snippet(8, 1)})
         assert r.status_code == 200
+    finally:
+        server.stop()
+
+
+# -- hostile requests: each a JSON error, never a 500 or plain text, and the server keeps serving
+
+
+def raw_exchange(url: str, data: bytes, wait: float = 10.0) -> bytes:
+    """Send `data` on a fresh connection; everything the server answers until it closes (or `wait`)."""
+    sock = socket.create_connection(("127.0.0.1", int(url.rsplit(":", 1)[1])), timeout=wait)
+    try:
+        sock.sendall(data)
+        answer = b""
+        while chunk := sock.recv(65536):
+            answer += chunk
+        return answer
+    except TimeoutError:
+        return answer
+    finally:
+        sock.close()
+
+
+def raw_json(answer: bytes, status: int) -> dict[str, Any]:
+    head, _, body = answer.partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 %d" % status), answer[:300]
+    assert b"content-type: application/json" in head.lower(), head
+    return dict(json.loads(body))
+
+
+@pytest.mark.parametrize("field", ["content", "path", "edit"])
+def test_a_lone_surrogate_is_a_json_400(live: Live, field: str) -> None:
+    body = {"path": "a.py", "content": source_file(1), "edit": snippet(1, 2)}
+    text = json.dumps(body).replace(json.dumps(body[field])[:-1], json.dumps(body[field])[:-1] + "\\ud800", 1)
+    r = httpx.post(live.url + "/v1/apply", content=text.encode(), headers={"content-type": "application/json"})
+    assert "lone surrogate" in error_of(r, 400, 1)
+    message = "<code>x = 1\n</code><update>x = '\\ud800'\n</update>"
+    content = message.replace("\n", "\\n")
+    chat = f'{{"model": "applyedit", "messages": [{{"role": "user", "content": "{content}"}}]}}'
+    r = httpx.post(live.url + "/v1/chat/completions", content=chat.encode(),
+                   headers={"content-type": "application/json"})
+    assert "lone surrogate" in error_of(r, 400, 1)
+    still_serving(live)
+
+
+def test_bad_chat_parts_and_nul_edits_are_400(live: Live) -> None:
+    parts = [{"type": "text", "text": 5}, {"type": "text", "text": "<code>x\n</code><update>y\n</update>"}]
+    chat = {"model": "applyedit", "messages": [{"role": "user", "content": parts}]}
+    r = httpx.post(live.url + "/v1/chat/completions", json=chat)
+    assert "not a string" in error_of(r, 400, 1)
+    r = post_apply(live.url, {"path": "a.py", "content": source_file(1), "edit": "Replace x\x00 with y"})
+    assert "NUL" in error_of(r, 400, 1)
+    still_serving(live)
+
+
+@pytest.mark.parametrize("request_bytes", [
+    b"POST /v1/apply HTTP/1.1\r\nHost: x\r\nContent-Length: ten\r\n\r\n{}",
+    b"\x16\x03\x01 garbage that is no request line\r\n\r\n",
+    b"POST /v1/apply HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\n{}",
+], ids=["content-length", "request-line", "two-lengths"])
+def test_protocol_errors_are_json(live: Live, request_bytes: bytes) -> None:
+    error = raw_json(raw_exchange(live.url, request_bytes), 400)["error"]
+    assert error["exit_code"] == 1 and "bad HTTP request" in error["message"]
+    still_serving(live)
+
+
+def test_a_body_shorter_than_its_content_length_times_out(tokenizer: tuple[Path, Any]) -> None:
+    server = Live(oracle_engine(tokenizer), Settings(body_timeout=1.0))
+    try:
+        t0 = time.monotonic()
+        answer = raw_exchange(server.url, b"POST /v1/apply HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                                          b"Content-Length: 1000\r\n\r\n{\"path\": ", wait=30)
+        assert time.monotonic() - t0 < 20  # the read timeout, not the client's patience, ended it
+        assert "did not arrive" in raw_json(answer, 408)["error"]["message"]
+        still_serving(server)
+    finally:
+        server.stop()
+
+
+HTML_FILE = ('HTML = "<code>x</code>"\nNESTED = """\n<code>\n  <code>inner</code>\n</code>\n"""\n\n\n'
+             "def f(x):\n    return x\n")
+
+
+def test_chat_round_trips_a_file_holding_code_tags(live: Live) -> None:
+    message = f"<code>{HTML_FILE}</code>\n<update>{snippet(0, 0)}</update>"
+    code, edit, _ = parse_chat([{"role": "user", "content": message}])
+    assert code == HTML_FILE and edit == snippet(0, 0)
+    update = "# ... existing code ...\ndef f(x):\n    return '<code>' + x + '</code>'\n"
+    message = f"<instruction>Wrap it</instruction>\n<code>{HTML_FILE}</code>\n<update>{update}</update>"
+    r = httpx.post(live.url + "/v1/chat/completions", timeout=60, json={
+        "model": "applyedit", "path": "page.py", "messages": [{"role": "user", "content": message}]})
+    assert r.status_code == 200, r.text
+    want = HTML_FILE.replace("    return x\n", "    return '<code>' + x + '</code>'\n")
+    assert r.json()["choices"][0]["message"]["content"] == want
+    still_serving(live)
+
+
+def tiny_torch_engine(tokenizer: tuple[Path, Any]) -> api.Engine:
+    """The real torch backend (TorchModel: its chunked prefill) on a tiny random Qwen2 with the real
+    tokenizer's vocabulary; its outputs are noise, which a test of cancelling never reads."""
+    from fakes import tiny_qwen
+
+    from applyedit.models.backend import TorchModel
+
+    path, tok = tokenizer
+    engine = api.Engine(modelstore.resolve(None), path, tok, "cpu", pick_dtype("fp32", "cpu"), context_length(path),
+                        cost=prior())
+    eos = tok.convert_tokens_to_ids("<|im_end|>")
+    engine._model = TorchModel(model=tiny_qwen(7, len(tok), 8192), eos_ids=frozenset({eos}))  # type: ignore[assignment]
+    return engine
+
+
+def test_a_client_leaving_during_the_prefill_frees_the_worker(tokenizer: tuple[Path, Any]) -> None:
+    """The prefill stops at the next chunk boundary once the client is gone, not at its end."""
+    engine = tiny_torch_engine(tokenizer)
+    layer = engine.model.model.model.layers[0]
+    chunks: list[float] = []
+    hook = layer.register_forward_pre_hook(lambda *_: (chunks.append(time.monotonic()), time.sleep(0.4)) and None)
+    server = Live(engine, Settings())
+    try:
+        content = source_file(11, 600)  # ~5,000 prompt tokens: 20 prefill chunks, 8 s at 0.4 s a chunk
+        body = {"path": "big.py", "content": content, "edit": "Replace x with y", "options": {"answer": "model"}}
+        with pytest.raises(httpx.ReadTimeout):
+            httpx.post(server.url + "/v1/apply", json=body, timeout=1.5)  # the client leaves mid-prefill
+        for _ in range(300):
+            if server.worker.served == 1:
+                break
+            time.sleep(0.05)
+        assert server.worker.served == 1 and server.worker.cancelled == 1
+        assert len(chunks) < 12, len(chunks)  # the prefill did not run to its end (20 chunks)
+    finally:
+        hook.remove()
+        server.stop()
+
+
+def polluted_cache_dir(root: Path, outside: Path) -> Path:
+    """A --cache-dir key folder holding what a crash, a disk error or a hostile user could leave."""
+    from applyedit.promptcache import MAGIC
+
+    folder = root / "key"
+    folder.mkdir(parents=True)
+    (outside / "victim.snap").write_bytes(b"not yours")
+    (folder / "link.snap").symlink_to(outside / "victim.snap")
+    (folder / "dir.snap").mkdir()
+    (folder / "dir.snap" / "inner").write_text("x")
+    (folder / "header.snap").write_bytes(MAGIC + (1 << 62).to_bytes(8, "little") + b"{")
+    (folder / "old.snap").write_bytes((10).to_bytes(8, "little") + b'{"ids": []}')
+    (folder / "empty.snap").write_bytes(b"")
+    return folder
+
+
+def test_serve_starts_and_answers_whatever_the_cache_dir_holds(tokenizer: tuple[Path, Any], tmp_path: Path) -> None:
+    from applyedit.promptcache import DiskStore
+
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    folder = polluted_cache_dir(tmp_path / "cache", outside)
+    codec = (lambda ids: json.dumps(list(ids)).encode(), lambda data: tuple(json.loads(data)))
+    cache = PromptCache(64 << 20, disk=DiskStore(folder, 64 << 20, *codec))
+    server = Live(oracle_engine(tokenizer), Settings(), cache)
+    try:
+        body = {"path": "a.py", "content": source_file(12, 200), "edit": snippet(12, 3), "options": {"answer": "model"}}
+        assert post_apply(server.url, body).json()["after"] == expected(12, 3, 200)
+        assert sorted(p.name for p in folder.iterdir()) == [p.name for p in folder.glob("*.snap")]  # only good ones
+        assert len(list(folder.glob("*.snap"))) == 1 and (outside / "victim.snap").read_bytes() == b"not yours"
+        # a restarted server finds the good one; damage it and the next restart drops it, answers stay right
+        (snap,) = folder.glob("*.snap")
+        data = bytearray(snap.read_bytes())
+        data[-3] ^= 0x01
+        snap.write_bytes(bytes(data))
+        cache2 = PromptCache(64 << 20, disk=DiskStore(folder, 64 << 20, *codec))
+        server2 = Live(oracle_engine(tokenizer), Settings(), cache2)
+        try:
+            second = post_apply(server2.url, {**body, "edit": snippet(12, 5)}).json()
+            assert second["after"] == expected(12, 5, 200) and second["report"]["prompt_cache"]["reused"] == 0
+        finally:
+            server2.stop()
     finally:
         server.stop()
 

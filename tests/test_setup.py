@@ -6,6 +6,7 @@ No weights are loaded: the model store's builders are replaced by recorders."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -59,7 +60,7 @@ def recorded(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> list[str]:
     """`model prepare` on a CPU with the llamacpp extra, its builders recording what they would write."""
     calls: list[str] = []
     monkeypatch.setenv("APPLYEDIT_HOME", str(tmp_path))
-    monkeypatch.setenv("APPLYEDIT_CONFIG", str(tmp_path / "none.toml"))
+    monkeypatch.setenv("APPLYEDIT_CONFIG", os.devnull)  # no config file
     monkeypatch.delenv("APPLYEDIT_BACKEND", raising=False)
     monkeypatch.delenv("APPLYEDIT_MODEL", raising=False)
     monkeypatch.setattr(llamacpp, "available", lambda: True)

@@ -164,6 +164,9 @@ class ExactPrefill:
     # Progress displays: called with (prompt tokens computed, prompt tokens) at the start and end of a
     # prefill and after each of its chunks. Set on the instance; None reports nothing.
     on_prefill: Callable[[int, int], None] | None = None
+    # Called between two chunks of a prefill, when the cache holds exactly `_ids`: it may raise to stop
+    # the prefill there (a server's run whose client went away). Set on the instance; None never stops.
+    between_chunks: Callable[[], None] | None = None
 
     def reset(self) -> None:
         raise NotImplementedError
@@ -348,6 +351,8 @@ class TorchModel(ExactPrefill):
             self._ids.extend(chunk)
             if not last:
                 self._chunk_done((n + 1) * PREFILL_CHUNK, len(ids))
+                if self.between_chunks is not None:
+                    self.between_chunks()
         assert self._cache.get_seq_length() == len(self._ids), "cache must hold exactly the fed tokens"
         logits = out.logits[0, : out.logits.shape[1] - pad].float()
         return logits[-num_logits:]

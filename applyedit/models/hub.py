@@ -46,23 +46,12 @@ def fetch(repo: str, filename: str, sha256: str | None = None, revision: str | N
         raise UsageError(f"--sha256 {sha256!r} is not a SHA-256 (64 hex digits)")
     expected = (sha256 or KNOWN.get((repo, filename)) or "").lower() or None
     try:
-        from huggingface_hub import constants, hf_hub_download
+        from huggingface_hub import constants
     except ImportError as e:
         raise ModelError("--from-hub needs huggingface_hub (pip install huggingface_hub)") from e
     if constants.HF_HUB_OFFLINE:
         raise ModelError("--from-hub cannot download while HF_HUB_OFFLINE is set; unset it")
-    try:
-        path = Path(
-            hf_hub_download(
-                repo_id=repo,
-                filename=filename,
-                revision=revision,
-                cache_dir=modelstore.home() / "hub",
-                endpoint=os.environ.get("HF_ENDPOINT") or None,
-            )
-        )
-    except Exception as e:  # network, missing repo or file, server errors: one message
-        raise ModelError(f"could not fetch {filename} from {repo}: {type(e).__name__}: {e}") from e
+    path = _download(repo, filename, revision, modelstore.home() / "hub", os.environ.get("HF_ENDPOINT") or None)
     if expected is not None:
         actual = sha256_of(path)
         if actual != expected:
@@ -74,6 +63,76 @@ def fetch(repo: str, filename: str, sha256: str | None = None, revision: str | N
     if expected == modelstore.DEFAULT_GGUF_SHA256:
         _install_default(path)
     return path, expected
+
+
+SLACK_BYTES = 1 << 20  # bytes a download may run past the file's size before it is stopped
+MIN_PROGRESS_BYTES = 64 << 10  # a download that gets fewer than this in STALL_TIMEOUTS read timeouts is stalled
+STALL_TIMEOUTS = 3
+# The download itself runs in a child process, which can be stopped: huggingface_hub writes whatever
+# a server sends and resumes after every read timeout for as long as a byte arrives now and then.
+_CHILD = """
+import json, sys
+from huggingface_hub import hf_hub_download
+repo, filename, revision, cache_dir, endpoint = json.loads(sys.argv[1])
+try:
+    path = hf_hub_download(repo_id=repo, filename=filename, revision=revision, cache_dir=cache_dir, endpoint=endpoint)
+except Exception as e:
+    print(json.dumps({"error": f"{type(e).__name__}: {e}"}))
+    sys.exit(1)
+print(json.dumps({"path": path}))
+"""
+
+
+def _download(repo: str, filename: str, revision: str | None, cache_dir: Path, endpoint: str | None) -> Path:
+    """huggingface_hub's download of one file into `cache_dir`, watched: stopped (and its partial file
+    deleted) when more than the file's size (from the hub's metadata) plus `SLACK_BYTES` arrives, or
+    when fewer than `MIN_PROGRESS_BYTES` arrive in `STALL_TIMEOUTS` of huggingface_hub's read timeouts."""
+    import json
+    import subprocess
+    import sys
+    import time
+
+    from huggingface_hub import constants, get_hf_file_metadata, hf_hub_url
+
+    what = f"could not fetch {filename} from {repo}"
+    try:
+        size = get_hf_file_metadata(hf_hub_url(repo, filename, revision=revision, endpoint=endpoint)).size
+    except Exception as e:  # network, missing repo or file, server errors: one message
+        raise ModelError(f"{what}: {type(e).__name__}: {e}") from e
+    cap = None if size is None else size + SLACK_BYTES
+    stall_s = STALL_TIMEOUTS * float(constants.HF_HUB_DOWNLOAD_TIMEOUT)
+    blobs = cache_dir / f"models--{repo.replace('/', '--')}" / "blobs"
+    env = {k: v for k, v in os.environ.items() if k != "HF_HUB_OFFLINE"}
+    args = json.dumps([repo, filename, revision, str(cache_dir), endpoint])
+    child = subprocess.Popen([sys.executable, "-c", _CHILD, args], stdout=subprocess.PIPE, env=env)
+    mark, marked_at, problem = 0, time.monotonic(), None
+    try:
+        while child.poll() is None:
+            time.sleep(0.2)
+            got = sum(p.stat().st_size for p in blobs.glob("*.incomplete")) if blobs.is_dir() else 0
+            if got - mark >= MIN_PROGRESS_BYTES:
+                mark, marked_at = got, time.monotonic()
+            if cap is not None and got > cap:
+                problem = f"the server sent more than the file's {size:,} bytes"
+            elif time.monotonic() - marked_at > stall_s:
+                problem = f"the download stalled (under {MIN_PROGRESS_BYTES >> 10} KiB in {stall_s:g} s)"
+            if problem:
+                break
+    finally:
+        if child.poll() is None:
+            child.kill()
+        out = child.communicate()[0]
+    if problem:
+        for partial in blobs.glob("*.incomplete") if blobs.is_dir() else []:
+            partial.unlink(missing_ok=True)
+        raise ModelError(f"{what}: {problem}; it was stopped and its partial file deleted")
+    try:
+        answer = json.loads(out.decode().strip().splitlines()[-1])
+    except (ValueError, IndexError):
+        raise ModelError(f"{what}: the download stopped (exit {child.returncode})") from None
+    if "path" not in answer:
+        raise ModelError(f"{what}: {answer.get('error')}")
+    return Path(answer["path"])
 
 
 def _discard(path: Path) -> None:

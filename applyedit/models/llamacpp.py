@@ -195,6 +195,8 @@ class LlamaCppModel(ExactPrefill):
             self._ids.extend(chunk)
             if n < len(chunks) - 1:
                 self._chunk_done((n + 1) * N_BATCH, len(ids))
+                if self.between_chunks is not None:
+                    self.between_chunks()
 
     def greedy(self, prompt: list[int], max_new_tokens: int) -> tuple[list[int], float]:
         """llama.cpp's own plain greedy decoding, what a llama.cpp or Ollama user runs: the prompt in

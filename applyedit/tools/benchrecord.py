@@ -218,7 +218,7 @@ class BenchRecord:
     def save(self, path: Path | None) -> None:
         """The record written to `path` (atomically; nowhere without one)."""
         if path is not None:
-            files.write_atomic(path, json.dumps(self.to_json(), indent=1).encode())
+            files.write_atomic(path, json.dumps(self.to_json(), indent=1).encode(), follow=False)
 
 
 def method_named(name: str) -> Method:

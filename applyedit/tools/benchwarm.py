@@ -164,7 +164,7 @@ def run(
 
     def save() -> None:
         if json_path is not None:
-            files.write_atomic(json_path, json.dumps(summarise(record), indent=2).encode())
+            files.write_atomic(json_path, json.dumps(summarise(record), indent=2).encode(), follow=False)
 
     for r in range(repeats):
         # B's cold run first and A's last: a run cut short still holds the comparison (3) is judged by.

@@ -9,9 +9,11 @@ matplotlib is an optional extra (`applyedit[chart]`), imported only here.
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
 from typing import Any
 
+from applyedit import files
 from applyedit.errors import UsageError
 from applyedit.tools.benchrecord import CaseSummary, MethodSummary
 
@@ -32,9 +34,11 @@ def render(report: dict[str, Any], path: Path) -> Path:
     import matplotlib.pyplot as plt
 
     fig = draw(report)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=110, bbox_inches="tight")  # legends sit outside the axes: keep them in
+    png = io.BytesIO()
+    fig.savefig(png, format="png", dpi=110, bbox_inches="tight")  # legends sit outside the axes: keep them in
     plt.close(fig)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    files.write_atomic(path, png.getvalue(), follow=False)  # never through a symlink planted there
     return path
 
 

@@ -11,6 +11,7 @@ from typing import Annotated, Any
 
 import typer
 
+from applyedit import files
 from applyedit.cliparts import (
     ANSWER_OPTIONS,
     DRAFT_OPTIONS,
@@ -167,6 +168,7 @@ def bench_command(
 ) -> None:
     from applyedit.tools import bench, benchmethods
 
+    plan_bench_outputs(path, edit, warm, show, json_path, chart)
     model = {**options, **defaults(ctx, model=options["model"], backend=options["backend"])}
     if warm is not None:
         return bench_warm(path, edit, warm, repeats, json_path, cache_mb, model)
@@ -185,6 +187,21 @@ def bench_command(
     report = _run_bench(bench.targets(path, edit, filter_, all_cases), methods, repeats, json_path, resume, model)
     print_bench(report, markdown, chart)
     _check_agreement(report)
+
+
+def plan_bench_outputs(
+    path: Path, edit: Path | None, warm: Path | None, show: Path | None, json_path: Path | None, chart: Path | None
+) -> None:
+    """The bench's outputs (`--json`, `--chart`) through the write plan before anything runs: no
+    symlink, no input (FILE, a case's file, --edit, --warm, --show) and not each other."""
+    outputs = [(flag, p) for flag, p in (("--json", json_path), ("--chart", chart)) if p is not None]
+    if not outputs:
+        return
+    sources = [p for p in path.rglob("*") if p.is_file()] if path.is_dir() else [path]
+    inputs = [("an input", p) for p in sources] + [
+        (flag, p) for flag, p in (("--edit", edit), ("--warm", warm), ("--show", show)) if p is not None
+    ]
+    files.plan_outputs(outputs, inputs)
 
 
 def _run_bench(

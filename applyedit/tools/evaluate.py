@@ -68,7 +68,8 @@ class CaseResult:
 
 
 def discover(root: Path, pattern: str | None = None) -> list[Case]:
-    """Every folder under `root` holding before.*, after.* and edit.txt, sorted by name."""
+    """Every folder under `root` holding before.*, after.* and edit.txt, sorted by name; each case's
+    files checked (`check_case`) before any model is opened."""
     cases = []
     for d in sorted(p for p in root.iterdir() if p.is_dir()):
         befores, afters = sorted(d.glob("before.*")), sorted(d.glob("after.*"))
@@ -76,14 +77,58 @@ def discover(root: Path, pattern: str | None = None) -> list[Case]:
             continue
         if pattern and pattern not in d.name:
             continue
-        meta = tomllib.loads((d / "case.toml").read_text()) if (d / "case.toml").is_file() else {}
-        cases.append(Case(d.name, d, befores[0], afters[0], d / "edit.txt", meta))
+        meta = read_toml(d / "case.toml", d) if os.path.lexists(d / "case.toml") else {}
+        case = Case(d.name, d, befores[0], afters[0], d / "edit.txt", meta)
+        check_case(case)
+        cases.append(case)
     return cases
+
+
+# case.toml's keys and their types; any other key is kept for the report, unchecked.
+CASE_KEYS: dict[str, type] = {"known_failure": bool, "bench": bool, "language": str}
+
+
+def read_toml(path: Path, folder: Path) -> dict[str, Any]:
+    """A fixture's TOML file as a table: inside `folder` (a symlink out of it is refused), UTF-8, valid."""
+    data = fixture_bytes(path, folder)
+    try:
+        return tomllib.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError, RecursionError) as e:
+        raise InputError(f"{path}: not a valid TOML file ({str(e) or type(e).__name__})") from None
+
+
+def fixture_bytes(path: Path, folder: Path) -> bytes:
+    """A fixture file's bytes: a regular file inside `folder` (a symlink out of it is refused), capped."""
+    try:
+        inside = path.resolve().is_relative_to(folder.resolve())
+    except (OSError, RuntimeError) as e:  # a symlink loop
+        raise InputError(f"{path}: cannot be resolved ({e})") from None
+    if not inside:
+        raise InputError(f"{path} leads outside its case folder {folder} (a symlink); fixtures are self-contained")
+    return textio.read_input(path, str(path))
+
+
+def check_case(case: Case) -> None:
+    """Refuse a case whose files cannot be scored: a file outside its folder, not UTF-8 text, or a
+    case.toml key of the wrong type (`known_failure = "no"` would hide a failure)."""
+    for path in (case.before, case.after, case.edit):
+        textio.decode_text(fixture_bytes(path, case.dir), str(path))
+    for key, kind in CASE_KEYS.items():
+        if key in case.meta and not isinstance(case.meta[key], kind):
+            raise InputError(
+                f"{case.dir / 'case.toml'}: {key} must be {'true or false' if kind is bool else 'a string'}, "
+                f"not {case.meta[key]!r}"
+            )
 
 
 def read_floor(root: Path) -> int:
     path = root / FLOOR_FILE
-    return int(tomllib.loads(path.read_text()).get("exact_match_floor", 0)) if path.is_file() else 0
+    if not os.path.lexists(path):
+        return 0
+    floor = read_toml(path, root).get("exact_match_floor", 0)
+    if type(floor) is not int or floor < 0:
+        raise InputError(f"{path}: exact_match_floor must be a whole number of cases, not {floor!r}")
+    return floor
 
 
 def _strip_ws(text: str) -> str:
@@ -119,13 +164,13 @@ def syntax_ok(before: str, after: str, language: str) -> bool | None:
 def run_case(engine: api.Engine, case: Case, options: RunOptions | None = None, **settings: Any) -> CaseResult:
     """One case on a warm engine; `settings` (RunOptions field names) replace those of `options`."""
     result = CaseResult(case.name, case.known_failure)
-    expected = case.after.read_bytes().decode("utf-8")
+    expected = textio.decode_text(fixture_bytes(case.after, case.dir), str(case.after))
     t0 = time.perf_counter()
     try:
         # Absolute paths: the diff and the prompt name the file relative to its case folder
         # ("before.py"), wherever eval runs from and however the folder was given. The output checks
         # are the CLI's defaults: a refusal is an error here, as it would be for a user.
-        edit = case.edit.read_text(encoding="utf-8")
+        edit = textio.decode_text(fixture_bytes(case.edit, case.dir), str(case.edit))
         out = api.apply(
             case.before.resolve(),
             edit,
@@ -183,6 +228,11 @@ def evaluate(
         )
     if resume and json_path is None:
         raise UsageError("--resume needs --json PATH")
+    if json_path is not None:  # the write plan: no symlink, no case's file, checked before any case runs
+        inputs = [(f"{c.name}'s {p.name}", p) for c in cases for p in (c.before, c.after, c.edit, c.dir / "case.toml")]
+        files.plan_outputs([("--json", json_path)], [*inputs, (FLOOR_FILE, root / FLOOR_FILE)])
+    if pattern is None:
+        read_floor(root)  # a floor that is no number fails now, not after every case ran
     done = saved_cases(json_path) if resume and json_path is not None else {}
     opts = (options or RunOptions()).replace(**settings)
     engine = engine or api.Engine.open(opts.model, opts.device, opts.dtype, backend=opts.backend)
@@ -203,7 +253,9 @@ def evaluate(
             on_case(case, r)
         if json_path is not None:
             files.write_atomic(
-                json_path, json.dumps(summarise(root, pattern, engine, reported, results), indent=2).encode()
+                json_path,
+                json.dumps(summarise(root, pattern, engine, reported, results), indent=2).encode(),
+                follow=False,
             )
     return summarise(root, pattern, engine, reported, results)
 
