@@ -162,7 +162,7 @@ def checked_answer(got: Any, after: str, by: str, opts: RunOptions, encoding: st
     (`checks.check_all`, on the merge computed here) or, with `--fallback merge`, the snippet's
     merge exactly; then the original's text style (BOM, line endings, final newline) again. Returns
     the file to write and the checks' notes; a refusal raises as a local run's would."""
-    from applyedit import checks, merge
+    from applyedit import checks, confirm
 
     src = got.src
     if "\x00" in after and "\x00" not in src.text:
@@ -176,7 +176,8 @@ def checked_answer(got: Any, after: str, by: str, opts: RunOptions, encoding: st
     body = textio.normalise(after)[0]
     if body and not body.endswith("\n"):
         body += "\n"  # the model's form (extract_body); restore() gives the original's final newline back
-    merged = merge.merge(src.text, got.edit) if got.kind == "snippet" else None
+    # the merge as a local run reads it: confirmed (confirm.py) or only a reference for the checks
+    merged = confirm.confirmed(src.text, got.edit, src.language, str(src.path)) if got.kind == "snippet" else None
     fallen = checks.merge_answer(src, merged) if opts.fallback == "merge" and by == "merge" else None
     restored = textio.restore(body, src.style, src.text)
     if fallen is not None and body == fallen:
