@@ -18,10 +18,6 @@ from applyedit import contextread, invariants, merge
 __all__ = ["confirmed"]
 
 
-def _same(a: str, b: str) -> bool:
-    return any(a.rstrip().expandtabs(t) == b.rstrip().expandtabs(t) for t in (4, 8))
-
-
 def confirmed(original: str, snippet: str, language: str, path: str | None = None) -> merge.MergeResult:
     """The merge of `snippet` into `original` (LF-only texts) when it is the only reading and meets
     every invariant; else a not-ok result that says why."""
@@ -36,9 +32,9 @@ def confirmed(original: str, snippet: str, language: str, path: str | None = Non
     ours = result.merged.split("\n")
     if ours and ours[-1] == "":
         ours = ours[:-1]
-    if len(ours) != len(second) or not all(_same(a, b) for a, b in zip(ours, second, strict=True)):
+    if len(ours) != len(second) or not all(invariants.same(a, b) for a, b in zip(ours, second, strict=True)):
         line = next(
-            (n for n, (a, b) in enumerate(zip(ours, second, strict=False), 1) if not _same(a, b)),
+            (n for n, (a, b) in enumerate(zip(ours, second, strict=False), 1) if not invariants.same(a, b)),
             min(len(ours), len(second)) + 1,
         )
         return _unsure(result, f"two readings of the snippet differ from line {line}")

@@ -11,7 +11,8 @@ the original lines between them are replaced by the segment's lines between them
 - a segment that is all head stands once (or nowhere differently: it changes nothing) unless its
   lines also stand as two blocks with code between them (a deletion, or nothing: no reading);
 - no head and a marker above: new lines inserted right above the tail; no tail and a marker below:
-  right below the head;
+  right below the head, unless they rewrite the whole body of the block the head opens (as many
+  lines, each alike the one it replaces, the block ending there);
 - the snippet's first segment without a marker above starts at the file's start when its first line
   is new (the original lines above its tail are replaced), and keeps the lines above its head when
   its first line is context; the last segment without a marker below, likewise at the file's end;
@@ -32,7 +33,7 @@ import difflib
 import re
 from dataclasses import dataclass
 
-from applyedit.invariants import Segment, segments
+from applyedit.invariants import Segment, key, same, segments
 
 __all__ = ["NoReading", "Placed", "read"]
 
@@ -55,10 +56,6 @@ class Placed:
     lines: tuple[str, ...]
 
 
-def _key(line: str) -> str:
-    return " ".join(line.split())
-
-
 _PLAIN = frozenset("else try finally except pass return break continue end fi done do".split())
 
 
@@ -68,14 +65,10 @@ def _telling(key: str) -> bool:
     return bool(words) and " ".join(words) not in _PLAIN
 
 
-def _same(a: str, b: str) -> bool:
-    return any(a.rstrip().expandtabs(t) == b.rstrip().expandtabs(t) for t in (4, 8))
-
-
 class _Original:
     def __init__(self, lines: list[str]) -> None:
         self.lines = lines
-        self.keys = [_key(x) for x in lines]
+        self.keys = [key(x) for x in lines]
 
     def blocks(self, keys: list[str], lo: int) -> list[int]:
         """Where `keys` stand as a block from `lo` on."""
@@ -88,7 +81,7 @@ class _Original:
     def result(self, start: int, end: int, lines: tuple[str, ...]) -> tuple[str, ...]:
         """The original's keys with [start, end) replaced by `lines`: two places that give the same
         file are one reading."""
-        return (*self.keys[:start], *(_key(x) for x in lines), *self.keys[end:])
+        return (*self.keys[:start], *(key(x) for x in lines), *self.keys[end:])
 
     def has_code(self, lo: int, hi: int) -> bool:
         return any(x.strip() for x in self.lines[lo:hi])
@@ -168,7 +161,7 @@ def _place(
     orig: _Original, seg: Segment, lo: int, first: bool, last: bool, number: int
 ) -> Placed | NoReading | _Either | None:
     """Segment `number`'s place from original line `lo` on: None when it changes nothing."""
-    keys = [_key(x) for x in seg.lines]
+    keys = [key(x) for x in seg.lines]
     size, m = len(keys), len(orig.lines)
     where = f"segment {number} (from {seg.lines[0].strip()!r})"
     open_top, open_end = first and not seg.marker_before, last and not seg.marker_after
@@ -296,9 +289,9 @@ def _candidates(
                             found.append((score, p, q, h, t, gone(p + h, q - t, h, t)))
     if found:
         return found
-    for h, hp in heads:  # no tail below the head: the new lines follow it
+    for h, hp in heads:  # no tail below the head: the new lines follow it, or rewrite the block's body
         for p in hp:
-            end = end_of_file(p + h) if open_end else p + h
+            end = end_of_file(p + h) if open_end else _rewritten(orig, keys, p, h) or p + h
             found.append(((said(h, 0), -gone(p + h, end, h, 0), h), p, end, h, 0, gone(p + h, end, h, 0)))
     if found:
         return found
@@ -316,13 +309,35 @@ def _candidates(
     return []
 
 
+def _indent(line: str) -> int:
+    return len(line.expandtabs(4)) - len(line.expandtabs(4).lstrip())
+
+
+def _rewritten(orig: _Original, keys: list[str], p: int, h: int) -> int | None:
+    """Where a block's body ends when the segment's lines after its head rewrite all of it: the head
+    ends on a line that opens a block, the new lines are as many as the body's, each the body's line
+    edited (alike text); the line after the body is back at the head's depth. None otherwise (the
+    new lines are inserted)."""
+    new = [k for k in keys[h:] if k]
+    if not new or h == 0:
+        return None
+    opener = orig.lines[p + h - 1]
+    body = [j for j in range(p + h, len(orig.lines)) if orig.lines[j].strip()][: len(new) + 1]
+    if len(body) < len(new) or _indent(orig.lines[body[0]]) <= _indent(opener):
+        return None
+    if len(body) > len(new) and _indent(orig.lines[body[len(new)]]) > _indent(opener):
+        return None  # the block goes on past them
+    alike = all(difflib.SequenceMatcher(None, a, orig.keys[j]).ratio() >= 0.6 for a, j in zip(new, body, strict=False))
+    return body[len(new) - 1] + 1 if alike else None
+
+
 def _keep(orig: _Original, lines: tuple[str, ...], h: int, p: int, t: int, q: int) -> tuple[str, ...]:
     """The segment's lines, its head (at original p) and tail (ending at q) in the original's text
     where they equal it up to trailing blanks and tab width."""
     out = list(lines)
 
     def kept(a: str, b: str) -> bool:  # trailing blanks written otherwise are the snippet's
-        return _same(a, b) and not (a.rstrip() == b.rstrip() and a != b)
+        return same(a, b) and not (a.rstrip() == b.rstrip() and a != b)
 
     for i in range(h):
         if kept(lines[i], orig.lines[p + i]):

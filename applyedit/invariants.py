@@ -32,7 +32,7 @@ from dataclasses import dataclass
 
 from applyedit.markers import is_marker
 
-__all__ = ["INVARIANTS", "Segment", "Violation", "decompose", "segments", "violations"]
+__all__ = ["INVARIANTS", "Segment", "Violation", "decompose", "key", "same", "segments", "violations"]
 
 # name -> the RunOptions switch that accepts a violation of it
 INVARIANTS = {
@@ -62,12 +62,14 @@ class Segment:
     marker_after: bool
 
 
-def _key(line: str) -> str:
+def key(line: str) -> str:
+    """A line as the readings compare it: whitespace collapsed."""
     return " ".join(line.split())
 
 
-def _same(a: str, b: str) -> bool:
-    return a.rstrip().expandtabs(4) == b.rstrip().expandtabs(4) or a.rstrip().expandtabs(8) == b.rstrip().expandtabs(8)
+def same(a: str, b: str) -> bool:
+    """The same line up to trailing blanks and tab width (4 or 8)."""
+    return any(a.rstrip().expandtabs(t) == b.rstrip().expandtabs(t) for t in (4, 8))
 
 
 def _trim(lines: Sequence[str]) -> tuple[int, int]:
@@ -126,17 +128,17 @@ class _Search:
 
     def __init__(self, ol: list[str], xl: list[str], segs: list[Segment]) -> None:
         self.ol, self.xl, self.segs = ol, xl, segs
-        self.okeys = [_key(x) for x in ol]
-        self.xkeys = [_key(x) for x in xl]
+        self.okeys = [key(x) for x in ol]
+        self.xkeys = [key(x) for x in xl]
         self.budget = _SEARCH_BUDGET
         have = set(self.okeys)
-        self.brings = [any(_key(x) not in have for x in seg.lines if x.strip()) for seg in segs]
+        self.brings = [any(key(x) not in have for x in seg.lines if x.strip()) for seg in segs]
         self.worst = ""  # the most telling failure seen, for the message
         self.depth = -1
         # where each segment stands in the output: its keys as a contiguous block
         self.places: list[list[int]] = []
         for seg in segs:
-            keys = [_key(x) for x in seg.lines]
+            keys = [key(x) for x in seg.lines]
             n = len(keys)
             self.places.append([c for c in range(len(xl) - n + 1) if self.xkeys[c : c + n] == keys])
 
@@ -229,7 +231,7 @@ class _Search:
             return list(range(o_from, m + 1))
         starts = []
         for p in range(o_from, m - len(body) + 1):
-            if all(_same(body[i], self.ol[p + i]) for i in range(len(body))):
+            if all(same(body[i], self.ol[p + i]) for i in range(len(body))):
                 # include blank lines right above it in the stretch kept
                 q = p
                 while q > o_from and not self.ol[q - 1].strip():
@@ -249,7 +251,7 @@ class _Search:
             return False
         old = self.ol[start:end]
         new = list(seg.lines)
-        pairs = _context_pairs([_key(x) for x in new], [_key(x) for x in old])
+        pairs = _context_pairs([key(x) for x in new], [key(x) for x in old])
         paired_old = {j for _, j in pairs if old[j].strip()}
         paired_new = {i for i, _ in pairs}
         lost = [j for j in range(len(old)) if old[j].strip() and j not in paired_old]
@@ -329,6 +331,8 @@ def lost_definitions(
 
     from applyedit import syntax
 
+    if syntax.parse_errors(output, language, path):
+        return []  # a tree with errors names its definitions unreliably: the syntax check speaks there
     before = syntax.definitions(original, language, path)
     after = syntax.definitions(output, language, path)
     if before is None or after is None:
@@ -361,8 +365,8 @@ def _partly_kept(original: str, output: str, start: int, end: int) -> bool:
     copies of it than the original outside that span."""
     from collections import Counter
 
-    ol = [_key(x) for x in original.split("\n")]
-    have = Counter(_key(x) for x in output.split("\n"))
+    ol = [key(x) for x in original.split("\n")]
+    have = Counter(key(x) for x in output.split("\n"))
     outside = Counter(ol[:start] + ol[end:])
     return any(have[k] > outside[k] for k in set(ol[start:end]) if re.search(r"[A-Za-z0-9_@]", k))
 

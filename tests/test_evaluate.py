@@ -80,7 +80,7 @@ def test_eval_records_the_merge_answer_and_the_models_output(tokenizer, tmp_path
     original = "def a():\n    return 1\n\n\ndef b():\n    return 2\n"
     (case / "before.py").write_text(original)
     (case / "after.py").write_text(original.replace("return 1", "return 10"))
-    (case / "edit.txt").write_text("def a():\n    return 10\n\n# ... existing code ...\n")
+    (case / "edit.txt").write_text("def a():\n    return 10\n\n\ndef b():\n# ... existing code ...\n")
     raw = "def a():\n    return 10\n```\n"
     report = evaluate.evaluate(tmp_path / "cases", engine=scripted_engine(tokenizer, raw), fallback="merge",
                                answer="model")

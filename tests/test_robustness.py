@@ -109,7 +109,8 @@ def test_leftover_marker_in_any_comment_form_is_refused(work: Path, run: Callabl
     assert r.code == 3
     r.one_line(f"lazy marker at line 5 ({marker!r})")
     assert (work / "f.py").read_text() == PY
-    allowed = run("f.py", "--edit-text", "Make a() return 10.", "--allow-markers", "--allow-syntax-errors")
+    allowed = run("f.py", "--edit-text", "Make a() return 10.", "--allow-markers", "--allow-syntax-errors",
+                  "--allow-lost-definitions")
     assert allowed.code == 0 and marker.encode() in allowed.out
 
 
@@ -199,7 +200,9 @@ def test_dropped_code_is_refused_unless_allowed(work: Path, run: Callable[..., R
     model("def a():\n    return 10\n```\n")  # b() vanished
     r = run("f.py", "--edit-text", snippet, "--in-place", "--fallback", "none", "--answer", "model")
     assert r.code == 3
-    r.one_line("the output dropped 2 original lines that the snippet left alone (original lines 5-6)")
+    # the snippet's `return 10` may edit `return 1` in place or stand above it: no confirmed merge to
+    # compare with, so the deletions invariant speaks (b() lies outside the stretch the snippet shows)
+    r.one_line("the answer deletes 3 original lines (from line 2, 'return 1') outside every stretch")
     assert (work / "f.py").read_text() == PY
     ok = run("f.py", "--edit-text", snippet, "--allow-drops", "--fallback", "none", "--answer", "model")
     assert ok.code == 0 and "accepted (--allow-drops)" in ok.err
@@ -208,7 +211,9 @@ def test_dropped_code_is_refused_unless_allowed(work: Path, run: Callable[..., R
 def test_dropped_code_check_that_cannot_run_says_so(work: Path, run: Callable[..., Run], model: Callable[..., Any]) -> None:
     (work / "twice.py").write_text("def f():\n    return 1\n\n\ndef f():\n    return 1\n")
     model("def f():\n    return 2\n\n\ndef f():\n    return 1\n```\n")
-    r = run("twice.py", "--edit-text", "# ... existing code ...\ndef f():\n    return 2\n# ... existing code ...\n")
+    snippet = "# ... existing code ...\ndef f():\n    return 2\n# ... existing code ...\n"
+    assert run("twice.py", "--edit-text", snippet).code == 1  # ambiguous: refused unless the model may choose
+    r = run("twice.py", "--edit-text", snippet, "--answer", "model")
     assert r.code == 0 and "the dropped-code check could not run" in r.err
 
 
@@ -777,7 +782,7 @@ def test_instruction_that_empties_most_of_the_file_is_refused(work: Path, run: C
     r.one_line("the output kept 1 of the original's 6 non-blank lines, and the instruction does not ask to delete "
                "anything; nothing was written (--allow-deletion to accept it)")
     ok = run("b.py", "--edit-text", "Change MAX_RETRIES to 5. Reply with the changed line only.", "--in-place",
-             "--allow-deletion")
+             "--allow-deletion", "--allow-lost-definitions")
     assert ok.code == 0 and (work / "b.py").read_text() == "MAX_RETRIES = 5\n"
     (work / "b.py").write_text(nine)
     asked = run("b.py", "--edit-text", "Delete everything except MAX_RETRIES, and set it to 5.", "--in-place")

@@ -90,7 +90,7 @@ def test_leftover_lazy_marker_is_refused(tokenizer, tmp_path: Path) -> None:  # 
         api.apply(src, "# ... existing code ...\ndef a():\n    return 3\n", engine=engine, cwd=tmp_path,
                   fallback="none", answer="model")
     assert info.value.exit_code == 3
-    result = api.apply(src, "x", engine=engine, cwd=tmp_path, allow_markers=True)
+    result = api.apply(src, "x", engine=engine, cwd=tmp_path, allow_markers=True, allow_lost_definitions=True)
     assert "# ... existing code ..." in result.after
 
 
@@ -130,7 +130,7 @@ def test_dropped_code_check_says_when_it_cannot_run(tokenizer, tmp_path: Path) -
     src.write_text("def f():\n    return 1\n\n\ndef f():\n    return 1\n")
     snippet = "# ... existing code ...\ndef f():\n    return 2\n# ... existing code ...\n"
     out = "def f():\n    return 2\n\n\ndef f():\n    return 1\n"
-    result = api.apply(src, snippet, engine=scripted_engine(tokenizer, out + "```\n"), cwd=tmp_path)
+    result = api.apply(src, snippet, engine=scripted_engine(tokenizer, out + "```\n"), cwd=tmp_path, answer="model")
     assert result.after == out and "could not run" in result.notes[0]
 
 
