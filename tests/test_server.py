@@ -730,17 +730,19 @@ def test_real_model_behind_the_server_openai_client_and_prompt_cache(gguf_server
     second edit of the same file reuses the cached prompt and is still the hand-written expected file."""
     openai = pytest.importorskip("openai")
     client = openai.OpenAI(base_url=gguf_server.url + "/v1", api_key="unused", max_retries=0, timeout=900)
-    message = f"<code>{source_file(3, 16)}</code>\n<update>{snippet(3, 2)}</update>"
+    message = f"<code>{JSON_FILE}</code>\n<update>{COUNT_EDIT}</update>"
     reply = client.chat.completions.create(model="applyedit", messages=[{"role": "user", "content": message}],
                                            extra_body={"path": "m.py", "answer": "model"})
-    assert reply.choices[0].message.content == expected(3, 2, 16)
+    assert reply.choices[0].message.content == JSON_FILE.replace("return len(items)", "return len(list(items))")
     assert reply.choices[0].finish_reason == "stop" and reply.usage.completion_tokens > 0
+    notes = (reply.model_extra or {})["applyedit"]["notes"]
+    assert not any("answered with the snippet's merge" in n for n in notes), notes  # the model's own file
     r = httpx.post(gguf_server.url + "/v1/apply", timeout=900,
-                   json={"path": "m.py", "content": source_file(3, 16), "edit": snippet(3, 1),
-                         "options": {"answer": "model"}})
+                   json={"path": "m.py", "content": JSON_FILE, "edit": TOTAL_EDIT,
+                         "options": {"answer": "model", "fallback": "none"}})
     assert r.status_code == 200, r.text
     data = r.json()
-    assert data["after"] == expected(3, 1, 16) and data["answer"] == "model"
+    assert data["after"] == JSON_FILE.replace("sum(prices)", "sum(prices, 0.0)") and data["answer"] == "model"
     assert data["report"]["answer"]["model_ran"] is True and len(data["tokens"]) > 0
     stats = data["report"]["prompt_cache"]
     assert stats["reused"] > 0.5 * stats["prompt_tokens"], stats  # the system prompt and the file, cached
