@@ -1,7 +1,7 @@
 """Fixtures shared by several test modules, and the CI rule: in CI (`CI` set, as CI services do) the
-real default model, its tokenizer and the test extras must be there, or the run stops before any test
-(a missing model must not turn into a green run of skips); a developer without them gets skips that
-say why."""
+real default model, its tokenizer, the draft model's slices and the test extras must be there, or the
+run stops before any test (a missing model must not turn into a green run of skips); a developer
+without them gets skips that say why."""
 
 from __future__ import annotations
 
@@ -35,6 +35,10 @@ def pytest_sessionstart(session: pytest.Session) -> None:
             missing.append(f"the converted default model ({modelstore.default_model_dir()}: applyedit model prepare)")
     except ModelError as e:
         missing.append(f"the default model or its tokenizer ({e})")
+    try:
+        modelstore.draft_slice_files()  # the test extra installs the draft model's slices
+    except ModelError as e:
+        missing.append(f"the draft model's slices ({e})")
     if missing:
         raise pytest.UsageError("CI is set but the tests' requirements are missing: " + "; ".join(missing))
 

@@ -82,6 +82,7 @@ def test_speculative_agrees_with_plain_decoding(engine: api.Engine) -> None:
 def test_apply_end_to_end_matches_the_expected_file(engine: api.Engine) -> None:
     result = api.apply(CASE / "before.py", (CASE / "edit.txt").read_text(), engine=engine, cwd=CASE)
     assert result.after == (CASE / "after.py").read_text()
+    assert result.answer == "model" and result.report["answer"]["model_ran"] is True  # an instruction: the model's
     assert result.summary.backend == "llamacpp" and result.summary.tokens_per_pass > 4
 
 
