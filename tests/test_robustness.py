@@ -693,7 +693,7 @@ def test_mixed_line_endings_keep_each_line_own(work: Path, run: Callable[..., Ru
     ("tabs.py", b"def f(x):\n\tif x:\n\t\ty = 2\n\treturn x\n", "Set y to 3.",
      b"def f(x):\n\tif x:\n\t\ty = 3\n\treturn x\n"),
     ("mixed.py", MIXED, "Set C to 30.", b"A = 1\r\nB = 2\r\nC = 30\r\nD = 4\r\nE = 5\n"),
-])
+], ids=["crlf", "bom", "tabs", "mixed"])
 def test_real_model_keeps_the_text_style(work: Path, run: Callable[..., Run], name: str, raw: bytes, edit: str,
                                          expected: bytes) -> None:
     pytest.importorskip("llama_cpp")
