@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 DATA = Path(__file__).parent / "data" / "e2e"
-pytestmark = pytest.mark.model
+pytestmark = [pytest.mark.model, pytest.mark.timeout(2400)]  # the module's CLI runs land in its first test
 
 
 def run_cli(repo: Path, *args: str) -> subprocess.CompletedProcess[bytes]:
@@ -88,7 +88,6 @@ SHORT = "RATE = 3\n\n\ndef fee(amount):\n    return amount * RATE\n"
 SHORT_AFTER = "RATE = 5\n\n\ndef fee(amount):\n    return amount * RATE\n"  # written by hand
 
 
-@pytest.mark.timeout(2400)
 def test_loop_equals_plain_transformers_generate(tmp_path: Path) -> None:
     """The reference is not the product: on one short case, the tokens of applyedit's loop (copy drafts,
     the model forced to run) equal those of plain `transformers` generate() (greedy, no applyedit code)

@@ -17,7 +17,7 @@ from applyedit.tools import evaluate
 
 FIXTURES = Path(__file__).parent.parent / "fixtures"
 CASES = [c for c in evaluate.discover(FIXTURES) if "easy" in c.meta.get("tags", [])]
-pytestmark = pytest.mark.model
+pytestmark = [pytest.mark.model, pytest.mark.timeout(1800)]  # a case on torch fp32: minutes on a CPU
 
 
 @pytest.fixture(scope="module")

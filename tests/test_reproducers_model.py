@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-pytestmark = pytest.mark.model
+pytestmark = [pytest.mark.model, pytest.mark.timeout(1500)]  # above the CLI run's own 1,200 s
 ROOT = Path(__file__).resolve().parent.parent / "corpus" / "adversarial"
 
 

@@ -168,7 +168,8 @@ def test_truncated_output_is_never_a_diff(work: Path, run: Callable[..., Run], m
     r.one_line("the file was cut short")
 
 
-@pytest.mark.model  # loads the real default model
+@pytest.mark.model  # loads the real default model; the budget message says it ran
+@pytest.mark.timeout(1200)  # above the CLI run's own 900 s
 def test_budget_hit_with_the_real_model(work: Path) -> None:
     """The real default model, three output tokens: exit 2, the budget named, nothing written."""
     proc = subprocess.run([sys.executable, "-m", "applyedit", "f.py", "--edit-text", "Make a() return 10.",
