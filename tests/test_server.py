@@ -674,7 +674,8 @@ JSON_FILE = ("import json\n\n\ndef load(path):\n    with open(path) as f:\n     
              "def save(path, data):\n    with open(path, 'w') as f:\n        json.dump(data, f)\n\n\n"
              + source_file(9, 160)  # enough lines for the prompt cache's blocks
              + "def count(items):\n    return len(items)\n\n\ndef total(prices):\n    return sum(prices)\n")
-COUNT_EDIT = "# ... existing code ...\ndef count(items):\n    return len(list(items))\n\n\ndef total(prices):\n# ... existing code ...\n"
+COUNT_EDIT = ("# ... existing code ...\ndef count(items):\n    return len(list(items))\n\n\ndef total(prices):\n"
+              "# ... existing code ...\n")
 TOTAL_EDIT = "# ... existing code ...\ndef total(prices):\n    return sum(prices, 0.0)\n"
 
 
