@@ -1,8 +1,8 @@
 """The issue's reproducers on the real default model, through the CLI as a user runs it, with the model
 made to answer (`--answer model --fallback none`: at default settings the merge answers or refuses
-some of them without the model, which tests/test_adversarial.py covers): each ends exact, or refused
-with the file untouched (exit 3: the model's answer broke an invariant or a check) — never exit 0
-with a wrong file — and the report says the model ran."""
+some of them without the model, which tests/test_adversarial.py covers): each ends exact (or, for a
+snippet with no single right reading, any answer but the known wrong one), or refused with the file
+untouched (exit 3: the model's answer broke an invariant or a check), and the report says the model ran."""
 
 from __future__ import annotations
 
@@ -43,7 +43,12 @@ def test_reproducer_on_the_real_model(case: Any, tmp_path: Path) -> None:
     err = proc.stderr.decode()
     assert "Traceback" not in err
     if proc.returncode == 0:
-        assert case.after is not None and target.read_text() == case.after, err
+        # A snippet with no single right reading (no expected file) is the model's to choose here: any
+        # choice but the known wrong file that passed the checks.
+        if case.after is not None:
+            assert target.read_text() == case.after, err
+        else:
+            assert target.read_text() not in (case.wrong, case.before), err
         report = json.loads((tmp_path / "r.json").read_text())
         assert report["report"]["answer"]["model_ran"] is True and report["summary"]["passes"] > 0
     else:
