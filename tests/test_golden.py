@@ -17,7 +17,7 @@ from applyedit.tools import evaluate
 
 FIXTURES = Path(__file__).parent.parent / "fixtures"
 CASES = [c for c in evaluate.discover(FIXTURES) if "easy" in c.meta.get("tags", [])]
-pytestmark = pytest.mark.model
+pytestmark = [pytest.mark.model, pytest.mark.timeout(1800)]  # a case on torch fp32: minutes on a CPU
 
 
 @pytest.fixture(scope="module")
@@ -41,9 +41,12 @@ def _param(case: evaluate.Case) -> object:
 
 @pytest.mark.parametrize("case", [_param(c) for c in CASES])
 def test_golden_case(engine: api.Engine, case: evaluate.Case) -> None:
-    """The model's edit equals the expected file exactly and its diff applies with git."""
-    result = evaluate.run_case(engine, case)
+    """The model's edit equals the expected file exactly and its diff applies with git. The model always
+    runs (`answer="model"`): by default a snippet whose merge is confirmed is answered without it."""
+    result = evaluate.run_case(engine, case, answer="model")
     assert result.error is None, result.error
+    assert result.regions["answer"]["model_ran"] and result.answer == "model", result.regions.get("answer")
+    assert result.passes > 0 and result.tokens > 0
     if not result.exact:
         expected = case.after.read_text(encoding="utf-8")
         diff = difflib.unified_diff(expected.splitlines(True), (result.produced or "").splitlines(True),

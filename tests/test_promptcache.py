@@ -176,6 +176,7 @@ def test_cache_memory_stays_within_its_budget(one_thread: None) -> None:
 # -- llama.cpp: the sequence state saved and restored (the default model's GGUF, as tests/test_llamacpp.py)
 
 
+@pytest.mark.model
 def test_llamacpp_resumed_prompt_matches_a_fresh_one() -> None:
     """A prompt resumed from a restored sequence state gives the same logits and greedy tokens as a
     fresh prefill of the whole prompt (same batches: llama.cpp's kernels depend on batch sizes)."""

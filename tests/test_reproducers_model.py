@@ -1,7 +1,8 @@
-"""The issue's reproducers on the real default model, default settings, through the CLI as a user runs
-it: each ends exact, or declined with the file untouched (exit 1: the snippet fits two readings;
-exit 3: the answer broke an invariant or a check) — never exit 0 with a wrong file. Where the model
-decided, the report says it ran."""
+"""The issue's reproducers on the real default model, through the CLI as a user runs it, with the model
+made to answer (`--answer model --fallback none`: at default settings the merge answers or refuses
+some of them without the model, which tests/test_adversarial.py covers): each ends exact (or, for a
+snippet with no single right reading, any answer but the known wrong one), or refused with the file
+untouched (exit 3: the model's answer broke an invariant or a check), and the report says the model ran."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from typing import Any
 
 import pytest
 
-pytestmark = pytest.mark.model
+pytestmark = [pytest.mark.model, pytest.mark.timeout(1500)]  # above the CLI run's own 1,200 s
 ROOT = Path(__file__).resolve().parent.parent / "corpus" / "adversarial"
 
 
@@ -35,17 +36,22 @@ def test_reproducer_on_the_real_model(case: Any, tmp_path: Path) -> None:
     (tmp_path / "e.txt").write_text(case.snippet)
     env = {**os.environ, "APPLYEDIT_DEVICE": "cpu"}
     proc = subprocess.run(
-        [sys.executable, "-m", "applyedit", target.name, "--edit", "e.txt", "--in-place", "--report-json", "r.json"],
+        [sys.executable, "-m", "applyedit", target.name, "--edit", "e.txt", "--in-place", "--report-json", "r.json",
+         "--answer", "model", "--fallback", "none"],
         cwd=tmp_path, env=env, capture_output=True, timeout=1200,
     )
     err = proc.stderr.decode()
     assert "Traceback" not in err
     if proc.returncode == 0:
-        assert case.after is not None and target.read_text() == case.after, err
-    else:
-        assert proc.returncode in (1, 3), err
-        assert target.read_text() == case.before
-    if (tmp_path / "r.json").exists():  # a run that reached an answer or a checked refusal
+        # A snippet with no single right reading (no expected file) is the model's to choose here: any
+        # choice but the known wrong file that passed the checks.
+        if case.after is not None:
+            assert target.read_text() == case.after, err
+        else:
+            assert target.read_text() not in (case.wrong, case.before), err
         report = json.loads((tmp_path / "r.json").read_text())
-        ran = report.get("report", {}).get("answer", {}).get("model_ran")
-        assert ran in (True, False, None)
+        assert report["report"]["answer"]["model_ran"] is True and report["summary"]["passes"] > 0
+    else:
+        assert proc.returncode == 3, err  # the model's answer was checked and refused
+        assert target.read_text() == case.before
+        assert "the model" in err or "output" in err, err

@@ -5,7 +5,8 @@ The oracle is a target model (the `TargetModel` seam plus the prompt cache's sna
 the prompt it is given and greedily "writes" the correct file: the snippet merged by merge.py, or an
 instruction "Replace A with B" carried out. Answers thus depend on the request, so a concurrent answer
 can be compared with the same request served alone; everything around the model (queue, checks,
-diff, prompt cache, HTTP) is the product's.
+diff, prompt cache, HTTP) is the product's. The last tests put real models behind the server: a tiny
+random Qwen2 on the torch backend, and the real default model (GGUF, llama.cpp; marked `model`).
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -354,6 +355,14 @@ def test_non_loopback_host_needs_a_token() -> None:
     check_settings(Settings(host="::1"))
 
 
+def wait_until(condition: Callable[[], bool], what: str, seconds: float = 30.0) -> None:
+    """Poll `condition` for at most `seconds`: a race that never resolves fails here, it does not hang."""
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < deadline, f"waited {seconds:.0f} s for {what}"
+        time.sleep(0.01)
+
+
 def slow_server(tokenizer: tuple[Path, Any], **settings: Any) -> Live:
     return Live(oracle_engine(tokenizer, delay=0.05), Settings(**settings))
 
@@ -397,11 +406,9 @@ def test_timeout_and_full_queue(tokenizer: tuple[Path, Any]) -> None:
         quick = {**SLOW, "options": {**SLOW["options"], "timeout": 2.0}}
         with ThreadPoolExecutor(2) as pool:
             running = pool.submit(post_apply, server.url, quick)
-            while server.worker.running is None:
-                time.sleep(0.01)
+            wait_until(lambda: server.worker.running is not None, "the first request to run")
             waiting = pool.submit(post_apply, server.url, quick)
-            while server.worker.jobs.qsize() < 1:
-                time.sleep(0.01)
+            wait_until(lambda: server.worker.jobs.qsize() >= 1, "the second request to queue")
             assert "busy" in error_of(post_apply(server.url, quick), 503, 2)
             assert running.result().status_code == 504 and waiting.result().status_code == 504
         server.engine.model.delay = 0.0
@@ -419,8 +426,8 @@ def raw_exchange(url: str, data: bytes, wait: float = 10.0) -> bytes:
     sock = socket.create_connection(("127.0.0.1", int(url.rsplit(":", 1)[1])), timeout=wait)
     try:
         sock.sendall(data)
-        answer = b""
-        while chunk := sock.recv(65536):
+        answer, deadline = b"", time.monotonic() + 6 * wait
+        while time.monotonic() < deadline and (chunk := sock.recv(65536)):
             answer += chunk
         return answer
     except TimeoutError:
@@ -657,3 +664,86 @@ def test_bench_warm_summary() -> None:
     assert report["same_output"] == {"warm_first_a": True, "warm_b": False, "warm_repeat_a": True}
     text = "\n".join(benchwarm.render(report))
     assert "2.91x faster" in text and "warm_b NO" in text and "96.0%" in text
+
+
+# -- real models behind the server: the tests above run the oracle; these run the tiny torch model on the
+# real torch backend, and the real default model on llama.cpp
+
+
+JSON_FILE = ("import json\n\n\ndef load(path):\n    with open(path) as f:\n        return json.load(f)\n\n\n"
+             "def save(path, data):\n    with open(path, 'w') as f:\n        json.dump(data, f)\n\n\n"
+             + source_file(9, 160)  # enough lines for the prompt cache's blocks
+             + "def count(items):\n    return len(items)\n\n\ndef total(prices):\n    return sum(prices)\n")
+COUNT_EDIT = ("# ... existing code ...\ndef count(items):\n    return len(list(items))\n\n\ndef total(prices):\n"
+              "# ... existing code ...\n")
+TOTAL_EDIT = "# ... existing code ...\ndef total(prices):\n    return sum(prices, 0.0)\n"
+
+
+def test_tiny_torch_model_behind_the_server(tokenizer: tuple[Path, Any]) -> None:
+    """The real torch backend (TorchModel, a tiny random Qwen2) served: its tokens through a warm prompt
+    cache equal a cold server's full prefill; its noise ends at the budget, which `fallback: merge`
+    answers with the snippet's merge (the model's tokens still come back); the openai client runs it too
+    (to its budget of 8 tokens, then the default fallback answers)."""
+    warm = Live(tiny_torch_engine(tokenizer), Settings(), PromptCache(64 << 20))
+    cold = Live(tiny_torch_engine(tokenizer), Settings())  # no prompt cache: every prompt prefilled in full
+    options = {"answer": "model", "fallback": "merge", "max_new_tokens": 12}
+    try:
+        first = post_apply(warm.url, {"path": "t.py", "content": JSON_FILE, "edit": COUNT_EDIT, "options": options})
+        assert first.status_code == 200, first.text
+        data = first.json()
+        assert data["report"]["answer"]["model_ran"] is True and 0 < len(data["tokens"]) <= 12
+        assert data["answer"] == "merge"
+        assert data["after"] == JSON_FILE.replace("return len(items)", "return len(list(items))")
+        again = {"path": "t.py", "content": JSON_FILE, "edit": TOTAL_EDIT, "options": options}
+        second, alone = post_apply(warm.url, again).json(), post_apply(cold.url, again).json()
+        assert second["after"] == alone["after"] == JSON_FILE.replace("sum(prices)", "sum(prices, 0.0)")
+        assert second["report"]["prompt_cache"]["reused"] > 0 and alone["report"]["prompt_cache"]["reused"] == 0
+        assert second["report"]["answer"]["model_ran"] is True and len(second["tokens"]) > 0
+        assert second["tokens"] == alone["tokens"]  # the reused prompt decodes as a full prefill does
+        openai = pytest.importorskip("openai")
+        client = openai.OpenAI(base_url=warm.url + "/v1", api_key="unused", max_retries=0, timeout=300)
+        message = f"<code>{JSON_FILE}</code>\n<update>{TOTAL_EDIT}</update>"
+        reply = client.chat.completions.create(model="applyedit", messages=[{"role": "user", "content": message}],
+                                               max_tokens=8, extra_body={"path": "t.py", "answer": "model"})
+        # The model ran to its budget of 8 tokens; the default fallback answered with the merge.
+        assert 0 < reply.usage.completion_tokens <= 8
+        assert reply.choices[0].message.content == JSON_FILE.replace("sum(prices)", "sum(prices, 0.0)")
+        health = httpx.get(warm.url + "/health").json()
+        assert health["status"] == "ok" and health["served"] == 3 and health["prompt_cache"]["hits"] >= 1
+    finally:
+        warm.stop()
+        cold.stop()
+
+
+@pytest.fixture(scope="module")
+def gguf_server(tokenizer: tuple[Path, Any]) -> Iterator[Live]:
+    """The real default model (its GGUF on llama.cpp) behind the server, with a prompt cache."""
+    pytest.importorskip("llama_cpp")
+    server = Live(api.Engine.open(backend="llamacpp"), Settings(), PromptCache(512 << 20))
+    yield server
+    server.stop()
+
+
+@pytest.mark.model
+@pytest.mark.timeout(1800)
+def test_real_model_behind_the_server_openai_client_and_prompt_cache(gguf_server: Live) -> None:
+    """The official openai client gets the real model's edit (the model ran: completion tokens), and a
+    second edit of the same file reuses the cached prompt and is still the hand-written expected file."""
+    openai = pytest.importorskip("openai")
+    client = openai.OpenAI(base_url=gguf_server.url + "/v1", api_key="unused", max_retries=0, timeout=900)
+    message = f"<code>{JSON_FILE}</code>\n<update>{COUNT_EDIT}</update>"
+    reply = client.chat.completions.create(model="applyedit", messages=[{"role": "user", "content": message}],
+                                           extra_body={"path": "m.py", "answer": "model"})
+    assert reply.choices[0].message.content == JSON_FILE.replace("return len(items)", "return len(list(items))")
+    assert reply.choices[0].finish_reason == "stop" and reply.usage.completion_tokens > 0
+    notes = (reply.model_extra or {})["applyedit"]["notes"]
+    assert not any("answered with the snippet's merge" in n for n in notes), notes  # the model's own file
+    r = httpx.post(gguf_server.url + "/v1/apply", timeout=900,
+                   json={"path": "m.py", "content": JSON_FILE, "edit": TOTAL_EDIT,
+                         "options": {"answer": "model", "fallback": "none"}})
+    assert r.status_code == 200, r.text
+    data = r.json()
+    assert data["after"] == JSON_FILE.replace("sum(prices)", "sum(prices, 0.0)") and data["answer"] == "model"
+    assert data["report"]["answer"]["model_ran"] is True and len(data["tokens"]) > 0
+    stats = data["report"]["prompt_cache"]
+    assert stats["reused"] > 0.5 * stats["prompt_tokens"], stats  # the system prompt and the file, cached
