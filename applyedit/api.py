@@ -220,13 +220,20 @@ def apply(
         if got.kind == "snippet"
         else None
     )
-    if opts.answer == "merge" and merged is not None and merged.ambiguous:
+    if opts.answer != "model" and merged is not None and merged.ambiguous:
         raise AmbiguousEditError(
             f"the update snippet is ambiguous: {merged.reason}; nothing was written (add a line of context that "
             "tells the places apart, or a lazy marker where code is kept; --answer model lets the model choose)"
         )
-    if opts.answer == "merge" and (merge_only := answer_by_merge(got, merged, opts, encoding)) is not None:
+    if opts.answer != "model" and (merge_only := answer_by_merge(got, merged, opts, encoding)) is not None:
         return merge_only
+    if opts.answer == "merge" and merged is not None:
+        why = merged.reason or "its merge changes nothing in the file"
+        raise AmbiguousEditError(
+            f"the update snippet has no reading certain enough to write: {why}; nothing was written (show more "
+            "context around each change, with lazy markers where code is kept; --answer auto lets the model "
+            "decide, held to the same checks)"
+        )
     job = prepare(file, edit, opened, max_new_tokens=opts.max_new_tokens, inputs=got)
     cold = not job.engine.loaded  # this run loads the weights: its report can show the startup
     if on_phase is not None and cold:

@@ -122,9 +122,9 @@ AnswerOpt = Annotated[
     choice(
         "--answer",
         ANSWERS,
-        help="merge: when an update snippet merges unambiguously into a file that parses, the merge is the answer "
-        "and no model runs (a note says so); model: the model writes every answer (anchored and checked by "
-        "the merge).",
+        help="merge: an update snippet whose merge is confirmed (one reading, every check holds) is answered by "
+        "it with no model; any other is refused (exit 1, saying why); auto: the model decides those; model: the "
+        "model writes every answer. Instructions always run the model.",
     ),
 ]
 FallbackOpt = Annotated[

@@ -24,7 +24,8 @@ class InputError(UsageError):
 
 
 class AmbiguousEditError(InputError):
-    """The update snippet fits two readings equally (two places for its code): no reader can choose (exit 1)."""
+    """The update snippet fits two readings equally (two places for its code), or, with `--answer merge`,
+    has no confirmed reading: nothing is written (exit 1)."""
 
 
 class PromptTooLongError(UsageError):

@@ -19,7 +19,9 @@ DEFAULT_K = 64  # the draft length: the adaptive policy's cap, the fixed policy'
 PROPOSERS = ("copy", "copy-original", "none", "draft", "hybrid")
 K_POLICIES = ("adaptive", "fixed")
 ANCHORS = ("merge", "none")  # --anchor: force the original lines an unambiguous merge keeps, or not
-ANSWERS = ("merge", "model")  # --answer: an unambiguous merge answers without the model, or the model always runs
+# --answer: a confirmed merge answers an update snippet and any other snippet is refused ("merge"), or the
+# model decides those ("auto"), or the model always runs ("model")
+ANSWERS = ("merge", "auto", "model")
 FALLBACKS = ("merge", "none")  # --fallback: answer with the merge when the model's output fails a check
 BACKENDS = ("torch", "llamacpp")
 DRAFT_BACKENDS = ("auto", "torch", "llamacpp")
@@ -40,9 +42,12 @@ class RunOptions:
     The draft model's draft length is `draft_k` when given, else chosen per step for the best
     expected tokens per second (`policy.draft_k`; with `k_policy` "fixed": `k`).
 
-    `answer` "merge": an update snippet that merges unambiguously into a file that changes, parses and
-    passes the output checks is answered by that merge, and no model is opened (`ApplyResult.answer`
-    "merge", its summary's `stop_reason` "merge"); "model" runs the model on every edit.
+    `answer` "merge": an update snippet whose merge is confirmed (confirm.py) and changes the file,
+    parses and passes the output checks is answered by that merge, and no model is opened
+    (`ApplyResult.answer` "merge", its summary's `stop_reason` "merge"); any other update snippet is
+    refused (AmbiguousEditError) — measured on real commits, the model was right on none of them and
+    wrong with exit 0 on some. "auto": the model decides those, held to the invariants. "model" runs
+    the model on every edit. Instructions always run the model.
     `anchor` "merge": when an update snippet merges unambiguously, the original lines it keeps away
     from every hunk are forced output (anchor.py); the model writes the rest. The output checks
     (checks.py) refuse what would damage the file unless an `allow_*` switch accepts it; `fallback`

@@ -190,7 +190,7 @@ def test_an_ambiguous_merge_or_an_unchanging_one_runs_the_model(work: Path, run:
                                                                 model: Callable[..., Any]) -> None:
     """f() twice: the snippet fits both places, so it is refused (exit 1) without the model unless
     `--answer model` lets the model choose; a snippet whose merge equals the file is no confident
-    answer either: the model runs."""
+    answer either: refused by default, the model runs with `--answer auto`."""
     (work / "twice.py").write_text("def f():\n    return 1\n\n\ndef f():\n    return 1\n")
     engine = model("def f():\n    return 2\n\n\ndef f():\n    return 1\n```\n")
     snippet = "def f():\n    return 2\n# ... existing code ...\n"
@@ -202,5 +202,9 @@ def test_an_ambiguous_merge_or_an_unchanging_one_runs_the_model(work: Path, run:
     assert engine._model.num_forwards > 0 and "no model ran" not in r.err
     (work / "n.py").write_text(NUMBERS)
     engine = model(NUMBERS + "```\n")
-    same = run("n.py", "--edit-text", "# ... existing code ...\nline_10 = 10\n# ... existing code ...\n")
+    unchanged = "# ... existing code ...\nline_10 = 10\n# ... existing code ...\n"
+    refused = run("n.py", "--edit-text", unchanged)
+    assert refused.code == 1 and engine._model.num_forwards == 0
+    refused.one_line("its merge changes nothing in the file")
+    same = run("n.py", "--edit-text", unchanged, "--answer", "auto")
     assert engine._model.num_forwards > 0 and "no model ran" not in same.err

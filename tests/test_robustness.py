@@ -83,7 +83,8 @@ def test_snippet_that_shares_no_line_with_the_file_is_flagged(work: Path, run: C
     the warning says no line of it matches this file (so the dropped-code check could not run)."""
     snippet = "# ... existing code ...\ndef unrelated(x):\n    y = x * 2\n    return y\n# ... existing code ...\n"
     model(PY + "\n\ndef unrelated(x):\n    y = x * 2\n    return y\n```\n")
-    r = run("f.py", "--edit-text", snippet)
+    assert run("f.py", "--edit-text", snippet).code == 1  # by default: no confirmed reading, refused
+    r = run("f.py", "--edit-text", snippet, "--answer", "auto")
     assert r.code == 0 and b"+def unrelated(x):" in r.out
     assert "warning: the dropped-code check could not run" in r.err and "no snippet line matches the original" in r.err
 
@@ -203,9 +204,7 @@ def test_dropped_code_is_refused_unless_allowed(work: Path, run: Callable[..., R
     model("def a():\n    return 10\n```\n")  # b() vanished
     r = run("f.py", "--edit-text", snippet, "--in-place", "--fallback", "none", "--answer", "model")
     assert r.code == 3
-    # the snippet's `return 10` may edit `return 1` in place or stand above it: no confirmed merge to
-    # compare with, so the deletions invariant speaks (b() lies outside the stretch the snippet shows)
-    r.one_line("the answer deletes 3 original lines (from line 2, 'return 1') outside every stretch")
+    r.one_line("the output dropped 2 original lines that the snippet left alone (original lines 5-6)")
     assert (work / "f.py").read_text() == PY
     ok = run("f.py", "--edit-text", snippet, "--allow-drops", "--fallback", "none", "--answer", "model")
     assert ok.code == 0 and "accepted (--allow-drops)" in ok.err
