@@ -1,11 +1,13 @@
 """The Python API: `apply(file, edit)` returns the new text, the diff and the run's statistics.
 
 Owns one run end to end, in the steps `apply` names: read and normalise the inputs (`read_inputs`; a
-marker-less edit that is a piece of the file reads as an update snippet); answer with an unambiguous
-merge of an update snippet without any model when it passes the checks (`answer_by_merge`); else
+marker-less edit that is a piece of the file reads as an update snippet, re-indented to the file's
+style); answer an update snippet with its confirmed merge (confirm.py) without any model when it
+passes the checks (`answer_by_merge`), or refuse it when its merge is not confirmed (`--answer merge`,
+the default); else
 build the prompt and check it fits the context before any weights load (`prepare`); build the K
 policy and the drafter (`plan_drafting`); decode (`decode_job`; an unambiguous merge of an update
-snippet anchors the lines it keeps: anchor.py); extract the output and run the checks (`checked`;
+snippet anchors the lines it keeps, confirmed merges only: anchor.py); extract the output and run the checks (`checked`;
 the checks are checks.py's, a refused output may be answered by the merge); restore the file's text
 style, diff and report (`finish`). The last steps and `ApplyResult` are outcome.py's. The settings
 come as one `RunOptions` (options.py); the loaded model is the `Engine`'s (models/engine.py). Writes

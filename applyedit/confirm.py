@@ -2,11 +2,12 @@
 independently written reading (contextread.py) and to the invariants (invariants.py), and returns it
 only when the snippet forces every decision.
 
-A merge that is not confirmed is returned with ok=False and the reason: the model then decides,
-unanchored, under the same invariants; the merge's file still serves as a draft source (drafts are
-verified, so a wrong one costs only time). When the snippet itself fits two readings equally (two
-places for a segment; "does the file end here?"), `ambiguous` is set and the run is refused (api.py):
-a model's choice there would be a guess. Pure text in, `MergeResult` out.
+A merge that is not confirmed is returned with ok=False and the reason: by default the run is then
+refused (api.py, `--answer merge`); with `--answer auto` the model decides, unanchored, under the same
+invariants, and the merge's file still serves as a draft source (drafts are verified, so a wrong one
+costs only time). When the snippet itself fits two readings equally (two places for a segment; "does
+the file end here?"), `ambiguous` is set and the run is refused unless `--answer model`. Also says
+which reading an open end took (`MergeResult.notes`). Pure text in, `MergeResult` out.
 """
 
 from __future__ import annotations

@@ -167,7 +167,7 @@ def _place(
     open_top, open_end = first and not seg.marker_before, last and not seg.marker_after
     heads = _heads(orig, keys, lo)
     if heads and heads[0][0] == size:  # all of it stands in the original: it changes nothing
-        split = _split(orig, seg, keys, lo, where)
+        split = _split(orig, keys, lo, where)
         if split is not None:
             why = f"{where} stands in the original as it is and also as two blocks (a deletion between them)"
             return _Either(why, heads[0][1][0] + size, *split)
@@ -349,9 +349,7 @@ def _keep(orig: _Original, lines: tuple[str, ...], h: int, p: int, t: int, q: in
     return tuple(out)
 
 
-def _split(
-    orig: _Original, seg: Segment, keys: list[str], lo: int, where: str
-) -> tuple[Placed | NoReading, bool] | None:
+def _split(orig: _Original, keys: list[str], lo: int, where: str) -> tuple[Placed | NoReading, bool] | None:
     """The segment read as two blocks of the original with code between them, which it deletes (the
     end of one function, then the start of the one after the next); None when it stands so nowhere.
     The cut with as many lines of code above it as below wins (snippets show context evenly), then

@@ -168,12 +168,10 @@ class _Search:
             if not at:
                 self._fail(n, f"{_CHANGED}: the answer's end is not the original's end")
             for start in at:
-                if n == 0:
-                    return Reading(())
                 # the last segment's stretch ends where the rest starts
                 prev = stretches[-1]
                 fixed = [*stretches[:-1], (prev[0], start)]
-                if self._justified(n - 1, fixed[-1], start_of_file=False):
+                if self._justified(n - 1, fixed[-1]):
                     return Reading(tuple(fixed))
             return None
         seg = self.segs[n]
@@ -190,7 +188,7 @@ class _Search:
                 # the gap stands at original [start, start + len); the previous segment's stretch ends at start
                 if n > 0:
                     prev = stretches[-1]
-                    if not self._justified(n - 1, (prev[0], start), start_of_file=False):
+                    if not self._justified(n - 1, (prev[0], start)):
                         continue
                     done = [*stretches[:-1], (prev[0], start)]
                 else:
@@ -244,7 +242,7 @@ class _Search:
             return ends
         return starts
 
-    def _justified(self, n: int, stretch: tuple[int, int], start_of_file: bool) -> bool:
+    def _justified(self, n: int, stretch: tuple[int, int]) -> bool:
         """Segment n replaced original [start, end): is every original line it lost justified?"""
         seg, (start, end) = self.segs[n], stretch
         if end < start:
