@@ -249,10 +249,24 @@ def cases_for(r: dict, seed: int = SEED) -> list[Case]:
     return out
 
 
+def shows_edges(before: str, after: str) -> bool:
+    """Whether a snippet can show the change at the file's edges: it cannot when the change adds or
+    removes blank lines at the very start or end of the file, or the final newline (`render` trims a
+    snippet's edge blank lines, and no text says "no newline here"). Such a commit's file after it is
+    out of any snippet's reach, so the commit gives no case."""
+
+    def edges(text: str) -> tuple[int, int, bool]:
+        return len(text) - len(text.lstrip("\n")), len(text) - len(text.rstrip("\n")), text.endswith("\n")
+
+    return edges(before) == edges(after)
+
+
 def cases(root: Path = DATA, seed: int = SEED) -> Iterator[Case]:
-    """Every case of every mined commit, in a fixed order (language, repository, commit; clean first)."""
+    """Every case of every mined commit whose change a snippet can show (`shows_edges`), in a fixed
+    order (language, repository, commit; clean first)."""
     for r in records(root):
-        yield from cases_for(r, seed)
+        if shows_edges(r["before"], r["after"]):
+            yield from cases_for(r, seed)
 
 
 def sample(all_cases: list[Case], pairs_per_language: int = SAMPLE_PAIRS_PER_LANGUAGE, seed: int = SEED) -> list[Case]:

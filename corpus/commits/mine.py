@@ -285,7 +285,9 @@ def sources_md(rows: list[dict], command: str) -> str:
     for r in rows:
         lines.append(f"| {r['repo']} | {r['license']} | {r['cases']} | {r['first']} .. {r['last']} | "
                      f"{', '.join(r['languages'])} | {r['head'][:12]} |")
-    lines += ["", f"Total: {sum(r['cases'] for r in rows)} cases from {len(rows)} repositories.", "",
+    lines += ["", f"Total: {sum(r['cases'] for r in rows)} commits from {len(rows)} repositories. `cases.py` "
+              "leaves out a commit whose change adds or removes blank lines at the file's very start or end, "
+              "or its final newline: no snippet shows that (`cases.shows_edges`).", "",
               "Regenerate (from bare clones under one folder, named `<owner>+<name>`):", "",
               f"    {command}", ""]
     return "\n".join(lines)
