@@ -23,7 +23,7 @@ def confirmed(original: str, snippet: str, language: str, path: str | None = Non
     """The merge of `snippet` into `original` (LF-only texts) when it is the only reading and meets
     every invariant; else a not-ok result that says why."""
     result = merge.merge(original, snippet)
-    second = contextread.read(original, snippet)
+    second = contextread.read(original, snippet, language)
     if isinstance(second, contextread.NoReading) and second.inherent:
         return _unsure(result, second.message, ambiguous=True)
     if not result.ok or result.merged is None:

@@ -14,26 +14,34 @@ the original lines between them are replaced by the segment's lines between them
   right below the head, unless they rewrite the whole body of the block the head opens (as many
   lines, each alike the one it replaces, the block ending there);
 - the snippet's first segment without a marker above starts at the file's start when its first line
-  is new (the original lines above its tail are replaced), and keeps the lines above its head when
-  its first line is context; the last segment without a marker below, likewise at the file's end;
+  is new (the original lines above its tail are replaced, but for blank lines at the very top), and
+  keeps the lines above its head when its first line is context; the last segment without a marker
+  below, likewise at the file's end;
   but such a segment that would change nothing, where the original goes on past it, may mean that
   the file ends (starts) there: no reading;
 - a segment with neither head nor tail: at the top when it is first with no marker above, at the end
   when it is last with no marker below, else no reading;
-- two places for a segment: no reading.
+- two places for a segment: no reading. Also when a second place fits as well (`_contender`): its
+  head and tail tell as much, or it inserts where the best one deletes, it deletes at most a few more
+  lines and breaks no more (syntax, definitions; with the language given);
+- a head and tail stand at one depth: a run that matches the original's text a level deeper or
+  shallower than the rest is a moved block, not context; and past the longest runs, the shortest one
+  that says something is tried too (new code that repeats old code makes long runs).
 
 Lines compare on whitespace-collapsed text; the original's text is kept where a line of the segment
 equals it up to tab width (trailing blanks written otherwise are the snippet's). Pure text; knows
-nothing of merge.py's rules.
+nothing of merge.py's rules; syntax.py and the definitions invariant only judge a second place.
 """
 
 from __future__ import annotations
 
 import difflib
 import re
+import warnings
 from dataclasses import dataclass
 
-from applyedit.invariants import Segment, key, same, segments
+from applyedit import syntax
+from applyedit.invariants import Segment, key, lost_definitions, same, segments
 
 __all__ = ["NoReading", "Placed", "read"]
 
@@ -66,9 +74,29 @@ def _telling(key: str) -> bool:
 
 
 class _Original:
-    def __init__(self, lines: list[str]) -> None:
+    def __init__(self, lines: list[str], language: str | None = None) -> None:
         self.lines = lines
         self.keys = [key(x) for x in lines]
+        self.language = language
+
+    def damage(self, start: int, end: int, lines: tuple[str, ...], shown: tuple[str, ...]) -> int:
+        """What the original with [start, end) replaced by `lines` breaks (0 without a language or
+        grammar): its syntax errors (a failed Python compile() one more) and the definitions it loses
+        that the segment (`shown`) never names."""
+        if self.language is None:
+            return 0
+        text = "\n".join([*self.lines[:start], *lines, *self.lines[end:]]) + "\n"
+        before = "\n".join(self.lines) + "\n"
+        found = len(syntax.parse_errors(text, self.language) or [])
+        found += len(lost_definitions(before, text, "\n".join(shown), self.language))
+        if self.language == "python":
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                try:
+                    compile(text, "<answer>", "exec", dont_inherit=True)
+                except (SyntaxError, ValueError):
+                    found += 1
+        return found
 
     def blocks(self, keys: list[str], lo: int) -> list[int]:
         """Where `keys` stand as a block from `lo` on."""
@@ -83,20 +111,26 @@ class _Original:
         file are one reading."""
         return (*self.keys[:start], *(key(x) for x in lines), *self.keys[end:])
 
+    def first_code(self, hi: int) -> int:
+        """The first line of code above `hi` (blank lines at the file's start are kept: a snippet
+        cannot show them), else `hi`."""
+        return next((j for j in range(hi) if self.lines[j].strip()), hi)
+
     def has_code(self, lo: int, hi: int) -> bool:
         return any(x.strip() for x in self.lines[lo:hi])
 
 
-def read(original: str, snippet: str) -> NoReading | tuple[str, ...]:
+def read(original: str, snippet: str, language: str | None = None) -> NoReading | tuple[str, ...]:
     """The merged file's lines by the context reading (LF-only texts), or why there is no single
-    reading (a message)."""
+    reading (a message). With `language`, a second place for a segment that breaks the syntax or
+    loses a definition where the first does not is no reading of it."""
     ol = original.split("\n")
     if ol and ol[-1] == "":
         ol = ol[:-1]
     segs = segments(snippet)
     if not segs:
         return NoReading("the snippet has no code besides lazy markers")
-    orig = _Original(ol)
+    orig = _Original(ol, language)
     placed: list[Placed] = []
     either: list[_Either] = []
     lo = 0
@@ -132,6 +166,7 @@ def read(original: str, snippet: str) -> NoReading | tuple[str, ...]:
 _OPTIONS = 6  # heads (tails) tried, longest first
 _SAID = 2  # telling lines of context that count, on each side
 _BIG_DELETION = 5  # code lines one reading may delete beyond another's before the two are a question
+_NEAR = 3  # places of a head above its tail (of a tail below its head) tried, nearest first
 
 
 def _heads(orig: _Original, keys: list[str], lo: int) -> list[tuple[int, list[int]]]:
@@ -143,7 +178,7 @@ def _heads(orig: _Original, keys: list[str], lo: int) -> list[tuple[int, list[in
             found.append((n, places))
             if len(found) == _OPTIONS:
                 break
-    return found
+    return _with_shortest(found, orig, keys, lo, head=True)
 
 
 def _tails(orig: _Original, keys: list[str], lo: int) -> list[tuple[int, list[int]]]:
@@ -154,6 +189,24 @@ def _tails(orig: _Original, keys: list[str], lo: int) -> list[tuple[int, list[in
             found.append((n, [p + n for p in places]))
             if len(found) == _OPTIONS:
                 break
+    return _with_shortest(found, orig, keys, lo, head=False)
+
+
+def _with_shortest(
+    found: list[tuple[int, list[int]]], orig: _Original, keys: list[str], lo: int, head: bool
+) -> list[tuple[int, list[int]]]:
+    """`found` and, past the longest runs, the shortest one that holds a telling line: new code that
+    repeats old code makes long runs, and the context that places it is then the short one."""
+    size = len(keys)
+    for n in range(1, size + 1):
+        if found and n >= found[-1][0]:
+            break
+        run = keys[:n] if head else keys[size - n :]
+        if run[-1 if head else 0] and any(_telling(k) for k in run):
+            places = orig.blocks(run, lo)
+            if places:
+                found.append((n, places if head else [p + n for p in places]))
+            break
     return found
 
 
@@ -184,13 +237,21 @@ def _place(
             )
         return None
     tails = _tails(orig, keys, lo)
-    cands = _candidates(orig, keys, heads, tails, lo, open_top, open_end)
+    cands = _candidates(orig, seg.lines, keys, heads, tails, lo, open_top, open_end)
     if not cands:
         if heads and tails:
             return NoReading(f"{where}: its first and last lines do not stand in that order in the original")
         return NoReading(f"{where} has no line of the original to place it by")
+    near = [c for c in cands if c[5] <= _BIG_DELETION or c[1:5] == max(cands)[1:5]]
     best = max(c[0] for c in cands)
     top = {(start, end, h, t) for score, start, end, h, t, _ in cands if score == best}
+    other = _contender(orig, seg.lines, keys, max(cands), near)
+    if other is not None:
+        a, b = sorted([max(cands)[1], other[1]])
+        return NoReading(
+            f"{where} could stand at original lines {a + 1} and {b + 1}, its context as telling at both",
+            inherent=True,
+        )
     texts = sorted({(start, end, _keep(orig, seg.lines, h, start, t, end)) for start, end, h, t in top})
     if len({orig.result(start, end, lines) for start, end, lines in texts}) > 1:
         a, b = texts[:2]
@@ -234,6 +295,7 @@ def _place(
 
 def _candidates(
     orig: _Original,
+    lines: tuple[str, ...],
     keys: list[str],
     heads: list[tuple[int, list[int]]],
     tails: list[tuple[int, list[int]]],
@@ -281,14 +343,22 @@ def _candidates(
         for t, tp in tails:
             if h + t > size:
                 continue
+            # The head's places above the tail and the tail's below the head, nearest first: a few, as
+            # a farther one that deletes little more is another reading (see _contenders).
             for p in hp:
                 for q in tp:
-                    if p + h <= q - t and not any(p < p2 and p2 + h <= q - t for p2 in hp):
-                        if not any(p + h <= q2 - t and q2 < q for q2 in tp):
-                            score = (said(h, t), -gone(p + h, q - t, h, t), h + t)
-                            found.append((score, p, q, h, t, gone(p + h, q - t, h, t)))
+                    if p + h > q - t:
+                        continue
+                    nearer_heads = sum(1 for p2 in hp if p < p2 and p2 + h <= q - t)
+                    nearer_tails = sum(1 for q2 in tp if p + h <= q2 - t and q2 < q)
+                    if nearer_heads + nearer_tails < _NEAR:
+                        score = (said(h, t), -gone(p + h, q - t, h, t), h + t)
+                        found.append((score, p, q, h, t, gone(p + h, q - t, h, t), nearer_heads + nearer_tails))
     if found:
-        return found
+        level = [c for c in found if _level(orig, lines, c[1], c[2], c[3], c[4])]
+        found = level or found
+        nearest = [c for c in found if c[6] == 0]
+        return [c[:6] for c in nearest] + [c[:6] for c in found if c[6] and c[5] <= _BIG_DELETION]
     for h, hp in heads:  # no tail below the head: the new lines follow it, or rewrite the block's body
         for p in hp:
             end = end_of_file(p + h) if open_end else _rewritten(orig, keys, p, h) or p + h
@@ -297,16 +367,66 @@ def _candidates(
         return found
     for t, tp in tails:  # no head: the new lines go right above the tail
         for q in tp:
-            start = 0 if open_top else q - t
+            start = orig.first_code(q - t) if open_top else q - t
             found.append(((said(0, t), -gone(start, q - t, 0, t), t), start, q, 0, t, gone(start, q - t, 0, t)))
     if found:
         return found
     if open_top:
-        return [((0, 0, 0), 0, 0, 0, 0, 0)]
+        top = orig.first_code(m)
+        return [((0, 0, 0), top, top, 0, 0, 0)]
     if open_end:
         end = end_of_file(lo)
         return [((0, 0, 0), end, end, 0, 0, 0)]
     return []
+
+
+def _sides(keys: list[str], h: int, t: int) -> tuple[int, int]:
+    """Telling lines of context in a reading's head and tail, two at most each."""
+    return min(_SAID, sum(1 for k in keys[:h] if _telling(k))), min(
+        _SAID, sum(1 for k in keys[len(keys) - t :] if _telling(k))
+    )
+
+
+def _contender(orig: _Original, lines: tuple[str, ...], keys: list[str], best: tuple, cands: list) -> tuple | None:
+    """Another reading of the segment that fits its text as well as the best one and gives another
+    file: its head and tail each tell as much as the best one's do (where the best one's says
+    nothing, `}` or `return`, as many of its lines), or, when it deletes nothing where the best one
+    deletes code, at least one telling line each; and it deletes at most _BIG_DELETION code lines
+    more; and it breaks no more than the best one (syntax, definitions). Then the
+    choice between them is a guess (a repeated block of context, a tail that also stands a few lines
+    on, an insertion that also reads as a rewrite)."""
+    bh, bt = _sides(keys, best[3], best[4])
+    best_lines = _keep(orig, lines, best[3], best[1], best[4], best[2])
+    mine = orig.result(best[1], best[2], best_lines)
+    broken: int | None = None
+    for c in cands:
+        ch, ct = _sides(keys, c[3], c[4])
+        if ch < min(bh, 1) or ct < min(bt, 1) or c[5] > best[5] + _BIG_DELETION:
+            continue
+        if c[3] < best[3] and not bh or c[4] < best[4] and not bt:  # less of a context that says nothing
+            continue
+        if (ch < bh or ct < bt) and not (c[5] == 0 < best[5]):  # less context, unless it deletes nothing
+            continue
+        theirs = _keep(orig, lines, c[3], c[1], c[4], c[2])
+        if orig.result(c[1], c[2], theirs) == mine:
+            continue
+        if broken is None:
+            broken = orig.damage(best[1], best[2], best_lines, lines)
+        if orig.damage(c[1], c[2], theirs, lines) <= broken:  # one that breaks more is no reading
+            return c
+    return None
+
+
+def _level(orig: _Original, lines: tuple[str, ...], p: int, q: int, h: int, t: int) -> bool:
+    """Whether the head (at original p) and the tail (ending at q) stand at one depth: each of their
+    code lines indented by the same amount more (or less) than the original line it matches. A run
+    that matches the original's text one level deeper is moved code (a block dedented), not context."""
+    shifts = {_indent(lines[i]) - _indent(orig.lines[p + i]) for i in range(h) if lines[i].strip()}
+    size = len(lines)
+    shifts |= {
+        _indent(lines[size - t + i]) - _indent(orig.lines[q - t + i]) for i in range(t) if lines[size - t + i].strip()
+    }
+    return len(shifts) <= 1
 
 
 def _indent(line: str) -> int:

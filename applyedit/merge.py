@@ -247,7 +247,8 @@ def _open_ends(span: _Span, seg: _Seg, first: bool, last: bool, count: int, ol: 
     """A snippet that starts (ends) with no marker and a new line starts (ends) at the file's start
     (end): the original lines above (below) the segment's place are replaced too, when they are no
     more lines of code than the new lines there (an edit in place: `return -1` -> `return result`).
-    One that starts (ends) with a line of the original keeps them."""
+    One that starts (ends) with a line of the original keeps them. Blank lines at the file's very
+    start and end are the original's: a snippet cannot show them."""
     start, end, sl, pairs = span
     paired = {a for a, _ in pairs}
     code = [i for i, x in enumerate(sl) if x.strip()]
@@ -263,7 +264,7 @@ def _open_ends(span: _Span, seg: _Seg, first: bool, last: bool, count: int, ol: 
             end = max(end, _rtrim(ol, end, len(ol)))
     if first and not seg.marker_before and code[0] not in paired and start > 0:
         if code_in(0, start) <= sum(1 for i in code if i < min(paired, default=len(sl))):
-            start = 0
+            start = next((j for j in range(start) if ol[j].strip()), start)  # blank lines at the top stay
     return start, end, sl, pairs
 
 

@@ -18,8 +18,17 @@ from applyedit.models.backend import load_tokenizer
 
 IN_CI = os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no")
 # What CI's setup installs (README: the model, test and llamacpp extras) and the tests import.
-CI_MODULES = ("pytest_timeout", "llama_cpp", "fastapi", "uvicorn", "httpx", "openai", "matplotlib", "hypothesis",
-              "huggingface_hub")
+CI_MODULES = (
+    "pytest_timeout",
+    "llama_cpp",
+    "fastapi",
+    "uvicorn",
+    "httpx",
+    "openai",
+    "matplotlib",
+    "hypothesis",
+    "huggingface_hub",
+)
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:

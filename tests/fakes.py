@@ -25,7 +25,7 @@ from applyedit.policy import AdaptiveK, FixedK, KPolicy
 from applyedit.proposers import Draft, Source
 
 # A small Python file of two functions: the region and report tests edit it.
-TWO_FUNCTIONS = '''def add(a, b):
+TWO_FUNCTIONS = """def add(a, b):
     total = a + b
     return total
 
@@ -34,7 +34,7 @@ def sub(a, b):
     print("debug")
     diff = a - b
     return diff
-'''
+"""
 
 
 class ScriptedModel:
@@ -89,8 +89,9 @@ class ScriptedModel:
 def scripted_engine(tokenizer: tuple[Path, Any], text: str) -> api.Engine:
     """An Engine (real tokenizer) whose target greedily writes `text`, the raw output after the opening fence."""
     path, tok = tokenizer
-    engine = api.Engine(modelstore.resolve(None), path, tok, "cpu", pick_dtype("fp32", "cpu"), context_length(path),
-                        cost=prior())
+    engine = api.Engine(
+        modelstore.resolve(None), path, tok, "cpu", pick_dtype("fp32", "cpu"), context_length(path), cost=prior()
+    )
     eos = tok.convert_tokens_to_ids("<|im_end|>")
     engine._model = ScriptedModel(engine.encode(text), eos, len(tok))  # type: ignore[assignment]
     return engine
@@ -103,9 +104,17 @@ def tiny_qwen(seed: int, vocab: int = 256, positions: int = 512) -> Any:
 
     torch.manual_seed(seed)
     config = Qwen2Config(
-        vocab_size=vocab, hidden_size=64, intermediate_size=128, num_hidden_layers=2,
-        num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=positions,
-        bos_token_id=0, eos_token_id=1, pad_token_id=0, tie_word_embeddings=False,
+        vocab_size=vocab,
+        hidden_size=64,
+        intermediate_size=128,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        max_position_embeddings=positions,
+        bos_token_id=0,
+        eos_token_id=1,
+        pad_token_id=0,
+        tie_word_embeddings=False,
     )
     model = Qwen2ForCausalLM(config).eval()
     # Random init gives near-uniform logits; scale the head so greedy choices are well separated.
@@ -148,10 +157,15 @@ def reference(seed: int, max_new: int = MAX_NEW, eos: int | None = None) -> tupl
     model, prompt = tiny_model(seed), prompt_for(seed)
     ids = torch.tensor([prompt])
     out = model.generate(
-        ids, attention_mask=torch.ones_like(ids), do_sample=False, max_new_tokens=max_new,
-        min_new_tokens=0, eos_token_id=eos, pad_token_id=VOCAB - 1,
+        ids,
+        attention_mask=torch.ones_like(ids),
+        do_sample=False,
+        max_new_tokens=max_new,
+        min_new_tokens=0,
+        eos_token_id=eos,
+        pad_token_id=VOCAB - 1,
     )
-    tokens = out[0, len(prompt):].tolist()
+    tokens = out[0, len(prompt) :].tolist()
     if eos is not None and eos in tokens:
         tokens = tokens[: tokens.index(eos)]
     return tuple(tokens)

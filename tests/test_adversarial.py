@@ -84,9 +84,7 @@ def test_the_merge_answers_most_plain_cases_alone() -> None:
 
 
 @pytest.mark.parametrize("case", REPRODUCERS, ids=lambda c: c.name)
-def test_reproducer_through_the_cli(
-    case: Any, work: Path, run: Callable[..., Run], model: Callable[..., Any]
-) -> None:
+def test_reproducer_through_the_cli(case: Any, work: Path, run: Callable[..., Run], model: Callable[..., Any]) -> None:
     """Default settings: exact, or declined with nothing written. A model that writes the wrong file
     is refused (exit 3); one that writes the expected file is accepted."""
     target = work / f"t{case.ext}"

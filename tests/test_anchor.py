@@ -48,8 +48,14 @@ def text(tokens: Sequence[int]) -> str:
 
 def anchored(seed: int, found: Sequence[Stretch], proposer=None, policy=None, budget: int = BUDGET):
     model = TorchModel(model=tiny_model(seed), eos_ids=frozenset())
-    return run(model, prompt_for(seed), proposer or NullProposer(), policy or FixedK(0), budget,
-               constraint=Anchor(token_bytes, encode, found))
+    return run(
+        model,
+        prompt_for(seed),
+        proposer or NullProposer(),
+        policy or FixedK(0),
+        budget,
+        constraint=Anchor(token_bytes, encode, found),
+    )
 
 
 def rejoining(seed: int) -> list[Stretch]:

@@ -24,9 +24,17 @@ IDS = [5, 17, 3, 99, 42, 7, 7, 250, 0, 64]
 def save_tiny(dest: Path, tied: bool, seed: int = 0) -> Path:
     torch.manual_seed(seed)
     config = Qwen2Config(
-        vocab_size=256, hidden_size=64, intermediate_size=128, num_hidden_layers=2,
-        num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=512,
-        bos_token_id=0, eos_token_id=1, pad_token_id=0, tie_word_embeddings=tied,
+        vocab_size=256,
+        hidden_size=64,
+        intermediate_size=128,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        max_position_embeddings=512,
+        bos_token_id=0,
+        eos_token_id=1,
+        pad_token_id=0,
+        tie_word_embeddings=tied,
     )
     Qwen2ForCausalLM(config).save_pretrained(dest)
     return dest
@@ -148,8 +156,9 @@ def test_the_mkl_fallback_can_be_forced(home: Path, tok: Any, monkeypatch: pytes
 
 
 @pytest.mark.parametrize("length", [63, 64, 67, 70, 1030])
-def test_padded_prompt_chunks_leave_the_cache_and_logits_as_without(home: Path, tok: Any, length: int,
-                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+def test_padded_prompt_chunks_leave_the_cache_and_logits_as_without(
+    home: Path, tok: Any, length: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """A prompt chunk of PAD_MIN rows or more is padded to a multiple of PAD_ROWS and the padding
     cropped: the cache holds exactly the real tokens, and the logits (of the prompt's last tokens and
     of the next pass) are those of the model over the real tokens alone."""
@@ -170,11 +179,15 @@ def test_padded_prompt_chunks_leave_the_cache_and_logits_as_without(home: Path, 
     assert model.cached_len == length == model._cache.get_seq_length()
     assert all(n % backend.PAD_ROWS == 0 for n in seen if n >= backend.PAD_MIN)
     assert sum(seen) >= length and (sum(seen) > length) == any(
-        n % backend.PAD_ROWS for n in (min(length - i, backend.PREFILL_CHUNK)
-                                       for i in range(0, length, backend.PREFILL_CHUNK)) if n >= backend.PAD_MIN)
+        n % backend.PAD_ROWS
+        for n in (min(length - i, backend.PREFILL_CHUNK) for i in range(0, length, backend.PREFILL_CHUNK))
+        if n >= backend.PAD_MIN
+    )
     torch.testing.assert_close(got, expected[length - 2 : length], rtol=1e-4, atol=1e-4)
     after = model.forward([5, 9], num_logits=2)  # the next pass sees only the real tokens
     torch.testing.assert_close(after, expected[length:], rtol=1e-4, atol=1e-4)
     seen.clear()
-    model.forward([(i * 11) % 250 + 3 for i in range(65)], num_logits=65)  # a verify block of 65 rows: every row's logits, no padding
+    model.forward(
+        [(i * 11) % 250 + 3 for i in range(65)], num_logits=65
+    )  # a verify block of 65 rows: every row's logits, no padding
     assert seen == [65] and model.cached_len == length + 2 + 65

@@ -24,18 +24,38 @@ FIXTURES = Path(__file__).parent.parent / "fixtures"
 CASE = FIXTURES / "py_change_constant_instr"
 
 
-@pytest.mark.parametrize(("baselines", "policies", "ks", "names"), [
-    (["greedy", "lookup"], ["adaptive"], [64], ["greedy", "lookup K=10", "adaptive K≤64"]),
-    ([], ["adaptive", "fixed:4,8,16,32"], [64],
-     ["adaptive K≤64", "fixed K=4", "fixed K=8", "fixed K=16", "fixed K=32"]),
-    (["lookup:10,32", "none"], ["fixed"], [8, 16], ["lookup K=10", "lookup K=32", "loop, no drafts", "fixed K=8",
-                                                     "fixed K=16"]),
-    ([], ["adaptive:16,64"], [4], ["adaptive K≤16", "adaptive K≤64"]),
-    (["nomerge"], ["adaptive"], [64], ["adaptive, no merged prediction", "adaptive K≤64"]),
-    (["greedy", "llamacpp-lookup", "torch-lookup:10,32"], ["adaptive"], [64],
-     ["greedy", "llama-cpp-python lookup K=10", "transformers lookup K=10", "transformers lookup K=32",
-      "adaptive K≤64"]),
-])
+@pytest.mark.parametrize(
+    ("baselines", "policies", "ks", "names"),
+    [
+        (["greedy", "lookup"], ["adaptive"], [64], ["greedy", "lookup K=10", "adaptive K≤64"]),
+        (
+            [],
+            ["adaptive", "fixed:4,8,16,32"],
+            [64],
+            ["adaptive K≤64", "fixed K=4", "fixed K=8", "fixed K=16", "fixed K=32"],
+        ),
+        (
+            ["lookup:10,32", "none"],
+            ["fixed"],
+            [8, 16],
+            ["lookup K=10", "lookup K=32", "loop, no drafts", "fixed K=8", "fixed K=16"],
+        ),
+        ([], ["adaptive:16,64"], [4], ["adaptive K≤16", "adaptive K≤64"]),
+        (["nomerge"], ["adaptive"], [64], ["adaptive, no merged prediction", "adaptive K≤64"]),
+        (
+            ["greedy", "llamacpp-lookup", "torch-lookup:10,32"],
+            ["adaptive"],
+            [64],
+            [
+                "greedy",
+                "llama-cpp-python lookup K=10",
+                "transformers lookup K=10",
+                "transformers lookup K=32",
+                "adaptive K≤64",
+            ],
+        ),
+    ],
+)
 def test_parse_methods(baselines: list[str], policies: list[str], ks: list[int], names: list[str]) -> None:
     methods = benchmethods.parse_methods(baselines, policies, ks)
     assert [m.name for m in methods] == names
@@ -43,14 +63,17 @@ def test_parse_methods(baselines: list[str], policies: list[str], ks: list[int],
     assert all(m.runner == "loop" and m.name == f"fixed K={m.k}" for m in fixed)
 
 
-@pytest.mark.parametrize(("baselines", "policies", "error"), [
-    (["beam"], ["adaptive"], "unknown baseline"),
-    ([], ["fixed:4,x"], "whole numbers"),
-    ([], ["fixed:-4"], "0 or more"),
-    ([], ["greedy"], "unknown --k-policy"),
-    ([], ["fixed:8", "fixed:8"], "each named once"),
-    ([], [], "at least one"),
-])
+@pytest.mark.parametrize(
+    ("baselines", "policies", "error"),
+    [
+        (["beam"], ["adaptive"], "unknown baseline"),
+        ([], ["fixed:4,x"], "whole numbers"),
+        ([], ["fixed:-4"], "0 or more"),
+        ([], ["greedy"], "unknown --k-policy"),
+        ([], ["fixed:8", "fixed:8"], "each named once"),
+        ([], [], "at least one"),
+    ],
+)
 def test_parse_methods_rejects(baselines: list[str], policies: list[str], error: str) -> None:
     with pytest.raises(InputError, match=error):
         benchmethods.parse_methods(baselines, policies, [64])
@@ -97,7 +120,8 @@ def test_interleaved_repeats_resume_and_agreement(tokenizer: tuple[Path, Any], t
     for row in rows.values():
         assert row.repeats == 2 and row.wall_min_s <= row.wall_s <= row.wall_max_s
         assert 0 <= row.ttft_s <= row.wall_s and row.decode_s == pytest.approx(
-            row.wall_s - row.ttft_s, abs=row.wall_max_s - row.wall_min_s + 1e-9)
+            row.wall_s - row.ttft_s, abs=row.wall_max_s - row.wall_min_s + 1e-9
+        )
         assert row.speedup_vs_greedy is None  # greedy was not run
 
     saved = json.loads(out.read_text())
@@ -135,9 +159,18 @@ def test_generate_baselines_count_passes_and_agree() -> None:
     greedy = baselines.generate(engine, job, 0, counter)
     lookup = baselines.generate(engine, job, 10, counter)
     hook.remove()
-    expected = tiny_model(seed).generate(torch.tensor([prompt]), attention_mask=torch.ones(1, len(prompt), dtype=torch.long),
-                                         do_sample=False, max_new_tokens=12, eos_token_id=VOCAB - 1,
-                                         pad_token_id=VOCAB - 1)[0, len(prompt):].tolist()
+    expected = (
+        tiny_model(seed)
+        .generate(
+            torch.tensor([prompt]),
+            attention_mask=torch.ones(1, len(prompt), dtype=torch.long),
+            do_sample=False,
+            max_new_tokens=12,
+            eos_token_id=VOCAB - 1,
+            pad_token_id=VOCAB - 1,
+        )[0, len(prompt) :]
+        .tolist()
+    )
     while expected and expected[-1] == VOCAB - 1:
         expected.pop()
     assert greedy.tokens == lookup.tokens == expected and len(expected) >= 4
@@ -147,8 +180,14 @@ def test_generate_baselines_count_passes_and_agree() -> None:
         assert 0 < row.ttft_s <= row.wall_s
 
 
-TINY = {"num_hidden_layers": 1, "hidden_size": 64, "intermediate_size": 128, "num_attention_heads": 4,
-        "num_key_value_heads": 2, "vocab_size": 512}
+TINY = {
+    "num_hidden_layers": 1,
+    "hidden_size": 64,
+    "intermediate_size": 128,
+    "num_attention_heads": 4,
+    "num_key_value_heads": 2,
+    "vocab_size": 512,
+}
 
 
 def test_break_it_and_replay_of_the_pass_pattern(tokenizer: tuple[Path, Any], tmp_path: Path) -> None:
@@ -199,8 +238,24 @@ def test_break_it_and_replay_of_the_pass_pattern(tokenizer: tuple[Path, Any], tm
         path.write_text(json.dumps({"raw": {name: record}, "model_config": tiny}))
         files.append(str(path))
     out_json = tmp_path / "replay.json"
-    assert replay.main([*files, "--device", "cpu", "--dtype", "fp32", "--repeats", "1", "--only", "adaptive",
-                        "--json", str(out_json)]) == 0
+    assert (
+        replay.main(
+            [
+                *files,
+                "--device",
+                "cpu",
+                "--dtype",
+                "fp32",
+                "--repeats",
+                "1",
+                "--only",
+                "adaptive",
+                "--json",
+                str(out_json),
+            ]
+        )
+        == 0
+    )
     written = json.loads(out_json.read_text())
     assert set(written["cases"]) == {CASE.name, "copy of the case"} and written["device_name"] == "cpu"
     assert written["cases"]["copy of the case"]["adaptive K≤64"]["passes"] == rows["adaptive K≤64"].passes
@@ -209,8 +264,9 @@ def test_break_it_and_replay_of_the_pass_pattern(tokenizer: tuple[Path, Any], tm
     assert replay.main([files[0], str(other), "--device", "cpu"]) == 1  # two models: refused
 
 
-def test_show_and_chart_from_a_saved_bench(tokenizer: tuple[Path, Any], tmp_path: Path,
-                                           capfd: pytest.CaptureFixture[str]) -> None:
+def test_show_and_chart_from_a_saved_bench(
+    tokenizer: tuple[Path, Any], tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
     """`bench --show JSON --chart PNG` re-renders a finished bench without running it: the tables on
     stdout and a PNG with the K-sweep panel beside the bars (wider than the bars alone)."""
     import struct
@@ -246,8 +302,9 @@ def test_show_and_chart_from_a_saved_bench(tokenizer: tuple[Path, Any], tmp_path
     assert info.value.code == 1 and "holds no finished case" in capfd.readouterr().err
 
 
-def test_bench_measures_an_output_that_changes_language(tokenizer: tuple[Path, Any], tmp_path: Path,
-                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+def test_bench_measures_an_output_that_changes_language(
+    tokenizer: tuple[Path, Any], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Bench measures speed, not quality: translating a .py into JavaScript (which no longer parses
     as Python, so `apply` would refuse it) is timed, and its outputs agree."""
     monkeypatch.chdir(tmp_path)
@@ -273,15 +330,25 @@ def test_nomerge_drafts_without_the_predicted_output(tokenizer: tuple[Path, Any]
     src.write_text(original)
     passes = {}
     for proposer in ("copy", "copy-original"):
-        result = api.apply(src, snippet, engine=scripted_engine(tokenizer, body + "```\n"), proposer=proposer,
-                           cwd=tmp_path, k_policy="fixed", k=16, anchor="none", answer="model")
+        result = api.apply(
+            src,
+            snippet,
+            engine=scripted_engine(tokenizer, body + "```\n"),
+            proposer=proposer,
+            cwd=tmp_path,
+            k_policy="fixed",
+            k=16,
+            anchor="none",
+            answer="model",
+        )
         assert result.after == body
         passes[proposer] = result.summary.passes
     assert passes["copy"] < passes["copy-original"]
 
 
 def test_a_method_on_another_backend_runs_on_that_engine_in_the_same_run(
-        tokenizer: tuple[Path, Any], tmp_path: Path) -> None:
+    tokenizer: tuple[Path, Any], tmp_path: Path
+) -> None:
     """`--baseline llamacpp` on a torch bench: that method's passes happen on the other engine, its
     prefill is measured there, and a bench mixing backends reports agreement instead of failing."""
     methods = benchmethods.parse_methods(["none", "llamacpp"], ["adaptive"], [64])
@@ -313,20 +380,29 @@ def test_a_method_on_another_backend_runs_on_that_engine_in_the_same_run(
     assert set(saved["prefill_s_by_backend"]) == {"torch", "llamacpp"}
 
     with pytest.raises(InputError, match="already runs on torch"):
-        bench.run(own, items, benchmethods.parse_methods(["torch"], ["adaptive"], [64]), 1, log=lambda _: None,
-                  open_engine=open_engine)
+        bench.run(
+            own,
+            items,
+            benchmethods.parse_methods(["torch"], ["adaptive"], [64]),
+            1,
+            log=lambda _: None,
+            open_engine=open_engine,
+        )
     with pytest.raises(InputError, match="need an engine"):
         bench.run(own, items, methods, 1, log=lambda _: None)
     with pytest.raises(InputError, match="on --backend llamacpp, --baseline greedy is that loop"):
-        bench.run(other, items, benchmethods.parse_methods(["llamacpp-greedy"], ["adaptive"], [64]), 1, log=lambda _: None)
+        bench.run(
+            other, items, benchmethods.parse_methods(["llamacpp-greedy"], ["adaptive"], [64]), 1, log=lambda _: None
+        )
 
 
 def test_ratios_are_against_the_greedy_of_the_methods_own_backend() -> None:
     methods = benchmethods.parse_methods(["greedy", "llamacpp-greedy", "llamacpp"], ["adaptive"], [64])
     walls = {"greedy": 100.0, "llama.cpp greedy": 40.0, "adaptive on llamacpp": 10.0, "adaptive K≤64": 20.0}
     text = "```\nx = 1\n```\n"
-    record = CaseRecord("f.py", 5, 9, prefill_s=[1.0],
-                        runs={name: [Run([1, 2], w, 0.0, 2, text=text)] for name, w in walls.items()})
+    record = CaseRecord(
+        "f.py", 5, 9, prefill_s=[1.0], runs={name: [Run([1, 2], w, 0.0, 2, text=text)] for name, w in walls.items()}
+    )
     rows = summarise_target(record, methods, "```", backend="torch").methods
     assert rows["adaptive K≤64"].speedup_vs_greedy == pytest.approx(5.0)  # torch greedy 100 / 20
     assert rows["adaptive on llamacpp"].speedup_vs_greedy == pytest.approx(4.0)  # llama.cpp greedy 40 / 10
@@ -342,28 +418,47 @@ def test_markdown_tables_hold_the_medians_ratios_and_the_lookup_comparison() -> 
     text = "```\nx = 1\n```\n"
 
     def case(walls: dict[str, float], passes: int) -> CaseSummary:
-        record = CaseRecord("f.py", 5, 9, prefill_s=[1.0], runs={
-            name: [Run([1, 2, 3, 4], w, 2.0, passes if name.startswith("adaptive") else 4, text=text)]
-            for name, w in walls.items()})
+        record = CaseRecord(
+            "f.py",
+            5,
+            9,
+            prefill_s=[1.0],
+            runs={
+                name: [Run([1, 2, 3, 4], w, 2.0, passes if name.startswith("adaptive") else 4, text=text)]
+                for name, w in walls.items()
+            },
+        )
         return summarise_target(record, methods, "```")
 
-    report = {"model": "m", "device": "cpu", "backend": "torch", "dtype": "float32", "threads": 2, "repeats": 1,
-              "methods": [m.name for m in methods],
-              "cases": {"a": case({"greedy": 102.0, "lookup K=10": 42.0, "lookup K=32": 52.0, "adaptive K≤64": 12.0}, 2),
-                        "b": case({"greedy": 62.0, "lookup K=10": 32.0, "lookup K=32": 22.0, "adaptive K≤64": 22.0}, 1)}}
+    report = {
+        "model": "m",
+        "device": "cpu",
+        "backend": "torch",
+        "dtype": "float32",
+        "threads": 2,
+        "repeats": 1,
+        "methods": [m.name for m in methods],
+        "cases": {
+            "a": case({"greedy": 102.0, "lookup K=10": 42.0, "lookup K=32": 52.0, "adaptive K≤64": 12.0}, 2),
+            "b": case({"greedy": 62.0, "lookup K=10": 32.0, "lookup K=32": 22.0, "adaptive K≤64": 22.0}, 1),
+        },
+    }
     md = bench_markdown(report).splitlines()
     assert "| a (4) | 102.0 | 42.0 (2.43×) | 52.0 (1.96×) | 12.0 (8.50×) |" in md
     assert "| median ratio | – | 2.18× | 2.39× | 5.66× |" in md  # medians of (8.50, 2.82) etc.
-    decode = md[md.index("| a (4) | 102.0 | 42.0 (2.43×) | 52.0 (1.96×) | 12.0 (8.50×) |") + 1:]
+    decode = md[md.index("| a (4) | 102.0 | 42.0 (2.43×) | 52.0 (1.96×) | 12.0 (8.50×) |") + 1 :]
     assert "| a (4) | 100.0 | 40.0 (2.50×) | 50.0 (2.00×) | 10.0 (10.00×) |" in decode  # minus 2 s to first token
     assert "| a | 4 (1.0) | 4 (1.0) | 4 (1.0) | 2 (2.0) |" in md
-    assert ("adaptive K≤64 against the better of lookup K=10, lookup K=32, end to end: median 2.25× "
-            "(per case 3.50×, 1.00×).") in md
+    assert (
+        "adaptive K≤64 against the better of lookup K=10, lookup K=32, end to end: median 2.25× "
+        "(per case 3.50×, 1.00×)."
+    ) in md
     assert md[-1] == "Same output as greedy: lookup K=10 2/2 cases, lookup K=32 2/2 cases, adaptive K≤64 2/2 cases."
 
 
-def test_filtered_calls_add_up_in_one_record(tokenizer: tuple[Path, Any], tmp_path: Path,
-                                             capfd: pytest.CaptureFixture[str]) -> None:
+def test_filtered_calls_add_up_in_one_record(
+    tokenizer: tuple[Path, Any], tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
     """Cases benched by separate --resume calls (one --filter at a time, as a long bench runs across
     sessions) all keep their summaries in the record, so --show and --markdown see them together; a
     case with runs saved but no summary is named as unfinished."""
@@ -372,10 +467,23 @@ def test_filtered_calls_add_up_in_one_record(tokenizer: tuple[Path, Any], tmp_pa
     methods = benchmethods.parse_methods(["none"], ["adaptive"], [64])
     out = tmp_path / "bench.json"
     engine = scripted(tokenizer)
-    bench.run(engine, bench.targets(FIXTURES, None, "py_change_constant", everything=False), methods, 1, out,
-              log=lambda _: None)
-    bench.run(engine, bench.targets(FIXTURES, None, "js_replace", everything=False), methods, 1, out, resume=True,
-              log=lambda _: None)
+    bench.run(
+        engine,
+        bench.targets(FIXTURES, None, "py_change_constant", everything=False),
+        methods,
+        1,
+        out,
+        log=lambda _: None,
+    )
+    bench.run(
+        engine,
+        bench.targets(FIXTURES, None, "js_replace", everything=False),
+        methods,
+        1,
+        out,
+        resume=True,
+        log=lambda _: None,
+    )
     saved = json.loads(out.read_text())
     assert set(saved["cases"]) == {CASE.name, "js_replace_function_snippet"}
     saved["raw"]["unfinished_case"] = {"runs": {}}
@@ -424,9 +532,17 @@ def test_the_perfect_drafter_prices_the_bound_and_efficiency() -> None:
     assert curve.perfect(9, 8) == [3.0] and curve.perfect(0, 8) == [] and curve.perfect(3, 0) == [1.0] * 3
     methods = benchmethods.parse_methods(["greedy"], ["adaptive:4"], [64])
     text = "```\nx = 1\n```\n"
-    record = CaseRecord("f.py", 5, 9, prefill_s=[6.0], cost_curves={"torch": curve.to_json()},
-                        runs={"greedy": [Run(list(range(11)), 30.0, 8.0, 11, text=text)],
-                              "adaptive K≤4": [Run(list(range(11)), 14.0, 8.0, 3, text=text)]})
+    record = CaseRecord(
+        "f.py",
+        5,
+        9,
+        prefill_s=[6.0],
+        cost_curves={"torch": curve.to_json()},
+        runs={
+            "greedy": [Run(list(range(11)), 30.0, 8.0, 11, text=text)],
+            "adaptive K≤4": [Run(list(range(11)), 14.0, 8.0, 3, text=text)],
+        },
+    )
     rows = summarise_target(record, methods, "```").methods
     loop = rows["adaptive K≤4"]
     assert (loop.bound_wall_s, loop.bound_decode_s) == (6.0 + 5.0, 5.0)
@@ -440,6 +556,14 @@ def test_the_perfect_drafter_prices_the_bound_and_efficiency() -> None:
     assert (again.bound_decode_s, again.efficiency_decode) == (5.0, pytest.approx(5.0 / 6.0))
     from applyedit.tools.tables import bench_markdown
 
-    report = {"model": "m", "device": "cpu", "backend": "torch", "dtype": "float32", "threads": 2, "repeats": 1,
-              "methods": [m.name for m in methods], "cases": {"a": summarise_target(record, methods, "```")}}
+    report = {
+        "model": "m",
+        "device": "cpu",
+        "backend": "torch",
+        "dtype": "float32",
+        "threads": 2,
+        "repeats": 1,
+        "methods": [m.name for m in methods],
+        "cases": {"a": summarise_target(record, methods, "```")},
+    }
     assert "| a | decode 5.0 s (83%), end to end 11.0 s (79%) |" in bench_markdown(report).splitlines()

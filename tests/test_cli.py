@@ -10,8 +10,9 @@ import pytest
 
 
 def cli(*args: str, cwd: Path, stdin: bytes = b"") -> subprocess.CompletedProcess[bytes]:
-    return subprocess.run([sys.executable, "-m", "applyedit", *args], cwd=cwd, input=stdin,
-                          capture_output=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "applyedit", *args], cwd=cwd, input=stdin, capture_output=True, timeout=120
+    )
 
 
 @pytest.fixture
@@ -32,8 +33,12 @@ def test_help_has_examples(work: Path) -> None:
 def test_help_lists_the_choices(work: Path) -> None:
     """Options that take one of a few values name them in --help."""
     sub = cli("apply", "--help", cwd=work)
-    for listed in (b"<copy|copy-original|none|draft|hybrid>", b"<adaptive|fixed>", b"<merge|none>",
-                   b"<auto|torch|llamacpp>"):
+    for listed in (
+        b"<copy|copy-original|none|draft|hybrid>",
+        b"<adaptive|fixed>",
+        b"<merge|none>",
+        b"<auto|torch|llamacpp>",
+    ):
         assert listed in sub.stdout
 
 
@@ -135,17 +140,20 @@ def test_model_command_shows_the_default_model(work: Path, monkeypatch: pytest.M
     assert f"draft model Qwen2.5-Coder-0.5B-Instruct: {expected}" in text, text
 
 
-@pytest.mark.parametrize(("args", "message"), [
-    (("bench", "f.py"), b"needs --edit"),
-    (("bench", "f.py", "--edit", "edit.txt", "--k-policy", "fixed:4,x"), b"whole numbers"),
-    (("bench", "f.py", "--edit", "edit.txt", "--baseline", "beam"), b"unknown baseline"),
-    (("bench", "f.py", "--edit", "edit.txt", "--resume"), b"--resume needs --json"),
-    (("bench", "f.py", "--edit", "edit.txt", "--repeats", "0"), b"--repeats must be 1 or more"),
-    (("bench", "f.py", "--edit", "edit.txt", "--break-it", "nope.txt"), b"no such file"),
-    (("bench", "f.py", "--edit", "edit.txt", "--backend", "tensorflow"), b"unknown --backend"),
-    (("f.py", "--edit", "edit.txt", "--backend", "llamacpp", "--dtype", "bf16"), b"--dtype applies to the torch"),
-    (("model", "calibrate", "--draft-backend", "torch"), b"--draft-model and --draft-backend go with --draft"),
-])
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("bench", "f.py"), b"needs --edit"),
+        (("bench", "f.py", "--edit", "edit.txt", "--k-policy", "fixed:4,x"), b"whole numbers"),
+        (("bench", "f.py", "--edit", "edit.txt", "--baseline", "beam"), b"unknown baseline"),
+        (("bench", "f.py", "--edit", "edit.txt", "--resume"), b"--resume needs --json"),
+        (("bench", "f.py", "--edit", "edit.txt", "--repeats", "0"), b"--repeats must be 1 or more"),
+        (("bench", "f.py", "--edit", "edit.txt", "--break-it", "nope.txt"), b"no such file"),
+        (("bench", "f.py", "--edit", "edit.txt", "--backend", "tensorflow"), b"unknown --backend"),
+        (("f.py", "--edit", "edit.txt", "--backend", "llamacpp", "--dtype", "bf16"), b"--dtype applies to the torch"),
+        (("model", "calibrate", "--draft-backend", "torch"), b"--draft-model and --draft-backend go with --draft"),
+    ],
+)
 def test_bench_and_backend_usage_errors(work: Path, args: tuple[str, ...], message: bytes) -> None:
     """Bad bench and backend options: one line on stderr, exit 1, nothing on stdout, no model loaded."""
     result = cli(*args, cwd=work)

@@ -47,8 +47,14 @@ def test_size_repositories_languages_and_licenses(records: list[dict]) -> None:
     for repo in repos:
         text = (ROOT / "licenses" / f"{repo.replace('/', '+')}.txt").read_text(encoding="utf-8")
         assert len(text) > 500, repo
-    assert {r["license"] for r in records} <= {"MIT", "BSD-3-Clause", "BSD-2-Clause", "Apache-2.0", "ISC",
-                                               "MIT OR Apache-2.0"}
+    assert {r["license"] for r in records} <= {
+        "MIT",
+        "BSD-3-Clause",
+        "BSD-2-Clause",
+        "Apache-2.0",
+        "ISC",
+        "MIT OR Apache-2.0",
+    }
     sources = (ROOT / "SOURCES.md").read_text(encoding="utf-8")
     assert all(f"| {repo} |" in sources for repo in repos)
     for path in (ROOT / "data").glob("*"):
@@ -72,22 +78,50 @@ def test_changed_ranges_and_a_pure_deletion() -> None:
     where = cases.changed_ranges(old, new)
     snippet = cases.generate.render("python", new, where, cases.generate.Style())
     # the two lines around the deletion stand side by side, two non-blank lines of context each side
-    assert snippet == ["# ... existing code ...", "    x = 1", "    y = 2", "    z = 3", "    w = 4",
-                       "    # ... existing code ..."]
+    assert snippet == [
+        "# ... existing code ...",
+        "    x = 1",
+        "    y = 2",
+        "    z = 3",
+        "    w = 4",
+        "    # ... existing code ...",
+    ]
 
 
 def test_a_deletion_slides_to_where_the_snippet_shows_it() -> None:
     """Deleting b(), whose tail is a()'s tail too: difflib's place (after b's closing line) leaves as
     context `return 1`, `}`, `func c() {}`, a block the original holds as it is (b's tail); slid up,
     the context starts at `func a() {`, which the original never follows with `func c`."""
-    old = ["x := 0", "", "func a() {", "\treturn 1", "}", "", "func b() {", "\tx()", "\treturn 1", "}", "",
-           "func c() {}", "", "y := 1", "z := 2"]
+    old = [
+        "x := 0",
+        "",
+        "func a() {",
+        "\treturn 1",
+        "}",
+        "",
+        "func b() {",
+        "\tx()",
+        "\treturn 1",
+        "}",
+        "",
+        "func c() {}",
+        "",
+        "y := 1",
+        "z := 2",
+    ]
     new = old[:6] + old[11:]
     where = cases.changed_ranges(old, new)
     assert len(where) == 1 and where[0][0] == where[0][1] and cases._distinct(cases.text_key(old), new, *where[0])
     snippet = cases.generate.render("go", new, where, cases.generate.Style())
-    assert snippet == ["// ... existing code ...", "func a() {", "\treturn 1", "}", "", "func c() {}",
-                       "// ... existing code ..."]
+    assert snippet == [
+        "// ... existing code ...",
+        "func a() {",
+        "\treturn 1",
+        "}",
+        "",
+        "func c() {}",
+        "// ... existing code ...",
+    ]
     # a deletion at the end: the context holds as it is in the original, but not at its end
     old = ["a = 1", "b = 2", "c = 3", "d = 4"]
     assert cases._distinct(cases.text_key(old), old[:3], 3, 3)
@@ -114,8 +148,16 @@ def test_derivation_is_deterministic(records: list[dict], all_cases: list) -> No
     styles = Counter(c.style for c in all_cases)
     assert styles["messy"] >= 0.95 * styles["clean"]
     traits = Counter(t for c in all_cases for t in c.messy)
-    for trait in ("context-1", "whole-function", "marker-in-body", "wording", "block-comment",
-                  "marker-indent-zero", "no-trailing-marker", "no-leading-marker"):
+    for trait in (
+        "context-1",
+        "whole-function",
+        "marker-in-body",
+        "wording",
+        "block-comment",
+        "marker-indent-zero",
+        "no-trailing-marker",
+        "no-leading-marker",
+    ):
         assert traits[trait] >= 20, trait
 
 

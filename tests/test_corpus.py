@@ -49,8 +49,17 @@ def test_size_languages_styles_and_kinds(corpus: list) -> None:
     assert set(kinds) == {"change_stmt", "insert_stmt", "add_def", "delete_def", "change_sig"}
     assert sum(len(c.kinds) > 1 for c in corpus) >= 20  # several edits at once
     traits = Counter(t for c in corpus for t in c.messy)
-    for trait in ("context-1", "context-0", "whole-function", "marker-in-body", "wording", "block-comment",
-                  "marker-indent-zero", "no-trailing-marker", "no-leading-marker"):
+    for trait in (
+        "context-1",
+        "context-0",
+        "whole-function",
+        "marker-in-body",
+        "wording",
+        "block-comment",
+        "marker-indent-zero",
+        "no-trailing-marker",
+        "no-leading-marker",
+    ):
         assert traits[trait] >= 5, trait
 
 
@@ -75,10 +84,20 @@ def test_clean_snippet_shape() -> None:
     new = ["def a():", "    x = 1", "    y = 2", "    z = 3", "    w = 4", "", "", "def b():", "    return 5"]
     # one changed line (row 3); two non-blank context lines each side; markers for the rest
     clean = generate.render(src.language, new, [(3, 4)], generate.Style())
-    assert clean == ["# ... existing code ...", "    x = 1", "    y = 2", "    z = 3", "    w = 4", "", "",
-                     "def b():", "    # ... existing code ..."]  # indented like the code it stands for
-    messy = generate.render(src.language, new, [(3, 4)], generate.Style(context=1, marker_indent="zero",
-                                                                         wording="...", drop_trailing=True))
+    assert clean == [
+        "# ... existing code ...",
+        "    x = 1",
+        "    y = 2",
+        "    z = 3",
+        "    w = 4",
+        "",
+        "",
+        "def b():",
+        "    # ... existing code ...",
+    ]  # indented like the code it stands for
+    messy = generate.render(
+        src.language, new, [(3, 4)], generate.Style(context=1, marker_indent="zero", wording="...", drop_trailing=True)
+    )
     assert messy == ["# ...", "    y = 2", "    z = 3", "    w = 4"]
 
 

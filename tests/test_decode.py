@@ -124,8 +124,12 @@ def test_stop_check_cuts_inside_a_block() -> None:
     seed = 5
     ref = reference(seed)
     result = run(
-        TorchModel(model=tiny_model(seed), eos_ids=frozenset()), prompt_for(seed), Oracle(ref), FixedK(8),
-        MAX_NEW, stop=lambda out: 13 if len(out) >= 13 else None,
+        TorchModel(model=tiny_model(seed), eos_ids=frozenset()),
+        prompt_for(seed),
+        Oracle(ref),
+        FixedK(8),
+        MAX_NEW,
+        stop=lambda out: 13 if len(out) >= 13 else None,
     )
     assert tuple(result.tokens) == ref[:13]
     assert result.stop_reason == "stop"
@@ -144,9 +148,14 @@ def test_prefill_is_reused_only_for_the_same_prompt(seed: int) -> None:
     other = [*prompt[:-3], (prompt[-3] + 1) % VOCAB, *prompt[-2:]]
     third = run(model, other, NullProposer(), FixedK(0), 8)
     assert third.prefilled == len(other) - 1
-    expected = tiny_model(seed).generate(torch.tensor([other]), attention_mask=torch.ones(1, len(other), dtype=torch.long),
-                                         do_sample=False, max_new_tokens=8, pad_token_id=VOCAB - 1)
-    assert third.tokens == expected[0, len(other):].tolist()
+    expected = tiny_model(seed).generate(
+        torch.tensor([other]),
+        attention_mask=torch.ones(1, len(other), dtype=torch.long),
+        do_sample=False,
+        max_new_tokens=8,
+        pad_token_id=VOCAB - 1,
+    )
+    assert third.tokens == expected[0, len(other) :].tolist()
 
 
 class SlowDrafter(Oracle):

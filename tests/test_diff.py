@@ -29,9 +29,7 @@ GIT_ENV = {
 
 def git(repo: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess[bytes]:
     """Run git in `repo`, capturing bytes."""
-    return subprocess.run(
-        ["git", *args], cwd=repo, env=GIT_ENV, capture_output=True, check=check
-    )
+    return subprocess.run(["git", *args], cwd=repo, env=GIT_ENV, capture_output=True, check=check)
 
 
 def make_repo(root: Path) -> Path:
@@ -71,8 +69,8 @@ def shared_repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 NUMBERED = "".join(f"line {i}\n" for i in range(1, 101))
-FAR_APART = NUMBERED.replace("line 5\n", "LINE 5\n").replace("line 50\n", "").replace(
-    "line 95\n", "line 95\nnew after 95\n"
+FAR_APART = (
+    NUMBERED.replace("line 5\n", "LINE 5\n").replace("line 50\n", "").replace("line 95\n", "line 95\nnew after 95\n")
 )
 
 CASES = [
@@ -163,9 +161,7 @@ def test_no_newline_marker_exact_text() -> None:
         "diff --git a/f b/f\n--- a/f\n+++ b/f\n@@ -1,2 +1,2 @@\n a\n-b\n"
         "\\ No newline at end of file\n+c\n\\ No newline at end of file\n"
     )
-    assert unified_diff("a", "a\n", "f").endswith(
-        "@@ -1 +1 @@\n-a\n\\ No newline at end of file\n+a\n"
-    )
+    assert unified_diff("a", "a\n", "f").endswith("@@ -1 +1 @@\n-a\n\\ No newline at end of file\n+a\n")
 
 
 def test_empty_side_hunk_headers() -> None:
@@ -245,9 +241,7 @@ def test_diff_path_normalises(tmp_path: Path, given: str, expected: str) -> None
     assert diff_path(tmp_path / given, cwd=tmp_path) == expected
 
 
-def test_diff_path_defaults_to_process_cwd(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_diff_path_defaults_to_process_cwd(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Without `cwd`, paths are relative to the process's current directory."""
     monkeypatch.chdir(tmp_path)
     assert diff_path("./a/b.py") == "a/b.py"
@@ -306,9 +300,7 @@ def texts(draw: st.DrawFn) -> str:
     """A file text made of short, often repeated lines with LF, CRLF or mixed endings."""
     contents = draw(st.lists(st.sampled_from(CONTENTS), max_size=14))
     mode = draw(st.sampled_from(["\n", "\r\n", "mixed"]))
-    endings = [
-        draw(st.sampled_from(["\n", "\r\n"])) if mode == "mixed" else mode for _ in contents
-    ]
+    endings = [draw(st.sampled_from(["\n", "\r\n"])) if mode == "mixed" else mode for _ in contents]
     if contents and not draw(st.booleans()):
         endings[-1] = ""  # no final newline
     return "".join(c + e for c, e in zip(contents, endings))

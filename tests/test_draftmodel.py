@@ -44,8 +44,9 @@ def perturbed(seed: int, noise: float = 0.02) -> Qwen2ForCausalLM:
 
 
 def draft_proposer(seed: int, model: Qwen2ForCausalLM, k_max: int = 4, cost: Any = None) -> DraftModelProposer:
-    return DraftModelProposer(TorchModel(model=model, eos_ids=frozenset()), tuple(prompt_for(seed)), k_max=k_max,
-                              cost=cost, vocab=VOCAB)
+    return DraftModelProposer(
+        TorchModel(model=model, eos_ids=frozenset()), tuple(prompt_for(seed)), k_max=k_max, cost=cost, vocab=VOCAB
+    )
 
 
 def edited_source(seed: int, lo: int = 12, hi: int = 30) -> Source:
@@ -164,15 +165,19 @@ def test_policy_passes_draft_model_drafts_through_and_keeps_its_state() -> None:
     assert p.alignment.state == ALIGNED
 
 
-@pytest.mark.parametrize(("alpha", "cost", "token_s", "limit", "expected"), [
-    (0.5, CPU, 0.0, 8, 1),  # a coin-flip draft on CPU: the shortest draft (never 0: the draft was chosen)
-    (0.95, CPU, 0.0, 8, 8),  # a reliable draft: the longest
-    (0.7, GPU, 0.0, 8, 8),  # a flat curve: long drafts cost the target nothing
-    (0.7, GPU, 0.02, 8, 1),  # ... unless the draft's own forwards cost as much as the target's pass
-    (0.9, CPU, 0.0, 1, 1),
-])
-def test_draft_k_weighs_target_and_draft_costs(alpha: float, cost: Any, token_s: float, limit: int,
-                                               expected: int) -> None:
+@pytest.mark.parametrize(
+    ("alpha", "cost", "token_s", "limit", "expected"),
+    [
+        (0.5, CPU, 0.0, 8, 1),  # a coin-flip draft on CPU: the shortest draft (never 0: the draft was chosen)
+        (0.95, CPU, 0.0, 8, 8),  # a reliable draft: the longest
+        (0.7, GPU, 0.0, 8, 8),  # a flat curve: long drafts cost the target nothing
+        (0.7, GPU, 0.02, 8, 1),  # ... unless the draft's own forwards cost as much as the target's pass
+        (0.9, CPU, 0.0, 1, 1),
+    ],
+)
+def test_draft_k_weighs_target_and_draft_costs(
+    alpha: float, cost: Any, token_s: float, limit: int, expected: int
+) -> None:
     assert draft_k(alpha, cost, token_s, limit) == expected
 
 
@@ -186,9 +191,12 @@ def test_drafted_by_names_the_shares() -> None:
 def test_bench_names_the_draft_methods() -> None:
     methods = benchmethods.parse_methods(["draft", "hybrid", "hybrid:4,8"], ["adaptive"], [64], draft_model="x.gguf")
     assert [(m.name, m.proposer, m.draft_model, m.draft_k) for m in methods] == [
-        ("draft model only", "draft", "x.gguf", None), ("hybrid", "hybrid", "x.gguf", None),
-        ("hybrid, draft K=4", "hybrid", "x.gguf", 4), ("hybrid, draft K=8", "hybrid", "x.gguf", 8),
-        ("adaptive K≤64", "copy", None, None)]
+        ("draft model only", "draft", "x.gguf", None),
+        ("hybrid", "hybrid", "x.gguf", None),
+        ("hybrid, draft K=4", "hybrid", "x.gguf", 4),
+        ("hybrid, draft K=8", "hybrid", "x.gguf", 8),
+        ("adaptive K≤64", "copy", None, None),
+    ]
 
 
 def test_missing_draft_package_is_a_one_line_error(monkeypatch: pytest.MonkeyPatch, tmp_path: Any) -> None:
@@ -230,8 +238,9 @@ def test_real_draft_model_drafts_for_the_real_target(tmp_path: Any) -> None:
     source = "RATE = 3\n\n\ndef fee(amount):\n    return amount * RATE\n"
     (tmp_path / "fees.py").write_text(source)
     engine = api.Engine.open(backend="llamacpp")
-    result = api.apply(tmp_path / "fees.py", "Set RATE to 5.", engine=engine, cwd=tmp_path, answer="model",
-                       proposer="draft")
+    result = api.apply(
+        tmp_path / "fees.py", "Set RATE to 5.", engine=engine, cwd=tmp_path, answer="model", proposer="draft"
+    )
     assert result.after == "RATE = 5\n\n\ndef fee(amount):\n    return amount * RATE\n"
     assert result.answer == "model" and result.report["answer"]["model_ran"] is True and result.summary.passes > 0
     totals = result.report["totals"]

@@ -21,8 +21,9 @@ pytestmark = [pytest.mark.model, pytest.mark.timeout(2400)]  # the module's CLI 
 
 def run_cli(repo: Path, *args: str) -> subprocess.CompletedProcess[bytes]:
     env = {**os.environ, "APPLYEDIT_DEVICE": "cpu"}
-    return subprocess.run([sys.executable, "-m", "applyedit", *args], cwd=repo, env=env,
-                          capture_output=True, timeout=1200)
+    return subprocess.run(
+        [sys.executable, "-m", "applyedit", *args], cwd=repo, env=env, capture_output=True, timeout=1200
+    )
 
 
 @pytest.fixture(scope="module")
@@ -39,8 +40,24 @@ def runs(repo: Path) -> dict[str, tuple[subprocess.CompletedProcess[bytes], dict
     out = {}
     for proposer in ("copy", "none"):
         report = repo / f"report-{proposer}.json"
-        proc = run_cli(repo, "inventory.py", "--edit", "edit.txt", "--backend", "torch", "--device", "cpu",
-                       "--dtype", "fp32", "--proposer", proposer, "--answer", "model", "--report-json", str(report))
+        proc = run_cli(
+            repo,
+            "inventory.py",
+            "--edit",
+            "edit.txt",
+            "--backend",
+            "torch",
+            "--device",
+            "cpu",
+            "--dtype",
+            "fp32",
+            "--proposer",
+            proposer,
+            "--answer",
+            "model",
+            "--report-json",
+            str(report),
+        )
         assert proc.returncode == 0, proc.stderr.decode()
         data = json.loads(report.read_text())
         assert data["report"]["answer"]["model_ran"] is True and data["summary"]["passes"] > 0
@@ -102,8 +119,9 @@ def test_loop_equals_plain_transformers_generate(tmp_path: Path) -> None:
 
     (tmp_path / "fees.py").write_text(SHORT)
     engine = api.Engine.open(device="cpu", dtype="fp32", backend="torch")
-    result = api.apply(tmp_path / "fees.py", "Set RATE to 5.", engine=engine, cwd=tmp_path, answer="model",
-                       proposer="copy")
+    result = api.apply(
+        tmp_path / "fees.py", "Set RATE to 5.", engine=engine, cwd=tmp_path, answer="model", proposer="copy"
+    )
     assert result.after == SHORT_AFTER and result.answer == "model"
     assert result.report["answer"]["model_ran"] is True and result.summary.passes > 0
     prompt = api.prepare(tmp_path / "fees.py", "Set RATE to 5.", engine, cwd=tmp_path).prompt_ids
@@ -115,7 +133,15 @@ def test_loop_equals_plain_transformers_generate(tmp_path: Path) -> None:
     ids = torch.tensor([prompt])
     with torch.no_grad():
         # Greedy as the loop is: the model's own generation config would sample and penalise repeats.
-        out = model.generate(ids, attention_mask=torch.ones_like(ids), do_sample=False, max_new_tokens=len(tokens),
-                             repetition_penalty=1.0, pad_token_id=tokens[0], top_p=None, top_k=None,
-                             temperature=None)
-    assert out[0, len(prompt):].tolist() == tokens
+        out = model.generate(
+            ids,
+            attention_mask=torch.ones_like(ids),
+            do_sample=False,
+            max_new_tokens=len(tokens),
+            repetition_penalty=1.0,
+            pad_token_id=tokens[0],
+            top_p=None,
+            top_k=None,
+            temperature=None,
+        )
+    assert out[0, len(prompt) :].tolist() == tokens

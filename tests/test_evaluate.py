@@ -82,15 +82,17 @@ def test_eval_records_the_merge_answer_and_the_models_output(tokenizer, tmp_path
     (case / "after.py").write_text(original.replace("return 1", "return 10"))
     (case / "edit.txt").write_text("def a():\n    return 10\n\n\ndef b():\n# ... existing code ...\n")
     raw = "def a():\n    return 10\n```\n"
-    report = evaluate.evaluate(tmp_path / "cases", engine=scripted_engine(tokenizer, raw), fallback="merge",
-                               answer="model")
+    report = evaluate.evaluate(
+        tmp_path / "cases", engine=scripted_engine(tokenizer, raw), fallback="merge", answer="model"
+    )
     r = report["cases"][0]
     assert r["exact"] and r["answer"] == "merge" and r["raw_output"] == raw and r["passes"] > 0
     assert report["options"] == {"fallback": "merge", "answer": "model"}
     default = evaluate.evaluate(tmp_path / "cases", engine=scripted_engine(tokenizer, raw))["cases"][0]
     assert default["exact"] and default["answer"] == "merge" and default["passes"] == 0 and not default["raw_output"]
-    refused = evaluate.evaluate(tmp_path / "cases", engine=scripted_engine(tokenizer, raw), fallback="none",
-                                answer="model")
+    refused = evaluate.evaluate(
+        tmp_path / "cases", engine=scripted_engine(tokenizer, raw), fallback="none", answer="model"
+    )
     assert not refused["cases"][0]["exact"] and "dropped 2 original lines" in refused["cases"][0]["error"]
 
 
@@ -110,15 +112,21 @@ def test_eval_saves_after_every_case_and_resumes(tokenizer, tmp_path: Path) -> N
         (case / "edit.txt").write_text("Set x to 10.")
     saved = tmp_path / "eval.json"
     seen: list[str] = []
-    first = evaluate.evaluate(tmp_path / "cases", "a_case", engine=scripted_engine(tokenizer, "x = 10\ny = 2\n```\n"),
-                              json_path=saved)
+    first = evaluate.evaluate(
+        tmp_path / "cases", "a_case", engine=scripted_engine(tokenizer, "x = 10\ny = 2\n```\n"), json_path=saved
+    )
     assert [c["name"] for c in json.loads(saved.read_text())["cases"]] == ["a_case"] and first["exact"] == 1
     record = json.loads(saved.read_text())
     record["cases"][0]["passed"] = True  # a field an older version wrote: left out on resume
     saved.write_text(json.dumps(record))
     # b's engine writes a wrong file: a_case, already saved, must keep its exact result and not run again
-    second = evaluate.evaluate(tmp_path / "cases", engine=scripted_engine(tokenizer, "x = 3\ny = 2\n```\n"),
-                               json_path=saved, resume=True, on_start=lambda n, t, c: seen.append(c.name))
+    second = evaluate.evaluate(
+        tmp_path / "cases",
+        engine=scripted_engine(tokenizer, "x = 3\ny = 2\n```\n"),
+        json_path=saved,
+        resume=True,
+        on_start=lambda n, t, c: seen.append(c.name),
+    )
     assert seen == ["b_case"]
     assert [(c["name"], c["exact"]) for c in second["cases"]] == [("a_case", True), ("b_case", False)]
     assert json.loads(saved.read_text())["total"] == 2

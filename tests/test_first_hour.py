@@ -50,8 +50,9 @@ def rendered(table: Any, width: int) -> str:
     return console.file.getvalue()  # type: ignore[attr-defined]
 
 
-def test_default_report_is_a_summary_and_the_edited_regions(work: Path, run: Callable[..., Run],
-                                                            model: Callable[..., Any]) -> None:
+def test_default_report_is_a_summary_and_the_edited_regions(
+    work: Path, run: Callable[..., Run], model: Callable[..., Any]
+) -> None:
     (work / "s.py").write_text(CLASSES)
     model(CLASSES.replace("return 3", "return 30").replace("        return 5\n", "        return 50\n") + "```\n")
     r = run("s.py", "--edit-text", "Make get3 return 30 and get5 return 50.")
@@ -66,16 +67,18 @@ def test_default_report_is_a_summary_and_the_edited_regions(work: Path, run: Cal
     assert "unchanged" not in r.err and "end of output" not in r.err  # only what changed
 
 
-def test_a_top_level_edit_is_named_by_its_first_line(work: Path, run: Callable[..., Run],
-                                                    model: Callable[..., Any]) -> None:
+def test_a_top_level_edit_is_named_by_its_first_line(
+    work: Path, run: Callable[..., Run], model: Callable[..., Any]
+) -> None:
     (work / "c.py").write_text("A = 1\nB = 2\n\n\ndef f():\n    return A\n")
     model("A = 1\nB = 20\n\n\ndef f():\n    return A\n```\n")
     r = run("c.py", "--edit-text", "Set B to 20.")
     assert r.code == 0 and "edited   lines 2 " in r.err and "top level (B = 20): " in r.err, r.err
 
 
-def test_verbose_table_keeps_region_names_at_80_columns(work: Path, run: Callable[..., Run],
-                                                       model: Callable[..., Any]) -> None:
+def test_verbose_table_keeps_region_names_at_80_columns(
+    work: Path, run: Callable[..., Run], model: Callable[..., Any]
+) -> None:
     (work / "s.py").write_text(CLASSES)
     model(CLASSES.replace("return 3", "return 30") + "```\n")
     from applyedit import api
@@ -99,6 +102,7 @@ def test_verbose_table_keeps_region_names_at_80_columns(work: Path, run: Callabl
 
 # --- eval -----------------------------------------------------------------------------------------
 
+
 def one_case(folder: Path) -> Path:
     case = folder / "cases" / "c1"
     case.mkdir(parents=True)
@@ -108,8 +112,9 @@ def one_case(folder: Path) -> Path:
     return folder / "cases"
 
 
-def test_eval_says_which_case_runs_and_prints_its_table_on_stdout(work: Path, run: Callable[..., Run],
-                                                                 model: Callable[..., Any]) -> None:
+def test_eval_says_which_case_runs_and_prints_its_table_on_stdout(
+    work: Path, run: Callable[..., Run], model: Callable[..., Any]
+) -> None:
     cases = one_case(work)
     model(PY.replace("return 1", "return 10") + "```\n")
     r = run("eval", str(cases))
@@ -134,7 +139,7 @@ def test_git_apply_check_uses_the_git_on_path(tmp_path: Path, monkeypatch: pytes
     bin_dir.mkdir()
     marker = tmp_path / "called"
     wrapper = bin_dir / "git"
-    wrapper.write_text(f"#!/bin/sh\ntouch {marker}\nexec {real} \"$@\"\n")
+    wrapper.write_text(f'#!/bin/sh\ntouch {marker}\nexec {real} "$@"\n')
     wrapper.chmod(wrapper.stat().st_mode | stat.S_IXUSR)
     monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
     case = evaluate.discover(ROOT / "fixtures", "py_change_constant")[0]
@@ -144,6 +149,7 @@ def test_git_apply_check_uses_the_git_on_path(tmp_path: Path, monkeypatch: pytes
 
 
 # --- bench --show and --chart ---------------------------------------------------------------------
+
 
 def test_show_of_the_finished_k_sweep_record(capfd: pytest.CaptureFixture[str]) -> None:
     """The committed K sweep (5 cases, every run saved; one summary saved) shows all five cases and

@@ -35,7 +35,9 @@ def test_subset_is_representative() -> None:
 
 def _param(case: evaluate.Case) -> object:
     # A known failure still runs; strict xfail turns an unexpected pass into a failure to look at.
-    marks = [pytest.mark.xfail(strict=True, reason=case.meta.get("known_failure_reason", ""))] if case.known_failure else []
+    marks = (
+        [pytest.mark.xfail(strict=True, reason=case.meta.get("known_failure_reason", ""))] if case.known_failure else []
+    )
     return pytest.param(case, id=case.name, marks=marks)
 
 
@@ -49,8 +51,12 @@ def test_golden_case(engine: api.Engine, case: evaluate.Case) -> None:
     assert result.passes > 0 and result.tokens > 0
     if not result.exact:
         expected = case.after.read_text(encoding="utf-8")
-        diff = difflib.unified_diff(expected.splitlines(True), (result.produced or "").splitlines(True),
-                                    f"expected/{case.after.name}", f"produced/{case.after.name}")
+        diff = difflib.unified_diff(
+            expected.splitlines(True),
+            (result.produced or "").splitlines(True),
+            f"expected/{case.after.name}",
+            f"produced/{case.after.name}",
+        )
         pytest.fail(f"{case.name}: output differs from {case.after.name}:\n{''.join(diff)}")
     assert result.git_apply_ok in (True, None)
     assert result.syntax_ok in (True, None)

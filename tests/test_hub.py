@@ -71,8 +71,12 @@ def hub() -> Iterator[str]:
 def prepare(hub: str, home: Path, *args: str) -> subprocess.CompletedProcess[bytes]:
     env = {k: v for k, v in os.environ.items() if k not in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE")}
     env.update(HF_ENDPOINT=hub, APPLYEDIT_HOME=str(home), HF_HOME=str(home / "hf"), NO_PROXY="127.0.0.1")
-    return subprocess.run([sys.executable, "-m", "applyedit", "model", "prepare", "--from-hub", REPO, FILE, *args],
-                          capture_output=True, env=env, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "applyedit", "model", "prepare", "--from-hub", REPO, FILE, *args],
+        capture_output=True,
+        env=env,
+        timeout=120,
+    )
 
 
 def files_under(folder: Path) -> list[Path]:
@@ -101,13 +105,18 @@ def test_bad_hash_argument_and_missing_file(hub: str, tmp_path: Path) -> None:
     assert r.returncode == 1 and b"not a SHA-256" in r.stderr and not Hub.served
     env = {k: v for k, v in os.environ.items() if k != "HF_HUB_OFFLINE"}
     env.update(HF_ENDPOINT=hub, APPLYEDIT_HOME=str(tmp_path / "home"))
-    missing = subprocess.run([sys.executable, "-m", "applyedit", "model", "prepare", "--from-hub", REPO, "nope.gguf"],
-                             capture_output=True, env=env, timeout=120)
+    missing = subprocess.run(
+        [sys.executable, "-m", "applyedit", "model", "prepare", "--from-hub", REPO, "nope.gguf"],
+        capture_output=True,
+        env=env,
+        timeout=120,
+    )
     assert missing.returncode == 2 and b"could not fetch nope.gguf" in missing.stderr
 
 
 def test_a_known_file_is_checked_without_sha256_and_the_default_becomes_the_model(
-        hub: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    hub: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """In-process: a (repo, file) in hub.KNOWN is checked against its hash with no --sha256; one
     with the default model's hash is installed as the default model's GGUF."""
     from huggingface_hub import constants
@@ -166,11 +175,20 @@ def test_a_hostile_mirror_is_stopped(tmp_path: Path, mode: str, message: str) ->
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
         env = {k: v for k, v in os.environ.items() if k not in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE")}
-        env.update(HF_ENDPOINT=f"http://127.0.0.1:{server.server_address[1]}", APPLYEDIT_HOME=str(tmp_path / "home"),
-                   HF_HOME=str(tmp_path / "hf"), NO_PROXY="127.0.0.1", HF_HUB_DOWNLOAD_TIMEOUT="1")
+        env.update(
+            HF_ENDPOINT=f"http://127.0.0.1:{server.server_address[1]}",
+            APPLYEDIT_HOME=str(tmp_path / "home"),
+            HF_HOME=str(tmp_path / "hf"),
+            NO_PROXY="127.0.0.1",
+            HF_HUB_DOWNLOAD_TIMEOUT="1",
+        )
         t0 = time.monotonic()
-        r = subprocess.run([sys.executable, "-m", "applyedit", "model", "prepare", "--from-hub", REPO, FILE],
-                           capture_output=True, env=env, timeout=120)
+        r = subprocess.run(
+            [sys.executable, "-m", "applyedit", "model", "prepare", "--from-hub", REPO, FILE],
+            capture_output=True,
+            env=env,
+            timeout=120,
+        )
         err = r.stderr.decode()
         assert r.returncode == 2 and message in err and Hostile.served, err
         assert time.monotonic() - t0 < 60  # 3 read timeouts of 1 s, not the mirror's patience

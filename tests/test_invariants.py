@@ -64,7 +64,9 @@ def test_file_heads() -> None:
 
 
 def test_a_decorator_that_moved_is_a_lost_definition() -> None:
-    before = "class A:\n    @staticmethod\n    def make():\n        return A()\n\n    def helper(x):\n        return x * 2\n"
+    before = (
+        "class A:\n    @staticmethod\n    def make():\n        return A()\n\n    def helper(x):\n        return x * 2\n"
+    )
     snippet = "# ... existing code ...\n    @staticmethod\n    def helper(x):\n        return x * 2\n"
     wrong = "class A:\n    @staticmethod\n    def helper(x):\n        return x * 2\n"
     found = invariants.violations(before, wrong, snippet, "snippet", "python")
@@ -76,7 +78,9 @@ def test_a_rename_and_a_shown_deletion_lose_nothing() -> None:
     snippet = "# ... existing code ...\ndef beta():\n    return 2\n# ... existing code ...\n"
     assert invariants.violations(PY, renamed, snippet, "snippet", "python") == []
     deletion = "# ... existing code ...\ndef a():\n    return 1\n\n\ndef c():\n    return 3\n"
-    assert invariants.violations(PY, PY.replace("def b():\n    return 2\n\n\n", ""), deletion, "snippet", "python") == []
+    assert (
+        invariants.violations(PY, PY.replace("def b():\n    return 2\n\n\n", ""), deletion, "snippet", "python") == []
+    )
 
 
 def test_the_context_reading() -> None:

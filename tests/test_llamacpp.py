@@ -90,7 +90,9 @@ def test_llamacpp_own_greedy_is_the_plain_baseline(engine: api.Engine) -> None:
     """llama.cpp's own greedy loop (bench's baseline on this backend) writes what applyedit's loop
     without drafts writes on the same backend, up to the closing fence where the loop stops."""
     job = api.prepare(CASE / "before.py", (CASE / "edit.txt").read_text(), engine, cwd=CASE)
-    plain = run(engine.model, job.prompt_ids, NullProposer(), FixedK(0), job.budget, stop=FenceStop(engine.decode, job.fence))
+    plain = run(
+        engine.model, job.prompt_ids, NullProposer(), FixedK(0), job.budget, stop=FenceStop(engine.decode, job.fence)
+    )
     budget = len(plain.tokens) + 5
     tokens, first = engine.model.greedy(job.prompt_ids, budget)
     assert tokens[: len(plain.tokens)] == plain.tokens and 0 < first

@@ -180,8 +180,7 @@ OK_CASES = [
     # change one line between two context lines
     pytest.param(
         PY,
-        f'{M}def ping(client):\n    reply = client.send("ping", timeout=5)\n'
-        f'    return reply == "pong"\n{M}',
+        f'{M}def ping(client):\n    reply = client.send("ping", timeout=5)\n    return reply == "pong"\n{M}',
         PY.replace('send("ping")', 'send("ping", timeout=5)'),
         [(9, 10, ('    reply = client.send("ping", timeout=5)',))],
         id="one-line-between-context",
@@ -299,8 +298,7 @@ OK_CASES = [
     # tab-indented original, context typed with spaces: anchors, tabs kept
     pytest.param(
         PY.replace("    ", "\t"),
-        f'{M}def ping(client):\n    reply = client.send("ping")\n    log(reply)\n'
-        f'    return reply == "pong"\n{M}',
+        f'{M}def ping(client):\n    reply = client.send("ping")\n    log(reply)\n    return reply == "pong"\n{M}',
         PY.replace("    ", "\t").replace('"ping")\n', '"ping")\n    log(reply)\n'),
         [(10, 10, ("    log(reply)",))],
         id="tabs-vs-spaces-context",
@@ -312,8 +310,7 @@ OK_CASES = [
         f'        return reply == "pong"\n    return False\n{M}',
         PY.replace(
             PING_BODY,
-            '    if client:\n        reply = client.send("ping")\n'
-            '        return reply == "pong"\n    return False\n',
+            '    if client:\n        reply = client.send("ping")\n        return reply == "pong"\n    return False\n',
         ),
         [
             (
@@ -371,8 +368,7 @@ OK_CASES = [
         "// ...existing code...\n",
         GO.replace(
             "func greet(name string) {\n",
-            'func greet(name string, loud bool) {\n\tif loud {\n\t\tfmt.Println("HI", name)\n'
-            "\t\treturn\n\t}\n",
+            'func greet(name string, loud bool) {\n\tif loud {\n\t\tfmt.Println("HI", name)\n\t\treturn\n\t}\n',
         ),
         [
             (
@@ -418,9 +414,7 @@ FAIL_CASES = [
         id="ambiguous-context",
     ),
     # nothing in the snippet is in the original, markers on both sides
-    pytest.param(
-        PY, f"{M}def shout():\n    print('HEY')\n{M}", "no snippet line matches", id="unanchored"
-    ),
+    pytest.param(PY, f"{M}def shout():\n    print('HEY')\n{M}", "no snippet line matches", id="unanchored"),
     # nothing matches and no markers: not a rewrite (the original has code) and not placeable
     pytest.param(PY, "def shout():\n    print('HEY')\n", "no snippet line matches", id="no-match"),
     # one segment anchors, a nested one between markers does not
@@ -431,9 +425,7 @@ FAIL_CASES = [
         id="segment-unanchored",
     ),
     # the head's opener contradicts the block its context sits in
-    pytest.param(
-        PY, f"{M}with lock:\n    return Client(sock)\n{M}", "does not fit", id="opener-mismatch"
-    ),
+    pytest.param(PY, f"{M}with lock:\n    return Client(sock)\n{M}", "does not fit", id="opener-mismatch"),
     # markers and nothing else
     pytest.param(PY, f"{M}\n{M}", "no code besides lazy markers", id="only-markers"),
 ]
@@ -446,9 +438,7 @@ def test_is_marker(line: str, expected: bool) -> None:
 
 
 @pytest.mark.parametrize(("original", "snippet", "merged", "hunks"), OK_CASES)
-def test_merge_ok(
-    original: str, snippet: str, merged: str, hunks: list[tuple[int, int, tuple[str, ...]]]
-) -> None:
+def test_merge_ok(original: str, snippet: str, merged: str, hunks: list[tuple[int, int, tuple[str, ...]]]) -> None:
     """An unambiguous snippet merges to the exact text, with the exact hunks and line kinds."""
     result = merge(original, snippet)
     assert result.ok, result.reason
@@ -525,9 +515,7 @@ def test_original_without_final_newline() -> None:
     """The merged text keeps the original's missing final newline."""
     original = PY.rstrip("\n")
     result = merge(original, f"{M}def close(client):\n    client.flush()\n    client.sock.close()")
-    assert result.merged == original.replace(
-        "    client.sock", "    client.flush()\n    client.sock"
-    )
+    assert result.merged == original.replace("    client.sock", "    client.flush()\n    client.sock")
 
 
 def test_large_file_is_fast_enough() -> None:
@@ -604,15 +592,18 @@ def test_merge_is_total_and_consistent() -> None:
     assert reached["all"] >= 200 and reached["merged"] >= 0.25 * reached["all"], reached
 
 
-@pytest.mark.parametrize(("output", "lost"), [
-    ("a()\nb()\nX()\nd()\ne()\n", []),  # the merged result itself
-    ("b()\nX()\nd()\ne()\n", [1]),  # a() was under a marker and vanished
-    ("a()\nb()\nX()\nd()\n", [5]),  # e() too, at the end
-    ("a()\nX()\nd()\ne()\n", [2]),  # b() was context: the snippet kept it
-    ("a()\nb()\nd()\ne()\n", []),  # c() was the snippet's to replace; missing X() is not a drop
-    ("a(1)\nb()\nX()\nd()\ne()\n", []),  # a kept line edited in place (a call site): not lost
-    ("\n".join(["zzz"] * 5) + "\n", [1, 2, 4, 5]),  # everything replaced by unrelated lines
-])
+@pytest.mark.parametrize(
+    ("output", "lost"),
+    [
+        ("a()\nb()\nX()\nd()\ne()\n", []),  # the merged result itself
+        ("b()\nX()\nd()\ne()\n", [1]),  # a() was under a marker and vanished
+        ("a()\nb()\nX()\nd()\n", [5]),  # e() too, at the end
+        ("a()\nX()\nd()\ne()\n", [2]),  # b() was context: the snippet kept it
+        ("a()\nb()\nd()\ne()\n", []),  # c() was the snippet's to replace; missing X() is not a drop
+        ("a(1)\nb()\nX()\nd()\ne()\n", []),  # a kept line edited in place (a call site): not lost
+        ("\n".join(["zzz"] * 5) + "\n", [1, 2, 4, 5]),  # everything replaced by unrelated lines
+    ],
+)
 def test_dropped_lines(output: str, lost: list[int]) -> None:
     original = "a()\nb()\nc()\nd()\ne()\n"
     result = merge("a()\nb()\nc()\nd()\ne()\n", "# ... existing code ...\nb()\nX()\nd()\n# ... existing code ...\n")
@@ -627,7 +618,9 @@ def test_tail_that_ends_its_block_at_a_shallower_marker_replaces_the_rest_of_the
     snippet = "def f(x):\n    a = x + 1\n    c = a * 3\n    return max(c, 0)\n\n\n# ... existing code ...\n"
     result = merge(original, snippet)
     assert result.ok
-    assert result.merged == "def f(x):\n    a = x + 1\n    c = a * 3\n    return max(c, 0)\n\n\ndef g():\n    return 0\n"
+    assert (
+        result.merged == "def f(x):\n    a = x + 1\n    c = a * 3\n    return max(c, 0)\n\n\ndef g():\n    return 0\n"
+    )
     assert result.ops == ("context", "context", "replaced", "replaced", "context", "context", "kept", "kept")
     # a marker as deep as the block keeps the rest of the body instead (c = a * 3 edits b's line in place)
     deep = merge(original, "def f(x):\n    a = x + 1\n    c = a * 3\n    # ... existing code ...\n")
@@ -661,9 +654,11 @@ func C(n int) int {
 def test_deleted_function_shown_as_the_ends_around_it() -> None:
     """`}` `}` then the next function, no marker between: the function in between is deleted,
     not an unchanged snippet read at the place where `}` `}` stands right above C."""
-    snippet = "// ... existing code ...\n\treturn 0\n}\n\n// C triples.\nfunc C(n int) int {\n// ... existing code ...\n"
+    snippet = (
+        "// ... existing code ...\n\treturn 0\n}\n\n// C triples.\nfunc C(n int) int {\n// ... existing code ...\n"
+    )
     result = merge(GO3, snippet)
-    assert result.ok and result.merged == GO3.replace(GO3[GO3.index("// B doubles"):GO3.index("// C triples")], "")
+    assert result.ok and result.merged == GO3.replace(GO3[GO3.index("// B doubles") : GO3.index("// C triples")], "")
 
 
 def test_new_function_after_closing_context_keeps_the_previous_closing_lines() -> None:

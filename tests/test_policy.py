@@ -131,12 +131,15 @@ def test_the_policy_and_the_hybrid_share_one_alignment() -> None:
     assert p.next_k(10, support=4) == 0 and p.next_k(10, support=5) == p.k_probe
 
 
-@pytest.mark.parametrize(("alpha", "drafted", "accepted", "expected"), [
-    (0.9, 4, 4, 0.93),  # fully kept: the step's own estimate is 1
-    (0.9, 4, 3, 0.855),  # 3 kept, 1 miss: 3/4
-    (0.5, 4, 0, 0.35),  # nothing kept: 0
-    (0.995, 8, 8, 0.995),  # never above the cap
-])
+@pytest.mark.parametrize(
+    ("alpha", "drafted", "accepted", "expected"),
+    [
+        (0.9, 4, 4, 0.93),  # fully kept: the step's own estimate is 1
+        (0.9, 4, 3, 0.855),  # 3 kept, 1 miss: 3/4
+        (0.5, 4, 0, 0.35),  # nothing kept: 0
+        (0.995, 8, 8, 0.995),  # never above the cap
+    ],
+)
 def test_acceptance_ema(alpha: float, drafted: int, accepted: int, expected: float) -> None:
     assert acceptance_ema(alpha, drafted, accepted) == pytest.approx(expected)
 

@@ -16,8 +16,7 @@ from fakes import scripted_engine
 
 
 def decoding(**changes: Any) -> State:
-    s = State(phase="decoding", line=34, lines=120, tokens=602, drafted=700, accepted=644, decode_s=20.0,
-              started=0.0)
+    s = State(phase="decoding", line=34, lines=120, tokens=602, drafted=700, accepted=644, decode_s=20.0, started=0.0)
     for key, value in changes.items():
         setattr(s, key, value)
     return s
@@ -37,11 +36,16 @@ def test_decoding_line_says_where_it_is_in_plain_words() -> None:
 
 
 @pytest.mark.parametrize("width", [30, 40, 60, 80, 100, 160])
-@pytest.mark.parametrize("state", [
-    decoding(), decoding(line=130),  # past the expected total: the total follows the line
-    State(phase="prefill", done=1024, total=2650, started=0.0), State(phase="loading", started=0.0),
-    State(phase="preparing", detail="assembling 3/22", started=0.0),
-])
+@pytest.mark.parametrize(
+    "state",
+    [
+        decoding(),
+        decoding(line=130),  # past the expected total: the total follows the line
+        State(phase="prefill", done=1024, total=2650, started=0.0),
+        State(phase="loading", started=0.0),
+        State(phase="preparing", detail="assembling 3/22", started=0.0),
+    ],
+)
 def test_every_phase_fits_and_keeps_the_elapsed_time_whole(state: State, width: int) -> None:
     line = status_line(state, width, now=3725.0)
     assert len(line) <= width - 1, line
@@ -83,8 +87,9 @@ def test_steps_feed_acceptance_and_decode_rate() -> None:
     assert (s.drafted, s.accepted, s.tokens, s.decode_s, s.line, s.lines) == (6, 5, 7, 1.0, 3, 10)
 
 
-def test_torch_prefill_reports_each_chunk(tmp_path: Path, tokenizer: tuple[Path, Any],
-                                          monkeypatch: pytest.MonkeyPatch) -> None:
+def test_torch_prefill_reports_each_chunk(
+    tmp_path: Path, tokenizer: tuple[Path, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
     """A prompt reports its start, each decoder layer of each chunk (here 2 layers, chunks of 64) and its end."""
     import torch
     from transformers import Qwen2Config, Qwen2ForCausalLM
@@ -95,9 +100,18 @@ def test_torch_prefill_reports_each_chunk(tmp_path: Path, tokenizer: tuple[Path,
     monkeypatch.setenv("APPLYEDIT_HOME", str(tmp_path / "home"))
     monkeypatch.setattr(backend, "PREFILL_CHUNK", 64)
     torch.manual_seed(0)
-    config = Qwen2Config(vocab_size=256, hidden_size=32, intermediate_size=64, num_hidden_layers=2,
-                         num_attention_heads=2, num_key_value_heads=1, max_position_embeddings=512,
-                         bos_token_id=0, eos_token_id=1, pad_token_id=0)
+    config = Qwen2Config(
+        vocab_size=256,
+        hidden_size=32,
+        intermediate_size=64,
+        num_hidden_layers=2,
+        num_attention_heads=2,
+        num_key_value_heads=1,
+        max_position_embeddings=512,
+        bos_token_id=0,
+        eos_token_id=1,
+        pad_token_id=0,
+    )
     Qwen2ForCausalLM(config).save_pretrained(tmp_path / "model")
     model = TorchModel.load(tmp_path / "model", "cpu", torch.float32, tokenizer[1])
     seen: list[tuple[int, int]] = []
@@ -114,8 +128,7 @@ def test_apply_reports_the_output_line_of_the_original_line_count(tokenizer: tup
     engine = scripted_engine(tokenizer, original.replace("x5 = 5", "x5 = 50") + "```\n")
     (tmp_path / "f.py").write_text(original)
     phases: list[tuple[str, int, int]] = []
-    api.apply(tmp_path / "f.py", "Set x5 to 50.", engine=engine, cwd=tmp_path,
-              on_phase=lambda *a: phases.append(a))
+    api.apply(tmp_path / "f.py", "Set x5 to 50.", engine=engine, cwd=tmp_path, on_phase=lambda *a: phases.append(a))
     lines = [(done, total) for name, done, total in phases if name == "decoding"]
     assert lines and all(total == 12 for _, total in lines)
     assert [d for d, _ in lines] == sorted(d for d, _ in lines)  # never goes back

@@ -257,7 +257,9 @@ def test_disk_store_budget_and_folder_key(tmp_path: Any) -> None:
     weights = tmp_path / "w.bin"
     weights.write_bytes(b"weights")
     key = folder_key(weights, "torch", "float32", "onednn", tmp_path)
-    assert key.endswith("-torch-float32-onednn-b256") and key == folder_key(weights, "torch", "float32", "onednn", tmp_path)
+    assert key.endswith("-torch-float32-onednn-b256") and key == folder_key(
+        weights, "torch", "float32", "onednn", tmp_path
+    )
     weights.write_bytes(b"other weights")
     assert folder_key(weights, "torch", "float32", "onednn", tmp_path) != key
     assert folder_key(weights, "llamacpp", "gguf", "", tmp_path).endswith("-llamacpp-gguf-b256")

@@ -12,8 +12,9 @@ def test_render_refuses_missing_and_unused_placeholders() -> None:
     with pytest.raises(KeyError, match="missing.*'source'"):
         prompts.render("instruction.user", path="f.py", language="python", fence="```", edit="x\n")
     with pytest.raises(KeyError, match="unused.*'bogus'"):
-        prompts.render("instruction.user", path="f.py", language="python", fence="```", edit="x\n",
-                       source="y\n", bogus="z")
+        prompts.render(
+            "instruction.user", path="f.py", language="python", fence="```", edit="x\n", source="y\n", bogus="z"
+        )
 
 
 @pytest.mark.parametrize(

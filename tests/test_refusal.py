@@ -17,8 +17,9 @@ SNIPPET = "def a():\n    return 10\n\n\ndef b():\n# ... existing code ...\n"
 DROPPED = "def a():\n    return 10\n"  # b() vanished: the dropped-code check refuses it
 
 
-def test_refused_run_keeps_the_output_in_a_rej_file(work: Path, run: Callable[..., Run],
-                                                    model: Callable[..., Any]) -> None:
+def test_refused_run_keeps_the_output_in_a_rej_file(
+    work: Path, run: Callable[..., Run], model: Callable[..., Any]
+) -> None:
     model(DROPPED + "```\n")
     r = run("f.py", "--fallback", "none", "--answer", "model", "--edit-text", SNIPPET, "--in-place")
     assert r.code == 3 and r.out == b""
@@ -29,8 +30,9 @@ def test_refused_run_keeps_the_output_in_a_rej_file(work: Path, run: Callable[..
     assert "accept it as it is with --allow-drops" in r.err and "smaller edit" in r.err and "--model" in r.err
 
 
-def test_an_existing_file_is_never_overwritten_by_the_reject(work: Path, run: Callable[..., Run],
-                                                            model: Callable[..., Any]) -> None:
+def test_an_existing_file_is_never_overwritten_by_the_reject(
+    work: Path, run: Callable[..., Run], model: Callable[..., Any]
+) -> None:
     (work / "f.py.rej").write_text("someone else's notes\n")
     model(DROPPED + "```\n")
     assert run("f.py", "--fallback", "none", "--answer", "model", "--edit-text", SNIPPET).code == 3
@@ -42,19 +44,28 @@ def test_an_existing_file_is_never_overwritten_by_the_reject(work: Path, run: Ca
 
 def test_reject_file_flag_and_its_checks(work: Path, run: Callable[..., Run], model: Callable[..., Any]) -> None:
     model(DROPPED + "```\n")
-    run("f.py", "--fallback", "none", "--answer", "model", "--edit-text", SNIPPET, "--reject-file", "out/refused.py").one_line("no such folder")  # before the run
+    run(
+        "f.py", "--fallback", "none", "--answer", "model", "--edit-text", SNIPPET, "--reject-file", "out/refused.py"
+    ).one_line("no such folder")  # before the run
     (work / "out").mkdir()
-    r = run("f.py", "--fallback", "none", "--answer", "model", "--edit-text", SNIPPET, "--reject-file", "out/refused.py")
+    r = run(
+        "f.py", "--fallback", "none", "--answer", "model", "--edit-text", SNIPPET, "--reject-file", "out/refused.py"
+    )
     assert r.code == 3 and (work / "out" / "refused.py").read_text() == DROPPED
     assert not (work / "f.py.rej").exists()
-    run("f.py", "--fallback", "none", "--answer", "model", "--edit-text", SNIPPET, "--reject-file", "f.py").one_line("is the file being edited")
+    run("f.py", "--fallback", "none", "--answer", "model", "--edit-text", SNIPPET, "--reject-file", "f.py").one_line(
+        "is the file being edited"
+    )
     assert (work / "f.py").read_text() == PY
 
 
-def test_an_accepted_or_failed_decode_leaves_no_reject(work: Path, run: Callable[..., Run],
-                                                      model: Callable[..., Any]) -> None:
+def test_an_accepted_or_failed_decode_leaves_no_reject(
+    work: Path, run: Callable[..., Run], model: Callable[..., Any]
+) -> None:
     model(DROPPED + "```\n")
-    accepted = run("f.py", "--fallback", "none", "--answer", "model", "--edit-text", SNIPPET, "--allow-drops", "--allow-mismatch")
+    accepted = run(
+        "f.py", "--fallback", "none", "--answer", "model", "--edit-text", SNIPPET, "--allow-drops", "--allow-mismatch"
+    )
     assert accepted.code == 0
     model("```\n")  # an empty output: nothing worth keeping
     assert run("f.py", "--edit-text", "Make a() return 10.").code == 3

@@ -14,7 +14,7 @@ from applyedit.regions import Region, find_regions
 from applyedit.stats import RegionStats, anchored_lines, attribute
 
 PY = TWO_FUNCTIONS
-JS = '''function add(a, b) {
+JS = """function add(a, b) {
   const total = a + b;
   return total;
 }
@@ -24,8 +24,8 @@ function sub(a, b) {
   const diff = a - b;
   return diff;
 }
-'''
-GO = '''package main
+"""
+GO = """package main
 
 func add(a, b int) int {
 	total := a + b
@@ -37,8 +37,8 @@ func sub(a, b int) int {
 	diff := a - b
 	return diff
 }
-'''
-RS = '''struct Calc;
+"""
+RS = """struct Calc;
 
 impl Calc {
     fn add(a: i32, b: i32) -> i32 {
@@ -52,8 +52,8 @@ impl Calc {
         diff
     }
 }
-'''
-JAVA = '''public class Calc {
+"""
+JAVA = """public class Calc {
     int add(int a, int b) {
         int total = a + b;
         return total;
@@ -65,7 +65,7 @@ JAVA = '''public class Calc {
         return diff;
     }
 }
-'''
+"""
 SOURCES = {"python": PY, "javascript": JS, "go": GO, "rust": RS, "java": JAVA}
 
 
@@ -156,8 +156,10 @@ def test_no_grammar_labels_by_lines() -> None:
     """Without a grammar, regions are the diff's runs, labelled "lines A-B" ("original lines A-B" if deleted)."""
     original = "alpha\nbeta\ngamma\ndelta\nepsilon\n"
     body = "alpha\nBETA\ngamma\nepsilon\n"
-    assert [(r.kind, r.start_line, r.end_line, r.orig_start, r.orig_end, r.label)
-            for r in find_regions(original, body, "text")] == [
+    assert [
+        (r.kind, r.start_line, r.end_line, r.orig_start, r.orig_end, r.label)
+        for r in find_regions(original, body, "text")
+    ] == [
         ("unchanged", 1, 1, 1, 1, "lines 1-1"),
         ("edited", 2, 2, 2, 2, "lines 2-2"),
         ("unchanged", 3, 3, 3, 3, "lines 3-3"),
@@ -170,8 +172,10 @@ def test_method_edit_and_inserted_function() -> None:
     """A method edit names class and method; one edited run holding it and a new function splits in two."""
     original = "class Rule:\n    def __init__(self, name):\n        self.name = name\n\n\ndef f():\n    return 1\n"
     body = original.replace("= name\n", "= name.strip()\n").replace("def f", "def g():\n    pass\n\n\ndef f")
-    assert [(r.kind, r.start_line, r.end_line, r.orig_start, r.orig_end, r.label)
-            for r in find_regions(original, body, "python")] == [
+    assert [
+        (r.kind, r.start_line, r.end_line, r.orig_start, r.orig_end, r.label)
+        for r in find_regions(original, body, "python")
+    ] == [
         ("unchanged", 1, 2, 1, 2, "class Rule"),  # the class line and the method's first line
         ("edited", 3, 3, 3, 3, "class Rule › def __init__"),
         ("edited", 4, 7, 3, 3, "def g"),  # the pieces of one edited run share its original lines
@@ -199,8 +203,10 @@ def test_empty_texts() -> None:
     assert table(find_regions("x = 1\n", "", "python")) == [("deleted", 1, 0, "original lines 1-1")]
 
 
-ALPHABETS = {"text": ["a", "b", "c", "", "  d"],
-             "python": ["def f():", "    x = 1", "", "class A:", "    def g(self):", "        pass", "y = 2"]}
+ALPHABETS = {
+    "text": ["a", "b", "c", "", "  d"],
+    "python": ["def f():", "    x = 1", "", "class A:", "    def g(self):", "        pass", "y = 2"],
+}
 
 
 @pytest.mark.parametrize("language", ALPHABETS)
@@ -296,9 +302,15 @@ def runs(draw: st.DrawFn) -> tuple[list[Region], list[Step], list[int], int]:
     num_lines = line - 1
     num_tokens = sum(len(s.emitted) for s in steps)
     num_body = draw(st.integers(0, num_tokens)) if num_lines else 0
-    body = sorted(draw(st.lists(st.integers(0, num_lines - 1), min_size=num_body, max_size=num_body))) if num_body else []
-    after = [num_lines + n for n in sorted(draw(st.lists(st.integers(0, 2), min_size=num_tokens - num_body,
-                                                           max_size=num_tokens - num_body)))]
+    body = (
+        sorted(draw(st.lists(st.integers(0, num_lines - 1), min_size=num_body, max_size=num_body))) if num_body else []
+    )
+    after = [
+        num_lines + n
+        for n in sorted(
+            draw(st.lists(st.integers(0, 2), min_size=num_tokens - num_body, max_size=num_tokens - num_body))
+        )
+    ]
     return regions, steps, body + after, num_body
 
 
@@ -330,9 +342,11 @@ def test_anchored_lines_are_the_lines_of_forced_tokens_only() -> None:
     forced tokens are counted per region, and a draft after them is placed after them."""
 
     pieces = [b"a = 1\n\n", b"b = 2\n", b"c", b" = 3\n", b"d = 4\n"]  # lines 1-5
-    steps = [Step(0, 2, (7,), 1, (0, 1, 2), 0.0, 0.1, forced=2),  # forced: lines 1-3; drafted "c", kept
-             Step(1, 0, (), 0, (3,), 0.1, 0.1),  # the model: " = 3\n"
-             Step(2, 0, (), 0, (4,), 0.2, 0.1, forced=1)]  # forced: line 5
+    steps = [
+        Step(0, 2, (7,), 1, (0, 1, 2), 0.0, 0.1, forced=2),  # forced: lines 1-3; drafted "c", kept
+        Step(1, 0, (), 0, (3,), 0.1, 0.1),  # the model: " = 3\n"
+        Step(2, 0, (), 0, (4,), 0.2, 0.1, forced=1),
+    ]  # forced: line 5
     assert anchored_lines(steps, pieces, 5) == [(1, 3), (5, 5)]
     assert anchored_lines(steps, pieces, 4) == [(1, 3)]
     regions = [Region("unchanged", 1, 5, 1, 5, "all")]

@@ -31,8 +31,18 @@ STEPS = [
     Step(2, 2, (), 0, (9,), 0.3, 0.05),
     Step(3, 8, (1, 2), 1, (1, 9), 0.35, 0.3),
 ]
-STAT_KEYS = {"lines", "tokens", "drafted", "accepted", "passes", "k_sum", "time_s", "acceptance",
-             "tokens_per_pass", "mean_k"}
+STAT_KEYS = {
+    "lines",
+    "tokens",
+    "drafted",
+    "accepted",
+    "passes",
+    "k_sum",
+    "time_s",
+    "acceptance",
+    "tokens_per_pass",
+    "mean_k",
+}
 
 
 def summary_of(steps: list[Step]) -> stats.Summary:
@@ -51,7 +61,9 @@ def test_report_data_schema_and_sums() -> None:
     d = data()
     assert set(d) == {"run", "regions", "end", "totals", "profile", "legend"}
     assert [(r["kind"], r["label"], r["start_line"], r["end_line"]) for r in d["regions"]] == [
-        ("unchanged", "def add", 1, 2), ("edited", "def add", 3, 3), ("deleted", "def sub", 4, 3),
+        ("unchanged", "def add", 1, 2),
+        ("edited", "def add", 3, 3),
+        ("deleted", "def sub", 4, 3),
         ("unchanged", "def sub", 4, 4),
     ]
     for row in [*d["regions"], d["end"], d["totals"]]:
@@ -120,12 +132,16 @@ def test_report_after_a_scripted_run(tokenizer: tuple[Path, Any], tmp_path: Path
     assert textio.extract_body(result.output, "```") == body
     regions = find_regions(ORIGINAL, body, "python")
     lines = token_lines(tok, result.decode.tokens)
-    per_region, end, totals = attribute(regions, result.decode.steps, lines,
-                                        tokens_before_line(lines, body.count("\n")))
+    per_region, end, totals = attribute(
+        regions, result.decode.steps, lines, tokens_before_line(lines, body.count("\n"))
+    )
     d = report_data(regions, per_region, end, totals, result.summary)
 
     assert [(r["kind"], r["label"]) for r in d["regions"]] == [
-        ("unchanged", "def add"), ("edited", "def add"), ("unchanged", "def sub"), ("deleted", "def sub"),
+        ("unchanged", "def add"),
+        ("edited", "def add"),
+        ("unchanged", "def sub"),
+        ("deleted", "def sub"),
         ("unchanged", "def sub"),
     ]
     edited = d["regions"][1]
@@ -145,10 +161,21 @@ def test_report_after_a_scripted_run(tokenizer: tuple[Path, Any], tmp_path: Path
 
 
 def test_profile_line_shows_shares_of_decode_and_the_startup() -> None:
-    line = profile_line({"prefill_s": 2.0, "forward_s": 9.0, "drafting_s": 0.5, "cache_s": 0.25,
-                         "loop_s": 0.15, "outside_s": 0.1, "startup_s": 7.25})
-    assert line == ("startup 7.2 s; prefill 2.00 s; decode: forward 9.00 s (90.0%), drafting 0.50 s (5.0%), "
-                    "cache 0.25 s (2.5%), loop 0.15 s (1.5%), outside 0.10 s (1.0%)")
+    line = profile_line(
+        {
+            "prefill_s": 2.0,
+            "forward_s": 9.0,
+            "drafting_s": 0.5,
+            "cache_s": 0.25,
+            "loop_s": 0.15,
+            "outside_s": 0.1,
+            "startup_s": 7.25,
+        }
+    )
+    assert line == (
+        "startup 7.2 s; prefill 2.00 s; decode: forward 9.00 s (90.0%), drafting 0.50 s (5.0%), "
+        "cache 0.25 s (2.5%), loop 0.15 s (1.5%), outside 0.10 s (1.0%)"
+    )
     assert profile_line({}) == ""
 
 
@@ -164,8 +191,9 @@ def test_readme_quotes_every_metric_definition() -> None:
     assert not missing, f"README lacks the definitions of {missing}"
 
 
-def test_a_run_that_loads_the_model_reports_its_startup(tokenizer: tuple[Path, Any], tmp_path: Path,
-                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_run_that_loads_the_model_reports_its_startup(
+    tokenizer: tuple[Path, Any], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """When apply loads the weights itself (the CLI's case), the report carries process start → first forward."""
     from applyedit.models.backend import TorchModel
     from applyedit.stats import process_age_s

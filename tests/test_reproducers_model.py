@@ -36,9 +36,25 @@ def test_reproducer_on_the_real_model(case: Any, tmp_path: Path) -> None:
     (tmp_path / "e.txt").write_text(case.snippet)
     env = {**os.environ, "APPLYEDIT_DEVICE": "cpu"}
     proc = subprocess.run(
-        [sys.executable, "-m", "applyedit", target.name, "--edit", "e.txt", "--in-place", "--report-json", "r.json",
-         "--answer", "model", "--fallback", "none"],
-        cwd=tmp_path, env=env, capture_output=True, timeout=1200,
+        [
+            sys.executable,
+            "-m",
+            "applyedit",
+            target.name,
+            "--edit",
+            "e.txt",
+            "--in-place",
+            "--report-json",
+            "r.json",
+            "--answer",
+            "model",
+            "--fallback",
+            "none",
+        ],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        timeout=1200,
     )
     err = proc.stderr.decode()
     assert "Traceback" not in err

@@ -73,7 +73,6 @@ def test_truncated_output_is_an_error_not_a_diff(tokenizer, tmp_path: Path) -> N
         api.apply(src, "Set MAX_RETRIES to 5.", engine=engine, cwd=tmp_path, max_new_tokens=3)
 
 
-
 def test_eval_keeps_the_raw_output_of_a_refused_case(tokenizer) -> None:  # noqa: ANN001
     """A case whose output fails a check records the error and what the model wrote, for diagnosis."""
     r = evaluate.run_case(scripted_engine(tokenizer, "import logging\n"), case("py_change_constant_instr"))
@@ -87,8 +86,14 @@ def test_leftover_lazy_marker_is_refused(tokenizer, tmp_path: Path) -> None:  # 
     src.write_text("def a():\n    return 1\n\n\ndef b():\n    return 2\n")
     engine = scripted_engine(tokenizer, "def a():\n    return 3\n\n\n# ... existing code ...\n```\n")
     with pytest.raises(OutputCheckError, match="lazy marker at line 5") as info:
-        api.apply(src, "# ... existing code ...\ndef a():\n    return 3\n", engine=engine, cwd=tmp_path,
-                  fallback="none", answer="model")
+        api.apply(
+            src,
+            "# ... existing code ...\ndef a():\n    return 3\n",
+            engine=engine,
+            cwd=tmp_path,
+            fallback="none",
+            answer="model",
+        )
     assert info.value.exit_code == 3
     result = api.apply(src, "x", engine=engine, cwd=tmp_path, allow_markers=True, allow_lost_definitions=True)
     assert "# ... existing code ..." in result.after
@@ -113,15 +118,28 @@ def test_dropped_code_is_refused(tokenizer, tmp_path: Path) -> None:  # noqa: AN
     src.write_text(SHOP)
     lossy = SHOP_SNIPPET.removeprefix("# ... existing code ...\n\n")
     with pytest.raises(OutputCheckError, match=r"dropped 3 original lines .*original lines 1-3\)") as info:
-        api.apply(src, SHOP_SNIPPET, engine=scripted_engine(tokenizer, lossy + "```\n"), cwd=tmp_path,
-                  fallback="none", anchor="none", answer="model")  # anchoring would force class Cart back in
+        api.apply(
+            src,
+            SHOP_SNIPPET,
+            engine=scripted_engine(tokenizer, lossy + "```\n"),
+            cwd=tmp_path,
+            fallback="none",
+            anchor="none",
+            answer="model",
+        )  # anchoring would force class Cart back in
     assert info.value.exit_code == 3 and src.read_text() == SHOP
-    taken = api.apply(src, SHOP_SNIPPET, engine=scripted_engine(tokenizer, lossy + "```\n"), cwd=tmp_path,
-                      allow_drops=True, anchor="none", answer="model")
+    taken = api.apply(
+        src,
+        SHOP_SNIPPET,
+        engine=scripted_engine(tokenizer, lossy + "```\n"),
+        cwd=tmp_path,
+        allow_drops=True,
+        anchor="none",
+        answer="model",
+    )
     assert taken.after == lossy and "--allow-drops" in taken.notes[0]
     good = SHOP.replace("return self.cents / 100", "return round(self.cents / 100, 2)")
-    ok = api.apply(src, SHOP_SNIPPET, engine=scripted_engine(tokenizer, good + "```\n"), cwd=tmp_path,
-                   answer="model")
+    ok = api.apply(src, SHOP_SNIPPET, engine=scripted_engine(tokenizer, good + "```\n"), cwd=tmp_path, answer="model")
     assert ok.after == good and ok.notes == () and ok.answer == "model"
 
 
@@ -162,7 +180,9 @@ def test_eval_from_a_relative_folder_names_the_file_as_in_its_case(tokenizer, mo
     assert b.file.is_absolute() and b.cwd is not None and b.cwd.is_absolute()
 
 
-def test_eval_drafts_with_the_draft_model_it_is_given(tokenizer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: ANN001
+def test_eval_drafts_with_the_draft_model_it_is_given(
+    tokenizer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:  # noqa: ANN001
     """`applyedit eval --proposer draft --draft-model DIR --draft-k 3` reaches the loop: a tiny random
     draft model (the real tokenizer) drafts every step, 3 tokens at a time, and the output stays exact."""
     import torch
@@ -171,17 +191,31 @@ def test_eval_drafts_with_the_draft_model_it_is_given(tokenizer, tmp_path: Path,
     monkeypatch.setenv("APPLYEDIT_HOME", str(tmp_path / "home"))
     _, tok = tokenizer
     torch.manual_seed(0)
-    config = Qwen2Config(vocab_size=len(tok), hidden_size=32, intermediate_size=64, num_hidden_layers=1,
-                         num_attention_heads=2, num_key_value_heads=1, max_position_embeddings=4096,
-                         tie_word_embeddings=True)
+    config = Qwen2Config(
+        vocab_size=len(tok),
+        hidden_size=32,
+        intermediate_size=64,
+        num_hidden_layers=1,
+        num_attention_heads=2,
+        num_key_value_heads=1,
+        max_position_embeddings=4096,
+        tie_word_embeddings=True,
+    )
     draft = tmp_path / "draft"
     Qwen2ForCausalLM(config).save_pretrained(draft)
     tok.save_pretrained(draft)
     c = case("py_change_constant_instr")
     engine = scripted_engine(tokenizer, c.after.read_text() + "\n```\n")
     monkeypatch.setattr(api.Engine, "vocab_size", property(lambda self: len(tok)))  # the scripted target's rows
-    report = evaluate.evaluate(FIXTURES, "py_change_constant_instr", engine=engine, proposer="draft",
-                               draft_model=str(draft), draft_backend="torch", draft_k=3)
+    report = evaluate.evaluate(
+        FIXTURES,
+        "py_change_constant_instr",
+        engine=engine,
+        proposer="draft",
+        draft_model=str(draft),
+        draft_backend="torch",
+        draft_k=3,
+    )
     r = report["cases"][0]
     assert r["exact"] and r["error"] is None
     totals = r["regions"]["totals"]

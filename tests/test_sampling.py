@@ -45,12 +45,14 @@ pytestmark = pytest.mark.usefixtures("one_thread")
 
 # ---- the two checks: chi-square goodness of fit and two-sample homogeneity ---------------------------
 
+
 def chi2_sf(stat: float, df: int) -> float:
     """P(X >= stat) for X ~ chi-square(df): the regularised upper incomplete gamma function."""
     if df <= 0:
         return 1.0
-    return float(torch.special.gammaincc(torch.tensor(df / 2, dtype=torch.float64),
-                                         torch.tensor(stat / 2, dtype=torch.float64)))
+    return float(
+        torch.special.gammaincc(torch.tensor(df / 2, dtype=torch.float64), torch.tensor(stat / 2, dtype=torch.float64))
+    )
 
 
 def fit_p(counts: Counter[tuple[int, ...]], exact: Joint) -> float:
@@ -146,8 +148,13 @@ def row(chain: list[torch.Tensor], prefix: Sequence[int]) -> torch.Tensor:
 
 def exact_chain() -> Joint:
     """The exact joint distribution of the first three tokens under TARGET."""
-    return {(a, b, c): prob for a in range(V) for b in range(V) for c in range(V)
-            if (prob := float(TARGET[0][a] * TARGET[1][a, b] * TARGET[2][b, c])) > 0}
+    return {
+        (a, b, c): prob
+        for a in range(V)
+        for b in range(V)
+        for c in range(V)
+        if (prob := float(TARGET[0][a] * TARGET[1][a, b] * TARGET[2][b, c])) > 0
+    }
 
 
 Drafter = Callable[[list[int], int, torch.Generator], "tuple[list[int], torch.Tensor | None]"]
@@ -224,12 +231,15 @@ def test_rule_matches_the_target_on_a_chain(drafter: str) -> None:
     assert fit_p(counts, exact) > PASS_P
 
 
-@pytest.mark.parametrize(("drafter", "flaw"), [
-    ("copied", "keep every copied token"),
-    ("copied", "resample from p, x not removed"),
-    ("sampled", "resample from p, no residual"),
-    ("sampled", "accept with p(x), ignoring q"),
-])
+@pytest.mark.parametrize(
+    ("drafter", "flaw"),
+    [
+        ("copied", "keep every copied token"),
+        ("copied", "resample from p, x not removed"),
+        ("sampled", "resample from p, no residual"),
+        ("sampled", "accept with p(x), ignoring q"),
+    ],
+)
 def test_the_check_rejects_a_broken_rule(drafter: str, flaw: str) -> None:
     """The same check, fed by a rule with one deliberate flaw, fails by a wide margin."""
     counts = simulate(rule_with(flaw), DRAFTERS[drafter], n=2_500)
@@ -253,12 +263,15 @@ def test_accept_follows_the_rule_on_a_worked_example() -> None:
     assert drafts[0, 2] == 0 and drafts[0, 0] / drafts[0, 1] == pytest.approx(5.0, rel=0.25)
 
 
-@pytest.mark.parametrize(("top_p", "expected"), [
-    (1.0, [0.5, 0.3, 0.15, 0.05]),
-    (0.8, [0.625, 0.375, 0.0, 0.0]),  # 0.5 + 0.3 reaches 0.8: the nucleus stops there
-    (0.81, [0.5 / 0.95, 0.3 / 0.95, 0.15 / 0.95, 0.0]),
-    (0.1, [1.0, 0.0, 0.0, 0.0]),  # always at least the top token
-])
+@pytest.mark.parametrize(
+    ("top_p", "expected"),
+    [
+        (1.0, [0.5, 0.3, 0.15, 0.05]),
+        (0.8, [0.625, 0.375, 0.0, 0.0]),  # 0.5 + 0.3 reaches 0.8: the nucleus stops there
+        (0.81, [0.5 / 0.95, 0.3 / 0.95, 0.15 / 0.95, 0.0]),
+        (0.1, [1.0, 0.0, 0.0, 0.0]),  # always at least the top token
+    ],
+)
 def test_warp_keeps_the_nucleus(top_p: float, expected: list[float]) -> None:
     """Top-p keeps the most probable tokens until their mass reaches top_p, then renormalises."""
     logits = torch.tensor([0.5, 0.3, 0.15, 0.05]).log()
@@ -289,9 +302,17 @@ def peaked_model() -> Qwen2ForCausalLM:
     """A one-layer model over VOCAB tokens with peaked, not one-hot, next-token distributions."""
     torch.manual_seed(0)
     config = Qwen2Config(
-        vocab_size=VOCAB, hidden_size=32, intermediate_size=64, num_hidden_layers=1, num_attention_heads=2,
-        num_key_value_heads=1, max_position_embeddings=64, bos_token_id=None, eos_token_id=None,
-        pad_token_id=None, tie_word_embeddings=False,
+        vocab_size=VOCAB,
+        hidden_size=32,
+        intermediate_size=64,
+        num_hidden_layers=1,
+        num_attention_heads=2,
+        num_key_value_heads=1,
+        max_position_embeddings=64,
+        bos_token_id=None,
+        eos_token_id=None,
+        pad_token_id=None,
+        tie_word_embeddings=False,
     )
     model = Qwen2ForCausalLM(config).eval()
     with torch.no_grad():
@@ -322,9 +343,10 @@ def exact_model(name: str) -> Joint:
 @lru_cache(maxsize=None)
 def greedy_reference(length: int = LENGTH) -> tuple[int, ...]:
     ids = torch.tensor([PROMPT])
-    out = peaked_model().generate(ids, attention_mask=torch.ones_like(ids), do_sample=False, max_new_tokens=length,
-                                pad_token_id=0)
-    return tuple(out[0, len(PROMPT):].tolist())
+    out = peaked_model().generate(
+        ids, attention_mask=torch.ones_like(ids), do_sample=False, max_new_tokens=length, pad_token_id=0
+    )
+    return tuple(out[0, len(PROMPT) :].tolist())
 
 
 class Unigram:
@@ -368,8 +390,9 @@ PROPOSERS: dict[str, Callable[[int, Sampling], Any]] = {
     "unigram-q": lambda seed, s: Unigram(seed),
     "draft-model": lambda seed, s: draft_model(s),
     # copy drafts (point masses) at the first step, then the draft model's q (the one-token copy source ends)
-    "hybrid": lambda seed, s: HybridProposer(CopyProposer([Source("original", greedy_reference(1))]), draft_model(s),
-                                             Alignment()),
+    "hybrid": lambda seed, s: HybridProposer(
+        CopyProposer([Source("original", greedy_reference(1))]), draft_model(s), Alignment()
+    ),
 }
 
 
@@ -395,14 +418,30 @@ def plain(setting: str, n: int = MODEL_SAMPLES) -> Counter[tuple[int, ...]]:
     ids = torch.tensor([PROMPT] * n)
     with torch.random.fork_rng():
         torch.manual_seed(12345)
-        out = peaked_model().generate(ids, attention_mask=torch.ones_like(ids), do_sample=True, temperature=s.temperature,
-                                    top_p=s.top_p, top_k=None, max_new_tokens=LENGTH, min_new_tokens=LENGTH,
-                                    pad_token_id=0)
-    return Counter(tuple(r) for r in out[:, len(PROMPT):].tolist())
+        out = peaked_model().generate(
+            ids,
+            attention_mask=torch.ones_like(ids),
+            do_sample=True,
+            temperature=s.temperature,
+            top_p=s.top_p,
+            top_k=None,
+            max_new_tokens=LENGTH,
+            min_new_tokens=LENGTH,
+            pad_token_id=0,
+        )
+    return Counter(tuple(r) for r in out[:, len(PROMPT) :].tolist())
 
 
-CASES = [("copy", "t1"), ("copy", "t0.7-p0.9"), ("oracle", "t0.7-p0.9"), ("contrarian", "t1"), ("unigram-q", "t1"),
-         ("draft-model", "t1"), ("draft-model", "t0.7-p0.9"), ("hybrid", "t1")]
+CASES = [
+    ("copy", "t1"),
+    ("copy", "t0.7-p0.9"),
+    ("oracle", "t0.7-p0.9"),
+    ("contrarian", "t1"),
+    ("unigram-q", "t1"),
+    ("draft-model", "t1"),
+    ("draft-model", "t0.7-p0.9"),
+    ("hybrid", "t1"),
+]
 
 
 @pytest.mark.parametrize(("proposer", "setting"), CASES)
@@ -428,10 +467,13 @@ def test_loop_samples_like_transformers(setting: str) -> None:
     assert two_sample_p(marginal(counts, 2), marginal(reference, 2)) > PASS_P
 
 
-@pytest.mark.parametrize(("proposer", "flaw"), [
-    ("oracle", "resample from p, x not removed"),
-    ("draft-model", "resample from p, no residual"),
-])
+@pytest.mark.parametrize(
+    ("proposer", "flaw"),
+    [
+        ("oracle", "resample from p, x not removed"),
+        ("draft-model", "resample from p, no residual"),
+    ],
+)
 def test_loop_check_rejects_a_broken_rule(monkeypatch: pytest.MonkeyPatch, proposer: str, flaw: str) -> None:
     """The loop-level check fails when the rule keeps the copied token in the resample distribution,
     or draws a draft model's correction from p instead of the residual."""
@@ -442,14 +484,21 @@ def test_loop_check_rejects_a_broken_rule(monkeypatch: pytest.MonkeyPatch, propo
 
 # ---- (3) seeds, the greedy default, bad values ---------------------------------------------------------
 
+
 def test_seed_reproduces_a_run() -> None:
     """Same seed, same inputs: the same output; another seed: another output."""
 
     def sample(seed: int) -> list[int]:
         model = TorchModel(model=peaked_model(), eos_ids=frozenset())
         proposer = CopyProposer([Source("original", greedy_reference(30)), Source("edit", tuple(PROMPT))])
-        return run(model, PROMPT, proposer, AdaptiveK(k_max=8, k_probe=4, support_min=2), 30,
-                   sampling=Sampling(0.9, 0.95, seed)).tokens
+        return run(
+            model,
+            PROMPT,
+            proposer,
+            AdaptiveK(k_max=8, k_probe=4, support_min=2),
+            30,
+            sampling=Sampling(0.9, 0.95, seed),
+        ).tokens
 
     assert sample(7) == sample(7)
     assert sample(7) != sample(8)
@@ -472,18 +521,22 @@ def test_settings_fix_a_seed_for_sampling_only() -> None:
     assert drawn.seed is not None and 0 <= drawn.seed < sampling.SEED_LIMIT
 
 
-@pytest.mark.parametrize(("temperature", "top_p", "seed", "message"), [
-    (-0.5, 1.0, None, "--temperature must be 0 (greedy) or more"),
-    (float("nan"), 1.0, None, "--temperature must be 0"),
-    (float("inf"), 1.0, None, "--temperature must be 0"),
-    (1.0, 0.0, None, "--top-p must be above 0 and at most 1"),
-    (1.0, 1.5, None, "--top-p must be above 0 and at most 1"),
-    (1.0, -0.2, None, "--top-p must be above 0"),
-    (0.0, 0.9, None, "--top-p needs --temperature above 0"),
-    (1.0, 1.0, -1, "--seed must be a whole number from 0"),
-])
-def test_bad_values_are_input_errors(tmp_path: Path, temperature: float, top_p: float, seed: int | None,
-                                     message: str) -> None:
+@pytest.mark.parametrize(
+    ("temperature", "top_p", "seed", "message"),
+    [
+        (-0.5, 1.0, None, "--temperature must be 0 (greedy) or more"),
+        (float("nan"), 1.0, None, "--temperature must be 0"),
+        (float("inf"), 1.0, None, "--temperature must be 0"),
+        (1.0, 0.0, None, "--top-p must be above 0 and at most 1"),
+        (1.0, 1.5, None, "--top-p must be above 0 and at most 1"),
+        (1.0, -0.2, None, "--top-p must be above 0"),
+        (0.0, 0.9, None, "--top-p needs --temperature above 0"),
+        (1.0, 1.0, -1, "--seed must be a whole number from 0"),
+    ],
+)
+def test_bad_values_are_input_errors(
+    tmp_path: Path, temperature: float, top_p: float, seed: int | None, message: str
+) -> None:
     """Each bad value is an InputError with a one-line message, raised by the API before any model."""
     with pytest.raises(InputError, match="^" + message.replace("(", r"\(").replace(")", r"\)")) as info:
         api.apply(tmp_path / "missing.py", "x", temperature=temperature, top_p=top_p, seed=seed)
@@ -498,8 +551,9 @@ def test_api_samples_and_names_the_seed(tokenizer: tuple[Path, Any], tmp_path: P
     engine = scripted_engine(tokenizer, "x = 2\n```\n")
     # The scripted target puts logit 1 on its token and 0 elsewhere: at temperature 0.02 that token
     # has all but e^-50 of the mass, so the sampled output is the script.
-    result = api.apply(tmp_path / "f.py", "Change x to 2.", engine=engine, temperature=0.02, seed=11, k_policy="fixed",
-                       cwd=tmp_path)
+    result = api.apply(
+        tmp_path / "f.py", "Change x to 2.", engine=engine, temperature=0.02, seed=11, k_policy="fixed", cwd=tmp_path
+    )
     assert result.after == "x = 2\n"
     s = result.summary
     assert (s.temperature, s.top_p, s.seed) == (0.02, 1.0, 11)

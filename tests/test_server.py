@@ -38,8 +38,10 @@ from applyedit.promptcache import PromptCache  # noqa: E402
 from applyedit.server import Settings, create_app, uvicorn_config  # noqa: E402
 from applyedit.serverchat import parse_chat  # noqa: E402
 
-_PROMPT = re.compile(r"File: [^\n]*\n\n(`{3,})[^\n]*\n(.*?)\1\n\n(?:Update snippet:\n\n\1[^\n]*\n(.*?)\1\n|Instruction: (.*?)\n\n?Output)",
-                     re.S)
+_PROMPT = re.compile(
+    r"File: [^\n]*\n\n(`{3,})[^\n]*\n(.*?)\1\n\n(?:Update snippet:\n\n\1[^\n]*\n(.*?)\1\n|Instruction: (.*?)\n\n?Output)",
+    re.S,
+)
 
 
 class OracleModel(ExactPrefill):
@@ -103,8 +105,9 @@ class OracleModel(ExactPrefill):
 
 def oracle_engine(tokenizer: tuple[Path, Any], delay: float = 0.0) -> api.Engine:
     path, tok = tokenizer
-    engine = api.Engine(modelstore.resolve(None), path, tok, "cpu", pick_dtype("fp32", "cpu"), context_length(path),
-                        cost=prior())
+    engine = api.Engine(
+        modelstore.resolve(None), path, tok, "cpu", pick_dtype("fp32", "cpu"), context_length(path), cost=prior()
+    )
     engine._model = OracleModel(tok, tok.convert_tokens_to_ids("<|im_end|>"), len(tok), delay)  # type: ignore[assignment]
     return engine
 
@@ -155,7 +158,9 @@ def snippet(n: int, i: int) -> str:
 
 
 def expected(n: int, i: int, lines: int = 60) -> str:
-    return source_file(n, lines).replace(f"def f{n}_{i}(x):\n    return x + {i}\n", f"def f{n}_{i}(x):\n    return x * {i + 100}\n")
+    return source_file(n, lines).replace(
+        f"def f{n}_{i}(x):\n    return x + {i}\n", f"def f{n}_{i}(x):\n    return x * {i + 100}\n"
+    )
 
 
 def post_apply(url: str, body: Any, **kw: Any) -> httpx.Response:
@@ -194,16 +199,22 @@ def test_openai_client_applies_an_edit(live: Live) -> None:
     openai = pytest.importorskip("openai")
     client = openai.OpenAI(base_url=live.url + "/v1", api_key="unused", max_retries=0)
     message = f"<code>{source_file(2)}</code>\n<update>{snippet(2, 4)}</update>"
-    reply = client.chat.completions.create(model="applyedit", messages=[{"role": "user", "content": message}],
-                                           extra_body={"path": "mod.py"})
+    reply = client.chat.completions.create(
+        model="applyedit", messages=[{"role": "user", "content": message}], extra_body={"path": "mod.py"}
+    )
     assert reply.choices[0].message.content == expected(2, 4)
     assert reply.choices[0].finish_reason == "stop" and reply.usage.completion_tokens == 0  # the merge answered
     # with an instruction, streamed (SSE)
-    message = (f"<instruction>I multiply in f2_7</instruction>\n<code>\n{source_file(2)}</code>\n"
-               f"<update>\n{snippet(2, 7)}</update>")
-    stream = client.chat.completions.create(model=modelstore.resolve(None).name, stream=True,
-                                            messages=[{"role": "user", "content": message}],
-                                            extra_body={"path": "m.py", "answer": "model"})
+    message = (
+        f"<instruction>I multiply in f2_7</instruction>\n<code>\n{source_file(2)}</code>\n"
+        f"<update>\n{snippet(2, 7)}</update>"
+    )
+    stream = client.chat.completions.create(
+        model=modelstore.resolve(None).name,
+        stream=True,
+        messages=[{"role": "user", "content": message}],
+        extra_body={"path": "m.py", "answer": "model"},
+    )
     text = "".join(chunk.choices[0].delta.content or "" for chunk in stream if chunk.choices)
     assert text == expected(2, 7)
     # an unknown model is the client's NotFoundError, with the server's message
@@ -212,11 +223,22 @@ def test_openai_client_applies_an_edit(live: Live) -> None:
 
 
 def test_parse_chat() -> None:
-    code, edit, path = parse_chat([{"role": "system", "content": "x"},
-                                   {"role": "user", "content": [{"type": "text", "text": "<code>a = 1</code><update>a = 2</update>"}]}])
+    code, edit, path = parse_chat(
+        [
+            {"role": "system", "content": "x"},
+            {"role": "user", "content": [{"type": "text", "text": "<code>a = 1</code><update>a = 2</update>"}]},
+        ]
+    )
     assert (code, edit, path) == ("a = 1\n", "a = 2\n", None)
-    code, edit, _ = parse_chat([{"role": "user", "content": "<instruction>Do it</instruction><code>\nx\n</code>"
-                                                            "<update>\n# ... existing code ...\ny\n</update>"}])
+    code, edit, _ = parse_chat(
+        [
+            {
+                "role": "user",
+                "content": "<instruction>Do it</instruction><code>\nx\n</code>"
+                "<update>\n# ... existing code ...\ny\n</update>",
+            }
+        ]
+    )
     assert code == "x\n" and edit == "Do it\n\n```\n# ... existing code ...\ny\n```\n"
 
 
@@ -224,8 +246,16 @@ def test_parse_chat() -> None:
 
 
 def test_concurrent_clients_get_the_answers_they_get_alone(live: Live) -> None:
-    requests = [{"path": f"pkg/m{c}.py", "content": source_file(c, 40 + 8 * c), "edit": snippet(c, i % 9),
-                 "options": {"answer": "model"}} for c in range(4) for i in range(10)]
+    requests = [
+        {
+            "path": f"pkg/m{c}.py",
+            "content": source_file(c, 40 + 8 * c),
+            "edit": snippet(c, i % 9),
+            "options": {"answer": "model"},
+        }
+        for c in range(4)
+        for i in range(10)
+    ]
     alone = {}
     for body in requests[::10]:  # one of each file alone first ...
         alone[json.dumps(body)] = post_apply(live.url, body).json()["after"]
@@ -249,8 +279,10 @@ def test_concurrent_clients_get_the_answers_they_get_alone(live: Live) -> None:
     assert live.cache is not None and live.cache.nbytes <= live.cache.limit_bytes
     assert live.cache.stats.hits >= 36  # every request after a file's first reused its prefix
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    print(f"\npeak RSS of the test process (server, clients, tokenizer): {peak / 1024:.0f} MiB; "
-          f"prompt cache {live.cache.nbytes} of {live.cache.limit_bytes} bytes")
+    print(
+        f"\npeak RSS of the test process (server, clients, tokenizer): {peak / 1024:.0f} MiB; "
+        f"prompt cache {live.cache.nbytes} of {live.cache.limit_bytes} bytes"
+    )
 
 
 # -- bad requests: each a JSON error (or a clean cancel), and the server keeps serving
@@ -270,21 +302,32 @@ def error_of(r: httpx.Response, status: int, exit_code: int) -> str:
 
 
 def test_malformed_json(live: Live) -> None:
-    r = httpx.post(live.url + "/v1/apply", content=b'{"path": "a.py", "content": ', headers={"content-type": "application/json"})
+    r = httpx.post(
+        live.url + "/v1/apply", content=b'{"path": "a.py", "content": ', headers={"content-type": "application/json"}
+    )
     assert "bad request" in error_of(r, 400, 1)
     still_serving(live)
 
 
-@pytest.mark.parametrize("body", [{"content": "x = 1\n", "edit": "y"}, {"path": "a.py", "edit": "y"}, {},
-                                  {"path": "a.py", "content": "x\n", "edit": "y", "options": {"k": "many"}},
-                                  {"path": "a.py", "content": "x\n", "edit": "y", "options": {"model": "other"}}])
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"content": "x = 1\n", "edit": "y"},
+        {"path": "a.py", "edit": "y"},
+        {},
+        {"path": "a.py", "content": "x\n", "edit": "y", "options": {"k": "many"}},
+        {"path": "a.py", "content": "x\n", "edit": "y", "options": {"model": "other"}},
+    ],
+)
 def test_missing_or_wrong_fields(live: Live, body: dict[str, Any]) -> None:
     error_of(post_apply(live.url, body), 400, 1)
     still_serving(live)
 
 
 def test_chat_without_code_or_update(live: Live) -> None:
-    r = httpx.post(live.url + "/v1/chat/completions", json={"model": "applyedit", "messages": [{"role": "user", "content": "hi"}]})
+    r = httpx.post(
+        live.url + "/v1/chat/completions", json={"model": "applyedit", "messages": [{"role": "user", "content": "hi"}]}
+    )
     assert "<code>" in error_of(r, 400, 1)
     still_serving(live)
 
@@ -304,13 +347,23 @@ def test_oversized_body(live: Live) -> None:
 
 def test_unknown_model(live: Live) -> None:
     message = f"<code>{source_file(3)}</code><update>{snippet(3, 1)}</update>"
-    r = httpx.post(live.url + "/v1/chat/completions", json={"model": "nope", "messages": [{"role": "user", "content": message}]})
+    r = httpx.post(
+        live.url + "/v1/chat/completions", json={"model": "nope", "messages": [{"role": "user", "content": message}]}
+    )
     assert "unknown model 'nope'" in error_of(r, 404, 1)
     still_serving(live)
 
 
-@pytest.mark.parametrize("path, message", [("../etc/passwd", "leaves its folder"), ("a/../../b.py", "leaves its folder"),
-                                           ("/etc/passwd", "is absolute"), ("C:/x.py", "is absolute"), ("", "relative")])
+@pytest.mark.parametrize(
+    "path, message",
+    [
+        ("../etc/passwd", "leaves its folder"),
+        ("a/../../b.py", "leaves its folder"),
+        ("/etc/passwd", "is absolute"),
+        ("C:/x.py", "is absolute"),
+        ("", "relative"),
+    ],
+)
 def test_paths_outside_are_refused(live: Live, path: str, message: str) -> None:
     r = post_apply(live.url, {"path": path, "content": "x = 1\n", "edit": snippet(0, 1)})
     assert message in error_of(r, 400, 1)
@@ -367,8 +420,12 @@ def slow_server(tokenizer: tuple[Path, Any], **settings: Any) -> Live:
     return Live(oracle_engine(tokenizer, delay=0.05), Settings(**settings))
 
 
-SLOW = {"path": "slow.py", "content": source_file(6, 400), "edit": snippet(6, 50),
-        "options": {"k": 4, "k_policy": "fixed", "anchor": "none", "answer": "model"}}  # every line decoded: seconds
+SLOW = {
+    "path": "slow.py",
+    "content": source_file(6, 400),
+    "edit": snippet(6, 50),
+    "options": {"k": 4, "k_policy": "fixed", "anchor": "none", "answer": "model"},
+}  # every line decoded: seconds
 
 
 def test_closed_connection_cancels_the_run(tokenizer: tuple[Path, Any]) -> None:
@@ -376,8 +433,11 @@ def test_closed_connection_cancels_the_run(tokenizer: tuple[Path, Any]) -> None:
     try:
         payload = json.dumps(SLOW).encode()
         sock = socket.create_connection(("127.0.0.1", int(server.url.rsplit(":", 1)[1])))
-        sock.sendall(b"POST /v1/apply HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
-                     + f"Content-Length: {len(payload)}\r\n\r\n".encode() + payload)
+        sock.sendall(
+            b"POST /v1/apply HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+            + f"Content-Length: {len(payload)}\r\n\r\n".encode()
+            + payload
+        )
         for _ in range(500):
             if server.worker.running is not None:
                 break
@@ -452,8 +512,9 @@ def test_a_lone_surrogate_is_a_json_400(live: Live, field: str) -> None:
     message = "<code>x = 1\n</code><update>x = '\\ud800'\n</update>"
     content = message.replace("\n", "\\n")
     chat = f'{{"model": "applyedit", "messages": [{{"role": "user", "content": "{content}"}}]}}'
-    r = httpx.post(live.url + "/v1/chat/completions", content=chat.encode(),
-                   headers={"content-type": "application/json"})
+    r = httpx.post(
+        live.url + "/v1/chat/completions", content=chat.encode(), headers={"content-type": "application/json"}
+    )
     assert "lone surrogate" in error_of(r, 400, 1)
     still_serving(live)
 
@@ -468,11 +529,15 @@ def test_bad_chat_parts_and_nul_edits_are_400(live: Live) -> None:
     still_serving(live)
 
 
-@pytest.mark.parametrize("request_bytes", [
-    b"POST /v1/apply HTTP/1.1\r\nHost: x\r\nContent-Length: ten\r\n\r\n{}",
-    b"\x16\x03\x01 garbage that is no request line\r\n\r\n",
-    b"POST /v1/apply HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\n{}",
-], ids=["content-length", "request-line", "two-lengths"])
+@pytest.mark.parametrize(
+    "request_bytes",
+    [
+        b"POST /v1/apply HTTP/1.1\r\nHost: x\r\nContent-Length: ten\r\n\r\n{}",
+        b"\x16\x03\x01 garbage that is no request line\r\n\r\n",
+        b"POST /v1/apply HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\n{}",
+    ],
+    ids=["content-length", "request-line", "two-lengths"],
+)
 def test_protocol_errors_are_json(live: Live, request_bytes: bytes) -> None:
     error = raw_json(raw_exchange(live.url, request_bytes), 400)["error"]
     assert error["exit_code"] == 1 and "bad HTTP request" in error["message"]
@@ -483,8 +548,12 @@ def test_a_body_shorter_than_its_content_length_times_out(tokenizer: tuple[Path,
     server = Live(oracle_engine(tokenizer), Settings(body_timeout=1.0))
     try:
         t0 = time.monotonic()
-        answer = raw_exchange(server.url, b"POST /v1/apply HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
-                                          b"Content-Length: 1000\r\n\r\n{\"path\": ", wait=30)
+        answer = raw_exchange(
+            server.url,
+            b"POST /v1/apply HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+            b'Content-Length: 1000\r\n\r\n{"path": ',
+            wait=30,
+        )
         assert time.monotonic() - t0 < 20  # the read timeout, not the client's patience, ended it
         assert "did not arrive" in raw_json(answer, 408)["error"]["message"]
         still_serving(server)
@@ -492,8 +561,9 @@ def test_a_body_shorter_than_its_content_length_times_out(tokenizer: tuple[Path,
         server.stop()
 
 
-HTML_FILE = ('HTML = "<code>x</code>"\nNESTED = """\n<code>\n  <code>inner</code>\n</code>\n"""\n\n\n'
-             "def f(x):\n    return x\n")
+HTML_FILE = (
+    'HTML = "<code>x</code>"\nNESTED = """\n<code>\n  <code>inner</code>\n</code>\n"""\n\n\ndef f(x):\n    return x\n'
+)
 
 
 def test_chat_round_trips_a_file_holding_code_tags(live: Live) -> None:
@@ -502,8 +572,11 @@ def test_chat_round_trips_a_file_holding_code_tags(live: Live) -> None:
     assert code == HTML_FILE and edit == snippet(0, 0)
     update = "# ... existing code ...\ndef f(x):\n    return '<code>' + x + '</code>'\n"
     message = f"<instruction>Wrap it</instruction>\n<code>{HTML_FILE}</code>\n<update>{update}</update>"
-    r = httpx.post(live.url + "/v1/chat/completions", timeout=60, json={
-        "model": "applyedit", "path": "page.py", "messages": [{"role": "user", "content": message}]})
+    r = httpx.post(
+        live.url + "/v1/chat/completions",
+        timeout=60,
+        json={"model": "applyedit", "path": "page.py", "messages": [{"role": "user", "content": message}]},
+    )
     assert r.status_code == 200, r.text
     want = HTML_FILE.replace("    return x\n", "    return '<code>' + x + '</code>'\n")
     assert r.json()["choices"][0]["message"]["content"] == want
@@ -518,8 +591,9 @@ def tiny_torch_engine(tokenizer: tuple[Path, Any]) -> api.Engine:
     from applyedit.models.backend import TorchModel
 
     path, tok = tokenizer
-    engine = api.Engine(modelstore.resolve(None), path, tok, "cpu", pick_dtype("fp32", "cpu"), context_length(path),
-                        cost=prior())
+    engine = api.Engine(
+        modelstore.resolve(None), path, tok, "cpu", pick_dtype("fp32", "cpu"), context_length(path), cost=prior()
+    )
     eos = tok.convert_tokens_to_ids("<|im_end|>")
     engine._model = TorchModel(model=tiny_qwen(7, len(tok), 8192), eos_ids=frozenset({eos}))  # type: ignore[assignment]
     return engine
@@ -600,8 +674,13 @@ def test_serve_starts_and_answers_whatever_the_cache_dir_holds(tokenizer: tuple[
 def cli(*args: str, cwd: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[bytes]:
     import os
 
-    return subprocess.run([sys.executable, "-m", "applyedit", *args], cwd=cwd, capture_output=True, timeout=120,
-                          env={**os.environ, **(env or {})})
+    return subprocess.run(
+        [sys.executable, "-m", "applyedit", *args],
+        cwd=cwd,
+        capture_output=True,
+        timeout=120,
+        env={**os.environ, **(env or {})},
+    )
 
 
 def test_cli_uses_the_server(live: Live, tmp_path: Path) -> None:
@@ -613,15 +692,33 @@ def test_cli_uses_the_server(live: Live, tmp_path: Path) -> None:
     assert r.stdout.decode() == served["diff"]
     assert subprocess.run(["git", "apply", "--check", "-"], input=r.stdout, cwd=tmp_path).returncode == 0
     # APPLYEDIT_SERVER, --in-place, --report-json with the reused prompt tokens
-    r = cli("app.py", "--edit", "edit.txt", "--in-place", "--report-json", "r.json", "--answer", "model", cwd=tmp_path,
-            env={"APPLYEDIT_SERVER": live.url})
+    r = cli(
+        "app.py",
+        "--edit",
+        "edit.txt",
+        "--in-place",
+        "--report-json",
+        "r.json",
+        "--answer",
+        "model",
+        cwd=tmp_path,
+        env={"APPLYEDIT_SERVER": live.url},
+    )
     assert r.returncode == 0, r.stderr.decode()
     assert (tmp_path / "app.py").read_text() == expected(1, 2)
     report = json.loads((tmp_path / "r.json").read_text())
     assert report["report"]["prompt_cache"]["reused"] > 0 and b"prompt cache:" in r.stderr
     # a refusal on the server is the CLI's exit code, and nothing is written
     (tmp_path / "b.py").write_text("a\n")
-    r = cli("b.py", "--edit-text", "Replace a with # ... existing code ...", "--in-place", "--server", live.url, cwd=tmp_path)
+    r = cli(
+        "b.py",
+        "--edit-text",
+        "Replace a with # ... existing code ...",
+        "--in-place",
+        "--server",
+        live.url,
+        cwd=tmp_path,
+    )
     assert r.returncode == 3 and b"lazy marker" in r.stderr and (tmp_path / "b.py").read_text() == "a\n"
 
 
@@ -631,7 +728,9 @@ def test_cli_with_an_unreachable_server_fails_cleanly(tmp_path: Path) -> None:
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]
     sock.close()  # nothing listens there now
-    r = cli("app.py", "--edit-text", "Replace x with y", "--in-place", "--server", f"http://127.0.0.1:{port}", cwd=tmp_path)
+    r = cli(
+        "app.py", "--edit-text", "Replace x with y", "--in-place", "--server", f"http://127.0.0.1:{port}", cwd=tmp_path
+    )
     err = r.stderr.decode()
     assert r.returncode == 2 and "cannot reach the applyedit server" in err and len(err.strip().splitlines()) == 1
     assert (tmp_path / "app.py").read_text() == "x = 1\n" and r.stdout == b""
@@ -648,14 +747,36 @@ def test_bench_warm_summary() -> None:
     from applyedit.tools import benchwarm
 
     def phase(wall: float, reused: int, sha: str) -> dict[str, Any]:
-        return {"wall_s": wall, "prefill_s": 1.0, "decode_s": 2.0, "reused": reused, "prompt_tokens": 1000,
-                "diff_sha256": sha}
+        return {
+            "wall_s": wall,
+            "prefill_s": 1.0,
+            "decode_s": 2.0,
+            "reused": reused,
+            "prompt_tokens": 1000,
+            "diff_sha256": sha,
+        }
 
-    runs = [{"repeat": 1, "cold_b": phase(30, 0, "b"), "server_start_s": 5.0, "warm_first_a": phase(20, 0, "a"),
-             "warm_b": phase(10, 960, "b"), "warm_repeat_a": phase(9, 990, "a"), "cold_a": phase(31, 0, "a")},
-            {"repeat": 2, "cold_b": phase(34, 0, "b"), "server_start_s": 6.0, "warm_first_a": phase(22, 0, "a"),
-             "warm_b": phase(12, 960, "x"), "warm_repeat_a": phase(9, 990, "a"), "cold_a": phase(33, 0, "a")},
-            {"repeat": 3, "cold_b": phase(32, 0, "b")}]  # cut short after its first run
+    runs = [
+        {
+            "repeat": 1,
+            "cold_b": phase(30, 0, "b"),
+            "server_start_s": 5.0,
+            "warm_first_a": phase(20, 0, "a"),
+            "warm_b": phase(10, 960, "b"),
+            "warm_repeat_a": phase(9, 990, "a"),
+            "cold_a": phase(31, 0, "a"),
+        },
+        {
+            "repeat": 2,
+            "cold_b": phase(34, 0, "b"),
+            "server_start_s": 6.0,
+            "warm_first_a": phase(22, 0, "a"),
+            "warm_b": phase(12, 960, "x"),
+            "warm_repeat_a": phase(9, 990, "a"),
+            "cold_a": phase(33, 0, "a"),
+        },
+        {"repeat": 3, "cold_b": phase(32, 0, "b")},
+    ]  # cut short after its first run
     report = benchwarm.summarise({"file": "f.py", "lines": 300, "model_args": [], "runs": runs})
     med = report["medians"]
     assert med["cold_b"]["wall_s"] == 32 and med["cold_b"]["n"] == 3 and med["warm_b"]["n"] == 2
@@ -670,12 +791,16 @@ def test_bench_warm_summary() -> None:
 # real torch backend, and the real default model on llama.cpp
 
 
-JSON_FILE = ("import json\n\n\ndef load(path):\n    with open(path) as f:\n        return json.load(f)\n\n\n"
-             "def save(path, data):\n    with open(path, 'w') as f:\n        json.dump(data, f)\n\n\n"
-             + source_file(9, 160)  # enough lines for the prompt cache's blocks
-             + "def count(items):\n    return len(items)\n\n\ndef total(prices):\n    return sum(prices)\n")
-COUNT_EDIT = ("# ... existing code ...\ndef count(items):\n    return len(list(items))\n\n\ndef total(prices):\n"
-              "# ... existing code ...\n")
+JSON_FILE = (
+    "import json\n\n\ndef load(path):\n    with open(path) as f:\n        return json.load(f)\n\n\n"
+    "def save(path, data):\n    with open(path, 'w') as f:\n        json.dump(data, f)\n\n\n"
+    + source_file(9, 160)  # enough lines for the prompt cache's blocks
+    + "def count(items):\n    return len(items)\n\n\ndef total(prices):\n    return sum(prices)\n"
+)
+COUNT_EDIT = (
+    "# ... existing code ...\ndef count(items):\n    return len(list(items))\n\n\ndef total(prices):\n"
+    "# ... existing code ...\n"
+)
 TOTAL_EDIT = "# ... existing code ...\ndef total(prices):\n    return sum(prices, 0.0)\n"
 
 
@@ -703,8 +828,12 @@ def test_tiny_torch_model_behind_the_server(tokenizer: tuple[Path, Any]) -> None
         openai = pytest.importorskip("openai")
         client = openai.OpenAI(base_url=warm.url + "/v1", api_key="unused", max_retries=0, timeout=300)
         message = f"<code>{JSON_FILE}</code>\n<update>{TOTAL_EDIT}</update>"
-        reply = client.chat.completions.create(model="applyedit", messages=[{"role": "user", "content": message}],
-                                               max_tokens=8, extra_body={"path": "t.py", "answer": "model"})
+        reply = client.chat.completions.create(
+            model="applyedit",
+            messages=[{"role": "user", "content": message}],
+            max_tokens=8,
+            extra_body={"path": "t.py", "answer": "model"},
+        )
         # The model ran to its budget of 8 tokens; the default fallback answered with the merge.
         assert 0 < reply.usage.completion_tokens <= 8
         assert reply.choices[0].message.content == JSON_FILE.replace("sum(prices)", "sum(prices, 0.0)")
@@ -732,15 +861,25 @@ def test_real_model_behind_the_server_openai_client_and_prompt_cache(gguf_server
     openai = pytest.importorskip("openai")
     client = openai.OpenAI(base_url=gguf_server.url + "/v1", api_key="unused", max_retries=0, timeout=900)
     message = f"<code>{JSON_FILE}</code>\n<update>{COUNT_EDIT}</update>"
-    reply = client.chat.completions.create(model="applyedit", messages=[{"role": "user", "content": message}],
-                                           extra_body={"path": "m.py", "answer": "model"})
+    reply = client.chat.completions.create(
+        model="applyedit",
+        messages=[{"role": "user", "content": message}],
+        extra_body={"path": "m.py", "answer": "model"},
+    )
     assert reply.choices[0].message.content == JSON_FILE.replace("return len(items)", "return len(list(items))")
     assert reply.choices[0].finish_reason == "stop" and reply.usage.completion_tokens > 0
     notes = (reply.model_extra or {})["applyedit"]["notes"]
     assert not any("answered with the snippet's merge" in n for n in notes), notes  # the model's own file
-    r = httpx.post(gguf_server.url + "/v1/apply", timeout=900,
-                   json={"path": "m.py", "content": JSON_FILE, "edit": TOTAL_EDIT,
-                         "options": {"answer": "model", "fallback": "none"}})
+    r = httpx.post(
+        gguf_server.url + "/v1/apply",
+        timeout=900,
+        json={
+            "path": "m.py",
+            "content": JSON_FILE,
+            "edit": TOTAL_EDIT,
+            "options": {"answer": "model", "fallback": "none"},
+        },
+    )
     assert r.status_code == 200, r.text
     data = r.json()
     assert data["after"] == JSON_FILE.replace("sum(prices)", "sum(prices, 0.0)") and data["answer"] == "model"

@@ -23,24 +23,35 @@ DEFAULT = modelstore.ModelSource("m", Path("/nonexistent/m"), "default", Path("/
 FOLDER = modelstore.ModelSource("m", Path("/nonexistent/m"), "dir")
 
 
-@pytest.mark.parametrize("backend, device, dtype, source, extra, expected", [
-    (None, "cpu", None, DEFAULT, True, ("llamacpp", "the CPU default")),
-    ("auto", "cpu", None, DEFAULT, True, ("llamacpp", "the CPU default")),
-    ("torch", "cpu", None, DEFAULT, True, ("torch", "--backend torch")),
-    ("llamacpp", "cpu", None, DEFAULT, True, ("llamacpp", "--backend llamacpp")),
-    (None, "cuda", None, DEFAULT, True, ("torch", "CUDA")),
-    (None, "cpu", None, DEFAULT, False, ("torch", "the llamacpp extra is not installed")),
-    (None, "cpu", "bf16", DEFAULT, True, ("torch", "--dtype bf16")),
-    (None, "cpu", None, FOLDER, True, ("torch", "the model is not a GGUF file")),
-])
-def test_the_backend_and_why(monkeypatch: pytest.MonkeyPatch, backend: str | None, device: str, dtype: str | None,
-                             source: modelstore.ModelSource, extra: bool, expected: tuple[str, str]) -> None:
+@pytest.mark.parametrize(
+    "backend, device, dtype, source, extra, expected",
+    [
+        (None, "cpu", None, DEFAULT, True, ("llamacpp", "the CPU default")),
+        ("auto", "cpu", None, DEFAULT, True, ("llamacpp", "the CPU default")),
+        ("torch", "cpu", None, DEFAULT, True, ("torch", "--backend torch")),
+        ("llamacpp", "cpu", None, DEFAULT, True, ("llamacpp", "--backend llamacpp")),
+        (None, "cuda", None, DEFAULT, True, ("torch", "CUDA")),
+        (None, "cpu", None, DEFAULT, False, ("torch", "the llamacpp extra is not installed")),
+        (None, "cpu", "bf16", DEFAULT, True, ("torch", "--dtype bf16")),
+        (None, "cpu", None, FOLDER, True, ("torch", "the model is not a GGUF file")),
+    ],
+)
+def test_the_backend_and_why(
+    monkeypatch: pytest.MonkeyPatch,
+    backend: str | None,
+    device: str,
+    dtype: str | None,
+    source: modelstore.ModelSource,
+    extra: bool,
+    expected: tuple[str, str],
+) -> None:
     monkeypatch.setattr(llamacpp, "available", lambda: extra)
     assert engines.pick_backend(backend, device, dtype=dtype, source=source) == expected
 
 
-def test_the_summary_and_the_report_say_why_the_backend_ran(tokenizer: tuple[Path, Any], tmp_path: Path,
-                                                            capsys: pytest.CaptureFixture[str]) -> None:
+def test_the_summary_and_the_report_say_why_the_backend_ran(
+    tokenizer: tuple[Path, Any], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     src = tmp_path / "f.py"
     src.write_text("A = 1\n")
     engine = scripted_engine(tokenizer, "A = 2\n```\n")
@@ -48,10 +59,14 @@ def test_the_summary_and_the_report_say_why_the_backend_ran(tokenizer: tuple[Pat
     result = api.apply(src, "Set A to 2.", engine=engine, cwd=tmp_path)
     assert result.summary.backend_reason == "--backend torch"
     assert result.report["run"]["backend_reason"] == "--backend torch"
-    assert brief_lines(result.report, result.summary)[0].endswith(" accepted; torch: --backend torch")  # the default report
+    assert brief_lines(result.report, result.summary)[0].endswith(
+        " accepted; torch: --backend torch"
+    )  # the default report
     cliparts.print_summary(result.summary)  # -v
     assert "via torch (float32; --backend torch)" in capsys.readouterr().err
-    cliparts.print_summary(Summary("m", "cpu", "gguf", "copy", 10, 4, 2, 3, 2, 0.5, 1.0, 0.7, "eos", backend="llamacpp"))
+    cliparts.print_summary(
+        Summary("m", "cpu", "gguf", "copy", 10, 4, 2, 3, 2, 0.5, 1.0, 0.7, "eos", backend="llamacpp")
+    )
     assert "via llamacpp (gguf), proposer copy" in capsys.readouterr().err  # no reason known: as before
 
 
@@ -80,7 +95,9 @@ def recorded(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> list[str]:
         return Opened()
 
     monkeypatch.setattr(api.Engine, "open", classmethod(open_engine))
-    monkeypatch.setattr("applyedit.models.backend.TorchModel.fast_load_file", lambda path, device, dtype: tmp_path / "absent")
+    monkeypatch.setattr(
+        "applyedit.models.backend.TorchModel.fast_load_file", lambda path, device, dtype: tmp_path / "absent"
+    )
     return calls
 
 
@@ -90,7 +107,9 @@ def main(*args: str) -> None:
     assert exit_.value.code == 0
 
 
-def test_prepare_writes_only_the_gguf_for_the_cpu_default(recorded: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+def test_prepare_writes_only_the_gguf_for_the_cpu_default(
+    recorded: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
     main("model", "prepare")
     assert recorded == ["gguf"]
     assert "model ready for llama.cpp: the CPU default" in capsys.readouterr().err

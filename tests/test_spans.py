@@ -12,8 +12,8 @@ from applyedit.spans import token_bytes, token_lines, tokens_before_line
 TEXTS = [
     "def add(a, b):\n    return a + b\n",
     "naïve = 'café'  # Grüße, 日本語, Ωμέγα\n",
-    "emoji = \"😀👍🏽🚀\"  # 🧑‍💻\n\n\n",
-    "fn main() {\n\tprintln!(\"{}\", x);\n}\n```\n",
+    'emoji = "😀👍🏽🚀"  # 🧑‍💻\n\n\n',
+    'fn main() {\n\tprintln!("{}", x);\n}\n```\n',
     "\n\n  x = 1\n    \n",
 ]
 
@@ -77,7 +77,16 @@ def test_token_lines_by_hand(tok: Any) -> None:
     text = "a = 1\n\n    b\n```\n"
     ids = encode(tok, text)
     assert [(p.decode(), line) for p, line in zip(token_bytes(tok, ids), token_lines(tok, ids), strict=True)] == [
-        ("a", 0), (" =", 0), (" ", 0), ("1", 0), ("\n\n", 0), ("   ", 2), (" b", 2), ("\n", 2), ("``", 3), ("`\n", 3),
+        ("a", 0),
+        (" =", 0),
+        (" ", 0),
+        ("1", 0),
+        ("\n\n", 0),
+        ("   ", 2),
+        (" b", 2),
+        ("\n", 2),
+        ("``", 3),
+        ("`\n", 3),
     ]
 
 

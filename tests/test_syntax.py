@@ -12,7 +12,7 @@ from applyedit.textio import language_for, normalise
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 
-PYTHON = '''import os
+PYTHON = """import os
 
 
 @dataclass(frozen=True)
@@ -31,9 +31,9 @@ class Rule:
 
 def main():
     pass
-'''
+"""
 
-JAVASCRIPT = '''import x from "y";
+JAVASCRIPT = """import x from "y";
 
 export class Router {
   constructor() {
@@ -54,9 +54,9 @@ const handler = async (req) => {
 };
 
 let count = 0;
-'''
+"""
 
-TYPESCRIPT = '''export interface Shape {
+TYPESCRIPT = """export interface Shape {
   area(): number;
 }
 
@@ -77,14 +77,14 @@ export class Circle implements Shape {
 }
 
 export const make = (r: number): Circle => new Circle(r);
-'''
+"""
 
-TSX = '''export function App(props: { name: string }) {
+TSX = """export function App(props: { name: string }) {
   return <div className="app">{props.name}</div>;
 }
-'''
+"""
 
-GO = '''package server
+GO = """package server
 
 import "time"
 
@@ -103,9 +103,9 @@ func (s *Server) Start() error {
 func New() *Server {
 \treturn &Server{}
 }
-'''
+"""
 
-RUST = '''use std::fmt;
+RUST = """use std::fmt;
 
 #[derive(Debug)]
 pub struct Parser {
@@ -133,9 +133,9 @@ mod inner {
     pub fn helper() {}
 }
 mod other;
-'''
+"""
 
-JAVA = '''package x;
+JAVA = """package x;
 
 public class Rule {
     private int n;
@@ -152,9 +152,9 @@ public class Rule {
     interface Inner { void m(); }
     enum Kind { A, B }
 }
-'''
+"""
 
-C = '''#include <stdio.h>
+C = """#include <stdio.h>
 
 struct point {
     int x;
@@ -172,9 +172,9 @@ static int *find(int *xs, int n)
 int main(void) {
     return 0;
 }
-'''
+"""
 
-CPP = '''namespace ns {
+CPP = """namespace ns {
 template <typename T>
 class Box : public Base {
  public:
@@ -189,57 +189,107 @@ struct P { int x; };
 class Forward;
 enum class Color { Red };
 namespace { void hidden() {} }
-'''
+"""
 
 CASES = {  # language -> (text, path hint, [(label of the definition's chain, kind, start, end)])
-    "python": (PYTHON, None, [
-        ("class Rule", "class", 4, 15), ("class Rule › def __init__", "method", 8, 9),
-        ("class Rule › def size", "method", 11, 15),
-        ("class Rule › def size › def inner", "function", 13, 14),
-        ("def main", "function", 18, 19),
-    ]),
-    "javascript": (JAVASCRIPT, None, [
-        ("class Router", "class", 3, 11), ("class Router › method constructor", "method", 4, 6),
-        ("class Router › method add", "method", 8, 10), ("function listen", "function", 13, 15),
-        ("function handler", "function", 17, 19),
-    ]),
-    "typescript": (TYPESCRIPT, None, [
-        ("interface Shape", "interface", 1, 3), ("type Id", "type", 5, 5), ("enum Color", "enum", 7, 10),
-        ("class Circle", "class", 12, 19), ("class Circle › method constructor", "method", 13, 13),
-        ("class Circle › method area", "method", 15, 18), ("function make", "function", 21, 21),
-    ]),
+    "python": (
+        PYTHON,
+        None,
+        [
+            ("class Rule", "class", 4, 15),
+            ("class Rule › def __init__", "method", 8, 9),
+            ("class Rule › def size", "method", 11, 15),
+            ("class Rule › def size › def inner", "function", 13, 14),
+            ("def main", "function", 18, 19),
+        ],
+    ),
+    "javascript": (
+        JAVASCRIPT,
+        None,
+        [
+            ("class Router", "class", 3, 11),
+            ("class Router › method constructor", "method", 4, 6),
+            ("class Router › method add", "method", 8, 10),
+            ("function listen", "function", 13, 15),
+            ("function handler", "function", 17, 19),
+        ],
+    ),
+    "typescript": (
+        TYPESCRIPT,
+        None,
+        [
+            ("interface Shape", "interface", 1, 3),
+            ("type Id", "type", 5, 5),
+            ("enum Color", "enum", 7, 10),
+            ("class Circle", "class", 12, 19),
+            ("class Circle › method constructor", "method", 13, 13),
+            ("class Circle › method area", "method", 15, 18),
+            ("function make", "function", 21, 21),
+        ],
+    ),
     "tsx": (TSX, "src/App.tsx", [("function App", "function", 1, 3)]),
-    "go": (GO, None, [
-        ("type Server", "struct", 5, 7), ("type Handler", "interface", 9, 11),
-        ("func (Server) Start", "method", 13, 15), ("func New", "function", 17, 19),
-    ]),
-    "rust": (RUST, None, [
-        ("struct Parser", "struct", 3, 6), ("impl Parser", "impl", 8, 12),
-        ("impl Parser › fn parse", "method", 9, 11),
-        ("impl fmt::Display for Parser", "impl", 14, 18),
-        ("impl fmt::Display for Parser › fn fmt", "method", 15, 17), ("trait Walk", "trait", 20, 23),
-        ("trait Walk › fn run", "method", 22, 22), ("mod inner", "module", 25, 27),
-        ("mod inner › fn helper", "function", 26, 26),
-    ]),
-    "java": (JAVA, None, [
-        ("class Rule", "class", 3, 17), ("class Rule › method toString", "method", 6, 9),
-        ("class Rule › constructor Rule", "constructor", 11, 13),
-        ("class Rule › interface Inner", "interface", 15, 15),
-        ("class Rule › interface Inner › method m", "method", 15, 15),
-        ("class Rule › enum Kind", "enum", 16, 16),
-    ]),
-    "c": (C, None, [
-        ("struct point", "struct", 3, 5), ("struct extent", "struct", 7, 9),
-        ("function find", "function", 11, 14), ("function main", "function", 16, 18),
-    ]),
-    "cpp": (CPP, None, [
-        ("namespace ns", "namespace", 1, 10), ("namespace ns › class Box", "class", 2, 9),
-        ("namespace ns › class Box › function get", "method", 5, 5),
-        ("namespace ns › class Box › function operator=", "method", 6, 6),
-        ("namespace ns › class Box › function ~Box", "method", 7, 7),
-        ("function ns::Box::make", "function", 11, 11), ("struct P", "struct", 12, 12),
-        ("enum Color", "enum", 14, 14), ("function hidden", "function", 15, 15),
-    ]),
+    "go": (
+        GO,
+        None,
+        [
+            ("type Server", "struct", 5, 7),
+            ("type Handler", "interface", 9, 11),
+            ("func (Server) Start", "method", 13, 15),
+            ("func New", "function", 17, 19),
+        ],
+    ),
+    "rust": (
+        RUST,
+        None,
+        [
+            ("struct Parser", "struct", 3, 6),
+            ("impl Parser", "impl", 8, 12),
+            ("impl Parser › fn parse", "method", 9, 11),
+            ("impl fmt::Display for Parser", "impl", 14, 18),
+            ("impl fmt::Display for Parser › fn fmt", "method", 15, 17),
+            ("trait Walk", "trait", 20, 23),
+            ("trait Walk › fn run", "method", 22, 22),
+            ("mod inner", "module", 25, 27),
+            ("mod inner › fn helper", "function", 26, 26),
+        ],
+    ),
+    "java": (
+        JAVA,
+        None,
+        [
+            ("class Rule", "class", 3, 17),
+            ("class Rule › method toString", "method", 6, 9),
+            ("class Rule › constructor Rule", "constructor", 11, 13),
+            ("class Rule › interface Inner", "interface", 15, 15),
+            ("class Rule › interface Inner › method m", "method", 15, 15),
+            ("class Rule › enum Kind", "enum", 16, 16),
+        ],
+    ),
+    "c": (
+        C,
+        None,
+        [
+            ("struct point", "struct", 3, 5),
+            ("struct extent", "struct", 7, 9),
+            ("function find", "function", 11, 14),
+            ("function main", "function", 16, 18),
+        ],
+    ),
+    "cpp": (
+        CPP,
+        None,
+        [
+            ("namespace ns", "namespace", 1, 10),
+            ("namespace ns › class Box", "class", 2, 9),
+            ("namespace ns › class Box › function get", "method", 5, 5),
+            ("namespace ns › class Box › function operator=", "method", 6, 6),
+            ("namespace ns › class Box › function ~Box", "method", 7, 7),
+            ("function ns::Box::make", "function", 11, 11),
+            ("struct P", "struct", 12, 12),
+            ("enum Color", "enum", 14, 14),
+            ("function hidden", "function", 15, 15),
+        ],
+    ),
 }
 
 BROKEN = {  # language -> (text that does not parse, the line the error is reported on)
@@ -319,7 +369,8 @@ def test_unicode_identifiers_keep_line_numbers_right() -> None:
     )
     assert parse_errors(text, "python") == []
     assert _summary(definitions(text, "python") or []) == [
-        ("def grüße", "function", 2, 3), ("class Ωmega", "class", 6, 8),
+        ("def grüße", "function", 2, 3),
+        ("class Ωmega", "class", 6, 8),
         ("class Ωmega › def método", "method", 7, 8),
     ]
     assert parse_errors(text + "x = '😀'\ndef ñ(:\n    pass\n", "python") == [10]
@@ -345,7 +396,8 @@ def test_other_languages_find_their_definitions() -> None:
     """Ruby, Bash, C# and Markdown (sections by heading) yield definitions too; JSON reports errors."""
     ruby = "class Greeter\n  def hi\n    puts 1\n  end\nend\n"
     assert _summary(definitions(ruby, "ruby") or []) == [
-        ("class Greeter", "class", 1, 5), ("class Greeter › def hi", "method", 2, 4)
+        ("class Greeter", "class", 1, 5),
+        ("class Greeter › def hi", "method", 2, 4),
     ]
     bash = "deploy() {\n  echo hi\n}\n"
     assert _summary(definitions(bash, "bash") or []) == [("function deploy", "function", 1, 3)]
@@ -354,7 +406,8 @@ def test_other_languages_find_their_definitions() -> None:
     assert label(chain) == "namespace App › class Program › method Main"
     markdown = "# Title\n\nintro\n\n## Usage\n\ntext\n\n## Other\n\nmore\n"
     assert _summary(definitions(markdown, "markdown") or []) == [
-        ("# Title", "section", 1, 11), ("# Title › ## Usage", "section", 5, 8),
+        ("# Title", "section", 1, 11),
+        ("# Title › ## Usage", "section", 5, 8),
         ("# Title › ## Other", "section", 9, 11),
     ]
     setext = "Title\n=====\n\ntext\n"
@@ -364,9 +417,7 @@ def test_other_languages_find_their_definitions() -> None:
 
 
 FIXTURE_FILES = sorted(
-    path
-    for path in [*FIXTURES.glob("*/before.*"), *FIXTURES.glob("*/after.*")]
-    if syntax.supported(language_for(path))
+    path for path in [*FIXTURES.glob("*/before.*"), *FIXTURES.glob("*/after.*")] if syntax.supported(language_for(path))
 )
 
 

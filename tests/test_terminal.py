@@ -29,9 +29,23 @@ def run_in_pty(tmp_path: Path, width: int) -> tuple[int, bytes, list[str]]:
     fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 30, width, 0, 0))
     env = {**os.environ, "TERM": "xterm-256color", "PYTHONPATH": os.pathsep.join(sys.path)}
     env.pop("COLUMNS", None)
-    proc = subprocess.Popen([sys.executable, str(HERE / "scripted_cli.py"), str(tmp_path / "out.txt"), "0.15", "--",
-                             "s.py", "--edit-text", "Make get7 return 70."], cwd=tmp_path, stdin=subprocess.DEVNULL,
-                            stdout=subprocess.PIPE, stderr=slave, env=env)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            str(HERE / "scripted_cli.py"),
+            str(tmp_path / "out.txt"),
+            "0.15",
+            "--",
+            "s.py",
+            "--edit-text",
+            "Make get7 return 70.",
+        ],
+        cwd=tmp_path,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=slave,
+        env=env,
+    )
     os.close(slave)
     screen = b""
     deadline = time.monotonic() + 120

@@ -119,15 +119,18 @@ def test_extract_body(output: str, body: str) -> None:
     assert extract_body(output, "```") == body
 
 
-@pytest.mark.parametrize(("output", "ended", "original", "body"), [
-    ("a\n```\nb\n```", True, "", "a\n```\nb\n"),  # ```` opened, ``` closed, then end of turn
-    ("a\n```\nb\n```\n\n", True, "", "a\n```\nb\n"),
-    ("a\n```\nb\n~~~", True, "", None),  # another fence character
-    ("a\n```\nb\n```", False, "", None),  # cut by the budget: a shorter fence may be the file's own
-    ("a\n```\nb\n", True, "", None),  # the file's own fence, then more lines: not a close
-    ("x\n```\n", True, "x\n```\ny\n```\n", None),  # could be the original's 1st of 2 ```: cut short
-    ("x\n```\ny\n```\n", True, "x\n```\n", "x\n```\ny\n"),  # the original's one ```, then the close
-])
+@pytest.mark.parametrize(
+    ("output", "ended", "original", "body"),
+    [
+        ("a\n```\nb\n```", True, "", "a\n```\nb\n"),  # ```` opened, ``` closed, then end of turn
+        ("a\n```\nb\n```\n\n", True, "", "a\n```\nb\n"),
+        ("a\n```\nb\n~~~", True, "", None),  # another fence character
+        ("a\n```\nb\n```", False, "", None),  # cut by the budget: a shorter fence may be the file's own
+        ("a\n```\nb\n", True, "", None),  # the file's own fence, then more lines: not a close
+        ("x\n```\n", True, "x\n```\ny\n```\n", None),  # could be the original's 1st of 2 ```: cut short
+        ("x\n```\ny\n```\n", True, "x\n```\n", "x\n```\ny\n"),  # the original's one ```, then the close
+    ],
+)
 def test_shorter_closing_fence_at_end_of_turn(output: str, ended: bool, original: str, body: str | None) -> None:
     if body is None:
         with pytest.raises(DecodeError, match="cut short"):
@@ -149,8 +152,10 @@ def test_property_a_cut_output_is_never_taken_as_complete() -> None:
     reached = {"all": 0, "taken": 0}
 
     @settings(derandomize=True, deadline=None, max_examples=300)
-    @given(lines=st.lists(st.sampled_from(["x = 1", "", "```", "``", "````", "~~~", "  ```py", "é"]), max_size=8),
-           data=st.data())
+    @given(
+        lines=st.lists(st.sampled_from(["x = 1", "", "```", "``", "````", "~~~", "  ```py", "é"]), max_size=8),
+        data=st.data(),
+    )
     def check(lines: list[str], data: st.DataObject) -> None:
         if data.draw(st.booleans()):  # half the files hold a fence line of their own: a longer fence opens
             lines.insert(data.draw(st.integers(0, len(lines))), "```")

@@ -62,8 +62,9 @@ def chosen(calls: list[dict[str, Any]]) -> tuple[Any, Any, Any]:
     return last.backend, last.model, last.k
 
 
-def test_precedence_flag_env_config_default(calls: list[dict[str, Any]], run: Callable[..., Run], tmp_path: Path,
-                                            monkeypatch: pytest.MonkeyPatch) -> None:
+def test_precedence_flag_env_config_default(
+    calls: list[dict[str, Any]], run: Callable[..., Run], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     args = ("f.py", "--edit-text", "Set x to 2.")
     run(*args)
     assert chosen(calls) == (None, None, 64)  # built-in defaults

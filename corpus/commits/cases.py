@@ -118,7 +118,7 @@ def _distinct(old_text: str, new: list[str], j1: int, j2: int) -> bool:
     keys = [_key(new[k]) for k in rows]
     if not any(x.strip() for x in new[: rows[0] if rows else j1]):
         keys.insert(0, _START)
-    if not any(x.strip() for x in new[(rows[-1] + 1 if rows else j2):]):
+    if not any(x.strip() for x in new[(rows[-1] + 1 if rows else j2) :]):
         keys.append(_END)
     block = "\n".join(keys)
     return ("\n" + block + "\n") not in ("\n" + old_text + "\n")
@@ -130,11 +130,17 @@ _CLOSERS = ("}", ")", "]", "end")
 def _rank(old_text: str, new: list[str], lines: list[str], at: tuple[int, int, int, int], s: int) -> tuple:
     """How well the block lines[lo:hi] (new rows [j1, j2)) slid by s shows (the larger the better)."""
     lo, hi, j1, j2 = at
-    block = lines[lo + s: hi + s]
+    block = lines[lo + s : hi + s]
     boundary = lo + s == 0 or not block[0].strip() or not lines[lo + s - 1].strip()
     first = next((x for x in block if x.strip()), "")
-    return (_distinct(old_text, new, j1 + s, j2 + s), boundary and not first.strip().startswith(_CLOSERS),
-            -len(generate._indent_of(first).expandtabs(4)), s == 0, -abs(s), -s)
+    return (
+        _distinct(old_text, new, j1 + s, j2 + s),
+        boundary and not first.strip().startswith(_CLOSERS),
+        -len(generate._indent_of(first).expandtabs(4)),
+        s == 0,
+        -abs(s),
+        -s,
+    )
 
 
 def _slide(old: list[str], new: list[str], ops: list[list[int]]) -> None:
@@ -170,8 +176,11 @@ def changed_ranges(old: list[str], new: list[str]) -> list[tuple[int, int]]:
     """Rows [start, end) of `new` that the change wrote; a pure deletion is (k, k) where it was.
 
     difflib's line diff, each pure insertion or deletion slid to where a snippet shows it (_slide)."""
-    ops = [[i1, i2, j1, j2] for tag, i1, i2, j1, j2 in
-           difflib.SequenceMatcher(None, old, new, autojunk=False).get_opcodes() if tag != "equal"]
+    ops = [
+        [i1, i2, j1, j2]
+        for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, old, new, autojunk=False).get_opcodes()
+        if tag != "equal"
+    ]
     _slide(old, new, ops)
     return [(j1, j2) for _i1, _i2, j1, j2 in ops]
 
@@ -190,18 +199,23 @@ def functions(text: str, language: str, path: str) -> list | None:
         body = node.child_by_field_name("body")
         if body is None or body.start_point.row == body.end_point.row:
             continue
-        stmts = tuple((s.start_point.row, s.end_point.row) for s in generate._body_statements(body)
-                      if s.start_point.row > node.start_point.row)
+        stmts = tuple(
+            (s.start_point.row, s.end_point.row)
+            for s in generate._body_statements(body)
+            if s.start_point.row > node.start_point.row
+        )
         found.append(generate.Func(generate._name(node), node.start_point.row, node.end_point.row, stmts, True))
     return found
 
 
-_VERBS = frozenset("""add allow avoid change check clarify clean cleanup convert correct deprecate disable
+_VERBS = frozenset(
+    """add allow avoid change check clarify clean cleanup convert correct deprecate disable
 document don't do drop enable ensure export expose extract fix forward handle ignore implement improve
 include inline introduce keep let make mark move normalize optimize pass prefer prevent print propagate
 raise refactor reject remove rename reorder replace reset respect restore return reuse rewrite set
 show simplify skip sort specify split stop store support switch throw treat tweak update use validate
-wrap""".split())
+wrap""".split()
+)
 _CONVENTIONAL = re.compile(r"^\s*(\[[^\]]*\]\s*|[\w-]+(\([^)]*\))?!?:\s+)")
 
 
@@ -238,14 +252,31 @@ def cases_for(r: dict, seed: int = SEED) -> list[Case]:
             break
     old_text = text_key(old)
     unambiguous = generate._clean_is_unambiguous(old, new, where) and all(
-        _distinct(old_text, new, a, b) for a, b in where)
+        _distinct(old_text, new, a, b) for a, b in where
+    )
     out = []
     for style_name, style in styles:
         snippet = "\n".join(generate.render(r["language"], new, where, style, fns)) + "\n"
         name = f"{PREFIX[r['language']]}_{_slug(r['repo'])}_{r['commit'][:10]}_{style_name}"
-        out.append(Case(name, r["repo"], r["commit"], r["path"], r["language"], r["license"], r["message"],
-                        style_name, style.tags(), r["before"], r["after"], snippet, instruction(r["message"]),
-                        tuple(where), unambiguous))
+        out.append(
+            Case(
+                name,
+                r["repo"],
+                r["commit"],
+                r["path"],
+                r["language"],
+                r["license"],
+                r["message"],
+                style_name,
+                style.tags(),
+                r["before"],
+                r["after"],
+                snippet,
+                instruction(r["message"]),
+                tuple(where),
+                unambiguous,
+            )
+        )
     return out
 
 
@@ -277,8 +308,13 @@ def sample(all_cases: list[Case], pairs_per_language: int = SAMPLE_PAIRS_PER_LAN
         pairs.setdefault((c.repo, c.commit), []).append(c)
     picked: list[Case] = []
     for language in PREFIX:
-        full = [p for p in pairs.values() if len(p) == 2 and p[0].language == language
-                and max(len(lines_of(p[0].before)), len(lines_of(p[0].after))) <= SAMPLE_MAX_LINES]
+        full = [
+            p
+            for p in pairs.values()
+            if len(p) == 2
+            and p[0].language == language
+            and max(len(lines_of(p[0].before)), len(lines_of(p[0].after))) <= SAMPLE_MAX_LINES
+        ]
         by_repo: dict[str, list[list[Case]]] = {}
         for p in sorted(full, key=lambda p: hashlib.sha256(f"{seed}:{p[0].repo}:{p[0].commit}".encode()).hexdigest()):
             by_repo.setdefault(p[0].repo, []).append(p)
@@ -307,9 +343,18 @@ def write(case: Case, root: Path) -> Path:
     (d / "edit.txt").write_text(case.snippet, encoding="utf-8", newline="")
     meta = {
         "why": f"Real commit ({case.style} snippet drawn from its change): {case.message}",
-        "kind": "snippet", "language": case.language, "bench": False, "known_failure": False, "tags": [],
-        "style": case.style, "messy": list(case.messy), "repo": case.repo, "commit": case.commit,
-        "path": case.path, "license": case.license, "unambiguous": case.unambiguous,
+        "kind": "snippet",
+        "language": case.language,
+        "bench": False,
+        "known_failure": False,
+        "tags": [],
+        "style": case.style,
+        "messy": list(case.messy),
+        "repo": case.repo,
+        "commit": case.commit,
+        "path": case.path,
+        "license": case.license,
+        "unambiguous": case.unambiguous,
     }
     if case.instruction is not None:
         meta["instruction"] = case.instruction

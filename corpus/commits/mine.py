@@ -49,8 +49,17 @@ MAX_CHANGED = 60
 MAX_LINES = 800
 MIN_LINES = 10
 
-EXTENSIONS = {".py": "python", ".js": "javascript", ".mjs": "javascript", ".cjs": "javascript",
-              ".ts": "typescript", ".mts": "typescript", ".go": "go", ".rs": "rust", ".java": "java"}
+EXTENSIONS = {
+    ".py": "python",
+    ".js": "javascript",
+    ".mjs": "javascript",
+    ".cjs": "javascript",
+    ".ts": "typescript",
+    ".mts": "typescript",
+    ".go": "go",
+    ".rs": "rust",
+    ".java": "java",
+}
 
 # SPDX id and license file(s) of every repository the corpus may draw from (all permissive).
 LICENSES: dict[str, tuple[str, tuple[str, ...]]] = {
@@ -74,12 +83,16 @@ LICENSES: dict[str, tuple[str, tuple[str, ...]]] = {
 
 _SKIP_PATH = re.compile(
     r"(^|/)(vendor|vendored|third_party|node_modules|dist|build|target|testdata|fixtures?|__snapshots__)/"
-    r"|\.min\.js$|\.d\.ts$|_pb2\.py$|\.pb\.go$|zz_generated|(^|/)generated?[/_.]|\.generated\.", re.I)
+    r"|\.min\.js$|\.d\.ts$|_pb2\.py$|\.pb\.go$|zz_generated|(^|/)generated?[/_.]|\.generated\.",
+    re.I,
+)
 _GENERATED = re.compile(r"Code generated .* DO NOT EDIT|@generated|auto-?generated|DO NOT EDIT", re.I)
 _SKIP_MESSAGE = re.compile(
     r"^\s*(merge\b|revert\b|reformat|format\b|formatting|fmt\b|gofmt|rustfmt|cargo fmt|run (black|prettier|"
     r"rustfmt|gofmt|cargo fmt)|black\b|prettier\b|apply (black|prettier)|release\b|bump\b|prepare\b|version\b|"
-    r"v?\d+\.\d+(\.\d+)?\s*$)", re.I)
+    r"v?\d+\.\d+(\.\d+)?\s*$)",
+    re.I,
+)
 
 
 def _git(gitdir: Path, *args: str) -> bytes:
@@ -90,8 +103,9 @@ class Blobs:
     """Blob contents through one `git cat-file --batch` process."""
 
     def __init__(self, gitdir: Path) -> None:
-        self.proc = subprocess.Popen(["git", f"--git-dir={gitdir}", "cat-file", "--batch"],
-                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+        self.proc = subprocess.Popen(
+            ["git", f"--git-dir={gitdir}", "cat-file", "--batch"], stdin=subprocess.PIPE, stdout=subprocess.PIPE
+        )
 
     def get(self, sha: str) -> bytes | None:
         assert self.proc.stdin is not None and self.proc.stdout is not None
@@ -122,8 +136,9 @@ def repo_name(arg: str) -> tuple[str, Path]:
 
 def history(gitdir: Path) -> list[dict]:
     """Every non-merge commit reachable from HEAD that modifies exactly one source file."""
-    out = _git(gitdir, "log", "--no-merges", "--no-renames", "--no-abbrev", "--format=%x00%H %P%x09%at%x09%s",
-               "--raw", "HEAD").decode("utf-8", "replace")
+    out = _git(
+        gitdir, "log", "--no-merges", "--no-renames", "--no-abbrev", "--format=%x00%H %P%x09%at%x09%s", "--raw", "HEAD"
+    ).decode("utf-8", "replace")
     found = []
     for chunk in out.split("\x00")[1:]:
         head, _, body = chunk.partition("\n")
@@ -144,8 +159,17 @@ def history(gitdir: Path) -> list[dict]:
         old, new, status = raw[path]
         if status != "M" or path.startswith('"'):
             continue
-        found.append({"commit": shas[0], "parent": shas[1], "date": int(date), "message": subject.strip(),
-                      "path": path, "old": old, "new": new})
+        found.append(
+            {
+                "commit": shas[0],
+                "parent": shas[1],
+                "date": int(date),
+                "message": subject.strip(),
+                "path": path,
+                "old": old,
+                "new": new,
+            }
+        )
     return found
 
 
@@ -231,10 +255,21 @@ def mine(repo: str, gitdir: Path, cap: int = CAP_PER_REPO) -> tuple[list[dict], 
                 why[why_not] += 1
                 continue
             per_path[c["path"]] += 1
-            kept.append({"repo": repo, "commit": c["commit"], "parent": c["parent"],
-                         "date": time.strftime("%Y-%m-%d", time.gmtime(c["date"])), "path": c["path"],
-                         "language": EXTENSIONS[Path(c["path"]).suffix], "license": spdx,
-                         "message": c["message"], "before": before, "after": after, "_time": c["date"]})
+            kept.append(
+                {
+                    "repo": repo,
+                    "commit": c["commit"],
+                    "parent": c["parent"],
+                    "date": time.strftime("%Y-%m-%d", time.gmtime(c["date"])),
+                    "path": c["path"],
+                    "language": EXTENSIONS[Path(c["path"]).suffix],
+                    "license": spdx,
+                    "message": c["message"],
+                    "before": before,
+                    "after": after,
+                    "_time": c["date"],
+                }
+            )
     finally:
         blobs.close()
     why["kept"] = len(kept)
@@ -283,13 +318,21 @@ def sources_md(rows: list[dict], command: str) -> str:
         "|---|---|---|---|---|---|",
     ]
     for r in rows:
-        lines.append(f"| {r['repo']} | {r['license']} | {r['cases']} | {r['first']} .. {r['last']} | "
-                     f"{', '.join(r['languages'])} | {r['head'][:12]} |")
-    lines += ["", f"Total: {sum(r['cases'] for r in rows)} commits from {len(rows)} repositories. `cases.py` "
-              "leaves out a commit whose change adds or removes blank lines at the file's very start or end, "
-              "or its final newline: no snippet shows that (`cases.shows_edges`).", "",
-              "Regenerate (from bare clones under one folder, named `<owner>+<name>`):", "",
-              f"    {command}", ""]
+        lines.append(
+            f"| {r['repo']} | {r['license']} | {r['cases']} | {r['first']} .. {r['last']} | "
+            f"{', '.join(r['languages'])} | {r['head'][:12]} |"
+        )
+    lines += [
+        "",
+        f"Total: {sum(r['cases'] for r in rows)} commits from {len(rows)} repositories. `cases.py` "
+        "leaves out a commit whose change adds or removes blank lines at the file's very start or end, "
+        "or its final newline: no snippet shows that (`cases.shows_edges`).",
+        "",
+        "Regenerate (from bare clones under one folder, named `<owner>+<name>`):",
+        "",
+        f"    {command}",
+        "",
+    ]
     return "\n".join(lines)
 
 
@@ -314,11 +357,19 @@ def main(argv: list[str] | None = None) -> int:
         (args.out / "licenses").mkdir(parents=True, exist_ok=True)
         owner, name = repo.split("/")
         (args.out / "licenses" / f"{owner}+{name}.txt").write_text(
-            license_text(repo, gitdir, newest["commit"]), encoding="utf-8")
-        rows.append({"repo": repo, "license": LICENSES[repo][0], "cases": len(kept),
-                     "first": min(c["date"] for c in kept), "last": max(c["date"] for c in kept),
-                     "languages": sorted({c["language"] for c in kept}),
-                     "head": _git(gitdir, "rev-parse", "HEAD").decode().strip()})
+            license_text(repo, gitdir, newest["commit"]), encoding="utf-8"
+        )
+        rows.append(
+            {
+                "repo": repo,
+                "license": LICENSES[repo][0],
+                "cases": len(kept),
+                "first": min(c["date"] for c in kept),
+                "last": max(c["date"] for c in kept),
+                "languages": sorted({c["language"] for c in kept}),
+                "head": _git(gitdir, "rev-parse", "HEAD").decode().strip(),
+            }
+        )
         for c in kept:
             del c["_time"]
             by_language[c["language"]].append(c)
