@@ -242,14 +242,15 @@ def _place(
         if heads and tails:
             return NoReading(f"{where}: its first and last lines do not stand in that order in the original")
         return NoReading(f"{where} has no line of the original to place it by")
-    near = [c for c in cands if c[5] <= _BIG_DELETION or c[1:5] == max(cands)[1:5]]
     best = max(c[0] for c in cands)
     top = {(start, end, h, t) for score, start, end, h, t, _ in cands if score == best}
-    other = _contender(orig, seg.lines, keys, max(cands), near)
+    small = [c for c in cands if c[5] <= _BIG_DELETION]  # readings that delete little
+    other = _contender(orig, seg.lines, keys, max(cands), small)
     if other is not None:
-        a, b = sorted([max(cands)[1], other[1]])
+        first_place, second_place = sorted([max(cands)[1], other[1]])
         return NoReading(
-            f"{where} could stand at original lines {a + 1} and {b + 1}, its context as telling at both",
+            f"{where} could stand at original lines {first_place + 1} and {second_place + 1}, its context as "
+            "telling at both",
             inherent=True,
         )
     texts = sorted({(start, end, _keep(orig, seg.lines, h, start, t, end)) for start, end, h, t in top})
@@ -293,6 +294,9 @@ def _place(
     return Placed(start, end, lines)
 
 
+_Candidate = tuple[tuple[int, int, int], int, int, int, int, int]  # score, start, end, head, tail, gone
+
+
 def _candidates(
     orig: _Original,
     lines: tuple[str, ...],
@@ -302,7 +306,7 @@ def _candidates(
     lo: int,
     open_top: bool,
     open_end: bool,
-) -> list[tuple[tuple[int, int, int], int, int, int, int, int]]:
+) -> list[_Candidate]:
     """Places of the segment: (score, start, end, head, tail), original [start, end) replaced. The
     score: the most telling lines in head and tail first (the most context, two a side), then the
     fewest original lines of code deleted, then the most lines of head and tail. Last: the code lines
@@ -338,7 +342,7 @@ def _candidates(
             end -= 1
         return end
 
-    found = []
+    both: list[tuple[_Candidate, int]] = []  # with how many nearer places of its head or tail
     for h, hp in heads:
         for t, tp in tails:
             if h + t > size:
@@ -353,12 +357,11 @@ def _candidates(
                     nearer_tails = sum(1 for q2 in tp if p + h <= q2 - t and q2 < q)
                     if nearer_heads + nearer_tails < _NEAR:
                         score = (said(h, t), -gone(p + h, q - t, h, t), h + t)
-                        found.append((score, p, q, h, t, gone(p + h, q - t, h, t), nearer_heads + nearer_tails))
-    if found:
-        level = [c for c in found if _level(orig, lines, c[1], c[2], c[3], c[4])]
-        found = level or found
-        nearest = [c for c in found if c[6] == 0]
-        return [c[:6] for c in nearest] + [c[:6] for c in found if c[6] and c[5] <= _BIG_DELETION]
+                        both.append(((score, p, q, h, t, gone(p + h, q - t, h, t)), nearer_heads + nearer_tails))
+    if both:
+        both = [c for c in both if _level(orig, lines, *c[0][1:5])] or both
+        return [c for c, nearer in both if not nearer or c[5] <= _BIG_DELETION]
+    found: list[_Candidate] = []
     for h, hp in heads:  # no tail below the head: the new lines follow it, or rewrite the block's body
         for p in hp:
             end = end_of_file(p + h) if open_end else _rewritten(orig, keys, p, h) or p + h
@@ -387,7 +390,9 @@ def _sides(keys: list[str], h: int, t: int) -> tuple[int, int]:
     )
 
 
-def _contender(orig: _Original, lines: tuple[str, ...], keys: list[str], best: tuple, cands: list) -> tuple | None:
+def _contender(
+    orig: _Original, lines: tuple[str, ...], keys: list[str], best: _Candidate, cands: list[_Candidate]
+) -> _Candidate | None:
     """Another reading of the segment that fits its text as well as the best one and gives another
     file: its head and tail each tell as much as the best one's do (where the best one's says
     nothing, `}` or `return`, as many of its lines), or, when it deletes nothing where the best one
