@@ -18,7 +18,7 @@ the original lines between them are replaced by the segment's lines between them
   keeps the lines above its head when its first line is context; the last segment without a marker
   below, likewise at the file's end;
   but such a segment that would change nothing, where the original goes on past it, may mean that
-  the file ends (starts) there: no reading;
+  the file ends (starts) there: no reading; nor when 1 to 3 lines of code go on past it;
 - a segment with neither head nor tail: at the top when it is first with no marker above, at the end
   when it is last with no marker below, else no reading;
 - two places for a segment: no reading. Also when a second place fits as well (`_contender`): its
@@ -41,7 +41,7 @@ import warnings
 from dataclasses import dataclass
 
 from applyedit import syntax
-from applyedit.invariants import Segment, key, lost_definitions, same, segments
+from applyedit.invariants import Segment, head_changes, key, lost_definitions, same, segments
 
 __all__ = ["NoReading", "Placed", "read"]
 
@@ -81,14 +81,15 @@ class _Original:
 
     def damage(self, start: int, end: int, lines: tuple[str, ...], shown: tuple[str, ...]) -> int:
         """What the original with [start, end) replaced by `lines` breaks (0 without a language or
-        grammar): its syntax errors (a failed Python compile() one more) and the definitions it loses
-        that the segment (`shown`) never names."""
+        grammar): its syntax errors (a failed Python compile() one more), the definitions it loses
+        that the segment (`shown`) never names, and the file heads it moves (invariants.head_changes)."""
         if self.language is None:
             return 0
         text = "\n".join([*self.lines[:start], *lines, *self.lines[end:]]) + "\n"
         before = "\n".join(self.lines) + "\n"
         found = len(syntax.parse_errors(text, self.language) or [])
         found += len(lost_definitions(before, text, "\n".join(shown), self.language))
+        found += len(head_changes(before, text, self.language))
         if self.language == "python":
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
@@ -115,6 +116,10 @@ class _Original:
         """The first line of code above `hi` (blank lines at the file's start are kept: a snippet
         cannot show them), else `hi`."""
         return next((j for j in range(hi) if self.lines[j].strip()), hi)
+
+    def last_code(self, lo: int) -> int:
+        """Just past the last line of code from `lo` on (blank lines at the file's end are kept), else `lo`."""
+        return next((j + 1 for j in range(len(self.lines) - 1, lo - 1, -1) if self.lines[j].strip()), lo)
 
     def has_code(self, lo: int, hi: int) -> bool:
         return any(x.strip() for x in self.lines[lo:hi])
@@ -166,6 +171,7 @@ def read(original: str, snippet: str, language: str | None = None) -> NoReading 
 _OPTIONS = 6  # heads (tails) tried, longest first
 _SAID = 2  # telling lines of context that count, on each side
 _BIG_DELETION = 5  # code lines one reading may delete beyond another's before the two are a question
+_FEW_PAST = 3  # code lines past an open start or end that may be deleted or kept: a question
 _NEAR = 3  # places of a head above its tail (of a tail below its head) tried, nearest first
 
 
@@ -291,6 +297,27 @@ def _place(
                 "lines of code above its place: are they replaced (the file starts there) or kept?",
                 inherent=True,
             )
+    # An open start (end) at a line of the original with a few lines of code past it: the file may
+    # start (end) there, unless deleting them would break something (a Go package clause, a class's
+    # header) that keeping them does not.
+    above = sum(1 for x in orig.lines[:start] if x.strip())
+    below = sum(1 for x in orig.lines[end:] if x.strip())
+
+    def question(lo: int, hi: int) -> bool:  # deleting past the open end breaks no more than keeping
+        return orig.damage(lo, hi, lines, seg.lines) <= orig.damage(start, end, lines, seg.lines)
+
+    if open_top and h and 0 < above <= _FEW_PAST and _telling(keys[0]) and question(orig.first_code(start), end):
+        return NoReading(
+            f"{where} starts the snippet with a line of the original and no marker above, and the original has "
+            f"{above} line{'s' if above > 1 else ''} of code above it: does the file start there?",
+            inherent=True,
+        )
+    if open_end and t and 0 < below <= _FEW_PAST and _telling(keys[-1]) and question(start, orig.last_code(end)):
+        return NoReading(
+            f"{where} ends the snippet with a line of the original and no marker below, and the original goes on "
+            f"for {below} line{'s' if below > 1 else ''} of code: does the file end there?",
+            inherent=True,
+        )
     return Placed(start, end, lines)
 
 
