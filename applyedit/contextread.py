@@ -228,6 +228,15 @@ def _place(
     if heads and heads[0][0] == size:  # all of it stands in the original: it changes nothing
         split = _split(orig, keys, lo, where)
         if split is not None:
+            cut = split[0]
+            deleted = sum(1 for x in orig.lines[cut.start : cut.end] if x.strip()) if isinstance(cut, Placed) else 0
+            edit = _edit_in_place(orig, seg.lines, keys, heads[1:], _tails(orig, keys, lo)[1:], lo, deleted)
+            if edit is not None:
+                return NoReading(
+                    f"{where} stands in the original as it is, as two blocks (a deletion between them), and "
+                    f"as an edit at original line {edit + 1}",
+                    inherent=True,
+                )
             why = f"{where} stands in the original as it is and also as two blocks (a deletion between them)"
             return _Either(why, heads[0][1][0] + size, *split)
         p = heads[0][1][0]
@@ -408,6 +417,26 @@ def _candidates(
         end = end_of_file(lo)
         return [((0, 0, 0), end, end, 0, 0, 0)]
     return []
+
+
+def _edit_in_place(
+    orig: _Original,
+    lines: tuple[str, ...],
+    keys: list[str],
+    heads: list[tuple[int, list[int]]],
+    tails: list[tuple[int, list[int]]],
+    lo: int,
+    deleted: int,
+) -> int | None:
+    """Where a segment that stands whole elsewhere, and reads as deleting `deleted` code lines, also
+    reads as a much smaller edit: a head and a tail that each tell something, with code lines between
+    them replaced, _BIG_DELETION fewer than that deletion (a line changed to the text it has in a copy
+    of the block elsewhere). None when there is no such place."""
+    for c in _candidates(orig, lines, keys, heads, tails, lo, False, False):
+        ch, ct = _sides(keys, c[3], c[4])
+        if c[3] and c[4] and ch and ct and 0 < c[5] and deleted > c[5] + _BIG_DELETION:
+            return c[1] + c[3]
+    return None
 
 
 def _sides(keys: list[str], h: int, t: int) -> tuple[int, int]:
