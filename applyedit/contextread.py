@@ -23,7 +23,8 @@ the original lines between them are replaced by the segment's lines between them
   when it is last with no marker below, else no reading;
 - two places for a segment: no reading. Also when a second place fits as well (`_contender`): its
   head and tail tell as much, or it inserts where the best one deletes, it deletes at most a few more
-  lines and breaks no more (syntax, definitions; with the language given);
+  lines (any number, when the lines at its edges are edits of the original's there: a rewrite) and
+  breaks no more (syntax, definitions, file heads; with the language given);
 - a head and tail stand at one depth: a run that matches the original's text a level deeper or
   shallower than the rest is a moved block, not context; and past the longest runs, the shortest one
   that says something is tried too (new code that repeats old code makes long runs).
@@ -259,7 +260,8 @@ def _place(
         return NoReading(f"{where} has no line of the original to place it by")
     best = max(c[0] for c in cands)
     top = {(start, end, h, t) for score, start, end, h, t, _ in cands if score == best}
-    small = [c for c in cands if c[5] <= _BIG_DELETION]  # readings that delete little
+    # readings that delete little, or whose edges are edits of the lines there (a rewrite)
+    small = [c for c in cands if c[5] <= _BIG_DELETION or _edited_edge(orig, keys, c)]
     other = _contender(orig, seg.lines, keys, max(cands), small)
     if other is not None:
         first_place, second_place = sorted([max(cands)[1], other[1]])
@@ -396,7 +398,7 @@ def _candidates(
                         both.append(((score, p, q, h, t, gone(p + h, q - t, h, t)), nearer_heads + nearer_tails))
     if both:
         both = [c for c in both if _level(orig, lines, *c[0][1:5])] or both
-        return [c for c, nearer in both if not nearer or c[5] <= _BIG_DELETION]
+        return [c for c, nearer in both if not nearer or c[5] <= _BIG_DELETION or _edited_edge(orig, keys, c)]
     found: list[_Candidate] = []
     for h, hp in heads:  # no tail below the head: the new lines follow it, or rewrite the block's body
         for p in hp:
@@ -439,6 +441,23 @@ def _edit_in_place(
     return None
 
 
+def _edited_edge(orig: _Original, keys: list[str], c: _Candidate) -> bool:
+    """Whether the segment's new line next to its head or tail is an edit of the original line it
+    replaces there (alike text, not the same): the reading rewrites that stretch, however long."""
+    _, p, q, h, t, _ = c
+    size = len(keys)
+    pairs = [(h, p + h)] if h and h < size - t and p + h < q - t else []
+    if t and size - t - 1 >= h and q - t - 1 >= p + h:
+        pairs.append((size - t - 1, q - t - 1))
+    return any(
+        keys[i]
+        and orig.keys[j]
+        and keys[i] != orig.keys[j]
+        and difflib.SequenceMatcher(None, keys[i], orig.keys[j]).ratio() >= 0.75
+        for i, j in pairs
+    )
+
+
 def _sides(keys: list[str], h: int, t: int) -> tuple[int, int]:
     """Telling lines of context in a reading's head and tail, two at most each."""
     return min(_SAID, sum(1 for k in keys[:h] if _telling(k))), min(
@@ -462,7 +481,10 @@ def _contender(
     broken: int | None = None
     for c in cands:
         ch, ct = _sides(keys, c[3], c[4])
-        if ch < min(bh, 1) or ct < min(bt, 1) or c[5] > best[5] + _BIG_DELETION:
+        big = c[5] > best[5] + _BIG_DELETION and not (
+            _edited_edge(orig, keys, c) and not _edited_edge(orig, keys, best)
+        )
+        if ch < min(bh, 1) or ct < min(bt, 1) or big:
             continue
         if c[3] < best[3] and not bh or c[4] < best[4] and not bt:  # less of a context that says nothing
             continue
