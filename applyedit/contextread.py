@@ -24,7 +24,9 @@ the original lines between them are replaced by the segment's lines between them
 - two places for a segment: no reading. Also when a second place fits as well (`_contender`): its
   head and tail tell as much, or it inserts where the best one deletes, it deletes at most a few more
   lines (any number, when the lines at its edges are edits of the original's there: a rewrite) and
-  breaks no more (syntax, definitions, file heads; with the language given);
+  breaks no more (syntax, definitions, file heads; with the language given); and, where the snippet
+  has an open end and the best place deletes code, new code appended after the file's last lines
+  when the head stands there;
 - a head and tail stand at one depth: a run that matches the original's text a level deeper or
   shallower than the rest is a moved block, not context; and past the longest runs, the shortest one
   that says something is tried too (new code that repeats old code makes long runs).
@@ -39,6 +41,7 @@ from __future__ import annotations
 import difflib
 import re
 import warnings
+from collections import Counter
 from dataclasses import dataclass
 
 from applyedit import syntax
@@ -83,7 +86,8 @@ class _Original:
     def damage(self, start: int, end: int, lines: tuple[str, ...], shown: tuple[str, ...]) -> int:
         """What the original with [start, end) replaced by `lines` breaks (0 without a language or
         grammar): its syntax errors (a failed Python compile() one more), the definitions it loses
-        that the segment (`shown`) never names, and the file heads it moves (invariants.head_changes)."""
+        that the segment (`shown`) never names, the file heads it moves (invariants.head_changes) and
+        the definitions it makes stand twice (a function appended while it is also edited in place)."""
         if self.language is None:
             return 0
         text = "\n".join([*self.lines[:start], *lines, *self.lines[end:]]) + "\n"
@@ -91,6 +95,7 @@ class _Original:
         found = len(syntax.parse_errors(text, self.language) or [])
         found += len(lost_definitions(before, text, "\n".join(shown), self.language))
         found += len(head_changes(before, text, self.language))
+        found += max(0, _twice(text, self.language) - _twice(before, self.language))
         if self.language == "python":
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
@@ -263,6 +268,10 @@ def _place(
     # readings that delete little, or whose edges are edits of the lines there (a rewrite)
     small = [c for c in cands if c[5] <= _BIG_DELETION or _edited_edge(orig, keys, c)]
     other = _contender(orig, seg.lines, keys, max(cands), small)
+    if other is None and max(cands)[5] and (open_end or open_top):
+        appended = _at_an_end(orig, keys, heads, tails, open_end, open_top)
+        if appended is not None and _damage(orig, seg.lines, appended) <= _damage(orig, seg.lines, max(cands)):
+            other = appended  # else appending breaks more (a definition twice): not a reading
     if other is not None:
         first_place, second_place = sorted([max(cands)[1], other[1]])
         return NoReading(
@@ -438,6 +447,45 @@ def _edit_in_place(
         ch, ct = _sides(keys, c[3], c[4])
         if c[3] and c[4] and ch and ct and 0 < c[5] and deleted > c[5] + _BIG_DELETION:
             return c[1] + c[3]
+    return None
+
+
+def _damage(orig: _Original, lines: tuple[str, ...], c: _Candidate) -> int:
+    """What a reading breaks (_Original.damage)."""
+    return orig.damage(c[1], c[2], _keep(orig, lines, c[3], c[1], c[4], c[2]), lines)
+
+
+def _twice(text: str, language: str) -> int:
+    """Definitions that stand more than once under one name in one scope (0 without a grammar)."""
+    defs = syntax.definitions(text, language) or []
+
+    def qual(d: syntax.Definition | None) -> tuple[str, ...]:
+        return () if d is None else (*qual(d.parent), f"{d.kind} {d.name}")
+
+    names = Counter(qual(d) for d in defs)
+    return sum(n - 1 for n in names.values())
+
+
+def _at_an_end(
+    orig: _Original,
+    keys: list[str],
+    heads: list[tuple[int, list[int]]],
+    tails: list[tuple[int, list[int]]],
+    open_end: bool,
+    open_top: bool,
+) -> _Candidate | None:
+    """A segment with no marker below whose head stands at the file's last lines also reads as new
+    code appended there, deleting nothing (likewise above the file's first lines, with no marker
+    above): a second reading beside one that deletes code to fit a tail that stands further up."""
+    last, first = orig.last_code(0), orig.first_code(len(orig.lines))
+    if open_end:
+        for h, hp in heads:
+            if h < len(keys) and last - h in hp:
+                return ((0, 0, h), last - h, last, h, 0, 0)
+    if open_top:
+        for t, tp in tails:
+            if t < len(keys) and first + t in tp:
+                return ((0, 0, t), first, first + t, 0, t, 0)
     return None
 
 

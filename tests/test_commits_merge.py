@@ -16,9 +16,11 @@ from typing import Any
 
 import pytest
 
-from applyedit import confirm, reindent
+from applyedit import checks, confirm, reindent, textio
+from applyedit.errors import ApplyEditError
 from applyedit.markers import is_marker
 from applyedit.merge import implied_snippet
+from applyedit.options import RunOptions
 
 ROOT = Path(__file__).resolve().parent.parent / "corpus" / "commits"
 KNOWN_WRONG = ROOT / "known_wrong.txt"
@@ -35,12 +37,21 @@ def _cases() -> list[Any]:
 
 
 def answer_alone(before: str, snippet: str, language: str) -> str | None:
-    """The file the product writes with no model, or None when the model decides or the run is refused."""
+    """The file the product writes with no model, or None when the model decides or the run is refused:
+    the confirmed merge (confirm.py), held to the output checks as `outcome.answer_by_merge` holds it."""
     if not any(is_marker(x) for x in snippet.split("\n")):
         snippet = implied_snippet(before, snippet, language) or snippet
     snippet = reindent.to_file_style(before, snippet)
     result = confirm.confirmed(before, snippet, language)
-    return result.merged if result.ok and result.merged != before else None
+    src = textio.source_from(Path("case.txt"), before.encode("utf-8"), language)
+    body = checks.merge_answer(src, result)
+    if body is None or body == before:
+        return None
+    try:
+        checks.check_all(src, body, snippet, "snippet", result, RunOptions())
+    except ApplyEditError:
+        return None
+    return body
 
 
 @pytest.fixture(scope="module")
