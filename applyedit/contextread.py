@@ -263,6 +263,14 @@ def _place(
         if heads and tails:
             return NoReading(f"{where}: its first and last lines do not stand in that order in the original")
         return NoReading(f"{where} has no line of the original to place it by")
+    if not any(c[3] or c[4] for c in cands):  # no context at all: at the file's start or end
+        alike = _alike_anywhere(orig, keys, lo)
+        if alike is not None:
+            return NoReading(
+                f"{where} has no line of the original around it, and its line {alike[0] + 1} is alike original "
+                f"line {alike[1] + 1}: new code at the file's {'end' if open_end else 'start'}, or an edit there?",
+                inherent=True,
+            )
     best = max(c[0] for c in cands)
     top = {(start, end, h, t) for score, start, end, h, t, _ in cands if score == best}
     # readings that delete little, or whose edges are edits of the lines there (a rewrite)
@@ -447,6 +455,19 @@ def _edit_in_place(
         ch, ct = _sides(keys, c[3], c[4])
         if c[3] and c[4] and ch and ct and 0 < c[5] and deleted > c[5] + _BIG_DELETION:
             return c[1] + c[3]
+    return None
+
+
+def _alike_anywhere(orig: _Original, keys: list[str], lo: int) -> tuple[int, int] | None:
+    """A line of the segment that says something and is alike (or equal to) a line of the original
+    from `lo` on: (segment index, original index)."""
+    for i, k in enumerate(keys):
+        if not _telling(k):
+            continue
+        for j in range(lo, len(orig.keys)):
+            o = orig.keys[j]
+            if o and (o == k or difflib.SequenceMatcher(None, k, o).ratio() >= 0.75):
+                return i, j
     return None
 
 
