@@ -19,8 +19,8 @@ the original lines between them are replaced by the segment's lines between them
   below, likewise at the file's end;
   but such a segment that would change nothing, where the original goes on past it, may mean that
   the file ends (starts) there: no reading; nor when 1 to 3 lines of code go on past it;
-- a segment with neither head nor tail: at the top when it is first with no marker above, at the end
-  when it is last with no marker below, else no reading;
+- a segment with neither head nor tail: no reading where the original has code (new code at the
+  file's end, or an edit somewhere? On real commits such snippets were never the file's end);
 - two places for a segment: no reading. Also when a second place fits as well (`_contender`): its
   head and tail tell as much, or it inserts where the best one deletes, it deletes at most a few more
   lines (any number, when the lines at its edges are edits of the original's there: a rewrite) and
@@ -263,14 +263,15 @@ def _place(
         if heads and tails:
             return NoReading(f"{where}: its first and last lines do not stand in that order in the original")
         return NoReading(f"{where} has no line of the original to place it by")
-    if not any(c[3] or c[4] for c in cands):  # no context at all: at the file's start or end
+    if not any(c[3] or c[4] for c in cands) and orig.has_code(lo, m):  # no context: the file's start or end
         alike = _alike_anywhere(orig, keys, lo)
-        if alike is not None:
-            return NoReading(
-                f"{where} has no line of the original around it, and its line {alike[0] + 1} is alike original "
-                f"line {alike[1] + 1}: new code at the file's {'end' if open_end else 'start'}, or an edit there?",
-                inherent=True,
-            )
+        return NoReading(
+            f"{where} has no line of the original around it"
+            + (f", and its line {alike[0] + 1} is alike original line {alike[1] + 1}" if alike else "")
+            + f": new code at the file's {'end' if open_end else 'start'}, or an edit somewhere? (show a line of "
+            "context next to it)",
+            inherent=True,
+        )
     best = max(c[0] for c in cands)
     top = {(start, end, h, t) for score, start, end, h, t, _ in cands if score == best}
     # readings that delete little, or whose edges are edits of the lines there (a rewrite)
