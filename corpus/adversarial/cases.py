@@ -422,10 +422,60 @@ def changed_first_line_ignored(lang: Lang) -> Iterator[Case]:
                wrong=before)
 
 
+def repeated_block(lang: Lang) -> Iterator[Case]:
+    """Two functions with the same three-line body: the changed middle line's context, above and
+    below, stands in both."""
+    body = [lang.call("setup"), lang.call("step"), lang.ret("0")]
+    fs = [lang.func(n, body, lang.indent) for n in ("left", "right")]
+    before = _file(lang, fs)
+    edited = [body[0], lang.call("stride"), body[2]]
+    snippet = _join(_m(lang), _ind(lang, edited), _m(lang))
+    wrong = _file(lang, [lang.func("left", edited, lang.indent), fs[1]])
+    yield Case(f"{lang.name}_repeated_block", lang.name, "repeated-anchor", before, snippet, None, wrong=wrong)
+
+
+def open_start_few_above(lang: Lang) -> Iterator[Case]:
+    """The snippet starts, with no marker, at the file's second line of code: the file may start there
+    (the first line deleted) or the line above may be kept."""
+    if lang.prefix or lang.suffix:  # a package clause or class header above: deleting it breaks the file
+        return
+    top = {"python": "import os", "javascript": "const os = require('os');", "typescript": "import * as os from 'os';",
+           "rust": "use std::env;"}[lang.name]
+    fs = [lang.func(n, [lang.ret(str(k))], lang.indent) for k, n in enumerate(("first", "second"))]
+    before = _join(top, "", [x for f in [fs[0], [""] * lang.gap, fs[1]] for x in f])
+    new_first = lang.func("first", [lang.ret("10")], lang.indent)
+    snippet = _join(new_first, _m(lang))
+    yield Case(f"{lang.name}_open_start_few_above", lang.name, "no-leading-marker", before, snippet, None)
+
+
+def no_context(lang: Lang) -> Iterator[Case]:
+    """A marker, then a new function with no line of the original around it and no marker below:
+    appended at the end, or an edit of the function it resembles?"""
+    fs = [lang.func(n, [lang.ret(str(k))], lang.indent) for k, n in enumerate(("alpha", "omega"))]
+    before = _file(lang, fs)
+    new = lang.func("alpha", [lang.ret("5")], lang.indent)
+    snippet = _join(_m(lang), [lang.member + x for x in new])
+    wrong = before.rstrip("\n") + "\n" + "\n".join(lang.member + x for x in new) + "\n"
+    yield Case(f"{lang.name}_no_context", lang.name, "no-context", before, snippet, None, wrong=wrong)
+
+
+def leading_blank_kept(lang: Lang) -> Iterator[Case]:
+    """The file starts with a blank line; the snippet starts with no marker and a changed first line:
+    the blank line stays (a snippet cannot show it)."""
+    if lang.prefix or lang.suffix:
+        return
+    fs = [lang.func(n, [lang.ret(str(k))], lang.indent) for k, n in enumerate(("opening", "closing"))]
+    before = "\n" + _file(lang, fs)
+    renamed = [fs[0][0].replace("opening", "opener"), *fs[0][1:]]
+    after = "\n" + _file(lang, [renamed, fs[1]])
+    snippet = _join(renamed, _m(lang))
+    yield Case(f"{lang.name}_leading_blank_kept", lang.name, "file-head", before, snippet, after)
+
+
 SHAPES = (end_before_header, first_line_twice, return_twice, open_end_small, open_end_long, deletion_clean,
           rename_clean, insert_clean, marker_zero_after_body, decorator_once, tabs_file_spaces_snippet,
           two_space_file, file_heads, noop_tail, swapped_functions, dropped_blank, far_import_dropped,
-          changed_first_line_ignored)
+          changed_first_line_ignored, repeated_block, open_start_few_above, no_context, leading_blank_kept)
 
 # The issue's reproducers, verbatim.
 REPRODUCERS = (
