@@ -134,3 +134,39 @@ def test_drafts_respect_the_context_limit(tokenizer: Any) -> None:
         (draft,) = drafter.propose([ids + reply[:n]])
         assert len(ids) + n + len(draft) + 1 <= limit
     assert drafter.propose([ids + reply[:40]]) == [[]]
+
+
+def test_replay_keeps_only_passes_vllm_recorded(tokenizer: Any) -> None:
+    """A request's passes re-derived from its tokens (vllmengine.replay) are kept when they match the
+    per-pass record of the run, pass by pass, and dropped when one pass differs or there is no record."""
+    from types import SimpleNamespace
+
+    from applyedit.models.costmodel import prior
+    from applyedit.models.vllmengine import replay
+
+    _, tok = tokenizer
+    ids, reply, _, _ = case_prompt(tok, "py_change_constant_instr")
+    drafter, output, record = rows_drafter(tok, k_max=8), reply[:1], []
+    while len(output) < len(reply):  # the run, as vLLM makes it: drafts verified by a target writing `reply`
+        (draft,) = drafter.propose([ids + output])
+        kept = common_prefix(draft, reply[len(output) :])
+        if draft:
+            record.append((len(draft), kept))
+        output += reply[len(output) : len(output) + kept + 1]
+
+    def metrics(passes: list[tuple[int, int]]) -> Any:
+        return SimpleNamespace(
+            per_step_drafted=[d for d, _ in passes],
+            per_step_accepted=[a for _, a in passes],
+            num_draft_tokens=sum(d for d, _ in passes),
+        )
+
+    passes = replay(tok, ids, reply, 8, prior(), metrics(record))
+    assert passes is not None
+    assert [x for _, _, emitted in passes for x in emitted] == reply
+    assert [(len(d), a) for d, a, _ in passes if d] == record and len(record) > 3
+    changed = list(record)
+    changed[len(changed) // 2] = (changed[len(changed) // 2][0], changed[len(changed) // 2][1] - 1)
+    assert replay(tok, ids, reply, 8, prior(), metrics(changed)) is None
+    assert replay(tok, ids, reply, 8, prior(), metrics(record[:-1])) is None
+    assert replay(tok, ids, reply, 8, prior(), None) is None

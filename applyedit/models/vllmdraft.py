@@ -43,6 +43,12 @@ GPU_COST = CostCurve({0: 1.0, 1: 1.0, 4: 1.02, 8: 1.05, 16: 1.1, 32: 1.2, 64: 1.
 STALE_STEPS = 256  # a drafter unused for this many steps is dropped (its request finished)
 
 
+def cost_for(device: str) -> CostCurve:
+    """The verify-pass cost curve the drafter's K policy reads on `device`: the CPU prior (a pass of
+    many tokens costs several of one), else a nearly flat one (a GPU pass; on paper, not measured)."""
+    return prior() if device == "cpu" else GPU_COST
+
+
 @dataclass(frozen=True, slots=True)
 class Layout:
     """One request's prompt, as the drafter needs it: the reply's first token index (the prompt's
@@ -242,7 +248,7 @@ class CopyDrafter:
         self.tokenizer_name = str(model.tokenizer)
         self.trust_remote_code = bool(getattr(model, "trust_remote_code", False))
         device = getattr(getattr(vllm_config, "device_config", None), "device_type", "cpu")
-        self.cost = prior() if device == "cpu" else GPU_COST
+        self.cost = cost_for(str(device))
         self.rows: RowsDrafter | None = None
 
     def load_model(self, *args: Any, **kwargs: Any) -> None:
