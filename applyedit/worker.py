@@ -123,7 +123,8 @@ class Worker:
             if job.deadline is not None and time.monotonic() > job.deadline:
                 raise RunTimeout("stopped by its timeout during the prefill; nothing was written")
 
-        model = self.engine.model if self.engine.loaded else None  # `serve` loads it before the first request
+        # `serve` loads it before the first request; an engine of many runs at once has no prefill hook
+        model = self.engine.model if self.engine.loaded and len(self.threads) == 1 else None
         if model is not None:
             model.between_chunks = between_chunks
         try:

@@ -25,7 +25,7 @@ os.environ.setdefault("VLLM_ENABLE_V1_MULTIPROCESSING", "0")
 os.environ.setdefault("VLLM_CPU_OMP_THREADS_BIND", "0-1")
 os.environ.setdefault("VLLM_CPU_KVCACHE_SPACE", "2")
 
-K = 8
+K = int(os.environ.get("APPLYEDIT_VLLM_K", "8"))  # both drafters' cap (num_speculative_tokens)
 METHODS = {
     "greedy": None,
     "ngram": {"method": "ngram", "num_speculative_tokens": K, "prompt_lookup_max": 5, "prompt_lookup_min": 2},
@@ -71,7 +71,7 @@ def main() -> None:
         tokens = list(out.token_ids)
         expected = textio.read_source(next(folder.glob("after.*")), inputs.src.language).text
         print(json.dumps({
-            "method": method, "case": case, "prompt_tokens": len(ids), "tokens": len(tokens),
+            "method": method, "k": K if METHODS[method] else 0, "case": case, "prompt_tokens": len(ids), "tokens": len(tokens),
             "seconds": round(seconds, 2), "tokens_per_s": round(len(tokens) / seconds, 3),
             "passes": len(tokens) - accepted, "drafts": drafts, "drafted": drafted, "accepted": accepted,
             "expected_file": expected in out.text, "ids": tokens,
