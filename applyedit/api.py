@@ -312,6 +312,10 @@ def decode_job(
     """Run the decode loop on the job's prompt (the target's weights load here on first use)."""
     engine, src = job.engine, job.src
     target = engine.model  # loads the weights on first use
+    if getattr(target, "decodes_whole_requests", False):  # vLLM: it drafts and batches itself (models/vllmengine.py)
+        if not decoding.greedy:
+            raise InputError("--backend vllm decodes greedily: drop --temperature")
+        return target.decode_request(job.prompt_ids, job.budget, FenceStop(engine.decode, job.fence), deadline)
     constraint = anchor_constraint(engine, src.text, merged, job.fence) if opts.anchor == "merge" else None
     if on_phase is not None:
         lines = len(src.text.splitlines())

@@ -68,9 +68,10 @@ BackendOpt = Annotated[
     str | None,
     choice(
         "--backend",
-        ("auto", "torch", "llamacpp"),
+        ("auto", "torch", "llamacpp", "vllm"),
         envvar="APPLYEDIT_BACKEND",
-        help="torch (the exactness reference) or llamacpp (the GGUF on the CPU; the llamacpp extra).",
+        help="torch (the exactness reference), llamacpp (the GGUF on the CPU; the llamacpp extra) or vllm "
+        "(a vLLM engine with applyedit's drafter, in a venv with vLLM).",
     ),
 ]
 ProposerOpt = Annotated[

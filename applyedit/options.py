@@ -23,7 +23,7 @@ ANCHORS = ("merge", "none")  # --anchor: force the original lines an unambiguous
 # model decides those ("auto"), or the model always runs ("model")
 ANSWERS = ("merge", "auto", "model")
 FALLBACKS = ("merge", "none")  # --fallback: answer with the merge when the model's output fails a check
-BACKENDS = ("torch", "llamacpp")
+BACKENDS = ("torch", "llamacpp", "vllm")
 DRAFT_BACKENDS = ("auto", "torch", "llamacpp")
 DTYPES = ("fp32", "float32", "bf16", "bfloat16", "fp16", "float16")
 ENGINE_FIELDS = ("model", "device", "dtype", "backend")  # what opens the model (Engine.open), not the run
@@ -111,7 +111,7 @@ class RunOptions:
         if self.draft_k is not None and self.draft_k < 1:
             raise InputError("--draft-k must be 1 or more")
         if self.backend not in (None, "auto", *BACKENDS):
-            raise InputError(f"unknown --backend {self.backend!r}; choose torch or llamacpp")
+            raise InputError(f"unknown --backend {self.backend!r}; choose torch, llamacpp or vllm")
         if self.draft_backend not in (None, *DRAFT_BACKENDS):
             raise InputError(f"unknown --draft-backend {self.draft_backend!r}; choose {', '.join(DRAFT_BACKENDS)}")
         if self.dtype not in (None, "auto", *DTYPES):

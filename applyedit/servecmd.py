@@ -142,6 +142,14 @@ def serve_command(
         float | None,
         typer.Option(help="Default per-request limit in seconds, from arrival (a request's own timeout wins)."),
     ] = None,
+    engine_name: Annotated[
+        str,
+        typer.Option(
+            "--engine",
+            help="applyedit (its own decode loop, one request at a time) or vllm (a vLLM engine with applyedit's "
+            "drafter; concurrent requests decode together; in a venv with vLLM).",
+        ),
+    ] = "applyedit",
     debug: DebugOpt = False,
     **options: Any,
 ) -> None:
@@ -152,6 +160,8 @@ def serve_command(
       applyedit serve
 
       applyedit serve --backend llamacpp --cache-mb 2048
+
+      applyedit serve --engine vllm
 
       APPLYEDIT_SERVER=http://127.0.0.1:8321 applyedit app.py --edit edit.txt
     """
@@ -171,8 +181,14 @@ def serve_command(
         server.check_settings(settings)
         if cache_mb < 0:
             raise UsageError("--cache-mb must be 0 or more")
-        engine = Engine.open(options["model"], options["device"], options["dtype"], backend=options["backend"])
-        cache = PromptCache(cache_mb << 20) if cache_mb else None
+        if engine_name not in ("applyedit", "vllm"):
+            raise UsageError(f"unknown --engine {engine_name!r}; choose applyedit or vllm")
+        if engine_name == "vllm" and options["backend"] not in (None, "auto", "vllm"):
+            raise UsageError("--engine vllm runs the model on vLLM: drop --backend")
+        backend = "vllm" if engine_name == "vllm" else options["backend"]
+        engine = Engine.open(options["model"], options["device"], options["dtype"], backend=backend)
+        # vLLM keeps its own prefix cache; applyedit's prompt cache is for its own decode loop
+        cache = PromptCache(cache_mb << 20) if cache_mb and engine.backend != "vllm" else None
         if cache is not None and cache_dir is not None:
             cache.disk = _disk_store(engine, cache_dir, cache_dir_mb)
         server.serve(engine, settings, cache, log=lambda msg: console.print(msg, markup=False))

@@ -227,7 +227,8 @@ def create_app(engine: Any, settings: Settings, cache: Any = None) -> Any:
 
     if cache is not None:
         engine.model.prompt_cache = cache
-    worker = Worker(engine, settings.queue)
+    # An engine that batches (vLLM) runs many requests at once; applyedit's own loop runs one.
+    worker = Worker(engine, settings.queue, getattr(engine.model, "concurrent_runs", 1) if engine.loaded else 1)
     names = {API_MODEL, engine.source.name}
     app = FastAPI(title="applyedit", docs_url=None, redoc_url=None, openapi_url=None)
     _add_error_handlers(app)
@@ -311,6 +312,7 @@ def _add_info_routes(app: Any, engine: Any, worker: Worker, cache: Any, names: s
             "dtype": engine.dtype_name,
             "served": worker.served,
             "running": worker.running is not None,
+            "active": len(worker.active),
             "waiting": worker.jobs.qsize(),
             "uptime_s": round(time.time() - started, 1),
             "prompt_cache": cache.to_dict() if cache is not None else None,

@@ -1,5 +1,6 @@
 """The serve worker: runs `api.apply` for queued requests one at a time, in arrival order, on its
-own thread, from a bounded queue (full: `Busy`, HTTP 503), with each request's deadline and a
+own thread (or, for an engine that batches requests itself, vLLM's, on many threads at once), from
+a bounded queue (full: `Busy`, HTTP 503), with each request's deadline and a
 cancel flag checked between verify passes and between the prefill's chunks (`Cancelled` when its
 client went away).
 
@@ -43,22 +44,32 @@ class Job:
 
 
 class Worker:
-    """Runs jobs one at a time in arrival order on its own thread; the queue is bounded."""
+    """Runs jobs in arrival order on `threads` threads (one: one at a time); the queue is bounded."""
 
-    def __init__(self, engine: Any, size: int) -> None:
+    def __init__(self, engine: Any, size: int, threads: int = 1) -> None:
         self.engine = engine
         self.jobs: queue.Queue[Job | None] = queue.Queue(maxsize=max(1, size))
         self.size = size
-        self.running: Job | None = None
+        self.active: list[Job] = []
         self.served = 0
         self.cancelled = 0  # runs stopped because their client went away
         self.lock = threading.Lock()
-        self.thread = threading.Thread(target=self._loop, name="applyedit-worker", daemon=True)
-        self.thread.start()
+        self.threads = [
+            threading.Thread(target=self._loop, name=f"applyedit-worker-{i}", daemon=True) for i in range(threads)
+        ]
+        self.thread = self.threads[0]
+        for thread in self.threads:
+            thread.start()
+
+    @property
+    def running(self) -> Job | None:
+        """A running job (the one, with a single thread), or None."""
+        with self.lock:
+            return self.active[0] if self.active else None
 
     def submit(self, job: Job) -> None:
         with self.lock:  # one waiting slot is kept for the running job's successor when size is 0
-            if self.size == 0 and (self.running is not None or not self.jobs.empty()):
+            if self.size == 0 and (len(self.active) >= len(self.threads) or not self.jobs.empty()):
                 raise Busy("the server is busy (queue of 0): try again when the running request ends")
             try:
                 self.jobs.put_nowait(job)
@@ -66,7 +77,8 @@ class Worker:
                 raise Busy(f"the server is busy ({self.size} requests already waiting): try again later") from None
 
     def stop(self) -> None:
-        self.jobs.put(None)
+        for _ in self.threads:
+            self.jobs.put(None)
 
     def _loop(self) -> None:
         while True:
@@ -74,16 +86,17 @@ class Worker:
             if job is None:
                 return
             with self.lock:
-                self.running = job
+                self.active.append(job)
             try:
                 outcome: Any = self._run(job)
             except BaseException as e:  # handed to the request's coroutine, never lost
                 outcome = e
-                self.cancelled += isinstance(e, Cancelled)
+                with self.lock:
+                    self.cancelled += isinstance(e, Cancelled)
             finally:
                 with self.lock:
-                    self.running = None
-                self.served += 1
+                    self.active.remove(job)
+                    self.served += 1
             job.loop.call_soon_threadsafe(_settle, job.future, outcome)
 
     def _run(self, job: Job) -> Any:
@@ -110,7 +123,8 @@ class Worker:
             if job.deadline is not None and time.monotonic() > job.deadline:
                 raise RunTimeout("stopped by its timeout during the prefill; nothing was written")
 
-        model = self.engine.model if self.engine.loaded else None  # `serve` loads it before the first request
+        # `serve` loads it before the first request; an engine of many runs at once has no prefill hook
+        model = self.engine.model if self.engine.loaded and len(self.threads) == 1 else None
         if model is not None:
             model.between_chunks = between_chunks
         try:

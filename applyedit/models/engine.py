@@ -19,11 +19,16 @@ from applyedit.errors import InputError, ModelError
 from applyedit.models import modelstore
 from applyedit.models.backend import TorchModel, context_length, load_tokenizer, pick_device, pick_dtype, text_ids
 from applyedit.models.costmodel import CostCurve, load_or_calibrate
+from applyedit.models.vllmdraft import cost_for
 from applyedit.options import BACKENDS, DRAFT_BACKENDS
 
 
 def runner(backend: str) -> Any:
-    """The class that runs `backend` ("torch": TorchModel, "llamacpp": LlamaCppModel)."""
+    """The class that runs `backend` ("torch": TorchModel, "llamacpp": LlamaCppModel, "vllm": VllmModel)."""
+    if backend == "vllm":
+        from applyedit.models.vllmengine import VllmModel
+
+        return VllmModel
     if backend == "llamacpp":
         from applyedit.models.llamacpp import LlamaCppModel
 
@@ -42,7 +47,7 @@ class Engine:
     dtype: Any  # torch.dtype
     context: int
     cost: CostCurve | None = None  # the verify-pass cost curve; measured once and cached
-    backend: str = "torch"  # "torch" (transformers) or "llamacpp" (the GGUF itself)
+    backend: str = "torch"  # "torch" (transformers), "llamacpp" (the GGUF itself) or "vllm" (a vLLM engine)
     backend_reason: str = ""  # why this backend runs (pick_backend), shown in the summary
     _model: Any = field(default=None, repr=False)  # TorchModel | LlamaCppModel, loaded on first use
     _drafts: dict[str, Any] = field(default_factory=dict, repr=False)  # loaded draft models, by source and backend
@@ -65,13 +70,20 @@ class Engine:
             path = modelstore.prepare_tokenizer(source, progress)
         else:  # the dequantized copy is written here, on first torch use (the fast-load copy at the first load)
             path = modelstore.prepare(source, progress)
+        tokenizer = load_tokenizer(path)
+        if chosen == "vllm":  # many runs at once share it (vllmengine.py)
+            from applyedit.models.vllmengine import SerialTokenizer
+
+            tokenizer = SerialTokenizer(tokenizer)
         return cls(
             source,
             path,
-            load_tokenizer(path),
+            tokenizer,
             dev,
             pick_dtype(dtype, dev),
             context_length(path),
+            # vLLM's passes are not timed one by one: its drafter's K policy reads a fixed curve
+            cost=cost_for(dev) if chosen == "vllm" else None,
             backend=chosen,
             backend_reason=why,
         )
@@ -190,9 +202,11 @@ def pick_backend(
     path there); torch runs on CUDA, for a `--dtype` (llama.cpp runs the GGUF's own quantisation), for
     a model that is no GGUF file, and without the extra. torch fp32 stays the exactness reference."""
     if backend not in (None, "auto", *BACKENDS):
-        raise InputError(f"unknown --backend {backend!r}; choose torch or llamacpp")
+        raise InputError(f"unknown --backend {backend!r}; choose torch, llamacpp or vllm")
     from applyedit.models import llamacpp
 
+    if backend == "vllm":
+        return "vllm", "--backend vllm"
     if backend == "llamacpp":
         if device != "cpu":
             raise InputError("--backend llamacpp runs on the CPU here; drop --device or use --backend torch")
