@@ -27,6 +27,9 @@ the original lines between them are replaced by the segment's lines between them
   breaks no more (syntax, definitions, file heads; with the language given); and, where the snippet
   has an open end and the best place deletes code, new code appended after the file's last lines
   when the head stands there;
+- a segment after a marker indented inside the block that the line above it opens (a function's
+  header, then `# ... existing code ...` one level in) reads best inside that block: a best place
+  past its end, where a place inside it also fits, is no reading;
 - a head and tail stand at one depth: a run that matches the original's text a level deeper or
   shallower than the rest is a moved block, not context; and past the longest runs, the shortest one
   that says something is tried too (new code that repeats old code makes long runs).
@@ -46,6 +49,7 @@ from dataclasses import dataclass
 
 from applyedit import syntax
 from applyedit.invariants import Segment, head_changes, key, lost_definitions, same, segments
+from applyedit.markers import is_marker
 
 __all__ = ["NoReading", "Placed", "read"]
 
@@ -145,10 +149,23 @@ def read(original: str, snippet: str, language: str | None = None) -> NoReading 
     placed: list[Placed] = []
     either: list[_Either] = []
     lo = 0
+    inside = _marker_depths(snippet)
+    prev_end: int | None = None  # just past the previous segment's place, where it is known
     for n, seg in enumerate(segs):
-        got = _place(orig, seg, lo, first=n == 0, last=n == len(segs) - 1, number=n + 1)
+        hi = None
+        depth = inside[n] if n < len(inside) else None
+        above = _indent(segs[n - 1].lines[-1]) if n else 0
+        if n and prev_end is not None and depth is not None and min(depth, _indent(seg.lines[0])) > above:
+            lo, hi = max(lo, prev_end), _block_end(orig, prev_end - 1)  # inside the block the line above opens
+        got = _place(orig, seg, lo, first=n == 0, last=n == len(segs) - 1, number=n + 1, hi=hi)
         if isinstance(got, NoReading):
             return got
+        if got is None:
+            keys = [key(x) for x in seg.lines]
+            places = orig.blocks(keys, lo)
+            prev_end = places[0] + len(keys) if len(places) == 1 else None
+        else:
+            prev_end = got.end
         if isinstance(got, _Either):
             either.append(got)
             lo = got.end
@@ -172,6 +189,30 @@ def read(original: str, snippet: str, language: str | None = None) -> NoReading 
         pos = p.end
     out += ol[pos:]
     return tuple(out)
+
+
+def _marker_depths(snippet: str) -> list[int | None]:
+    """Per segment (as `segments` finds them), the indentation of the lazy marker above it (None: no
+    marker above)."""
+    found: list[int | None] = []
+    marker, open_segment = None, False
+    for line in snippet.split("\n"):
+        if is_marker(line):
+            marker, open_segment = _indent(line), False
+        elif line.strip() and not open_segment:
+            found.append(marker)
+            open_segment = True
+    return found
+
+
+def _block_end(orig: _Original, header: int) -> int | None:
+    """Just past the block that original line `header` opens (its closing line included: the first
+    line of code after it at its depth or shallower); None when the line opens no block."""
+    depth = _indent(orig.lines[header])
+    body = [j for j in range(header + 1, len(orig.lines)) if orig.lines[j].strip()]
+    if not body or _indent(orig.lines[body[0]]) <= depth:
+        return None
+    return next((j + 1 for j in body if _indent(orig.lines[j]) <= depth), len(orig.lines))
 
 
 _OPTIONS = 6  # heads (tails) tried, longest first
@@ -223,9 +264,10 @@ def _with_shortest(
 
 
 def _place(
-    orig: _Original, seg: Segment, lo: int, first: bool, last: bool, number: int
+    orig: _Original, seg: Segment, lo: int, first: bool, last: bool, number: int, hi: int | None = None
 ) -> Placed | NoReading | _Either | None:
-    """Segment `number`'s place from original line `lo` on: None when it changes nothing."""
+    """Segment `number`'s place from original line `lo` on (and ending by `hi`, where a marker inside
+    the block above bounds it): None when it changes nothing."""
     keys = [key(x) for x in seg.lines]
     size, m = len(keys), len(orig.lines)
     where = f"segment {number} (from {seg.lines[0].strip()!r})"
@@ -259,6 +301,11 @@ def _place(
         return None
     tails = _tails(orig, keys, lo)
     cands = _candidates(orig, seg.lines, keys, heads, tails, lo, open_top, open_end)
+    if hi is not None and max(cands, default=(None, 0, 0))[2] > hi and any(c[2] <= hi for c in cands):
+        return NoReading(
+            f"{where} reads best past the end of the block that its marker is inside, and also inside it",
+            inherent=True,
+        )
     if not cands:
         if heads and tails:
             return NoReading(f"{where}: its first and last lines do not stand in that order in the original")
