@@ -108,6 +108,7 @@ class Inputs:
     edit: str  # the edit as the model sees it (unwrapped from a chat fence)
     kind: str  # "snippet" | "instruction"
     implied: bool  # a marker-less piece of the file, read as an update snippet
+    fragment: bool = False  # an "instruction" that is mostly lines of the file: a snippet that lost its markers
 
 
 def read_inputs(
@@ -145,7 +146,16 @@ def read_inputs(
             f"the edit's lazy markers are {' and '.join(foreign)} comments, which {src.language} does not use: "
             f"is the snippet meant for another file? (pass --language if {path.name} is not {src.language})"
         )
-    return Inputs(src, diff_path(path, cwd), edit_text, kind, wrapped is not None)
+    fragment = kind == "instruction" and wrapped is None and _mostly_lines_of(edit_text, src.text)
+    return Inputs(src, diff_path(path, cwd), edit_text, kind, wrapped is not None, fragment)
+
+
+def _mostly_lines_of(edit: str, original: str) -> bool:
+    """Whether at least half of the edit's lines of code stand in the original (whitespace aside): a
+    piece of the file, not words about it."""
+    keys = {" ".join(x.split()) for x in original.split("\n")}
+    lines = [" ".join(x.split()) for x in edit.split("\n") if x.strip()]
+    return len(lines) >= 2 and 2 * sum(x in keys for x in lines) >= len(lines)
 
 
 def prepare(
@@ -226,6 +236,12 @@ def apply(
         raise AmbiguousEditError(
             f"the update snippet is ambiguous: {merged.reason}; nothing was written (add a line of context that "
             "tells the places apart, or a lazy marker where code is kept; --answer model lets the model choose)"
+        )
+    if opts.answer == "merge" and got.fragment:
+        raise AmbiguousEditError(
+            "the edit is a piece of the file with no lazy markers, and it stands in the file at no single place; "
+            "nothing was written (add lazy markers where code is kept, or write the edit as an instruction; "
+            "--answer auto lets the model read it)"
         )
     if opts.answer != "model" and (merge_only := answer_by_merge(got, merged, opts, encoding)) is not None:
         return merge_only

@@ -3,6 +3,10 @@ snippet (reindent.py), each on small texts whose right answer is plain."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import pytest
+
 from applyedit import confirm, contextread, invariants, reindent
 
 PY = "def a():\n    return 1\n\n\ndef b():\n    return 2\n\n\ndef c():\n    return 3\n"
@@ -111,3 +115,19 @@ def test_reindent_to_the_files_style() -> None:
     deep = "class A:\n    def f(self):\n        return 1\n"
     shown = "    def f(self):\n        return 2\n"
     assert reindent.to_file_style(deep, shown) == shown
+
+
+def test_a_marker_less_piece_of_the_file_that_does_not_place_is_no_instruction(tmp_path: Path) -> None:
+    """A snippet that lost its markers and stands at no single place is refused by default, not read
+    as an instruction for the model (on the real-commit sample the model wrote a wrong file for one)."""
+    from applyedit import api
+    from applyedit.errors import AmbiguousEditError
+
+    target = tmp_path / "t.py"
+    target.write_text("def a():\n    x = 1\n    return x\n\n\ndef b():\n    x = 1\n    return x\n")
+    fragment = "    x = 1\n    y = 2\n    return x\n"
+    assert api.read_inputs(target, fragment).fragment
+    assert not api.read_inputs(target, "Rename a to alpha and keep b as it is.").fragment
+    with pytest.raises(AmbiguousEditError, match="piece of the file with no lazy markers"):
+        api.apply(target, fragment)
+    assert target.read_text().count("x = 1") == 2
