@@ -1,6 +1,6 @@
-"""The merge-first answer on real commits (corpus/commits: clean and messy snippets of 1,734 single-file
+"""The merge-first answer on real commits (corpus/commits: clean and messy snippets of 1,722 single-file
 commits from 16 repositories): what the product answers without a model, as `api.apply` reads a
-snippet (implied markers, re-indented, then `confirm.confirmed`).
+snippet (implied markers, re-indented, then `confirm.confirmed`, held to the output checks).
 
 The bar: no answer alone that is not the commit's file, beyond the cases listed, each by name, in
 corpus/commits/known_wrong.txt (a new one fails; one that is fixed must leave the list), and at least
