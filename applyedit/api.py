@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from applyedit import anchor as anchoring
-from applyedit import confirm, markers, merge, prompts, reindent, sampling, spans, textio
+from applyedit import confirm, invariants, markers, merge, prompts, reindent, sampling, spans, textio
 from applyedit.decode import DecodeResult, Step, run
 from applyedit.diff import diff_path
 from applyedit.draftmodel import DraftModelProposer, HybridProposer
@@ -153,8 +153,8 @@ def read_inputs(
 def _mostly_lines_of(edit: str, original: str) -> bool:
     """Whether at least half of the edit's lines of code stand in the original (whitespace aside): a
     piece of the file, not words about it."""
-    keys = {" ".join(x.split()) for x in original.split("\n")}
-    lines = [" ".join(x.split()) for x in edit.split("\n") if x.strip()]
+    keys = {invariants.key(x) for x in original.split("\n")}
+    lines = [invariants.key(x) for x in edit.split("\n") if x.strip()]
     return len(lines) >= 2 and 2 * sum(x in keys for x in lines) >= len(lines)
 
 

@@ -42,14 +42,22 @@ nothing of merge.py's rules; syntax.py and the definitions invariant only judge 
 from __future__ import annotations
 
 import difflib
+import functools
 import re
-import warnings
 from collections import Counter
 from dataclasses import dataclass
 
 from applyedit import syntax
-from applyedit.invariants import Segment, head_changes, key, lost_definitions, same, segments
-from applyedit.markers import is_marker
+from applyedit.invariants import (
+    Segment,
+    depth,
+    head_changes,
+    key,
+    lost_definitions,
+    python_compile_error,
+    same,
+    segments,
+)
 
 __all__ = ["NoReading", "Placed", "read"]
 
@@ -89,25 +97,29 @@ class _Original:
 
     def damage(self, start: int, end: int, lines: tuple[str, ...], shown: tuple[str, ...]) -> int:
         """What the original with [start, end) replaced by `lines` breaks (0 without a language or
-        grammar): its syntax errors (a failed Python compile() one more), the definitions it loses
-        that the segment (`shown`) never names, the file heads it moves (invariants.head_changes) and
-        the definitions it makes stand twice (a function appended while it is also edited in place)."""
+        grammar): its syntax errors (a Python compile() that fails where the original's did not, one
+        more), the definitions it loses that the segment (`shown`) never names, the file heads it moves
+        (invariants.head_changes) and the definitions it makes stand twice (a function appended while
+        it is also edited in place)."""
         if self.language is None:
             return 0
         text = "\n".join([*self.lines[:start], *lines, *self.lines[end:]]) + "\n"
-        before = "\n".join(self.lines) + "\n"
         found = len(syntax.parse_errors(text, self.language) or [])
-        found += len(lost_definitions(before, text, "\n".join(shown), self.language))
-        found += len(head_changes(before, text, self.language))
-        found += max(0, _twice(text, self.language) - _twice(before, self.language))
-        if self.language == "python":
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                try:
-                    compile(text, "<answer>", "exec", dont_inherit=True)
-                except (SyntaxError, ValueError):
-                    found += 1
+        found += len(lost_definitions(self.text, text, "\n".join(shown), self.language))
+        found += len(head_changes(self.text, text, self.language))
+        found += max(0, _twice(text, self.language) - self.twice)
+        if self.language == "python" and python_compile_error(self.text, text):
+            found += 1
         return found
+
+    @functools.cached_property
+    def text(self) -> str:
+        return "\n".join(self.lines) + "\n"
+
+    @functools.cached_property
+    def twice(self) -> int:
+        """The original's own definitions that stand twice (`_twice`)."""
+        return _twice(self.text, self.language) if self.language else 0
 
     def blocks(self, keys: list[str], lo: int) -> list[int]:
         """Where `keys` stand as a block from `lo` on."""
@@ -149,13 +161,12 @@ def read(original: str, snippet: str, language: str | None = None) -> NoReading 
     placed: list[Placed] = []
     either: list[_Either] = []
     lo = 0
-    inside = _marker_depths(snippet)
     prev_end: int | None = None  # just past the previous segment's place, where it is known
     for n, seg in enumerate(segs):
         hi = None
-        depth = inside[n] if n < len(inside) else None
-        above = _indent(segs[n - 1].lines[-1]) if n else 0
-        if n and prev_end is not None and depth is not None and min(depth, _indent(seg.lines[0])) > above:
+        above = depth(segs[n - 1].lines[-1]) if n else 0
+        inside = seg.marker_depth is not None and min(seg.marker_depth, depth(seg.lines[0])) > above
+        if n and prev_end is not None and inside:
             lo, hi = max(lo, prev_end), _block_end(orig, prev_end - 1)  # inside the block the line above opens
         got = _place(orig, seg, lo, first=n == 0, last=n == len(segs) - 1, number=n + 1, hi=hi)
         if isinstance(got, NoReading):
@@ -191,28 +202,14 @@ def read(original: str, snippet: str, language: str | None = None) -> NoReading 
     return tuple(out)
 
 
-def _marker_depths(snippet: str) -> list[int | None]:
-    """Per segment (as `segments` finds them), the indentation of the lazy marker above it (None: no
-    marker above)."""
-    found: list[int | None] = []
-    marker, open_segment = None, False
-    for line in snippet.split("\n"):
-        if is_marker(line):
-            marker, open_segment = _indent(line), False
-        elif line.strip() and not open_segment:
-            found.append(marker)
-            open_segment = True
-    return found
-
-
 def _block_end(orig: _Original, header: int) -> int | None:
     """Just past the block that original line `header` opens (its closing line included: the first
     line of code after it at its depth or shallower); None when the line opens no block."""
-    depth = _indent(orig.lines[header])
+    level = depth(orig.lines[header])
     body = [j for j in range(header + 1, len(orig.lines)) if orig.lines[j].strip()]
-    if not body or _indent(orig.lines[body[0]]) <= depth:
+    if not body or depth(orig.lines[body[0]]) <= level:
         return None
-    return next((j + 1 for j in body if _indent(orig.lines[j]) <= depth), len(orig.lines))
+    return next((j + 1 for j in body if depth(orig.lines[j]) <= level), len(orig.lines))
 
 
 _OPTIONS = 6  # heads (tails) tried, longest first
@@ -319,17 +316,18 @@ def _place(
             "context next to it)",
             inherent=True,
         )
-    best = max(c[0] for c in cands)
+    chosen = max(cands)
+    best = chosen[0]
     top = {(start, end, h, t) for score, start, end, h, t, _ in cands if score == best}
     # readings that delete little, or whose edges are edits of the lines there (a rewrite)
     small = [c for c in cands if c[5] <= _BIG_DELETION or _edited_edge(orig, keys, c)]
-    other = _contender(orig, seg.lines, keys, max(cands), small)
-    if other is None and max(cands)[5] and (open_end or open_top):
+    other = _contender(orig, seg.lines, keys, chosen, small)
+    if other is None and chosen[5] and (open_end or open_top):
         appended = _at_an_end(orig, keys, heads, tails, open_end, open_top)
-        if appended is not None and _damage(orig, seg.lines, appended) <= _damage(orig, seg.lines, max(cands)):
+        if appended is not None and _damage(orig, seg.lines, appended) <= _damage(orig, seg.lines, chosen):
             other = appended  # else appending breaks more (a definition twice): not a reading
     if other is not None:
-        first_place, second_place = sorted([max(cands)[1], other[1]])
+        first_place, second_place = sorted([chosen[1], other[1]])
         return NoReading(
             f"{where} could stand at original lines {first_place + 1} and {second_place + 1}, its context as "
             "telling at both",
@@ -451,7 +449,7 @@ def _candidates(
             if h + t > size:
                 continue
             # The head's places above the tail and the tail's below the head, nearest first: a few, as
-            # a farther one that deletes little more is another reading (see _contenders).
+            # a farther one that deletes little more is another reading (see _contender).
             for p in hp:
                 for q in tp:
                     if p + h > q - t:
@@ -589,12 +587,11 @@ def _contender(
     file: its head and tail each tell as much as the best one's do (where the best one's says
     nothing, `}` or `return`, as many of its lines), or, when it deletes nothing where the best one
     deletes code, at least one telling line each; and it deletes at most _BIG_DELETION code lines
-    more; and it breaks no more than the best one (syntax, definitions). Then the
-    choice between them is a guess (a repeated block of context, a tail that also stands a few lines
-    on, an insertion that also reads as a rewrite)."""
+    more (any number when its edges are edits and the best one's are not); and it breaks no more than
+    the best one (`_Original.damage`). Then the choice between them is a guess (a repeated block of
+    context, a tail that also stands a few lines on, an insertion that also reads as a rewrite)."""
     bh, bt = _sides(keys, best[3], best[4])
-    best_lines = _keep(orig, lines, best[3], best[1], best[4], best[2])
-    mine = orig.result(best[1], best[2], best_lines)
+    mine = orig.result(best[1], best[2], _keep(orig, lines, best[3], best[1], best[4], best[2]))
     broken: int | None = None
     for c in cands:
         ch, ct = _sides(keys, c[3], c[4])
@@ -611,7 +608,7 @@ def _contender(
         if orig.result(c[1], c[2], theirs) == mine:
             continue
         if broken is None:
-            broken = orig.damage(best[1], best[2], best_lines, lines)
+            broken = _damage(orig, lines, best)
         if orig.damage(c[1], c[2], theirs, lines) <= broken:  # one that breaks more is no reading
             return c
     return None
@@ -621,16 +618,12 @@ def _level(orig: _Original, lines: tuple[str, ...], p: int, q: int, h: int, t: i
     """Whether the head (at original p) and the tail (ending at q) stand at one depth: each of their
     code lines indented by the same amount more (or less) than the original line it matches. A run
     that matches the original's text one level deeper is moved code (a block dedented), not context."""
-    shifts = {_indent(lines[i]) - _indent(orig.lines[p + i]) for i in range(h) if lines[i].strip()}
+    shifts = {depth(lines[i]) - depth(orig.lines[p + i]) for i in range(h) if lines[i].strip()}
     size = len(lines)
     shifts |= {
-        _indent(lines[size - t + i]) - _indent(orig.lines[q - t + i]) for i in range(t) if lines[size - t + i].strip()
+        depth(lines[size - t + i]) - depth(orig.lines[q - t + i]) for i in range(t) if lines[size - t + i].strip()
     }
     return len(shifts) <= 1
-
-
-def _indent(line: str) -> int:
-    return len(line.expandtabs(4)) - len(line.expandtabs(4).lstrip())
 
 
 def _rewritten(orig: _Original, keys: list[str], p: int, h: int) -> int | None:
@@ -643,9 +636,9 @@ def _rewritten(orig: _Original, keys: list[str], p: int, h: int) -> int | None:
         return None
     opener = orig.lines[p + h - 1]
     body = [j for j in range(p + h, len(orig.lines)) if orig.lines[j].strip()][: len(new) + 1]
-    if len(body) < len(new) or _indent(orig.lines[body[0]]) <= _indent(opener):
+    if len(body) < len(new) or depth(orig.lines[body[0]]) <= depth(opener):
         return None
-    if len(body) > len(new) and _indent(orig.lines[body[len(new)]]) > _indent(opener):
+    if len(body) > len(new) and depth(orig.lines[body[len(new)]]) > depth(opener):
         return None  # the block goes on past them
     alike = all(difflib.SequenceMatcher(None, a, orig.keys[j]).ratio() >= 0.6 for a, j in zip(new, body, strict=False))
     return body[len(new) - 1] + 1 if alike else None

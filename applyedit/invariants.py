@@ -32,7 +32,7 @@ from dataclasses import dataclass
 
 from applyedit.markers import is_marker
 
-__all__ = ["INVARIANTS", "Segment", "Violation", "decompose", "key", "same", "segments", "violations"]
+__all__ = ["INVARIANTS", "Segment", "Violation", "decompose", "depth", "key", "same", "segments", "violations"]
 
 # name -> the RunOptions switch that accepts a violation of it
 INVARIANTS = {
@@ -58,13 +58,22 @@ class Segment:
     """Snippet lines between two lazy markers (blank lines at both ends trimmed)."""
 
     lines: tuple[str, ...]
-    marker_before: bool
+    marker_depth: int | None  # the indentation of the lazy marker above it; None: no marker above
     marker_after: bool
+
+    @property
+    def marker_before(self) -> bool:
+        return self.marker_depth is not None
 
 
 def key(line: str) -> str:
     """A line as the readings compare it: whitespace collapsed."""
     return " ".join(line.split())
+
+
+def depth(line: str) -> int:
+    """A line's indentation in columns (a tab is 4)."""
+    return len(line.expandtabs(4)) - len(line.expandtabs(4).lstrip())
 
 
 def same(a: str, b: str) -> bool:
@@ -85,15 +94,15 @@ def segments(snippet: str) -> list[Segment]:
     """The snippet's segments, split on its lazy-marker lines."""
     found: list[Segment] = []
     cur: list[str] = []
-    before = False
+    marker: int | None = None
     for line in [*snippet.split("\n"), None]:
         if line is not None and not is_marker(line):
             cur.append(line)
             continue
         lo, hi = _trim(cur)
         if hi > lo:
-            found.append(Segment(tuple(cur[lo:hi]), before, line is not None))
-        cur, before = [], True
+            found.append(Segment(tuple(cur[lo:hi]), marker, line is not None))
+        cur, marker = [], None if line is None else depth(line)
     return found
 
 
