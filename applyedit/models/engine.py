@@ -19,7 +19,6 @@ from applyedit.errors import InputError, ModelError
 from applyedit.models import modelstore
 from applyedit.models.backend import TorchModel, context_length, load_tokenizer, pick_device, pick_dtype, text_ids
 from applyedit.models.costmodel import CostCurve, load_or_calibrate
-from applyedit.models.vllmdraft import cost_for
 from applyedit.options import BACKENDS, DRAFT_BACKENDS
 
 
@@ -71,10 +70,13 @@ class Engine:
         else:  # the dequantized copy is written here, on first torch use (the fast-load copy at the first load)
             path = modelstore.prepare(source, progress)
         tokenizer = load_tokenizer(path)
+        cost = None
         if chosen == "vllm":  # many runs at once share it (vllmengine.py)
+            from applyedit.models.vllmdraft import cost_for
             from applyedit.models.vllmengine import SerialTokenizer
 
             tokenizer = SerialTokenizer(tokenizer)
+            cost = cost_for(dev)  # vLLM's passes are not timed one by one: its drafter's K policy reads a fixed curve
         return cls(
             source,
             path,
@@ -82,8 +84,7 @@ class Engine:
             dev,
             pick_dtype(dtype, dev),
             context_length(path),
-            # vLLM's passes are not timed one by one: its drafter's K policy reads a fixed curve
-            cost=cost_for(dev) if chosen == "vllm" else None,
+            cost=cost,
             backend=chosen,
             backend_reason=why,
         )
