@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from applyedit import prompts
@@ -38,3 +40,38 @@ def test_build_puts_the_file_in_a_fence_and_prefills_the_reply() -> None:
     assert "src/f.py" in p.user and "Change x to 2." in p.user
     assert p.assistant_prefix == "````python\n"
     assert p.kind == "instruction"
+
+
+@pytest.mark.parametrize(
+    "edit",
+    ["# ... existing code ...\ny = 3\n# ... existing code ...\n", "rename y to z; Instruction: keep ``x``"],
+)
+def test_user_pattern_finds_the_file_and_the_edit(edit: str) -> None:
+    """The reverse of rendering: the pattern read from the template finds exactly the file and the
+    edit in a rendered message, backtick runs shorter than the fence inside them included."""
+    source = "x = 1\ns = '``'\ny = 2\n"
+    prompt = prompts.build("pkg/m.py", "python", source, edit, "````")
+    found = prompts.user_pattern(prompt.kind).search(prompt.user.encode())
+    assert found is not None and found.span() == (0, len(prompt.user.encode()))
+    assert found.group("fence") == b"````"
+    assert found.group("source").decode() == source
+    assert found.group("edit").decode() == edit
+
+
+def test_user_pattern_follows_a_changed_template(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A changed template changes the pattern: nothing about the template is written twice."""
+    for f in prompts.prompts_dir().iterdir():
+        (tmp_path / f.name).write_text(f.read_text(encoding="utf-8"), encoding="utf-8")
+    (tmp_path / "instruction.user.txt").write_text(
+        "Please edit $path.\n$fence$language\n$source$fence\nWhat to do ($$): $edit\nAnswer in $fence$language.\n",
+        encoding="utf-8",
+    )
+    monkeypatch.setattr(prompts, "prompts_dir", lambda: tmp_path)
+    prompts.user_pattern.cache_clear()
+    try:
+        prompt = prompts.build("m.py", "python", "a = 1\n", "set a to 2", "```")
+        found = prompts.user_pattern("instruction").search(prompt.user.encode())
+        assert found is not None
+        assert (found.group("source"), found.group("edit")) == (b"a = 1\n", b"set a to 2")
+    finally:
+        prompts.user_pattern.cache_clear()

@@ -1,7 +1,8 @@
 """applyedit's copy drafter inside vLLM: the custom proposer that vLLM's speculative decoding calls.
 
 Owns three things. `find_layout`: where, in one request's token ids, the file, the edit and the reply
-begin, read from the bytes of the tokens around applyedit's own prompt template (prompts/*.user.txt).
+begin, read from the bytes of the tokens with the pattern of applyedit's own user templates
+(`prompts.user_pattern`: derived from prompts/*.user.txt, so a changed template is followed).
 `RowDrafter`: one request's copy proposer and adaptive K policy (proposers.py, policy.py, reused as
 they are), told what the target accepted by the token ids themselves. `CopyDrafter`: the class vLLM
 builds from `speculative_config={"method": "custom_class", "model":
@@ -21,24 +22,19 @@ acceptance (vLLM counts drafts and acceptance per engine, not per region).
 
 from __future__ import annotations
 
-import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from applyedit import markers
+from applyedit import markers, prompts
 from applyedit.models.costmodel import CostCurve, prior
 from applyedit.policy import AdaptiveK
 from applyedit.proposers import COPY, CopyProposer, Source, common_prefix
 
 __all__ = ["CopyDrafter", "Layout", "RowDrafter", "RowsDrafter", "find_layout"]
 
-# The user message around the file and the edit (prompts/snippet.user.txt, prompts/instruction.user.txt).
-_FILE_OPEN = re.compile(rb"File: [^\n]*\n\n(`{3,})[^\n`]*\n")
-_SNIPPET = b"\n\nUpdate snippet:\n\n"
-_INSTRUCTION = b"\n\nInstruction: "
-_INSTRUCTION_END = b"\nOutput the complete updated file "
+KINDS = ("snippet", "instruction")  # the user templates a prompt may come from
 GPU_COST = CostCurve({0: 1.0, 1: 1.0, 4: 1.02, 8: 1.05, 16: 1.1, 32: 1.2, 64: 1.4}, "flat")  # on paper
 STALE_STEPS = 256  # a drafter unused for this many steps is dropped (its request finished)
 
@@ -71,12 +67,16 @@ def find_layout(ids: Sequence[int], pieces: Sequence[bytes], control: Sequence[b
     for piece in pieces:
         starts.append(starts[-1] + len(piece))
     text = b"".join(pieces)
-    opened = _FILE_OPEN.search(text)
     turns = [i for i, c in enumerate(control) if c]
-    if opened is None or not turns:
+    if not turns:
         return None
-    fence = opened.group(1)
     turn = starts[turns[-1] + 1]
+    found = [m for m in (prompts.user_pattern(kind).search(text, 0, turn) for kind in KINDS) if m is not None]
+    found = [m for m in found if m.group("fence") not in m.group("source") + m.group("edit")]  # the template's fences
+    if not found:
+        return None
+    user = min(found, key=lambda m: m.start())
+    fence = user.group("fence")
     head = text.find(fence, turn)
     reply_byte = text.find(b"\n", head) + 1 if head >= 0 else 0
     reply = bisect_left(starts, reply_byte)
@@ -87,20 +87,10 @@ def find_layout(ids: Sequence[int], pieces: Sequence[bytes], control: Sequence[b
         """The tokens that end after byte `a` and start before byte `b`."""
         return range(bisect_right(starts, a, hi=len(pieces)) - 1, bisect_left(starts, b, hi=len(pieces)))
 
-    file_start = opened.end()
-    file_end = text.find(fence, file_start)
-    if file_end < 0 or file_end >= turn:
-        return None
-    close = file_end + len(fence) + 1  # the closing fence and its newline: the output ends the same way
-    sources = [Source("original", tuple(ids[i] for i in tokens(file_start, close)))]
-    edit: tuple[int, int] | None = None
-    if text.startswith(_SNIPPET + fence, file_end + len(fence)):
-        edit_start = text.find(b"\n", file_end + len(fence) + len(_SNIPPET)) + 1
-        edit = (edit_start, text.find(fence, edit_start))
-    elif text.startswith(_INSTRUCTION, file_end + len(fence)):
-        edit_start = file_end + len(fence) + len(_INSTRUCTION)
-        edit = (edit_start, text.find(_INSTRUCTION_END, edit_start))
-    if edit is not None and 0 < edit[0] <= edit[1] < turn:
+    close = user.end("source") + len(fence) + 1  # the closing fence and its newline: the output ends the same way
+    sources = [Source("original", tuple(ids[i] for i in tokens(user.start("source"), close)))]
+    edit = user.span("edit")
+    if edit[0] < edit[1]:
         span = tokens(*edit)
         marked = _marker_bytes(text, *edit)  # a token touching a marker line is never drafted
         blocked = tuple(any(s < starts[i + 1] and starts[i] < e for s, e in marked) for i in span)
