@@ -186,7 +186,7 @@ def checked_answer(got: Any, after: str, by: str, opts: RunOptions, encoding: st
         notes = checks.check_all(src, body, got.edit, got.kind, merged, opts)
     except OutputCheckError as e:
         e.args = (f"the server's output fails a local check: {e}",)
-        e.rejected = restored  # type: ignore[attr-defined]  # kept in FILE.rej like a local refusal
+        e.rejected = restored  # kept in FILE.rej like a local refusal
         raise
     return restored, notes
 

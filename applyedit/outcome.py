@@ -110,8 +110,8 @@ def checked(job: Job, result: DecodeResult, merged: merge.MergeResult | None, op
         model_body = textio.extract_body(output, job.fence, ended=result.stop_reason == "eos", original=src.text)
         notes = checks.check_all(src, model_body, job.edit, job.kind, merged, opts)
     except ApplyEditError as e:
-        e.output, e.decode = output, result  # type: ignore[attr-defined]  # what the model wrote, for eval
-        e.rejected = textio.restore(model_body, src.style, src.text) if model_body else None  # type: ignore[attr-defined]
+        e.output, e.decode = output, result  # what the model wrote, for eval
+        e.rejected = textio.restore(model_body, src.style, src.text) if model_body else None
         refused = isinstance(e, (OutputCheckError, DecodeError))
         fallen = checks.merge_answer(src, merged) if opts.fallback == "merge" and refused else None
         if fallen is None:

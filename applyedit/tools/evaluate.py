@@ -183,8 +183,8 @@ def run_case(engine: api.Engine, case: Case, options: RunOptions | None = None, 
     except ApplyEditError as e:
         result.error = str(e)
         result.wall_s = time.perf_counter() - t0
-        result.raw_output = getattr(e, "output", None)
-        decoded = getattr(e, "decode", None)
+        result.raw_output = e.output
+        decoded = e.decode
         if decoded is not None:
             result.tokens, result.passes = len(decoded.tokens), len(decoded.steps)
             result.tokens_per_pass = result.tokens / max(1, result.passes)
