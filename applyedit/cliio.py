@@ -208,7 +208,7 @@ class Delivery:
                         "answer": result.answer,
                         "summary": result.summary.to_dict(),
                         "report": result.report,
-                        "tokens": result.decode.tokens,
+                        "tokens": result.tokens,
                     },
                     indent=2,
                 ).encode(),

@@ -194,7 +194,7 @@ def run_case(engine: api.Engine, case: Case, options: RunOptions | None = None, 
     result.tokens_per_s, result.tokens_per_pass = s.tokens_per_s, s.tokens_per_pass
     result.produced = out.after
     result.raw_output, result.answer = out.output, out.answer
-    result.regions = out.report
+    result.regions = dict(out.report)
     result.exact = out.after == expected
     result.whitespace_match = _strip_ws(out.after) == _strip_ws(expected)
     result.git_apply_ok = git_apply_check(case, out.diff) if out.diff else None
