@@ -9,7 +9,8 @@ build the prompt and check it fits the context before any weights load (`prepare
 policy and the drafter (`plan_drafting`); decode (`decode_job`; an unambiguous merge of an update
 snippet anchors the lines it keeps, confirmed merges only: anchor.py); extract the output and run the checks (`checked`;
 the checks are checks.py's, a refused output may be answered by the merge); restore the file's text
-style, diff and report (`finish`). The last steps and `ApplyResult` are outcome.py's. The settings
+style, diff and report (`finish`). The last steps are outcome.py's; `Inputs`, `Job` and `ApplyResult`
+are result.py's (the names stay importable from here). The settings
 come as one `RunOptions` (options.py); the loaded model is the `Engine`'s (models/engine.py). Writes
 no files and prints nothing: the CLI does both.
 """
@@ -33,9 +34,10 @@ from applyedit.models import modelstore
 from applyedit.models.backend import chat_ids
 from applyedit.models.engine import Engine
 from applyedit.options import RunOptions
-from applyedit.outcome import ApplyResult, answer_by_merge, checked, finish
+from applyedit.outcome import answer_by_merge, checked, finish
 from applyedit.policy import AdaptiveK, FixedK
 from applyedit.proposers import CopyProposer, NullProposer, Proposer, Source
+from applyedit.result import ApplyResult, Inputs, Job
 from applyedit.runwatch import FenceStop, follow_lines, watch
 
 logger = logging.getLogger(__name__)
@@ -84,33 +86,6 @@ def edit_source(engine: Engine, edit: str) -> Source:
     return Source("edit", tuple(ids), blocked)
 
 
-@dataclass(frozen=True)
-class Job:
-    """One file and edit made ready for decoding: the prompt's token ids and the output budget."""
-
-    engine: Engine
-    src: textio.SourceFile
-    shown: str  # the path as written in the diff headers
-    edit: str  # the edit as the model sees it (unwrapped from a chat fence)
-    kind: str  # "snippet" | "instruction"
-    fence: str
-    prompt_ids: list[int]
-    budget: int
-    implied: bool = False  # the edit had no lazy marker but is a piece of the file: markers implied
-
-
-@dataclass(frozen=True)
-class Inputs:
-    """The file and the edit as read and normalised, before any model is involved."""
-
-    src: textio.SourceFile
-    shown: str  # the path as written in the diff headers
-    edit: str  # the edit as the model sees it (unwrapped from a chat fence)
-    kind: str  # "snippet" | "instruction"
-    implied: bool  # a marker-less piece of the file, read as an update snippet
-    fragment: bool = False  # an "instruction" that is mostly lines of the file: a snippet that lost its markers
-
-
 def read_inputs(
     file: str | Path,
     edit: str,
@@ -147,7 +122,9 @@ def read_inputs(
             f"is the snippet meant for another file? (pass --language if {path.name} is not {src.language})"
         )
     fragment = kind == "instruction" and wrapped is None and _mostly_lines_of(edit_text, src.text)
-    return Inputs(src, diff_path(path, cwd), edit_text, kind, wrapped is not None, fragment)
+    return Inputs(
+        src=src, shown=diff_path(path, cwd), edit=edit_text, kind=kind, implied=wrapped is not None, fragment=fragment
+    )
 
 
 def _mostly_lines_of(edit: str, original: str) -> bool:
@@ -187,7 +164,17 @@ def prepare(
             f"{src.path}: the prompt ({len(prompt_ids):,} tokens) plus room for the output ({budget:,}) "
             f"exceeds the model's context of {engine.context:,} tokens"
         )
-    return Job(engine, src, got.shown, edit_text, prompt.kind, fence, prompt_ids, budget, got.implied)
+    return Job(
+        engine=engine,
+        src=src,
+        shown=got.shown,
+        edit=edit_text,
+        kind=prompt.kind,
+        fence=fence,
+        prompt_ids=prompt_ids,
+        budget=budget,
+        implied=got.implied,
+    )
 
 
 def apply(

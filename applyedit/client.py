@@ -57,11 +57,6 @@ _BY_TYPE: dict[str, type[ApplyEditError]] = {
 
 
 @dataclass(frozen=True)
-class Tokens:
-    tokens: list[int]
-
-
-@dataclass(frozen=True)
 class RemoteResult:
     """What the CLI uses of an `api.ApplyResult`, from a server's answer."""
 
@@ -74,7 +69,7 @@ class RemoteResult:
     report: dict[str, Any] = field(default_factory=dict)
     notes: tuple[str, ...] = ()
     source_sha256: str = ""
-    decode: Tokens = Tokens([])
+    tokens: list[int] = field(default_factory=list)  # the output's token ids, as the server gave them
     answer: str = "model"  # "model", or "merge" when the server answered with the snippet's merge
 
     @property
@@ -143,17 +138,17 @@ def apply(
     except (KeyError, TypeError, ValueError, AttributeError, IndexError) as e:
         raise ServerError(f"{url}: the answer's report is malformed ({e!r}); nothing was written") from None
     return RemoteResult(
-        shown,
-        before,
-        after,
-        unified_diff(before, after, shown),
-        got.kind,
-        summary,
-        report,
-        tuple(dict.fromkeys([*local_notes, *(str(n) for n in notes)])),
-        hashlib.sha256(src.raw).hexdigest(),
-        Tokens(tokens),
-        by,
+        path=shown,
+        before=before,
+        after=after,
+        diff=unified_diff(before, after, shown),
+        kind=got.kind,
+        summary=summary,
+        report=report,
+        notes=tuple(dict.fromkeys([*local_notes, *(str(n) for n in notes)])),
+        source_sha256=hashlib.sha256(src.raw).hexdigest(),
+        tokens=tokens,
+        answer=by,
     )
 
 
@@ -186,7 +181,7 @@ def checked_answer(got: Any, after: str, by: str, opts: RunOptions, encoding: st
         notes = checks.check_all(src, body, got.edit, got.kind, merged, opts)
     except OutputCheckError as e:
         e.args = (f"the server's output fails a local check: {e}",)
-        e.rejected = restored  # type: ignore[attr-defined]  # kept in FILE.rej like a local refusal
+        e.rejected = restored  # kept in FILE.rej like a local refusal
         raise
     return restored, notes
 

@@ -15,7 +15,7 @@ from typing import Any
 
 from applyedit import files, textio
 from applyedit.cliparts import console, print_summary
-from applyedit.errors import InputError
+from applyedit.errors import ApplyEditError, InputError
 
 
 def read_stdin(what: str) -> bytes:
@@ -104,11 +104,11 @@ def report(result: Any, verbose: bool) -> None:
         console.print(line, markup=False)
 
 
-def keep_rejected(error: BaseException, file: Path, reject_file: Path | None, encoding: str) -> None:
+def keep_rejected(error: ApplyEditError, file: Path, reject_file: Path | None, encoding: str) -> None:
     """After a refusal (exit 3): save the rejected output, summarise it, say what to try next."""
     from applyedit import refusal
 
-    rejected = getattr(error, "rejected", None)
+    rejected = error.rejected
     if not rejected:
         return
     if str(file) == "-" and reject_file is None:  # no file to put FILE.rej beside: nothing else is written
@@ -208,7 +208,7 @@ class Delivery:
                         "answer": result.answer,
                         "summary": result.summary.to_dict(),
                         "report": result.report,
-                        "tokens": result.decode.tokens,
+                        "tokens": result.tokens,
                     },
                     indent=2,
                 ).encode(),

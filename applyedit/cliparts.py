@@ -196,8 +196,8 @@ def defaults(ctx: typer.Context, **values: Any) -> dict[str, Any]:
 def print_summary(summary: Any, soft_wrap: bool | None = None) -> None:
     s = summary
     sampled = f"; sampled at temperature {s.temperature:g}, top-p {s.top_p:g}, seed {s.seed}" if s.temperature else ""
-    why = f"; {s.backend_reason}" if getattr(s, "backend_reason", "") else ""  # e.g. "the CPU default"
-    if s.stop_reason == "merge":  # outcome.answer_by_merge: no model ran
+    why = f"; {s.backend_reason}" if s.backend_reason else ""  # e.g. "the CPU default"
+    if s.stop_reason == "merge":  # outcome.answer_by_merge: no model ran, no decode
         console.print(
             f"[bold]applyedit[/]: the snippet's merge answered in {s.wall_s:.2f} s; no model ran", soft_wrap=soft_wrap
         )

@@ -7,9 +7,9 @@ verify it is cropped to the accepted prefix; the tokens it has not seen (the bon
 proposer drafted) are fed lazily, in one block, at its next `propose`. Drafts are drawn one token
 per forward: greedily, or when sampling from q warped like the target, with a generator of its own,
 and q goes to the loop in the `Draft`'s `probs`. Owns the hybrid's switch: copy drafts while the
-shared `policy.Alignment` says the output is aligned (or the copy source agrees again), the draft
-model otherwise. The draft length comes from `policy.draft_k`. Knows nothing of text, regions or
-the target.
+shared `policy.Alignment` says the output is aligned (or the copy draft makes a probe, by the
+alignment's rule, the one the K policy follows), the draft model otherwise. The draft length comes
+from `policy.draft_k`. Knows nothing of text, regions or the target.
 """
 
 from __future__ import annotations
@@ -134,33 +134,23 @@ class HybridProposer:
     """Copy drafts while aligned with a source, draft-model drafts inside edits.
 
     Copies when the copy proposer has a draft and the shared `alignment` (the K policy drives it) is
-    aligned, or the copy draft's support (output tokens agreeing with the copy source) reached
-    `alignment.support_min` (the policy then probes the copy draft); otherwise the draft model drafts.
-    A probe the target rejects raises the support the next probe needs above the one it failed with
-    (short n-grams recur inside new code too), until the output is aligned again.
+    aligned, or the copy draft's support (output tokens agreeing with the copy source) makes a probe
+    (`alignment.probes`: the policy then probes the copy draft, by the same rule); otherwise the
+    draft model drafts. What a failed probe changes is the alignment's, moved by the policy.
     """
 
     copy: CopyProposer
     model: DraftModelProposer
-    alignment: Alignment  # the K policy's region state, read here, moved by the policy
+    alignment: Alignment  # the K policy's region state and probe rule, read here, moved by the policy
     _drafter: Drafter = COPY  # who drafted the pending proposal
-    _need: int = 0  # the support the next copy probe needs inside an edit (at least support_min)
-    _probe: int | None = None  # the support of a pending copy probe (None: not a probe)
 
     def propose(self, output: Sequence[int], k: int) -> Draft:
         offer = self.copy.propose(output, k)  # always: keeps the copy pointer following the output
-        aligned, support_min = self.alignment.aligned, self.alignment.support_min
-        if aligned:
-            self._need = support_min
-        self._probe = None
-        if offer.ids and (aligned or offer.support >= max(support_min, self._need)):
+        if offer.ids and (self.alignment.aligned or self.alignment.probes(offer.support)):
             self._drafter = COPY
-            self._probe = None if aligned else offer.support
             return offer
         self._drafter = MODEL
         return self.model.propose(output, k)
 
     def observe(self, num_drafted: int, num_accepted: int) -> None:
-        if self._drafter == COPY and self._probe is not None and num_accepted < num_drafted:
-            self._need = self._probe + 1  # the source agreed this much and was still wrong
         (self.model if self._drafter == MODEL else self.copy).observe(num_drafted, num_accepted)

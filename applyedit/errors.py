@@ -4,15 +4,26 @@ Every error a user can cause or meet is an `ApplyEditError` subclass carrying a 
 that user and an exit code (the CLI's `EXIT_CODES` table says what each code means). The CLI maps
 them to one stderr line; library code raises them and never prints. Third-party exceptions are
 wrapped where they happen, kept as `__cause__`.
+
+A refusal of the model's output carries what was refused: the model's raw text and its decode (for
+the eval) and the rejected file (kept in FILE.rej by the CLI); None on every other error.
 """
 
 from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from applyedit.decode import DecodeResult
 
 
 class ApplyEditError(Exception):
     """Root of all expected failures; `exit_code` is the CLI's exit status for it (1 unless a subclass says)."""
 
     exit_code = 1
+    output: str | None = None  # the model's raw output text, when its refusal raised this (outcome.checked)
+    decode: DecodeResult | None = None  # the decode that wrote that output
+    rejected: str | None = None  # the refused file in the original's text style (None: nothing to keep)
 
 
 class UsageError(ApplyEditError):

@@ -1,19 +1,19 @@
 """The end of a run (api.py's last steps): the model's output extracted and checked (`checked`), or
 an unambiguous merge as the whole answer without the model (`answer_by_merge`); then the new file in
-the original's text style, its diff, the summary and the region report as one `ApplyResult`
-(`finish`, `region_report`).
+the original's text style, its diff, the summary and the report as one `ApplyResult` (`finish`,
+`region_report`).
 
-Owns `ApplyResult`, what the refusal of an output carries for the eval (the model's output, the
-rejected file), and the report's `answer` and `prompt_cache` entries. The checks themselves are
-checks.py's, the report's shape report.py's. Writes no files and prints nothing.
+Owns what the refusal of an output carries for the eval (the model's output, its decode, the
+rejected file: errors.ApplyEditError's fields), and the report's `answer` and `prompt_cache`
+entries. The result types are result.py's, the checks checks.py's, the report's shape report.py's.
+Writes no files and prints nothing.
 """
 
 from __future__ import annotations
 
 import hashlib
 import time
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from applyedit import checks, merge, report, sampling, spans, textio
 from applyedit.decode import DecodeResult
@@ -22,31 +22,20 @@ from applyedit.errors import ApplyEditError, DecodeError, OutputCheckError
 from applyedit.options import RunOptions
 from applyedit.promptcache import reuse_report
 from applyedit.regions import find_regions
-from applyedit.stats import Summary, anchored_lines, attribute, process_age_s, profile, summarise
+from applyedit.result import Answer, ApplyResult, Inputs, Job
+from applyedit.stats import (
+    Summary,
+    anchored_lines,
+    attribute,
+    merge_profile,
+    merge_summary,
+    process_age_s,
+    profile,
+    summarise,
+)
 
 if TYPE_CHECKING:
-    from applyedit.api import Inputs, Job
     from applyedit.models.engine import Engine
-
-
-@dataclass(frozen=True)
-class ApplyResult:
-    path: str  # as written in the diff headers
-    before: str  # the file as read (original line endings, BOM)
-    after: str  # the new file, in the original's text style
-    diff: str  # "" when nothing changed
-    kind: str  # "snippet" | "instruction"
-    output: str  # the model's raw output text (after the pre-filled opening fence)
-    decode: DecodeResult
-    summary: Summary
-    report: dict[str, Any] = field(default_factory=dict)  # per-region statistics (report.report_data)
-    notes: tuple[str, ...] = ()  # warnings for the user (e.g. a check that could not run)
-    source_sha256: str = ""  # of the file's bytes as read at the start: `--in-place` refuses if they changed
-    answer: str = "model"  # "model", or "merge": no model ran (answer_by_merge) or the model's output was refused
-
-    @property
-    def changed(self) -> bool:
-        return self.before != self.after
 
 
 IMPLIED_NOTE = (
@@ -70,31 +59,30 @@ def answer_by_merge(
     except ApplyEditError:
         return None
     src = got.src
-    result = DecodeResult(
-        tokens=[], steps=[], stop_reason="merge", prompt_tokens=0, prefill_s=0.0, decode_s=time.perf_counter() - t0
-    )
-    summary = summarise(
-        result, model="", device="", dtype="", proposer="none", backend="none", backend_reason="the merge answered"
-    )
+    summary = merge_summary(time.perf_counter() - t0)
     found = find_regions(src.text, body, src.language, src.path)
     per_region, end, totals = attribute(found, [], [], 0)
-    data = report.report_data(found, per_region, end, totals, summary, profile(result))
-    data["anchored_lines"] = []
+    regions = report.report_data(found, per_region, end, totals, summary, merge_profile(summary.decode_s))
     all_notes = [*([IMPLIED_NOTE] if got.implied else []), *(merged.notes if merged else ()), *notes]
-    data["answer"] = {"by": "merge", "model_ran": False, "notes": all_notes}
-    data["prompt_cache"] = reuse_report(0, 0)
-    return _result(src, got.shown, got.kind, body, encoding, "", result, summary, data, all_notes, "merge")
-
-
-@dataclass(frozen=True)
-class Answer:
-    """The output that passed the checks (or the merge that replaced a refused one)."""
-
-    output: str  # the model's raw output text
-    body: str  # the new file's text (normalised)
-    model_body: str | None  # the model's file, when one was extracted (the report's regions)
-    by: str  # "model" | "merge"
-    notes: list[str]
+    data = report.run_report(
+        regions,
+        anchored_lines=[],
+        answer={"by": "merge", "model_ran": False, "notes": all_notes},
+        prompt_cache=reuse_report(0, 0),
+    )
+    return _result(
+        src,
+        shown=got.shown,
+        kind=got.kind,
+        body=body,
+        encoding=encoding,
+        output="",
+        decode=None,
+        summary=summary,
+        data=data,
+        notes=all_notes,
+        by="merge",
+    )
 
 
 def checked(job: Job, result: DecodeResult, merged: merge.MergeResult | None, opts: RunOptions) -> Answer:
@@ -110,21 +98,21 @@ def checked(job: Job, result: DecodeResult, merged: merge.MergeResult | None, op
         model_body = textio.extract_body(output, job.fence, ended=result.stop_reason == "eos", original=src.text)
         notes = checks.check_all(src, model_body, job.edit, job.kind, merged, opts)
     except ApplyEditError as e:
-        e.output, e.decode = output, result  # type: ignore[attr-defined]  # what the model wrote, for eval
-        e.rejected = textio.restore(model_body, src.style, src.text) if model_body else None  # type: ignore[attr-defined]
+        e.output, e.decode = output, result  # what the model wrote, for eval
+        e.rejected = textio.restore(model_body, src.style, src.text) if model_body else None
         refused = isinstance(e, (OutputCheckError, DecodeError))
         fallen = checks.merge_answer(src, merged) if opts.fallback == "merge" and refused else None
         if fallen is None:
             raise
         why = str(e).split("; nothing was written")[0]
         return Answer(
-            output,
-            fallen,
-            model_body,
-            "merge",
-            [f"answered with the snippet's merge: the model's output was refused ({why})"],
+            output=output,
+            body=fallen,
+            model_body=model_body,
+            by="merge",
+            notes=[f"answered with the snippet's merge: the model's output was refused ({why})"],
         )
-    return Answer(output, model_body, model_body, "model", notes)
+    return Answer(output=output, body=model_body, model_body=model_body, by="model", notes=notes)
 
 
 def finish(
@@ -148,27 +136,41 @@ def finish(
         backend_reason=engine.backend_reason,
         sampling=decoding,
     )
-    data = region_report(
-        engine, src, answer.model_body if answer.model_body is not None else answer.body, result, summary, cold
-    )
+    body = answer.model_body if answer.model_body is not None else answer.body
+    regions, anchored = region_report(engine, src, body, result, summary, cold)
     notes = [IMPLIED_NOTE, *answer.notes] if job.implied else answer.notes
-    data["answer"] = {"by": answer.by, "model_ran": True, "notes": notes}
-    data["prompt_cache"] = reuse_report(result.prompt_tokens, result.prefilled)  # prompt tokens reused
+    data = report.run_report(
+        regions,
+        anchored_lines=anchored,
+        answer={"by": answer.by, "model_ran": True, "notes": notes},
+        prompt_cache=reuse_report(result.prompt_tokens, result.prefilled),  # prompt tokens reused
+    )
     return _result(
-        src, job.shown, job.kind, answer.body, encoding, answer.output, result, summary, data, notes, answer.by
+        src,
+        shown=job.shown,
+        kind=job.kind,
+        body=answer.body,
+        encoding=encoding,
+        output=answer.output,
+        decode=result,
+        summary=summary,
+        data=data,
+        notes=notes,
+        by=answer.by,
     )
 
 
 def _result(
     src: textio.SourceFile,
+    *,
     shown: str,
     kind: str,
     body: str,
     encoding: str,
     output: str,
-    result: DecodeResult,
+    decode: DecodeResult | None,
     summary: Summary,
-    data: dict[str, Any],
+    data: report.Report,
     notes: list[str],
     by: str,
 ) -> ApplyResult:
@@ -176,32 +178,31 @@ def _result(
     after = textio.restore(body, src.style, src.text)
     before = src.raw.decode(encoding)
     return ApplyResult(
-        shown,
-        before,
-        after,
-        unified_diff(before, after, shown),
-        kind,
-        output,
-        result,
-        summary,
-        data,
-        tuple(notes),
-        hashlib.sha256(src.raw).hexdigest(),
-        by,
+        path=shown,
+        before=before,
+        after=after,
+        diff=unified_diff(before, after, shown),
+        kind=kind,
+        output=output,
+        decode=decode,
+        summary=summary,
+        report=data,
+        notes=tuple(notes),
+        source_sha256=hashlib.sha256(src.raw).hexdigest(),
+        answer=by,
     )
 
 
 def region_report(
     engine: Engine, src: textio.SourceFile, body: str, result: DecodeResult, summary: Summary, cold: bool = False
-) -> dict[str, Any]:
-    """Regions of the new file (unchanged / edited / deleted, by definition) with their statistics."""
+) -> tuple[report.RegionReport, list[tuple[int, int]]]:
+    """Regions of the new file (unchanged / edited / deleted, by definition) with their statistics,
+    and the output lines the anchor forced."""
     found = find_regions(src.text, body, src.language, src.path)
     lines = spans.token_lines(engine.tokenizer, result.tokens)
     num_body = spans.tokens_before_line(lines, body.count("\n"))
     per_region, end, totals = attribute(found, result.steps, lines, num_body)
     startup = process_age_s(result.started_at) if cold else None  # a warm engine (eval, bench): none
     data = report.report_data(found, per_region, end, totals, summary, profile(result), startup)
-    data["anchored_lines"] = anchored_lines(
-        result.steps, spans.token_bytes(engine.tokenizer, result.tokens), body.count("\n")
-    )
-    return data
+    anchored = anchored_lines(result.steps, spans.token_bytes(engine.tokenizer, result.tokens), body.count("\n"))
+    return data, anchored

@@ -16,7 +16,8 @@ CPUs) until the proposer's support reaches `support_min`, then a probe of `k_pro
 accepted probe re-aligns. A failed probe doubles the support the next one needs (up to
 `PROBE_SUPPORT_MAX`), until the output is aligned again: short n-grams recur in new code, and a
 source that keeps agreeing for a few tokens and failing (an unrelated file) soon stops costing
-probes. Drafts a draft model made (`drafter` "draft-model") pass through at the length the proposer
+probes. That probe rule is the `Alignment`'s (`probes`, `need_after_failure`), shared with the
+hybrid proposer. Drafts a draft model made (`drafter` "draft-model") pass through at the length the proposer
 chose (`draft_k`) and are no evidence about copy alignment: they leave the state alone.
 """
 
@@ -38,24 +39,48 @@ ALPHA_MAX = 0.995  # an acceptance estimate never reaches 1 (E(k) would not depe
 
 @dataclass
 class Alignment:
-    """Whether the output is copying an unchanged stretch ("aligned") or is inside an edit ("in-edit").
+    """Whether the output is copying an unchanged stretch ("aligned") or is inside an edit ("in-edit"),
+    and the one probe rule inside an edit.
 
     Copy drafts move it: a rejected one enters an edit, a fully accepted one re-aligns; a draft
-    model's drafts and plain passes are no evidence and leave it alone. `support_min` is the copy
-    support at which a draft inside an edit is worth probing. The adaptive K policy drives it; the
-    hybrid proposer reads the same object to choose its drafter.
+    model's drafts and plain passes are no evidence and leave it alone. Inside an edit a copy draft
+    is a probe when its support reaches `need` (`probes`): `support_min` at first, and after a failed
+    probe the support `need_after_failure` says, until the output is aligned again. The adaptive K
+    policy drives it (`observe`); the hybrid proposer reads the same object to choose its drafter, so
+    the two never disagree on what makes a probe.
     """
 
     state: str = ALIGNED
     support_min: int = SUPPORT_MIN
+    need: int = field(init=False)  # the support the next probe inside an edit needs
+
+    def __post_init__(self) -> None:
+        self.need = self.support_min
 
     @property
     def aligned(self) -> bool:
         return self.state == ALIGNED
 
-    def observe(self, num_drafted: int, num_accepted: int, drafter: Drafter = COPY) -> None:
-        if num_drafted and drafter == COPY:
-            self.state = IN_EDIT if num_accepted < num_drafted else ALIGNED
+    def probes(self, support: int) -> bool:
+        """Whether a copy draft with this support is worth a probe inside an edit."""
+        return support >= max(self.support_min, self.need)
+
+    @staticmethod
+    def need_after_failure(support: int) -> int:
+        """The support the next probe needs after one at `support` was rejected: the source agreed
+        this much and was still wrong, so twice as much (up to `PROBE_SUPPORT_MAX`)."""
+        return min(2 * support, PROBE_SUPPORT_MAX)
+
+    def observe(self, num_drafted: int, num_accepted: int, drafter: Drafter = COPY, probe: int | None = None) -> None:
+        """One verified step; `probe`: the support of the copy draft when it was a probe inside an edit."""
+        if not num_drafted or drafter != COPY:
+            return
+        rejected = num_accepted < num_drafted
+        if probe is not None and rejected:
+            self.need = self.need_after_failure(probe)
+        self.state = IN_EDIT if rejected else ALIGNED
+        if self.aligned:
+            self.need = self.support_min
 
 
 class KPolicy(Protocol):
@@ -137,14 +162,12 @@ class AdaptiveK:
     alpha: float = 0.9  # per-token acceptance estimate while aligned
     k_allowed: int = 8  # the ramp: doubles after each fully accepted draft
     alignment: Alignment = field(init=False)
-    _need: int = field(init=False)  # the support the next probe inside an edit needs
     _probe: int | None = field(init=False, default=None)  # the support of the pending probe (None: no probe)
 
     def __post_init__(self) -> None:
         self.k_probe = max(1, min(self.k_probe, self.k_max))
         self.k_allowed = self.k_probe
         self.alignment = Alignment(support_min=self.support_min)
-        self._need = self.support_min
 
     @property
     def cap(self) -> int:
@@ -157,7 +180,7 @@ class AdaptiveK:
             return min(offered, self.k_max)
         self._probe = None
         if not self.alignment.aligned:
-            if support < max(self.alignment.support_min, self._need):
+            if not self.alignment.probes(support):
                 return 0
             self._probe = support
             return self.k_probe
@@ -169,11 +192,7 @@ class AdaptiveK:
         rejected = num_accepted < num_drafted
         if self.alignment.aligned or not rejected:
             self.alpha = acceptance_ema(self.alpha, num_drafted, num_accepted)
-        if self._probe is not None and rejected:  # the source agreed this much and was still wrong
-            self._need = min(2 * self._probe, PROBE_SUPPORT_MAX)
-        self.alignment.observe(num_drafted, num_accepted, drafter)
-        if self.alignment.aligned:
-            self._need = self.alignment.support_min
+        self.alignment.observe(num_drafted, num_accepted, drafter, probe=self._probe)
         if rejected:
             self.k_allowed = self.k_probe
         else:

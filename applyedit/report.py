@@ -1,6 +1,7 @@
 """A run's report as data and as rich tables: its regions, the brief report, the profile line.
 
-Owns the region report's shape (`report_data`, JSON-serialisable), the default brief report
+Owns the report's shape (`Report`, JSON-serialisable: the regions' part from `report_data`, the
+run's record added once by `run_report`), the default brief report
 (`brief_lines`), the profile line, the region table (`render_table`) and how drafters are named
 (`drafted_by`); with the CLI, the progress display and the tools' tables (tools/tables.py), the only
 module that imports rich. Knows nothing of how the statistics were computed: the metric definitions
@@ -10,8 +11,8 @@ it shows are quoted from `stats`'s docstring and `stats.LEGEND`, never restated.
 from __future__ import annotations
 
 import io
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import Any, TypedDict
 
 from rich import box
 from rich.console import Group
@@ -23,7 +24,18 @@ from applyedit import stats
 from applyedit.regions import Region
 from applyedit.stats import Profile, RegionStats, Summary
 
-__all__ = ["brief_lines", "drafted_by", "legend", "profile_line", "render_table", "report_data"]
+__all__ = [
+    "AnswerRecord",
+    "RegionReport",
+    "Report",
+    "brief_lines",
+    "drafted_by",
+    "legend",
+    "profile_line",
+    "render_table",
+    "report_data",
+    "run_report",
+]
 
 STYLES = {"unchanged": "dim green", "edited": "yellow", "deleted": "red", "end": "dim"}
 CAPTION_KEYS = ("acceptance", "tokens per pass", "mean K", "region of a pass")
@@ -44,6 +56,34 @@ def _items(doc: str) -> dict[str, str]:
     return items
 
 
+class RegionReport(TypedDict):
+    """The regions of the new file with their statistics (`report_data`)."""
+
+    run: dict[str, Any]  # the summary's model, device, dtype, backend and why, proposer, prompt tokens, stop reason
+    regions: list[dict[str, Any]]  # one row per region: kind, label, lines, then its RegionStats
+    end: dict[str, Any]  # the "end" pseudo-region: output after the file's last line (the closing fence)
+    totals: dict[str, Any]  # the whole run's row, with its timings
+    profile: dict[str, Any]  # where the time went (stats.Profile), with the startup when known
+    legend: dict[str, str]  # every metric shown, with its definition
+
+
+class AnswerRecord(TypedDict):
+    """Who answered: "model" or "merge", whether the model ran, and the notes for the user."""
+
+    by: str
+    model_ran: bool
+    notes: list[str]
+
+
+class Report(RegionReport):
+    """A run's whole report (`--report-json`'s "report", the server's): the regions' part, then the
+    output lines the anchor forced, who answered and the prompt cache's share (`run_report`)."""
+
+    anchored_lines: list[tuple[int, int]]  # 1-based inclusive ranges (stats.anchored_lines)
+    answer: AnswerRecord
+    prompt_cache: dict[str, int]  # promptcache.reuse_report
+
+
 def legend() -> dict[str, str]:
     """Every metric the report shows, with its definition quoted from `stats` (docstring and `LEGEND`)."""
     return _items(stats.__doc__ or "") | _items(stats.LEGEND)
@@ -57,9 +97,9 @@ def report_data(
     summary: Summary,
     profile: Profile | None = None,
     startup_s: float | None = None,
-) -> dict[str, Any]:
-    """The report as plain data (json.dumps-able): regions, the "end" pseudo-region, totals, where
-    the time went (profile, with the startup when known), legend."""
+) -> RegionReport:
+    """The regions' report as plain data (json.dumps-able): regions, the "end" pseudo-region, totals,
+    where the time went (profile, with the startup when known), legend."""
     assert (totals.tokens, totals.passes, totals.drafted, totals.accepted) == (
         summary.tokens,
         summary.passes,
@@ -80,17 +120,14 @@ def report_data(
     ]
     return {
         "run": {
-            name: getattr(summary, name)
-            for name in (
-                "model",
-                "device",
-                "dtype",
-                "backend",
-                "backend_reason",
-                "proposer",
-                "prompt_tokens",
-                "stop_reason",
-            )
+            "model": summary.model,
+            "device": summary.device,
+            "dtype": summary.dtype,
+            "backend": summary.backend,
+            "backend_reason": summary.backend_reason,
+            "proposer": summary.proposer,
+            "prompt_tokens": summary.prompt_tokens,
+            "stop_reason": summary.stop_reason,
         },
         "regions": rows,
         "end": {"kind": "end", "label": "end of output", **end.to_dict()},
@@ -98,6 +135,17 @@ def report_data(
         "profile": {**(profile.to_dict() if profile else {}), "startup_s": startup_s},
         "legend": legend(),
     }
+
+
+def run_report(
+    regions: RegionReport,
+    *,
+    anchored_lines: list[tuple[int, int]],
+    answer: AnswerRecord,
+    prompt_cache: dict[str, int],
+) -> Report:
+    """The whole report, built once: the regions' part (`report_data`), then the run's record."""
+    return {**regions, "anchored_lines": anchored_lines, "answer": answer, "prompt_cache": prompt_cache}
 
 
 def _totals(totals: RegionStats, summary: Summary) -> dict[str, Any]:
@@ -142,13 +190,13 @@ def _shown(row: dict[str, Any]) -> bool:
     return row["kind"] == "deleted" or bool(row["tokens"] or row["passes"] or row["drafted"])
 
 
-def brief_lines(data: dict[str, Any], summary: Summary, text: str | None = None) -> list[str]:
+def brief_lines(data: Mapping[str, Any], summary: Summary, text: str | None = None) -> list[str]:
     """The default report: one summary line, then one line per edited or deleted region (its name,
     its lines and how many of its drafted tokens were accepted). Plain text, each line short. With
     the new file's `text`, an edit outside any definition is named by its first line."""
     lines = text.split("\n") if text is not None else []
     s = summary
-    if s.stop_reason == "merge":  # outcome.answer_by_merge: the merge answered, no model ran
+    if s.stop_reason == "merge":  # outcome.answer_by_merge: the merge answered, no decode ran
         head = (
             f"applyedit: answered by the snippet's merge in {s.wall_s:.2f} s "
             "(confirmed: one reading, every invariant holds); no model ran"
@@ -165,7 +213,7 @@ def brief_lines(data: dict[str, Any], summary: Summary, text: str | None = None)
     return [head, *_region_lines(data, lines)]
 
 
-def _region_lines(data: dict[str, Any], lines: list[str], source: str | None = None) -> list[str]:
+def _region_lines(data: Mapping[str, Any], lines: list[str], source: str | None = None) -> list[str]:
     """One line per edited or deleted region; `source` says where an edited one came from (else its drafts)."""
     out = []
     for row in data["regions"]:
@@ -256,7 +304,7 @@ def _table(rows: list[tuple[dict[str, str], str]], total: dict[str, str], column
     return table
 
 
-def render_table(data: dict[str, Any], width: int | None = None) -> Group:
+def render_table(data: Mapping[str, Any], width: int | None = None) -> Group:
     """One row per region that wrote, drafted or lost something, then "end" (when it wrote a token)
     and the totals; unchanged rows dim green, edited rows yellow; below it the totals in words, where
     the time went and the legend, one definition per line. With `width` (the terminal's), the least

@@ -385,7 +385,7 @@ def _answer(result: Any) -> dict[str, Any]:
         "notes": list(result.notes),
         "summary": summary,
         "report": result.report,
-        "tokens": result.decode.tokens,
+        "tokens": result.tokens,
     }
 
 

@@ -39,6 +39,8 @@ __all__ = [
     "Summary",
     "anchored_lines",
     "attribute",
+    "merge_profile",
+    "merge_summary",
     "process_age_s",
     "profile",
     "summarise",
@@ -106,7 +108,7 @@ class Summary(PassRates):
     prefill_s: float
     decode_s: float
     first_token_s: float  # from the start of prefill to the end of the first verify pass
-    stop_reason: str
+    stop_reason: str  # the decode's ("eos" | "stop" | "budget"), or "merge": the merge answered, no decode ran
     backend: str = "torch"  # "torch" | "llamacpp"
     backend_reason: str = ""  # why that backend ran: "the CPU default", "--backend torch", "CUDA", ...
     temperature: float = 0.0  # 0: greedy decoding
@@ -157,6 +159,13 @@ def profile(result: DecodeResult) -> Profile:
     )
 
 
+def merge_profile(wall_s: float) -> Profile:
+    """Where the time of a run the snippet's merge answered went: no decode step ran, so all of it is
+    outside the steps. (The steps' parts are the integer 0 an empty sum gives, as a report has always
+    written them.)"""
+    return Profile(prefill_s=0.0, forward_s=0, drafting_s=0, cache_s=0, loop_s=0.0, outside_s=wall_s)
+
+
 def process_age_s(at: float | None = None) -> float | None:
     """Seconds from this process's start to `at` (a time.perf_counter() value; default now), from
     /proc (Linux; 10 ms resolution). None where /proc is not there."""
@@ -204,6 +213,28 @@ def summarise(
         temperature=sampling.temperature,
         top_p=sampling.top_p,
         seed=None if sampling.greedy else sampling.seed,
+    )
+
+
+def merge_summary(wall_s: float) -> Summary:
+    """The summary of a run the snippet's merge answered (outcome.answer_by_merge): no model and no
+    decode ran, so every count is 0; `wall_s` is the merge's own time and `stop_reason` is "merge"."""
+    return Summary(
+        model="",
+        device="",
+        dtype="",
+        proposer="none",
+        prompt_tokens=0,
+        tokens=0,
+        passes=0,
+        drafted=0,
+        accepted=0,
+        prefill_s=0.0,
+        decode_s=wall_s,
+        first_token_s=0.0,
+        stop_reason="merge",
+        backend="none",
+        backend_reason="the merge answered",
     )
 
 

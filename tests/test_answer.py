@@ -211,6 +211,27 @@ def test_a_marker_less_piece_of_the_file_is_an_update_snippet(
     assert prose.code == 3 and "although the edit is an instruction" in prose.err
 
 
+def test_a_merge_answer_has_no_decode(tmp_path: Path) -> None:
+    """The merge's answer says no decode ran (no DecodeResult, no tokens, no model output) and its
+    report is whole as built: the regions, then no anchored lines, the merge as the answer and no
+    prompt; its summary's stop reason is "merge" and all its time is outside any step."""
+    from applyedit import api
+
+    (tmp_path / "n.py").write_text(NUMBERS)
+    result = api.apply(tmp_path / "n.py", SNIPPET, cwd=tmp_path)
+    assert result.answer == "merge" and result.after == EXPECTED
+    assert result.decode is None and result.tokens == [] and result.output == ""
+    assert result.summary.stop_reason == "merge" and result.summary.passes == result.summary.tokens == 0
+    report = result.report
+    assert list(report) == [
+        *("run", "regions", "end", "totals", "profile", "legend"),
+        *("anchored_lines", "answer", "prompt_cache"),
+    ]
+    assert report["anchored_lines"] == [] and report["answer"] == {"by": "merge", "model_ran": False, "notes": []}
+    assert report["prompt_cache"] == {"prompt_tokens": 0, "reused": 0, "prefilled": 0}
+    assert report["run"]["stop_reason"] == "merge" and report["profile"]["outside_s"] == result.summary.wall_s
+
+
 def test_an_unambiguous_merge_answers_without_the_model(
     work: Path, run: Callable[..., Run], model: Callable[..., Any]
 ) -> None:

@@ -72,7 +72,8 @@ def test_committed_floor_is_reachable() -> None:
 def test_eval_records_the_merge_answer_and_the_models_output(tokenizer, tmp_path: Path) -> None:
     """A case whose model output drops code (the model run with `answer="model"`): eval answers with
     the merge (exact), records that the merge answered, the model's own output and the options it ran
-    with; --fallback none refuses. By default the merge answers without the model."""
+    with; --fallback none refuses, and the refused case still records the model's output and passes.
+    By default the merge answers without the model."""
     from fakes import scripted_engine
 
     case = tmp_path / "cases" / "drop"
@@ -93,7 +94,9 @@ def test_eval_records_the_merge_answer_and_the_models_output(tokenizer, tmp_path
     refused = evaluate.evaluate(
         tmp_path / "cases", engine=scripted_engine(tokenizer, raw), fallback="none", answer="model"
     )
-    assert not refused["cases"][0]["exact"] and "dropped 2 original lines" in refused["cases"][0]["error"]
+    r = refused["cases"][0]
+    assert not r["exact"] and "dropped 2 original lines" in r["error"]
+    assert r["raw_output"] == raw and r["passes"] > 0 and r["tokens"] > 0  # what the refusal carried
 
 
 def test_eval_saves_after_every_case_and_resumes(tokenizer, tmp_path: Path) -> None:

@@ -3,15 +3,28 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import pytest
 import torch
 from fakes import CPU, GPU
 
+from applyedit.draftmodel import HybridProposer
 from applyedit.models.costmodel import CostCurve, load_or_calibrate
-from applyedit.policy import ALIGNED, IN_EDIT, AdaptiveK, Alignment, FixedK, acceptance_ema, best_k, expected_tokens
-from applyedit.proposers import MODEL
+from applyedit.policy import (
+    ALIGNED,
+    IN_EDIT,
+    PROBE_SUPPORT_MAX,
+    AdaptiveK,
+    Alignment,
+    FixedK,
+    acceptance_ema,
+    best_k,
+    expected_tokens,
+)
+from applyedit.proposers import COPY, MODEL, Draft
 
 
 @pytest.mark.parametrize(
@@ -129,6 +142,73 @@ def test_the_policy_and_the_hybrid_share_one_alignment() -> None:
     p.observe(8, 2)
     assert shared.state == IN_EDIT and shared.support_min == 5
     assert p.next_k(10, support=4) == 0 and p.next_k(10, support=5) == p.k_probe
+
+
+def test_the_probe_rule_is_the_alignments() -> None:
+    """Inside an edit a copy draft probes from support_min on; a failed probe at support s makes the
+    next one wait for 2s (at most PROBE_SUPPORT_MAX) until the output re-aligns; plain passes, draft
+    model drafts and a first rejection while aligned do not move what a probe needs."""
+    a = Alignment(support_min=3)
+    assert not a.probes(2) and a.probes(3)
+    a.observe(8, 2)  # entering the edit is no failed probe
+    assert a.state == IN_EDIT and a.probes(3)
+    a.observe(4, 1, probe=5)
+    assert a.need == Alignment.need_after_failure(5) == 10 and not a.probes(9) and a.probes(10)
+    a.observe(0, 0, probe=10)
+    a.observe(4, 0, MODEL, probe=10)
+    assert a.need == 10
+    a.observe(4, 0, probe=20)
+    assert a.need == PROBE_SUPPORT_MAX == Alignment.need_after_failure(20)
+    a.observe(4, 4, probe=32)  # the probe held: aligned, and the next edit probes from support_min
+    assert a.aligned and a.need == 3
+
+
+class CopyAt:
+    """A copy proposer whose draft always has the support the test sets."""
+
+    support = 0
+
+    def propose(self, output: Sequence[int], k: int) -> Draft:
+        return Draft(tuple(range(k)), self.support)
+
+    def observe(self, num_drafted: int, num_accepted: int) -> None:
+        pass
+
+
+class ModelDrafts:
+    """A draft model: always offers k tokens."""
+
+    def propose(self, output: Sequence[int], k: int) -> Draft:
+        return Draft((1,) * k, drafter=MODEL)
+
+    def observe(self, num_drafted: int, num_accepted: int) -> None:
+        pass
+
+
+def test_after_a_failed_probe_the_hybrid_keeps_the_draft() -> None:
+    """After a failed probe at support 5, a step at support 7 or 9 still verifies a draft: the hybrid
+    and the policy follow one probe rule, so the hybrid never picks a copy draft the policy then
+    refuses (a plain pass with the draft model skipped); at support 10 both probe the copy draft."""
+    p = AdaptiveK(cost=CPU, k_max=8, k_probe=4, support_min=3)
+    copy = CopyAt()
+    hybrid = HybridProposer(copy, ModelDrafts(), p.alignment)  # type: ignore[arg-type]
+
+    def step(support: int, accepted: int | None = None) -> tuple[Any, int]:
+        copy.support = support
+        offer = hybrid.propose([], p.cap)
+        k = p.next_k(len(offer.ids), offer.support, offer.drafter)
+        if accepted is not None:
+            hybrid.observe(k, accepted)
+            p.observe(k, accepted, offer.drafter)
+        return offer.drafter, k
+
+    p.observe(8, 2)  # an edit starts
+    assert step(5, accepted=1) == (COPY, p.k_probe)  # a probe at support 5, rejected
+    for support in (7, 9):
+        drafter, k = step(support)
+        assert k > 0 and drafter == MODEL, support
+    assert step(7, accepted=3) == (MODEL, p.k_max)  # the draft model's drafts leave the probe rule alone
+    assert step(9)[0] == MODEL and step(10) == (COPY, p.k_probe)
 
 
 @pytest.mark.parametrize(

@@ -96,6 +96,7 @@ def _loop(engine: api.Engine, target: Target, method: Method, prefill_s: float) 
     )
     wall = time.perf_counter() - t0
     d = result.decode
+    assert d is not None, "answer='model': the model decodes"
     shared = prefill_s if d.prefilled == 0 else 0.0  # reused the bench's prefill: count it here
     first = d.steps[0].start_s + d.steps[0].time_s if d.steps else 0.0
     pattern = Pattern([s.forced + len(s.draft) + 1 for s in d.steps], [len(s.emitted) for s in d.steps])

@@ -183,8 +183,8 @@ def run_case(engine: api.Engine, case: Case, options: RunOptions | None = None, 
     except ApplyEditError as e:
         result.error = str(e)
         result.wall_s = time.perf_counter() - t0
-        result.raw_output = getattr(e, "output", None)
-        decoded = getattr(e, "decode", None)
+        result.raw_output = e.output
+        decoded = e.decode
         if decoded is not None:
             result.tokens, result.passes = len(decoded.tokens), len(decoded.steps)
             result.tokens_per_pass = result.tokens / max(1, result.passes)
@@ -194,7 +194,7 @@ def run_case(engine: api.Engine, case: Case, options: RunOptions | None = None, 
     result.tokens_per_s, result.tokens_per_pass = s.tokens_per_s, s.tokens_per_pass
     result.produced = out.after
     result.raw_output, result.answer = out.output, out.answer
-    result.regions = out.report
+    result.regions = dict(out.report)
     result.exact = out.after == expected
     result.whitespace_match = _strip_ws(out.after) == _strip_ws(expected)
     result.git_apply_ok = git_apply_check(case, out.diff) if out.diff else None
