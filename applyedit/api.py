@@ -21,7 +21,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from applyedit import anchor as anchoring
 from applyedit import confirm, invariants, markers, merge, prompts, reindent, sampling, spans, textio
@@ -31,6 +31,7 @@ from applyedit.draftmodel import DraftModelProposer, HybridProposer
 from applyedit.errors import AmbiguousEditError, InputError, PromptTooLongError
 from applyedit.models import modelstore
 from applyedit.models.backend import chat_ids
+from applyedit.models.base import WholeRequests
 from applyedit.models.engine import Engine
 from applyedit.options import RunOptions
 from applyedit.outcome import ApplyResult, answer_by_merge, checked, finish
@@ -328,10 +329,12 @@ def decode_job(
     """Run the decode loop on the job's prompt (the target's weights load here on first use)."""
     engine, src = job.engine, job.src
     target = engine.model  # loads the weights on first use
-    if getattr(target, "decodes_whole_requests", False):  # vLLM: it drafts and batches itself (models/vllmengine.py)
+    if target.decodes_whole_requests:  # vLLM: it drafts and batches itself (models/vllmengine.py)
         if not decoding.greedy:
             raise InputError("--backend vllm decodes greedily: drop --temperature")
-        return target.decode_request(job.prompt_ids, job.budget, FenceStop(engine.decode, job.fence), deadline)
+        return cast(WholeRequests, target).decode_request(
+            job.prompt_ids, job.budget, FenceStop(engine.decode, job.fence), deadline
+        )
     constraint = anchor_constraint(engine, src.text, merged, job.fence) if opts.anchor == "merge" else None
     if on_phase is not None:
         lines = len(src.text.splitlines())
@@ -342,8 +345,7 @@ def decode_job(
             if done >= total:  # the first verify pass writes line 1
                 on_phase("decoding", 1, lines)
 
-        if hasattr(target, "on_prefill"):
-            target.on_prefill = prefilled
+        target.on_prefill = prefilled
     try:
         return run(
             target,
@@ -357,7 +359,7 @@ def decode_job(
             constraint=constraint,
         )
     finally:
-        if on_phase is not None and hasattr(target, "on_prefill"):
+        if on_phase is not None:
             target.on_prefill = None
 
 

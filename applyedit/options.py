@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import typing
 from dataclasses import dataclass
 from typing import Any
 
 from applyedit.errors import InputError
+from applyedit.models.base import BACKENDS
 
 DEFAULT_K = 64  # the draft length: the adaptive policy's cap, the fixed policy's value
 PROPOSERS = ("copy", "copy-original", "none", "draft", "hybrid")
@@ -23,7 +25,6 @@ ANCHORS = ("merge", "none")  # --anchor: force the original lines an unambiguous
 # model decides those ("auto"), or the model always runs ("model")
 ANSWERS = ("merge", "auto", "model")
 FALLBACKS = ("merge", "none")  # --fallback: answer with the merge when the model's output fails a check
-BACKENDS = ("torch", "llamacpp", "vllm")
 DRAFT_BACKENDS = ("auto", "torch", "llamacpp")
 DTYPES = ("fp32", "float32", "bf16", "bfloat16", "fp16", "float16")
 ENGINE_FIELDS = ("model", "device", "dtype", "backend")  # what opens the model (Engine.open), not the run
@@ -111,7 +112,7 @@ class RunOptions:
         if self.draft_k is not None and self.draft_k < 1:
             raise InputError("--draft-k must be 1 or more")
         if self.backend not in (None, "auto", *BACKENDS):
-            raise InputError(f"unknown --backend {self.backend!r}; choose torch, llamacpp or vllm")
+            raise InputError(f"unknown --backend {self.backend!r}; choose {either(BACKENDS)}")
         if self.draft_backend not in (None, *DRAFT_BACKENDS):
             raise InputError(f"unknown --draft-backend {self.draft_backend!r}; choose {', '.join(DRAFT_BACKENDS)}")
         if self.dtype not in (None, "auto", *DTYPES):
@@ -123,3 +124,9 @@ class RunOptions:
             raise InputError(f"unknown --anchor {self.anchor!r} or --fallback {self.fallback!r}; choose merge or none")
         if self.answer not in ANSWERS:
             raise InputError(f"unknown --answer {self.answer!r}; choose merge or model")
+
+
+def either(names: typing.Iterable[str]) -> str:
+    """'torch, llamacpp or vllm': the names for a message."""
+    *rest, last = names
+    return f"{', '.join(rest)} or {last}" if rest else last

@@ -228,7 +228,7 @@ def create_app(engine: Any, settings: Settings, cache: Any = None) -> Any:
     if cache is not None:
         engine.model.prompt_cache = cache
     # An engine that batches (vLLM) runs many requests at once; applyedit's own loop runs one.
-    worker = Worker(engine, settings.queue, getattr(engine.model, "concurrent_runs", 1) if engine.loaded else 1)
+    worker = Worker(engine, settings.queue, engine.model.concurrent_runs if engine.loaded else 1)
     names = {API_MODEL, engine.source.name}
     app = FastAPI(title="applyedit", docs_url=None, redoc_url=None, openapi_url=None)
     _add_error_handlers(app)

@@ -116,6 +116,13 @@ class LlamaCppModel(ExactPrefill):
         return cls.load(engine.source.gguf, stop_ids(engine.tokenizer, None), engine.context)
 
     @staticmethod
+    def prepare(source: Any, progress: Any = None) -> Path:
+        """The tokenizer's folder only: llama.cpp reads the GGUF itself."""
+        from applyedit.models import modelstore
+
+        return modelstore.prepare_tokenizer(source, progress)
+
+    @staticmethod
     def thread_count() -> int:
         return threads()
 
