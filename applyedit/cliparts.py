@@ -18,7 +18,8 @@ import typer
 from rich.console import Console
 
 from applyedit.errors import ApplyEditError
-from applyedit.options import ANCHORS, ANSWERS, DEFAULT_K, DRAFT_BACKENDS, DTYPES, FALLBACKS, K_POLICIES, PROPOSERS
+from applyedit.options import ANCHORS, ANSWERS, DEFAULT_K, DRAFT_BACKENDS, DTYPES, FALLBACKS
+from applyedit.registry import K_POLICIES, PROPOSERS
 
 EXIT_OK, EXIT_USAGE, EXIT_MODEL, EXIT_CHECK, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
 EXIT_CODES = {  # the one table; --help and the README quote it
@@ -78,7 +79,7 @@ ProposerOpt = Annotated[
     str,
     choice(
         "--proposer",
-        PROPOSERS,
+        tuple(PROPOSERS),
         help="copy (speculative), copy-original (no drafts from the merged snippet), none (plain greedy), "
         "draft (a small draft model drafts) or hybrid (copy drafts while aligned, the draft model inside edits).",
     ),
@@ -106,7 +107,9 @@ DraftBackendOpt = Annotated[
     ),
 ]
 KOpt = Annotated[int, typer.Option("--k", help="Draft length: the cap for adaptive, the value for fixed.")]
-KPolicyOpt = Annotated[str, choice("--k-policy", K_POLICIES, help="adaptive (region-aware, cost-model K) or fixed.")]
+KPolicyOpt = Annotated[
+    str, choice("--k-policy", tuple(K_POLICIES), help="adaptive (region-aware, cost-model K) or fixed.")
+]
 JsonOpt = Annotated[Path | None, typer.Option("--json", help="Write the results as JSON here.")]
 DebugOpt = Annotated[bool, typer.Option(envvar="APPLYEDIT_DEBUG", help="Show tracebacks.")]
 AnchorOpt = Annotated[

@@ -14,12 +14,11 @@ import typing
 from dataclasses import dataclass
 from typing import Any
 
+from applyedit import registry
 from applyedit.errors import InputError
 from applyedit.models.base import BACKENDS
 
 DEFAULT_K = 64  # the draft length: the adaptive policy's cap, the fixed policy's value
-PROPOSERS = ("copy", "copy-original", "none", "draft", "hybrid")
-K_POLICIES = ("adaptive", "fixed")
 ANCHORS = ("merge", "none")  # --anchor: force the original lines an unambiguous merge keeps, or not
 # --answer: a confirmed merge answers an update snippet and any other snippet is refused ("merge"), or the
 # model decides those ("auto"), or the model always runs ("model")
@@ -103,10 +102,10 @@ class RunOptions:
             raise InputError(f"--timeout must be a number of seconds above 0; got {self.timeout:g}")
         if self.max_new_tokens is not None and self.max_new_tokens < 1:
             raise InputError(f"--max-new-tokens must be 1 or more; got {self.max_new_tokens}")
-        if isinstance(self.proposer, str) and self.proposer not in PROPOSERS:
-            raise InputError(f"unknown --proposer {self.proposer!r}; choose one of {', '.join(PROPOSERS)}")
-        if self.k_policy not in K_POLICIES:
-            raise InputError(f"unknown --k-policy {self.k_policy!r}; choose adaptive or fixed")
+        if isinstance(self.proposer, str) and self.proposer not in registry.PROPOSERS:
+            raise InputError(f"unknown --proposer {self.proposer!r}; choose one of {', '.join(registry.PROPOSERS)}")
+        if self.k_policy not in registry.K_POLICIES:
+            raise InputError(f"unknown --k-policy {self.k_policy!r}; choose {either(registry.K_POLICIES)}")
         if self.k < 0:
             raise InputError("--k must be 0 or more")
         if self.draft_k is not None and self.draft_k < 1:
