@@ -17,6 +17,7 @@ from applyedit.errors import InputError
 from applyedit.models import base, modelstore
 from applyedit.models.backend import ExactPrefill, context_length, pick_dtype
 from applyedit.models.costmodel import prior
+from applyedit.models.engine import pick_backend
 from applyedit.options import RunOptions
 from applyedit.policy import COPY, Alignment, Drafter
 from applyedit.proposers import Draft
@@ -39,6 +40,11 @@ class ToyBackend(ExactPrefill):
     def target(cls, engine: Any) -> ToyBackend:
         eos = engine.tokenizer.convert_tokens_to_ids("<|im_end|>")
         return cls(engine.encode(WRITES), eos, len(engine.tokenizer))
+
+    @staticmethod
+    def check(device: str) -> None:
+        if device != "cpu":
+            raise InputError("--backend toy runs on the CPU")
 
     @staticmethod
     def thread_count() -> int:
@@ -175,6 +181,9 @@ def test_toys_registered_by_name_run_the_real_loop_and_equal_plain_greedy(
     assert [s.k for s in spec.decode.steps][:3] == [1, 2, 3]  # the toy policy chose K
     assert len(spec.decode.steps) < len(greedy.decode.steps)  # kept drafts saved passes
     assert spec.summary.backend == "toy" and spec.summary.proposer == "toy"
+    assert pick_backend("toy", "cpu") == ("toy", "--backend toy")  # the engine's choice reads the table too
+    with pytest.raises(InputError, match="--backend toy runs on the CPU"):
+        pick_backend("toy", "cuda")
 
 
 def test_unregistered_names_are_refused_before_anything_runs() -> None:

@@ -240,6 +240,10 @@ class TorchModel(ExactPrefill):
         return cls.load(engine.path, engine.device, engine.dtype, engine.tokenizer)
 
     @staticmethod
+    def check(device: str) -> None:
+        pass  # it runs on every device pick_device allows
+
+    @staticmethod
     def thread_count() -> int:
         import torch
 

@@ -104,6 +104,10 @@ class Loader(Protocol):
         """The engine's target model (the engine's path, device, dtype and tokenizer), loaded."""
         ...
 
+    def check(self, device: str) -> None:
+        """Refuse, with the reason, to run on `device` or without what this backend needs installed."""
+        ...
+
     def prepare(self, source: Any, progress: Any = None) -> Path:
         """The folder the tokenizer (and what this backend loads) is read from, prepared by the model store."""
         ...

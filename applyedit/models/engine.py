@@ -182,18 +182,11 @@ def pick_backend(
     a model that is no GGUF file, and without the extra. torch fp32 stays the exactness reference."""
     if backend not in (None, "auto", *BACKENDS):
         raise InputError(f"unknown --backend {backend!r}; choose {either(BACKENDS)}")
+    if backend not in (None, "auto"):
+        loader(backend).check(device)
+        return backend, f"--backend {backend}"
     from applyedit.models import llamacpp
 
-    if backend == "vllm":
-        return "vllm", "--backend vllm"
-    if backend == "llamacpp":
-        if device != "cpu":
-            raise InputError("--backend llamacpp runs on the CPU here; drop --device or use --backend torch")
-        if not llamacpp.available():
-            raise ModelError("--backend llamacpp needs llama-cpp-python: pip install -e '.[llamacpp]'")
-        return "llamacpp", "--backend llamacpp"
-    if backend == "torch":
-        return "torch", "--backend torch"
     if device != "cpu":
         return "torch", "CUDA" if device.startswith("cuda") else f"--device {device}"
     if dtype not in (None, "auto"):

@@ -123,6 +123,10 @@ class VllmModel:
         return cls(llm, engine.tokenizer, stop_ids(engine.tokenizer, None), K, engine.device)
 
     @staticmethod
+    def check(device: str) -> None:
+        pass  # a missing vLLM is refused when the engine starts (`target`)
+
+    @staticmethod
     def prepare(source: Any, progress: Any = None) -> Any:
         """The dequantized Hugging Face copy vLLM starts on."""
         from applyedit.models import modelstore
