@@ -3,9 +3,9 @@ several runs (eval, bench, serve).
 
 Owns backend choice (`pick_backend`, the draft's in `Engine.draft_choice`), resolving and preparing
 the model through the model store, and the cost-curve keys. What differs between backends (vocab
-size, threads, dtype, matmul kernels, how a target loads) is the backend class's business: the engine
-reads its properties and never branches on the backend's name for them. Knows nothing of prompts,
-proposers or checks.
+size, threads, dtype, matmul kernels, the folder it reads, whether it runs here, how a target loads)
+is the backend class's business (models/base.py's `Loader`, found by name in `BACKENDS`): the engine
+reads it and never branches on the backend's name for it. Knows nothing of prompts, proposers or checks.
 """
 
 from __future__ import annotations
