@@ -54,7 +54,7 @@ def make_proposer(
 ) -> Proposer:
     """Copy sources, in order of preference: the predicted output, the original, the edit
     ("copy-original": the last two only, to measure what the prediction adds). "hybrid" gets the
-    same copy sources as "copy" (its draft model is added by `plan_drafting`); "draft" has none.
+    same copy sources as "copy" (its draft model is added by its builder, registry.py); "draft" has none.
 
     The output is the file body followed by the closing fence, so each source text ends the same
     way. For an update snippet that merges unambiguously, the merged file predicts the whole
