@@ -22,20 +22,21 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from applyedit import anchor as anchoring
-from applyedit import confirm, invariants, markers, merge, prompts, reindent, sampling, spans, textio
+from applyedit import confirm, invariants, markers, merge, prompts, registry, reindent, sampling, spans, textio
 from applyedit.decode import DecodeResult, Step, run
 from applyedit.diff import diff_path
-from applyedit.draftmodel import DraftModelProposer, HybridProposer
+from applyedit.draftmodel import DraftModelProposer
 from applyedit.errors import AmbiguousEditError, InputError, PromptTooLongError
 from applyedit.models import modelstore
 from applyedit.models.backend import chat_ids
+from applyedit.models.base import WholeRequests
 from applyedit.models.engine import Engine
 from applyedit.options import RunOptions
 from applyedit.outcome import answer_by_merge, checked, finish
-from applyedit.policy import AdaptiveK, FixedK
+from applyedit.policy import FixedK, KPolicy
 from applyedit.proposers import CopyProposer, NullProposer, Proposer, Source
 from applyedit.result import ApplyResult, Inputs, Job
 from applyedit.runwatch import FenceStop, follow_lines, watch
@@ -55,7 +56,7 @@ def make_proposer(
 ) -> Proposer:
     """Copy sources, in order of preference: the predicted output, the original, the edit
     ("copy-original": the last two only, to measure what the prediction adds). "hybrid" gets the
-    same copy sources as "copy" (its draft model is added by `plan_drafting`); "draft" has none.
+    same copy sources as "copy" (its draft model is added by its builder, registry.py); "draft" has none.
 
     The output is the file body followed by the closing fence, so each source text ends the same
     way. For an update snippet that merges unambiguously, the merged file predicts the whole
@@ -253,7 +254,7 @@ def apply(
 class Drafting:
     """The K policy, the drafter and the proposer's name as the summary gives it."""
 
-    policy: FixedK | AdaptiveK
+    policy: KPolicy
     drafter: Proposer
     name: str
 
@@ -265,41 +266,36 @@ def plan_drafting(
     decoding: sampling.Sampling,
     progress: modelstore.Progress | None = None,
 ) -> Drafting:
-    """Build the K policy and the drafter the options name (the draft model loads here)."""
-    engine, proposer, k, k_policy = job.engine, opts.proposer, opts.k, opts.k_policy
-    draft_model, draft_backend, draft_k = opts.draft_model, opts.draft_backend, opts.draft_k
-    if proposer == "none" or k_policy == "fixed":
-        policy: FixedK | AdaptiveK = FixedK(0 if proposer == "none" else k)
+    """Build the K policy and the drafter the options name (registry.py; the draft model loads here).
+    A Proposer object (Python API, `bench`'s break-it mode) drafts instead of a named one."""
+    entry = registry.PROPOSERS[opts.proposer] if isinstance(opts.proposer, str) else None
+    if entry is not None and not entry.drafts:
+        policy: KPolicy = FixedK(0)
     else:
-        policy = AdaptiveK(cost=engine.cost_curve(), k_max=k)
-    # A Proposer object (Python API, `bench`'s break-it mode) drafts instead of the named ones.
-    drafter = (
-        make_proposer(proposer, engine, job.src.text, job.fence, job.edit, job.kind, merged)
-        if isinstance(proposer, str)
-        else proposer
-    )
+        policy = registry.K_POLICIES[opts.k_policy](job.engine, opts)
+    drafter = entry.build(registry.DraftPlan(job, merged, opts, policy, decoding, progress)) if entry else opts.proposer
     proposer_name = opts.proposer_name
-    if proposer in ("draft", "hybrid"):
-        small = engine.draft_model(draft_model, draft_backend, progress)
-        # Adaptive: the draft length maximises tokens/s on the target's and the draft's cost curves;
-        # --draft-k or the fixed policy: always that many.
-        chosen = k_policy != "fixed" and draft_k is None
-        model_drafts = DraftModelProposer(
-            small,
-            tuple(job.prompt_ids),
-            k_max=min(k, DRAFT_K_MAX) if chosen else (draft_k or k),
-            cost=engine.cost_curve() if chosen else None,
-            sampling=decoding,
-            vocab=engine.vocab_size,
-            token_s=engine.draft_cost(draft_model, draft_backend)(0) if chosen else 0.0,
-        )
-        if proposer == "draft":
-            drafter = model_drafts
-        else:
-            assert isinstance(drafter, CopyProposer)
-            drafter = HybridProposer(drafter, model_drafts, policy.alignment)
-        proposer_name += f" ({modelstore.resolve_draft(draft_model).name})"
+    if entry is not None and entry.draft_model:
+        proposer_name += f" ({modelstore.resolve_draft(opts.draft_model).name})"
     return Drafting(policy, drafter, proposer_name)
+
+
+def draft_model_proposer(plan: registry.DraftPlan) -> DraftModelProposer:
+    """The drafter of `--draft-model` on `--draft-backend` (proposers "draft" and "hybrid"; it loads here)."""
+    engine, opts = plan.job.engine, plan.opts
+    small = engine.draft_model(opts.draft_model, opts.draft_backend, plan.progress)
+    # Adaptive: the draft length maximises tokens/s on the target's and the draft's cost curves;
+    # --draft-k or the fixed policy: always that many.
+    chosen = opts.k_policy != "fixed" and opts.draft_k is None
+    return DraftModelProposer(
+        small,
+        tuple(plan.job.prompt_ids),
+        k_max=min(opts.k, DRAFT_K_MAX) if chosen else (opts.draft_k or opts.k),
+        cost=engine.cost_curve() if chosen else None,
+        sampling=plan.decoding,
+        vocab=engine.vocab_size,
+        token_s=engine.draft_cost(opts.draft_model, opts.draft_backend)(0) if chosen else 0.0,
+    )
 
 
 def decode_job(
@@ -315,10 +311,12 @@ def decode_job(
     """Run the decode loop on the job's prompt (the target's weights load here on first use)."""
     engine, src = job.engine, job.src
     target = engine.model  # loads the weights on first use
-    if getattr(target, "decodes_whole_requests", False):  # vLLM: it drafts and batches itself (models/vllmengine.py)
+    if target.decodes_whole_requests:  # vLLM: it drafts and batches itself (models/vllmengine.py)
         if not decoding.greedy:
             raise InputError("--backend vllm decodes greedily: drop --temperature")
-        return target.decode_request(job.prompt_ids, job.budget, FenceStop(engine.decode, job.fence), deadline)
+        return cast(WholeRequests, target).decode_request(
+            job.prompt_ids, job.budget, FenceStop(engine.decode, job.fence), deadline
+        )
     constraint = anchor_constraint(engine, src.text, merged, job.fence) if opts.anchor == "merge" else None
     if on_phase is not None:
         lines = len(src.text.splitlines())
@@ -329,8 +327,7 @@ def decode_job(
             if done >= total:  # the first verify pass writes line 1
                 on_phase("decoding", 1, lines)
 
-        if hasattr(target, "on_prefill"):
-            target.on_prefill = prefilled
+        target.on_prefill = prefilled
     try:
         return run(
             target,
@@ -344,7 +341,7 @@ def decode_job(
             constraint=constraint,
         )
     finally:
-        if on_phase is not None and hasattr(target, "on_prefill"):
+        if on_phase is not None:
             target.on_prefill = None
 
 

@@ -24,11 +24,14 @@ import typer
 from applyedit.cliio import Delivery, keep_rejected, read_edit, read_stdin
 from applyedit.cliparts import (
     ANSWER_OPTIONS,
+    BUDGET_OPTIONS,
+    CHECK_OPTIONS,
     DRAFT_OPTIONS,
     EXIT_HELP,
     EXIT_INTERRUPTED,
     EXIT_USAGE,
     MODEL_OPTIONS,
+    SAMPLING_OPTIONS,
     DebugOpt,
     console,
     defaults,
@@ -85,7 +88,7 @@ def _root(version: VersionOpt = False) -> None:
 app.command("serve")(serve_command)
 
 
-# The apply command's own options (those it shares with other commands are cliparts.py's).
+# The apply command's own options (its run options are options.py's, declared once; cliparts.py adds them).
 FileArg = Annotated[Path, typer.Argument(help="The source file to edit; '-' reads it from stdin.", show_default=False)]
 EditOpt = Annotated[Path | None, typer.Option("--edit", "-e", help="File holding the edit; '-' reads stdin.")]
 EditTextOpt = Annotated[str | None, typer.Option("--edit-text", help="The edit given inline.")]
@@ -102,67 +105,10 @@ FilenameOpt = Annotated[
     str | None,
     typer.Option(help="With FILE '-': the name the source goes by (its language, the prompt, the diff's path)."),
 ]
-MaxNewTokensOpt = Annotated[
-    int | None, typer.Option(help="Output token budget (default: from the file and edit sizes).")
-]
 LanguageOpt = Annotated[str | None, typer.Option(help="Language when the extension does not say.")]
 EncodingOpt = Annotated[str, typer.Option(help="The file's text encoding.")]
-AllowMarkersOpt = Annotated[bool, typer.Option(help="Accept output that still holds lazy markers.")]
-AllowDropsOpt = Annotated[
-    bool, typer.Option(help="Accept output that lost original lines an update snippet left alone.")
-]
-AllowSyntaxErrorsOpt = Annotated[
-    bool, typer.Option(help="Accept output that no longer parses (tree-sitter) although the original did.")
-]
-AllowDeletionOpt = Annotated[
-    bool, typer.Option(help="Accept an instruction's output that lost most of the file's lines.")
-]
-AllowUnchangedOpt = Annotated[
-    bool, typer.Option(help="Accept output equal to the original although the edit changes something.")
-]
-AllowMismatchOpt = Annotated[
-    bool,
-    typer.Option(
-        help="Accept output that lacks lines the snippet adds, differs from its unambiguous merge, or is far longer "
-        "than the original plus the snippet."
-    ),
-]
-AllowLostDefinitionsOpt = Annotated[
-    bool,
-    typer.Option(help="Accept output that lost a definition (function, class, ...) the edit never names."),
-]
-AllowHeadChangesOpt = Annotated[
-    bool,
-    typer.Option(help="Accept output that moved a shebang, Go's package clause or code outside an include guard."),
-]
 BackupOpt = Annotated[
     bool, typer.Option("--backup", help="With --in-place or --output: keep the file being replaced as FILE.orig.")
-]
-TimeoutOpt = Annotated[
-    float | None,
-    typer.Option(help="Stop the run after this many seconds (checked between verify passes); nothing is written."),
-]
-TemperatureOpt = Annotated[
-    float,
-    typer.Option(
-        help="0: greedy (the default; identical to plain greedy decoding). Above 0: sample, exactly as "
-        "from the model alone."
-    ),
-]
-TopPOpt = Annotated[
-    float,
-    typer.Option(
-        "--top-p",
-        help="With --temperature: sample only from the most probable tokens holding this much "
-        "of the probability (0 < P <= 1).",
-    ),
-]
-SeedOpt = Annotated[
-    int | None,
-    typer.Option(
-        help="With --temperature: the same seed and inputs give the same output (default: a fresh seed, "
-        "named in the summary)."
-    ),
 ]
 ReportJsonOpt = Annotated[Path | None, typer.Option(help="Write the run's statistics as JSON here.")]
 RejectFileOpt = Annotated[
@@ -190,7 +136,11 @@ An output that fails a check is not written; it is kept in FILE.rej (or --reject
 
 
 @app.command("apply", help=APPLY_HELP, epilog=EXIT_HELP)
-@with_options(filename=(*MODEL_OPTIONS, *DRAFT_OPTIONS), allow_head_changes=ANSWER_OPTIONS)
+@with_options(
+    filename=(*MODEL_OPTIONS, *DRAFT_OPTIONS, *BUDGET_OPTIONS),
+    encoding=(*CHECK_OPTIONS, *ANSWER_OPTIONS),
+    backup=SAMPLING_OPTIONS,
+)
 def apply_command(
     ctx: typer.Context,
     file: FileArg,
@@ -200,22 +150,9 @@ def apply_command(
     output: OutputOpt = None,
     print_file: PrintFileOpt = False,
     filename: FilenameOpt = None,
-    max_new_tokens: MaxNewTokensOpt = None,
     language: LanguageOpt = None,
     encoding: EncodingOpt = "utf-8",
-    allow_markers: AllowMarkersOpt = False,
-    allow_drops: AllowDropsOpt = False,
-    allow_syntax_errors: AllowSyntaxErrorsOpt = False,
-    allow_deletion: AllowDeletionOpt = False,
-    allow_unchanged: AllowUnchangedOpt = False,
-    allow_mismatch: AllowMismatchOpt = False,
-    allow_lost_definitions: AllowLostDefinitionsOpt = False,
-    allow_head_changes: AllowHeadChangesOpt = False,
     backup: BackupOpt = False,
-    timeout: TimeoutOpt = None,
-    temperature: TemperatureOpt = 0.0,
-    top_p: TopPOpt = 1.0,
-    seed: SeedOpt = None,
     report_json: ReportJsonOpt = None,
     reject_file: RejectFileOpt = None,
     verbose: VerboseOpt = False,
@@ -229,22 +166,7 @@ def apply_command(
     out = Delivery(
         file, edit, in_place, output, print_file, backup, filename, report_json, reject_file, encoding, verbose, quiet
     )
-    settings = RunOptions(
-        max_new_tokens=max_new_tokens,
-        timeout=timeout,
-        temperature=temperature,
-        top_p=top_p,
-        seed=seed,
-        allow_markers=allow_markers,
-        allow_drops=allow_drops,
-        allow_syntax_errors=allow_syntax_errors,
-        allow_deletion=allow_deletion,
-        allow_unchanged=allow_unchanged,
-        allow_mismatch=allow_mismatch,
-        allow_lost_definitions=allow_lost_definitions,
-        allow_head_changes=allow_head_changes,
-        **options,
-    )
+    settings = RunOptions(**options)
     _apply(ctx, out, settings, (edit, edit_text), language, debug, (server, token))
 
 

@@ -18,7 +18,7 @@ import typer
 from rich.console import Console
 
 from applyedit.errors import ApplyEditError
-from applyedit.options import ANCHORS, ANSWERS, DEFAULT_K, DRAFT_BACKENDS, DTYPES, FALLBACKS, K_POLICIES, PROPOSERS
+from applyedit.options import OPTIONS, Option, group
 
 EXIT_OK, EXIT_USAGE, EXIT_MODEL, EXIT_CHECK, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
 EXIT_CODES = {  # the one table; --help and the README quote it
@@ -50,94 +50,24 @@ def choice(flag: str, values: Sequence[str], default: str | None = None, **optio
     return typer.Option(flag, parser=parse, metavar=f"<{'|'.join(values)}>", **option)
 
 
-# Options shared by several commands, declared once.
-ModelOpt = Annotated[
-    str | None,
-    typer.Option(
-        "--model",
-        "-m",
-        envvar="APPLYEDIT_MODEL",
-        help="Model dir, .gguf file or HF id (default: the installed Qwen2.5-Coder-1.5B-Instruct).",
-    ),
-]
-DeviceOpt = Annotated[str | None, typer.Option(help="cpu, cuda or auto.")]
-DtypeOpt = Annotated[
-    str | None, choice("--dtype", ("auto", *DTYPES), help="fp32, bf16 or fp16 (default: fp32 on CPU, bf16 on CUDA).")
-]
-BackendOpt = Annotated[
-    str | None,
-    choice(
-        "--backend",
-        ("auto", "torch", "llamacpp", "vllm"),
-        envvar="APPLYEDIT_BACKEND",
-        help="torch (the exactness reference), llamacpp (the GGUF on the CPU; the llamacpp extra) or vllm "
-        "(a vLLM engine with applyedit's drafter, in a venv with vLLM).",
-    ),
-]
-ProposerOpt = Annotated[
-    str,
-    choice(
-        "--proposer",
-        PROPOSERS,
-        help="copy (speculative), copy-original (no drafts from the merged snippet), none (plain greedy), "
-        "draft (a small draft model drafts) or hybrid (copy drafts while aligned, the draft model inside edits).",
-    ),
-]
-DraftModelOpt = Annotated[
-    str | None,
-    typer.Option(
-        "--draft-model",
-        help="With --proposer draft or hybrid: a model with the same tokenizer (model dir, .gguf "
-        "or HF id; default: Qwen2.5-Coder-0.5B-Instruct, the draft extra).",
-    ),
-]
-DraftKOpt = Annotated[
-    int | None,
-    typer.Option(
-        help="The draft model's draft length (default: chosen per step for the best expected tokens per second)."
-    ),
-]
-DraftBackendOpt = Annotated[
-    str | None,
-    choice(
-        "--draft-backend",
-        DRAFT_BACKENDS,
-        help="Runs the draft model: auto (llama.cpp on the CPU when installed, else torch), torch or llamacpp.",
-    ),
-]
-KOpt = Annotated[int, typer.Option("--k", help="Draft length: the cap for adaptive, the value for fixed.")]
-KPolicyOpt = Annotated[str, choice("--k-policy", K_POLICIES, help="adaptive (region-aware, cost-model K) or fixed.")]
+def _info(option: Option) -> Any:
+    """The typer option of a run option (options.OPTIONS)."""
+    if option.choices:
+        return choice(option.flags[0], option.choices, envvar=option.envvar, help=option.help)
+    return typer.Option(*option.flags, envvar=option.envvar, help=option.help)
+
+
+# The run options' parameter types (options.OPTIONS), by RunOptions field; and options other commands share.
+RUN_OPTS = {o.name: Annotated[o.type, _info(o)] for o in OPTIONS}
+_BY_NAME = {o.name: o for o in OPTIONS}
+ModelOpt = Annotated[str | None, _info(_BY_NAME["model"])]
+DeviceOpt = Annotated[str | None, _info(_BY_NAME["device"])]
+DtypeOpt = Annotated[str | None, _info(_BY_NAME["dtype"])]
+BackendOpt = Annotated[str | None, _info(_BY_NAME["backend"])]
+DraftModelOpt = Annotated[str | None, _info(_BY_NAME["draft_model"])]
+DraftBackendOpt = Annotated[str | None, _info(_BY_NAME["draft_backend"])]
 JsonOpt = Annotated[Path | None, typer.Option("--json", help="Write the results as JSON here.")]
 DebugOpt = Annotated[bool, typer.Option(envvar="APPLYEDIT_DEBUG", help="Show tracebacks.")]
-AnchorOpt = Annotated[
-    str,
-    choice(
-        "--anchor",
-        ANCHORS,
-        help="merge: when an update snippet merges unambiguously, force the original lines it keeps away from "
-        "its hunks (the model writes only in and around them); none: the model writes everything.",
-    ),
-]
-AnswerOpt = Annotated[
-    str,
-    choice(
-        "--answer",
-        ANSWERS,
-        help="merge: an update snippet whose merge is confirmed (one reading, every check holds) is answered by "
-        "it with no model; any other is refused (exit 1, saying why); auto: the model decides those; model: the "
-        "model writes every answer. Instructions always run the model.",
-    ),
-]
-FallbackOpt = Annotated[
-    str,
-    choice(
-        "--fallback",
-        FALLBACKS,
-        help="merge: when the model's output fails a check and the snippet merges unambiguously into a file "
-        "that parses, answer with the merge (a warning says so); none: refuse (exit 3).",
-    ),
-]
-
 
 Command = TypeVar("Command", bound=Callable[..., Any])
 
@@ -146,27 +76,18 @@ def _option(name: str, annotation: Any, default: Any) -> inspect.Parameter:
     return inspect.Parameter(name, inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=annotation, default=default)
 
 
-# Groups of options several commands take, in the order --help lists them: each is declared here once
-# and added to a command's signature by `with_options`.
-MODEL_OPTIONS = (
-    _option("model", ModelOpt, None),
-    _option("device", DeviceOpt, None),
-    _option("dtype", DtypeOpt, None),
-    _option("backend", BackendOpt, None),
-)
-DRAFT_OPTIONS = (
-    _option("proposer", ProposerOpt, "copy"),
-    _option("draft_model", DraftModelOpt, None),
-    _option("draft_backend", DraftBackendOpt, None),
-    _option("draft_k", DraftKOpt, None),
-    _option("k", KOpt, DEFAULT_K),
-    _option("k_policy", KPolicyOpt, "adaptive"),
-)
-ANSWER_OPTIONS = (
-    _option("anchor", AnchorOpt, "merge"),
-    _option("answer", AnswerOpt, "merge"),
-    _option("fallback", FallbackOpt, "merge"),
-)
+def _group(name: str) -> tuple[inspect.Parameter, ...]:
+    return tuple(_option(o.name, RUN_OPTS[o.name], o.default) for o in group(name))
+
+
+# Groups of run options commands take, in the order --help lists them: each is declared once
+# (options.OPTIONS) and added to a command's signature by `with_options`.
+MODEL_OPTIONS = _group("model")
+DRAFT_OPTIONS = (*_group("draft"), *_group("k"))
+BUDGET_OPTIONS = _group("budget")
+CHECK_OPTIONS = _group("checks")
+ANSWER_OPTIONS = (*_group("answer"), *_group("fallback"))
+SAMPLING_OPTIONS = _group("sampling")
 
 
 def with_options(**after: Sequence[inspect.Parameter]) -> Callable[[Command], Command]:

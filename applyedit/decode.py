@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
-from applyedit.models.backend import TargetModel
+from applyedit.models.base import TargetModel
 from applyedit.policy import KPolicy
 from applyedit.proposers import Proposer, common_prefix
 from applyedit.sampling import Sampler, Sampling

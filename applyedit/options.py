@@ -10,20 +10,20 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import typing
 from dataclasses import dataclass
 from typing import Any
 
+from applyedit import registry
 from applyedit.errors import InputError
+from applyedit.models.base import BACKENDS
 
 DEFAULT_K = 64  # the draft length: the adaptive policy's cap, the fixed policy's value
-PROPOSERS = ("copy", "copy-original", "none", "draft", "hybrid")
-K_POLICIES = ("adaptive", "fixed")
 ANCHORS = ("merge", "none")  # --anchor: force the original lines an unambiguous merge keeps, or not
 # --answer: a confirmed merge answers an update snippet and any other snippet is refused ("merge"), or the
 # model decides those ("auto"), or the model always runs ("model")
 ANSWERS = ("merge", "auto", "model")
 FALLBACKS = ("merge", "none")  # --fallback: answer with the merge when the model's output fails a check
-BACKENDS = ("torch", "llamacpp", "vllm")
 DRAFT_BACKENDS = ("auto", "torch", "llamacpp")
 DTYPES = ("fp32", "float32", "bf16", "bfloat16", "fp16", "float16")
 ENGINE_FIELDS = ("model", "device", "dtype", "backend")  # what opens the model (Engine.open), not the run
@@ -102,16 +102,16 @@ class RunOptions:
             raise InputError(f"--timeout must be a number of seconds above 0; got {self.timeout:g}")
         if self.max_new_tokens is not None and self.max_new_tokens < 1:
             raise InputError(f"--max-new-tokens must be 1 or more; got {self.max_new_tokens}")
-        if isinstance(self.proposer, str) and self.proposer not in PROPOSERS:
-            raise InputError(f"unknown --proposer {self.proposer!r}; choose one of {', '.join(PROPOSERS)}")
-        if self.k_policy not in K_POLICIES:
-            raise InputError(f"unknown --k-policy {self.k_policy!r}; choose adaptive or fixed")
+        if isinstance(self.proposer, str) and self.proposer not in registry.PROPOSERS:
+            raise InputError(f"unknown --proposer {self.proposer!r}; choose one of {', '.join(registry.PROPOSERS)}")
+        if self.k_policy not in registry.K_POLICIES:
+            raise InputError(f"unknown --k-policy {self.k_policy!r}; choose {either(registry.K_POLICIES)}")
         if self.k < 0:
             raise InputError("--k must be 0 or more")
         if self.draft_k is not None and self.draft_k < 1:
             raise InputError("--draft-k must be 1 or more")
         if self.backend not in (None, "auto", *BACKENDS):
-            raise InputError(f"unknown --backend {self.backend!r}; choose torch, llamacpp or vllm")
+            raise InputError(f"unknown --backend {self.backend!r}; choose {either(BACKENDS)}")
         if self.draft_backend not in (None, *DRAFT_BACKENDS):
             raise InputError(f"unknown --draft-backend {self.draft_backend!r}; choose {', '.join(DRAFT_BACKENDS)}")
         if self.dtype not in (None, "auto", *DTYPES):
@@ -123,3 +123,188 @@ class RunOptions:
             raise InputError(f"unknown --anchor {self.anchor!r} or --fallback {self.fallback!r}; choose merge or none")
         if self.answer not in ANSWERS:
             raise InputError(f"unknown --answer {self.answer!r}; choose merge or model")
+
+
+def either(names: typing.Iterable[str]) -> str:
+    """'torch, llamacpp or vllm': the names for a message."""
+    *rest, last = names
+    return f"{', '.join(rest)} or {last}" if rest else last
+
+
+@dataclass(frozen=True)
+class Option:
+    """One run option as the CLI and the server take it; its default is `RunOptions`'s field's.
+
+    `group` places it in the CLI (cliparts.py adds each group to the commands that take it, where
+    --help lists it). `request`: a server request may set it (server.py's request model), and
+    `--server` sends it (servecmd.py; the model options are the server's own)."""
+
+    name: str  # the RunOptions field, and the flag (--k-policy for k_policy)
+    group: str  # "model", "draft", "k", "budget", "checks", "answer", "fallback" or "sampling"
+    help: str
+    flags: tuple[str, ...] = ()  # the CLI's names; (): typer's own ("--name", and "--no-name" for a switch)
+    choices: tuple[str, ...] = ()  # the values it takes (listed in --help; another is refused)
+    envvar: str | None = None
+    request: bool = True
+    ge: int | None = None  # a request's value: at least this
+    gt: float | None = None  # a request's value: above this
+
+    @property
+    def default(self) -> Any:
+        return _FIELDS[self.name].default
+
+    @property
+    def type(self) -> Any:
+        """The value's type (a proposer is a name on the CLI and the wire)."""
+        hint = typing.get_type_hints(RunOptions)[self.name]
+        return str if hint is Any else hint
+
+
+_FIELDS = {f.name: f for f in dataclasses.fields(RunOptions)}
+# The run options the CLI and the server take, in the order a request's options are sent and checked
+# (each CLI group lists its rows in this order too).
+OPTIONS = (
+    Option(
+        "model",
+        "model",
+        "Model dir, .gguf file or HF id (default: the installed Qwen2.5-Coder-1.5B-Instruct).",
+        ("--model", "-m"),
+        envvar="APPLYEDIT_MODEL",
+        request=False,
+    ),
+    Option("device", "model", "cpu, cuda or auto.", request=False),
+    Option(
+        "dtype",
+        "model",
+        "fp32, bf16 or fp16 (default: fp32 on CPU, bf16 on CUDA).",
+        ("--dtype",),
+        ("auto", *DTYPES),
+        request=False,
+    ),
+    Option(
+        "backend",
+        "model",
+        "torch (the exactness reference), llamacpp (the GGUF on the CPU; the llamacpp extra) or vllm "
+        "(a vLLM engine with applyedit's drafter, in a venv with vLLM).",
+        ("--backend",),
+        ("auto", *BACKENDS),
+        envvar="APPLYEDIT_BACKEND",
+        request=False,
+    ),
+    Option(
+        "proposer",
+        "draft",
+        "copy (speculative), copy-original (no drafts from the merged snippet), none (plain greedy), "
+        "draft (a small draft model drafts) or hybrid (copy drafts while aligned, the draft model inside edits).",
+        ("--proposer",),
+        tuple(registry.PROPOSERS),
+    ),
+    Option("k", "k", "Draft length: the cap for adaptive, the value for fixed.", ("--k",)),
+    Option(
+        "k_policy",
+        "k",
+        "adaptive (region-aware, cost-model K) or fixed.",
+        ("--k-policy",),
+        tuple(registry.K_POLICIES),
+    ),
+    Option("max_new_tokens", "budget", "Output token budget (default: from the file and edit sizes).", ge=1),
+    Option("allow_markers", "checks", "Accept output that still holds lazy markers."),
+    Option("allow_drops", "checks", "Accept output that lost original lines an update snippet left alone."),
+    Option(
+        "allow_syntax_errors", "checks", "Accept output that no longer parses (tree-sitter) although the original did."
+    ),
+    Option("allow_deletion", "checks", "Accept an instruction's output that lost most of the file's lines."),
+    Option("allow_unchanged", "checks", "Accept output equal to the original although the edit changes something."),
+    Option(
+        "allow_mismatch",
+        "checks",
+        "Accept output that lacks lines the snippet adds, differs from its unambiguous merge, or is far longer "
+        "than the original plus the snippet.",
+    ),
+    Option(
+        "allow_lost_definitions",
+        "checks",
+        "Accept output that lost a definition (function, class, ...) the edit never names.",
+    ),
+    Option(
+        "allow_head_changes",
+        "checks",
+        "Accept output that moved a shebang, Go's package clause or code outside an include guard.",
+    ),
+    Option(
+        "anchor",
+        "answer",
+        "merge: when an update snippet merges unambiguously, force the original lines it keeps away from "
+        "its hunks (the model writes only in and around them); none: the model writes everything.",
+        ("--anchor",),
+        ANCHORS,
+    ),
+    Option(
+        "fallback",
+        "fallback",
+        "merge: when the model's output fails a check and the snippet merges unambiguously into a file "
+        "that parses, answer with the merge (a warning says so); none: refuse (exit 3).",
+        ("--fallback",),
+        FALLBACKS,
+    ),
+    Option(
+        "answer",
+        "answer",
+        "merge: an update snippet whose merge is confirmed (one reading, every check holds) is answered by "
+        "it with no model; any other is refused (exit 1, saying why); auto: the model decides those; model: the "
+        "model writes every answer. Instructions always run the model.",
+        ("--answer",),
+        ANSWERS,
+    ),
+    Option(
+        "timeout",
+        "sampling",
+        "Stop the run after this many seconds (checked between verify passes); nothing is written.",
+        gt=0,
+    ),
+    Option(
+        "temperature",
+        "sampling",
+        "0: greedy (the default; identical to plain greedy decoding). Above 0: sample, exactly as "
+        "from the model alone.",
+    ),
+    Option(
+        "top_p",
+        "sampling",
+        "With --temperature: sample only from the most probable tokens holding this much "
+        "of the probability (0 < P <= 1).",
+        ("--top-p",),
+    ),
+    Option(
+        "seed",
+        "sampling",
+        "With --temperature: the same seed and inputs give the same output (default: a fresh seed, "
+        "named in the summary).",
+    ),
+    Option(
+        "draft_model",
+        "draft",
+        "With --proposer draft or hybrid: a model with the same tokenizer (model dir, .gguf "
+        "or HF id; default: Qwen2.5-Coder-0.5B-Instruct, the draft extra).",
+        ("--draft-model",),
+        request=False,
+    ),
+    Option(
+        "draft_backend",
+        "draft",
+        "Runs the draft model: auto (llama.cpp on the CPU when installed, else torch), torch or llamacpp.",
+        ("--draft-backend",),
+        DRAFT_BACKENDS,
+        request=False,
+    ),
+    Option(
+        "draft_k",
+        "draft",
+        "The draft model's draft length (default: chosen per step for the best expected tokens per second).",
+    ),
+)
+
+
+def group(name: str) -> tuple[Option, ...]:
+    """The options of one CLI group, in the order --help lists them."""
+    return tuple(o for o in OPTIONS if o.group == name)

@@ -31,34 +31,17 @@ from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 from applyedit import files
 from applyedit.errors import InputError
 
+if TYPE_CHECKING:
+    from applyedit.models.base import Backend
+
 logger = logging.getLogger(__name__)
 
 BLOCK = 256  # tokens per block; equals the backends' prefill chunk (backend.PREFILL_CHUNK), see above
-
-
-class Snapshotting(Protocol):
-    """What a backend offers the cache (beyond the `TargetModel` seam)."""
-
-    _ids: list[int]
-
-    def reset(self) -> None: ...
-
-    def forward(self, ids: list[int], num_logits: int) -> Any: ...
-
-    def crop_to(self, length: int) -> None: ...
-
-    def snapshot(self) -> tuple[Any, int]:
-        """The state of everything cached now, and its size in bytes."""
-        ...
-
-    def restore(self, snapshot: Any, ids: Sequence[int]) -> None:
-        """Make the cache hold exactly the snapshot, whose tokens are `ids`."""
-        ...
 
 
 def block_hashes(ids: Sequence[int], block: int = BLOCK) -> list[bytes]:
@@ -403,12 +386,12 @@ def common_prefix(a: Sequence[int], b: Sequence[int]) -> int:
     return i
 
 
-def prefill(model: Snapshotting, cache: PromptCache, ids: list[int]) -> int:
+def prefill(model: Backend, cache: PromptCache, ids: list[int]) -> int:
     """Make `model`'s cache hold exactly `ids`, computing only what neither its live cache nor `cache`
     holds (both cut at block boundaries); store the prompt's block-aligned prefix for later prompts.
     Returns the number of tokens computed."""
     block = cache.block
-    live = min(common_prefix(model._ids, ids), len(ids)) // block * block
+    live = min(common_prefix(model.cached_ids, ids), len(ids)) // block * block
     hit, entry = cache.lookup(ids)
     if entry is not None and hit > live:
         model.restore(entry.snapshot, entry.ids)

@@ -12,7 +12,7 @@ import typer
 
 from applyedit.cliparts import MODEL_OPTIONS, DebugOpt, console, guarded, with_options
 from applyedit.errors import UsageError
-from applyedit.options import RunOptions
+from applyedit.options import OPTIONS, RunOptions
 
 ServerOpt = Annotated[
     str | None,
@@ -24,27 +24,10 @@ ServerOpt = Annotated[
     ),
 ]
 TokenOpt = Annotated[str | None, typer.Option(envvar="APPLYEDIT_TOKEN", help="The server's bearer token.")]
-REMOTE_OPTIONS = (
-    "proposer",
-    "k",
-    "k_policy",
-    "max_new_tokens",
-    "allow_markers",
-    "allow_drops",
-    "allow_syntax_errors",
-    "allow_deletion",
-    "allow_unchanged",
-    "allow_mismatch",
-    "allow_lost_definitions",
-    "allow_head_changes",
-    "anchor",
-    "fallback",
-    "answer",
-    "temperature",
-    "top_p",
-    "seed",
-    "draft_k",
-)
+# What `--server` sends of the run options (options.OPTIONS: those a request may set); the timeout
+# goes as client.apply's own, as it also bounds the wait for the answer. The rest (the model's) are the server's.
+REMOTE_OPTIONS = tuple(o.name for o in OPTIONS if o.request and o.name != "timeout")
+SERVERS_OWN = tuple(o.name for o in OPTIONS if not o.request)
 
 
 def remote_apply(server: str | None, token: str | None, quiet: bool) -> Any:
@@ -66,11 +49,7 @@ def remote_apply(server: str | None, token: str | None, quiet: bool) -> Any:
         source: bytes | None,
         **_: Any,
     ) -> Any:
-        ignored = [
-            f"--{n.replace('_', '-')}"
-            for n in ("model", "device", "dtype", "backend", "draft_model", "draft_backend")
-            if getattr(options, n)
-        ]
+        ignored = [f"--{n.replace('_', '-')}" for n in SERVERS_OWN if getattr(options, n)]
         if ignored:
             console.print(
                 f"applyedit: note: {', '.join(ignored)} ignored: the server at {url} runs its own model", markup=False

@@ -24,6 +24,7 @@ from pathlib import PurePosixPath
 from typing import Any
 
 from applyedit.errors import ApplyEditError, InputError, OutputCheckError, RunTimeout, UsageError
+from applyedit.options import OPTIONS
 from applyedit.serverchat import add_chat_route, error_body
 from applyedit.worker import Busy, Cancelled, Job, Worker
 
@@ -228,7 +229,7 @@ def create_app(engine: Any, settings: Settings, cache: Any = None) -> Any:
     if cache is not None:
         engine.model.prompt_cache = cache
     # An engine that batches (vLLM) runs many requests at once; applyedit's own loop runs one.
-    worker = Worker(engine, settings.queue, getattr(engine.model, "concurrent_runs", 1) if engine.loaded else 1)
+    worker = Worker(engine, settings.queue, engine.model.concurrent_runs if engine.loaded else 1)
     names = {API_MODEL, engine.source.name}
     app = FastAPI(title="applyedit", docs_url=None, redoc_url=None, openapi_url=None)
     _add_error_handlers(app)
@@ -329,45 +330,38 @@ def _add_info_routes(app: Any, engine: Any, worker: Worker, cache: Any, names: s
         }
 
 
+def request_options() -> Any:
+    """The model of the options a `/v1/apply` request may set: the run options a request may set
+    (options.OPTIONS), named like the CLI's flags, and the language, which goes with the file; any
+    other is refused."""
+    from pydantic import ConfigDict, Field, create_model
+
+    fields: dict[str, Any] = {}
+    for o in OPTIONS:  # in the table's order: a request's problems are listed in it
+        if o.request:
+            fields[o.name] = (o.type | None, Field(default=None, ge=o.ge, gt=o.gt))
+        if o.name == "max_new_tokens":  # the language (no run option: it goes with the file) comes next
+            fields["language"] = (str | None, None)
+    return create_model("Options", __config__=ConfigDict(extra="forbid"), **fields)
+
+
 def _add_apply_route(app: Any, run: Callable[..., Awaitable[Any]]) -> None:
     """`POST /v1/apply`: a path, its content, an edit and the CLI's options (any other is refused)."""
     from fastapi import Request
     from pydantic import BaseModel, ConfigDict, Field
 
-    class Options(BaseModel):  # the options a request may set: the CLI's flags of the same names
-        model_config = ConfigDict(extra="forbid")
-        proposer: str | None = None
-        k: int | None = None
-        k_policy: str | None = None
-        max_new_tokens: int | None = Field(default=None, ge=1)
-        language: str | None = None
-        allow_markers: bool | None = None
-        allow_drops: bool | None = None
-        allow_syntax_errors: bool | None = None
-        allow_deletion: bool | None = None
-        allow_unchanged: bool | None = None
-        allow_mismatch: bool | None = None
-        allow_lost_definitions: bool | None = None
-        allow_head_changes: bool | None = None
-        anchor: str | None = None
-        fallback: str | None = None
-        answer: str | None = None
-        timeout: float | None = Field(default=None, gt=0)
-        temperature: float | None = None
-        top_p: float | None = None
-        seed: int | None = None
-        draft_k: int | None = None
+    Options = request_options()
 
     class ApplyRequest(BaseModel):
         model_config = ConfigDict(extra="forbid")
         path: str
         content: str
         edit: str
-        options: Options = Field(default_factory=Options)
+        options: Options = Field(default_factory=Options)  # type: ignore[valid-type]  # a model made at run time
 
     @app.post("/v1/apply")
     async def apply_route(request: Request, body: ApplyRequest) -> dict[str, Any]:
-        options = body.options.model_dump(exclude_none=True)
+        options = body.options.model_dump(exclude_none=True)  # type: ignore[attr-defined]
         timeout = options.pop("timeout", None)
         result = await run(request, body.path, body.content, body.edit, options, timeout)
         return _answer(result)

@@ -49,6 +49,10 @@ class ScriptedModel:
         self._base: int | None = None  # cache length when decoding began (prompt minus its last token)
 
     kernels = ""  # no matmul kernels to choose (the engine keys cost curves by them)
+    decodes_whole_requests = False  # the decode loop runs it
+    concurrent_runs = 1
+    prompt_cache = None
+    on_prefill = None  # a run may set it; a script has no prefill to report
 
     @property
     def vocab_size(self) -> int:

@@ -86,3 +86,55 @@ def test_the_switches_of_the_checks_travel_in_the_options(tokenizer: tuple[Path,
 def test_check_refuses_bad_settings_before_anything_runs(changes: dict[str, Any], message: str) -> None:
     with pytest.raises(InputError, match=message):
         RunOptions(**changes).check()
+
+
+def test_one_table_makes_the_cli_options_the_server_fields_and_the_remote_list() -> None:
+    """Every run option is one row of options.OPTIONS: the apply command takes exactly the table's
+    options as flags, with RunOptions' defaults; a server request may set exactly the rows marked
+    `request` (and the language, which goes with the file); `--server` sends exactly those (its
+    timeout on its own) and names the rest as the server's."""
+    import inspect
+
+    from applyedit import server
+    from applyedit.cli import apply_command
+    from applyedit.cliparts import RUN_OPTS
+    from applyedit.options import OPTIONS
+    from applyedit.servecmd import REMOTE_OPTIONS, SERVERS_OWN
+
+    fields = {f.name: f.default for f in dataclasses.fields(RunOptions)}
+    table = [o.name for o in OPTIONS]
+    assert sorted(table) == sorted(fields)  # one row per setting, none twice
+    params = inspect.signature(apply_command).parameters
+    taken = {n: p.default for n, p in params.items() if n in fields}
+    assert taken == fields  # the CLI takes every run option, each with its one default
+    assert all(params[n].annotation is RUN_OPTS[n] for n in fields)  # each flag made from its row
+    requested = [o.name for o in OPTIONS if o.request]
+    model = server.request_options()
+    assert [n for n in model.model_fields if n != "language"] == requested and "language" in model.model_fields
+    assert all(f.default is None for f in model.model_fields.values())  # unset: the server's defaults
+    assert list(REMOTE_OPTIONS) == [n for n in requested if n != "timeout"]
+    assert (
+        set(SERVERS_OWN)
+        == set(fields) - set(requested)
+        == {
+            "model",
+            "device",
+            "dtype",
+            "backend",
+            "draft_model",
+            "draft_backend",
+        }
+    )
+
+
+def test_the_request_model_keeps_the_bounds_of_the_table() -> None:
+    """A request's max_new_tokens below 1 or timeout of 0 is refused; an unknown option too."""
+    import pydantic
+
+    from applyedit import server
+
+    model = server.request_options()
+    model(max_new_tokens=1, timeout=0.5, k=3, proposer="none")
+    for bad in ({"max_new_tokens": 0}, {"timeout": 0}, {"kk": 3}, {"model": "x"}):
+        with pytest.raises(pydantic.ValidationError):
+            model(**bad)

@@ -69,6 +69,10 @@ class OracleModel(ExactPrefill):
             body = source.replace(rule.group(1), rule.group(2)) if rule else source
         return list(self.tok(body + fence + "\n", add_special_tokens=False)["input_ids"])
 
+    @property
+    def vocab_size(self) -> int:
+        return int(self.vocab)
+
     def reset(self) -> None:
         self._ids = []
 

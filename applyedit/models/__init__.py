@@ -1,7 +1,8 @@
-"""The target-model seam and what stands behind it: the torch backend with its CPU kernels and
-fast-load weights (backend.py), llama.cpp (llamacpp.py), the model store that resolves, prepares and
-caches models (modelstore.py, hub.py), the verify-pass cost curve (costmodel.py), and the engine that
-chooses a backend and keeps a loaded model for several runs (engine.py).
+"""The target-model seam (base.py: `Backend`, and `BACKENDS`, the backends by name) and what stands
+behind it: the torch backend with its CPU kernels and fast-load weights (backend.py), llama.cpp
+(llamacpp.py), vLLM (vllmengine.py), the model store that resolves, prepares and caches models
+(modelstore.py, hub.py), the verify-pass cost curve (costmodel.py), and the engine that chooses a
+backend and keeps a loaded model for several runs (engine.py).
 
-The product path above it sees only `TargetModel` and the engine's properties.
+The product path above it sees only `Backend` (the loop: `TargetModel`) and the engine's properties.
 """

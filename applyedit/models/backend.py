@@ -1,7 +1,7 @@
-"""The model seam and the torch backend: score token ids on top of the cached prefix, crop the cache.
+"""The torch backend: score token ids on top of the cached prefix, crop the cache.
 
-Owns the `TargetModel` protocol the decode loop sees, `ExactPrefill` (prefill that reuses a cache only
-when the result is the same as a fresh run's), the tokenizer (loading, the chat template, ids of user
+Owns `ExactPrefill` (the loop backends' base: prefill that reuses a cache only when the result is the
+same as a fresh run's; the seam itself is models/base.py's), the tokenizer (loading, the chat template, ids of user
 text), device and dtype choice, and `TorchModel`: a transformers causal LM with its KV cache (a
 `DynamicCache` that always holds exactly the accepted prefix; `crop_to(n)` is the only way it shrinks).
 Loading the weights on the CPU (the matmul kernels, the fast-load copy) is kernels.py's; llama.cpp is
@@ -13,16 +13,20 @@ from __future__ import annotations
 import logging
 import re
 import time
-from collections.abc import Callable
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 from applyedit.errors import InputError, ModelError
+from applyedit.models.base import TargetModel as TargetModel  # the loop's seam (models/base.py)
 from applyedit.models.kernels import cpu_kernels, load_cpu_weights, load_pretrained, save_cpu_weights, use_cpu_kernels
 
 if TYPE_CHECKING:
     import torch
+
+    from applyedit.models.costmodel import CostCurve
 
 logger = logging.getLogger(__name__)
 
@@ -36,29 +40,6 @@ PREFILL_CHUNK = 256  # prompt tokens per prefill forward: bounds attention memor
 # positions come after every real one (causal attention: they touch nothing real) and are cropped off.
 # Verify blocks (every row's logits wanted; 65 rows ran as fast as 64) are never padded.
 PAD_MIN, PAD_ROWS = 64, 4
-
-
-class TargetModel(Protocol):
-    """What the decode loop needs from a model."""
-
-    eos_ids: frozenset[int]
-
-    def reset(self) -> None: ...
-
-    def prefill(self, ids: list[int]) -> int:
-        """Make the cache hold exactly `ids`; return how many tokens had to be computed (0: reused)."""
-        ...
-
-    def forward(self, ids: list[int], num_logits: int) -> torch.Tensor:
-        """Append `ids` to the cache; return logits `(num_logits, V)` for the last positions."""
-        ...
-
-    def crop_to(self, length: int) -> None:
-        """Drop cached positions past `length`."""
-        ...
-
-    @property
-    def cached_len(self) -> int: ...
 
 
 def check_device(device: str | None) -> None:
@@ -155,10 +136,14 @@ def stop_ids(tokenizer: Any, model_eos: int | list[int] | None) -> frozenset[int
     return frozenset(ids)
 
 
-class ExactPrefill:
-    """`prefill` and `cached_len` for a backend that tracks the ids its cache holds in `_ids`."""
+class ExactPrefill(ABC):
+    """The loop backends' common part (`Backend`, models/base.py): `prefill` and `cached_len` for a
+    backend that tracks the ids its cache holds in `_ids`; the hooks a run sets, unset."""
 
     _ids: list[int]
+    eos_ids: frozenset[int]
+    decodes_whole_requests = False  # the decode loop runs it
+    concurrent_runs = 1  # the server runs one request at a time
     kernels: str = ""  # the CPU matmul kernels, where the backend chooses them (part of cost and cache keys)
     prompt_cache: Any = None  # a promptcache.PromptCache (`applyedit serve` attaches one); None: no reuse
     # Progress displays: called with (prompt tokens computed, prompt tokens) at the start and end of a
@@ -168,14 +153,45 @@ class ExactPrefill:
     # the prefill there (a server's run whose client went away). Set on the instance; None never stops.
     between_chunks: Callable[[], None] | None = None
 
-    def reset(self) -> None:
-        raise NotImplementedError
+    @abstractmethod
+    def reset(self) -> None: ...
 
-    def forward(self, ids: list[int], num_logits: int) -> torch.Tensor:
-        raise NotImplementedError
+    @abstractmethod
+    def forward(self, ids: list[int], num_logits: int) -> torch.Tensor: ...
 
-    def crop_to(self, length: int) -> None:
-        raise NotImplementedError
+    @abstractmethod
+    def crop_to(self, length: int) -> None: ...
+
+    @abstractmethod
+    def snapshot(self) -> tuple[Any, int]: ...
+
+    @abstractmethod
+    def restore(self, snapshot: Any, ids: Sequence[int]) -> None: ...
+
+    @property
+    @abstractmethod
+    def vocab_size(self) -> int: ...
+
+    @property
+    def cached_ids(self) -> Sequence[int]:
+        return self._ids
+
+    # -- the class side the engine reads (models/base.py's Loader), as most backends answer it
+    @staticmethod
+    def prepare(source: Any, progress: Any = None) -> Path:
+        """The model's folder: its tokenizer, and the dequantized copy the torch backend reads (written
+        here on first use; the fast-load copy at the first load)."""
+        from applyedit.models import modelstore
+
+        return modelstore.prepare(source, progress)
+
+    @staticmethod
+    def wrap_tokenizer(tokenizer: Any) -> Any:
+        return tokenizer
+
+    @staticmethod
+    def fixed_cost(device: str) -> CostCurve | None:
+        return None  # the cost curve is measured on the loaded model (Engine.cost_curve)
 
     @property
     def cached_len(self) -> int:
@@ -192,7 +208,7 @@ class ExactPrefill:
         if self.prompt_cache is not None:  # exact too: prefixes cut at chunk boundaries (promptcache.py)
             from applyedit import promptcache
 
-            return promptcache.prefill(self, self.prompt_cache, ids)  # type: ignore[arg-type]  # subclasses snapshot
+            return promptcache.prefill(self, self.prompt_cache, ids)
         self.reset()
         if ids:
             self._chunk_done(0, len(ids))
@@ -222,6 +238,10 @@ class TorchModel(ExactPrefill):
     def target(cls, engine: Any) -> TorchModel:
         """The engine's target model (models.engine.Engine: its path, device, dtype and tokenizer)."""
         return cls.load(engine.path, engine.device, engine.dtype, engine.tokenizer)
+
+    @staticmethod
+    def check(device: str) -> None:
+        pass  # it runs on every device pick_device allows
 
     @staticmethod
     def thread_count() -> int:
@@ -378,7 +398,7 @@ class TorchModel(ExactPrefill):
             layers.append(tuple(kv))
         return tuple(layers), sum(t.numel() * t.element_size() for kv in layers for t in kv)
 
-    def restore(self, snapshot: Any, ids: Any) -> None:
+    def restore(self, snapshot: Any, ids: Sequence[int]) -> None:
         self.reset()
         for n, (keys, values) in enumerate(snapshot):
             self._cache.update(keys, values, n)  # copies: the snapshot stays as it was

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from applyedit import files
 from applyedit.errors import InputError
-from applyedit.models.backend import TargetModel
+from applyedit.models.base import TargetModel
 
 logger = logging.getLogger(__name__)
 

@@ -3,9 +3,9 @@ several runs (eval, bench, serve).
 
 Owns backend choice (`pick_backend`, the draft's in `Engine.draft_choice`), resolving and preparing
 the model through the model store, and the cost-curve keys. What differs between backends (vocab
-size, threads, dtype, matmul kernels, how a target loads) is the backend class's business: the engine
-reads its properties and never branches on the backend's name for them. Knows nothing of prompts,
-proposers or checks.
+size, threads, dtype, matmul kernels, the folder it reads, whether it runs here, how a target loads)
+is the backend class's business (models/base.py's `Loader`, found by name in `BACKENDS`): the engine
+reads it and never branches on the backend's name for it. Knows nothing of prompts, proposers or checks.
 """
 
 from __future__ import annotations
@@ -18,21 +18,9 @@ from typing import Any
 from applyedit.errors import InputError, ModelError
 from applyedit.models import modelstore
 from applyedit.models.backend import TorchModel, context_length, load_tokenizer, pick_device, pick_dtype, text_ids
+from applyedit.models.base import BACKENDS, Backend, loader
 from applyedit.models.costmodel import CostCurve, load_or_calibrate
-from applyedit.options import BACKENDS, DRAFT_BACKENDS
-
-
-def runner(backend: str) -> Any:
-    """The class that runs `backend` ("torch": TorchModel, "llamacpp": LlamaCppModel, "vllm": VllmModel)."""
-    if backend == "vllm":
-        from applyedit.models.vllmengine import VllmModel
-
-        return VllmModel
-    if backend == "llamacpp":
-        from applyedit.models.llamacpp import LlamaCppModel
-
-        return LlamaCppModel
-    return TorchModel
+from applyedit.options import DRAFT_BACKENDS, either
 
 
 @dataclass
@@ -48,7 +36,7 @@ class Engine:
     cost: CostCurve | None = None  # the verify-pass cost curve; measured once and cached
     backend: str = "torch"  # "torch" (transformers), "llamacpp" (the GGUF itself) or "vllm" (a vLLM engine)
     backend_reason: str = ""  # why this backend runs (pick_backend), shown in the summary
-    _model: Any = field(default=None, repr=False)  # TorchModel | LlamaCppModel, loaded on first use
+    _model: Backend | None = field(default=None, repr=False)  # loaded on first use
     _drafts: dict[str, Any] = field(default_factory=dict, repr=False)  # loaded draft models, by source and backend
 
     @classmethod
@@ -65,26 +53,16 @@ class Engine:
             raise InputError("--dtype applies to the torch backend; llama.cpp runs the GGUF's own quantisation")
         dev = pick_device(device)
         chosen, why = pick_backend(backend, dev, dtype=dtype, source=source)
-        if chosen == "llamacpp":
-            path = modelstore.prepare_tokenizer(source, progress)
-        else:  # the dequantized copy is written here, on first torch use (the fast-load copy at the first load)
-            path = modelstore.prepare(source, progress)
-        tokenizer = load_tokenizer(path)
-        cost = None
-        if chosen == "vllm":  # many runs at once share it (vllmengine.py)
-            from applyedit.models.vllmdraft import cost_for
-            from applyedit.models.vllmengine import SerialTokenizer
-
-            tokenizer = SerialTokenizer(tokenizer)
-            cost = cost_for(dev)  # vLLM's passes are not timed one by one: its drafter's K policy reads a fixed curve
+        runs = loader(chosen)
+        path = runs.prepare(source, progress)
         return cls(
             source,
             path,
-            tokenizer,
+            runs.wrap_tokenizer(load_tokenizer(path)),
             dev,
             pick_dtype(dtype, dev),
             context_length(path),
-            cost=cost,
+            cost=runs.fixed_cost(dev),
             backend=chosen,
             backend_reason=why,
         )
@@ -94,10 +72,10 @@ class Engine:
         return self._model is not None
 
     @property
-    def model(self) -> Any:
-        """The loaded target behind the `TargetModel` seam (the decode loop sees nothing more)."""
+    def model(self) -> Backend:
+        """The loaded target behind the `Backend` seam (models/base.py)."""
         if self._model is None:
-            self._model = runner(self.backend).target(self)
+            self._model = loader(self.backend).target(self)
         return self._model
 
     def draft_model(
@@ -173,17 +151,17 @@ class Engine:
     @property
     def threads(self) -> int:
         """The threads the backend computes with (known before the weights load)."""
-        return int(runner(self.backend).thread_count())
+        return int(loader(self.backend).thread_count())
 
     @property
     def dtype_name(self) -> str:
         """ "float32", "bfloat16", ... on torch; "gguf" on llama.cpp (the file's own quantisation)."""
-        return str(runner(self.backend).dtype_label(self.dtype))
+        return str(loader(self.backend).dtype_label(self.dtype))
 
     @property
     def weights_file(self) -> Path | None:
         """The file the target's weights come from (what a disk prompt cache is keyed by)."""
-        return runner(self.backend).weights_file(self.source, self.path)
+        return loader(self.backend).weights_file(self.source, self.path)
 
     def encode(self, text: str) -> list[int]:
         """User text's ids: a special-token string in it (`<|im_end|>`) stays text (backend.text_ids)."""
@@ -203,19 +181,12 @@ def pick_backend(
     path there); torch runs on CUDA, for a `--dtype` (llama.cpp runs the GGUF's own quantisation), for
     a model that is no GGUF file, and without the extra. torch fp32 stays the exactness reference."""
     if backend not in (None, "auto", *BACKENDS):
-        raise InputError(f"unknown --backend {backend!r}; choose torch, llamacpp or vllm")
+        raise InputError(f"unknown --backend {backend!r}; choose {either(BACKENDS)}")
+    if backend not in (None, "auto"):
+        loader(backend).check(device)
+        return backend, f"--backend {backend}"
     from applyedit.models import llamacpp
 
-    if backend == "vllm":
-        return "vllm", "--backend vllm"
-    if backend == "llamacpp":
-        if device != "cpu":
-            raise InputError("--backend llamacpp runs on the CPU here; drop --device or use --backend torch")
-        if not llamacpp.available():
-            raise ModelError("--backend llamacpp needs llama-cpp-python: pip install -e '.[llamacpp]'")
-        return "llamacpp", "--backend llamacpp"
-    if backend == "torch":
-        return "torch", "--backend torch"
     if device != "cpu":
         return "torch", "CUDA" if device.startswith("cuda") else f"--device {device}"
     if dtype not in (None, "auto"):

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from applyedit.errors import ModelError
+from applyedit.errors import InputError, ModelError
 from applyedit.models.backend import PREFILL_CHUNK, ExactPrefill
 
 if TYPE_CHECKING:
@@ -114,6 +114,20 @@ class LlamaCppModel(ExactPrefill):
 
         assert engine.source.gguf is not None
         return cls.load(engine.source.gguf, stop_ids(engine.tokenizer, None), engine.context)
+
+    @staticmethod
+    def check(device: str) -> None:
+        if device != "cpu":
+            raise InputError("--backend llamacpp runs on the CPU here; drop --device or use --backend torch")
+        if not available():
+            raise ModelError("--backend llamacpp needs llama-cpp-python: pip install -e '.[llamacpp]'")
+
+    @staticmethod
+    def prepare(source: Any, progress: Any = None) -> Path:
+        """The tokenizer's folder only: llama.cpp reads the GGUF itself."""
+        from applyedit.models import modelstore
+
+        return modelstore.prepare_tokenizer(source, progress)
 
     @staticmethod
     def thread_count() -> int:

@@ -101,7 +101,7 @@ class VllmModel:
         self._thread = threading.Thread(target=self._loop, name="applyedit-vllm", daemon=True)
         self._thread.start()
 
-    # --- the runner's class-level surface (engine.py's `runner`) ---
+    # --- the class side the engine reads (models/base.py's Loader) ---
     @classmethod
     def target(cls, engine: Any) -> VllmModel:
         if not available():
@@ -121,6 +121,25 @@ class VllmModel:
             per_request_spec_decode_metrics="detailed" if K else "none",
         )
         return cls(llm, engine.tokenizer, stop_ids(engine.tokenizer, None), K, engine.device)
+
+    @staticmethod
+    def check(device: str) -> None:
+        pass  # a missing vLLM is refused when the engine starts (`target`)
+
+    @staticmethod
+    def prepare(source: Any, progress: Any = None) -> Any:
+        """The dequantized Hugging Face copy vLLM starts on."""
+        from applyedit.models import modelstore
+
+        return modelstore.prepare(source, progress)
+
+    @staticmethod
+    def wrap_tokenizer(tokenizer: Any) -> SerialTokenizer:
+        return SerialTokenizer(tokenizer)  # many runs at once share it
+
+    @staticmethod
+    def fixed_cost(device: str) -> CostCurve:
+        return cost_for(device)  # vLLM's passes are not timed one by one: its drafter's K policy reads a fixed curve
 
     @staticmethod
     def thread_count() -> int:

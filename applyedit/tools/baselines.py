@@ -21,11 +21,15 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from applyedit import api
 from applyedit.errors import InputError
 from applyedit.tools.benchrecord import Run
+
+if TYPE_CHECKING:
+    from applyedit.models.backend import TorchModel
+    from applyedit.models.llamacpp import LlamaCppModel
 
 CONTEXT_STEP = 1024  # the context is rounded up to this, so cases of similar size share one load
 
@@ -147,12 +151,13 @@ def generate(engine: api.Engine, job: api.Job, lookup: int, counter: list[int]) 
     yields none: plain greedy needs one pass per token either way."""
     import torch
 
+    model = cast("TorchModel", engine.model)  # generate runs on the torch backend's transformers model
     ids = torch.tensor([job.prompt_ids], device=engine.device)
-    eos = sorted(engine.model.eos_ids)
+    eos = sorted(model.eos_ids)
     extra = {"prompt_lookup_num_tokens": lookup} if lookup else {}
     clock, before = _FirstTokenClock(), counter[0]
     t0 = time.perf_counter()
-    out = engine.model.model.generate(
+    out = model.model.generate(
         ids,
         attention_mask=torch.ones_like(ids),
         do_sample=False,
@@ -167,7 +172,7 @@ def generate(engine: api.Engine, job: api.Job, lookup: int, counter: list[int]) 
     )
     wall = time.perf_counter() - t0
     tokens = out[0, len(job.prompt_ids) :].tolist()
-    while tokens and tokens[-1] in engine.model.eos_ids:
+    while tokens and tokens[-1] in model.eos_ids:
         tokens.pop()
     ttft = (clock.first or time.perf_counter()) - t0
     return Run(tokens, wall, ttft, counter[0] - before)
@@ -177,6 +182,6 @@ def llama_greedy(engine: api.Engine, job: api.Job) -> Run:
     """llama.cpp's own plain greedy loop (what an Ollama user runs), timed like `generate`: the
     prompt's prefill yields the first token, then one pass per token."""
     t0 = time.perf_counter()
-    tokens, ttft = engine.model.greedy(job.prompt_ids, job.budget)
+    tokens, ttft = cast("LlamaCppModel", engine.model).greedy(job.prompt_ids, job.budget)
     wall = time.perf_counter() - t0
     return Run(tokens, wall, ttft, len(tokens))

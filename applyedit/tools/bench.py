@@ -22,13 +22,16 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from applyedit import api
 from applyedit.errors import InputError
 from applyedit.proposers import CopyProposer, Proposer, Source
 from applyedit.tools import baselines, evaluate
 from applyedit.tools.benchrecord import BenchRecord, CaseRecord, CaseSummary, Method, Pattern, Run, summarise_target
+
+if TYPE_CHECKING:
+    from applyedit.models.backend import TorchModel
 
 
 @dataclass(frozen=True, slots=True)
@@ -292,7 +295,7 @@ def _counters(engines: dict[str, api.Engine], methods: Sequence[Method]) -> tupl
         if eng.backend == "torch" and any(
             m.runner == "generate" and (m.backend or engine.backend) == b for m in methods
         ):
-            counters[b], hook = baselines.count_forwards(eng.model.model)
+            counters[b], hook = baselines.count_forwards(cast("TorchModel", eng.model).model)
             hooks.append(hook)
     return counters, hooks
 

@@ -22,7 +22,7 @@ from typing import Any
 from applyedit import files, textio
 from applyedit.errors import InputError
 from applyedit.models.costmodel import CostCurve
-from applyedit.options import DEFAULT_K
+from applyedit.options import RunOptions
 from applyedit.proposers import common_prefix
 
 __all__ = [
@@ -40,6 +40,9 @@ __all__ = [
 ]
 
 
+RUN = RunOptions()  # a run's defaults (options.py): a method's unless it says otherwise
+
+
 def _known(cls: type, data: dict[str, Any]) -> dict[str, Any]:
     """The items of `data` that are fields of the dataclass `cls` (a record may hold keys of an older or
     newer version)."""
@@ -54,9 +57,9 @@ class Method:
     name: str
     runner: str
     lookup: int = 0  # prompt_lookup_num_tokens for generate; 0 is plain greedy
-    proposer: str = "copy"
-    k_policy: str = "adaptive"
-    k: int = DEFAULT_K
+    proposer: str = RUN.proposer
+    k_policy: str = RUN.k_policy
+    k: int = RUN.k
     drafts_from: str = ""  # break-it mode: copy-draft from this unrelated file instead of the real sources
     backend: str = ""  # run on this backend's engine instead of the bench's ("": the bench's own)
     draft_model: str | None = None  # proposer "draft" / "hybrid": --draft-model (None: the packaged 0.5B)

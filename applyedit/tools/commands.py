@@ -182,7 +182,7 @@ def bench_command(
         raise UsageError("--resume needs --json PATH")
     baselines = [] if no_baselines else (baseline or ["greedy", "lookup"])
     methods = benchmethods.parse_methods(
-        baselines, k_policy or ["adaptive"], k or [DEFAULT_K], break_it, draft_model, draft_backend
+        baselines, k_policy or [RunOptions.k_policy], k or [RunOptions.k], break_it, draft_model, draft_backend
     )
     report = _run_bench(bench.targets(path, edit, filter_, all_cases), methods, repeats, json_path, resume, model)
     print_bench(report, markdown, chart)

@@ -1,0 +1,142 @@
+"""The backend seam: what a model must offer to run the target, and the one table of backends.
+
+Owns `TargetModel` (what the decode loop needs: a draft model offers it too), `Backend` (the target as
+the engine, the run, the server and the prompt cache see it: the loop's seam plus the prompt cache's
+snapshots, the hooks a run sets, and what the engine reads), `Loader` (what a backend's class
+answers before any weights load, and how it loads the engine's target), `WholeRequests` (a backend
+that decodes whole requests itself) and `BACKENDS` (name -> the backend's class), which `--backend`,
+`RunOptions.check` and the engine read. Adding a backend is its own module plus one line here.
+Imports nothing heavy: `--help` reads the names.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol, cast
+
+if TYPE_CHECKING:
+    import torch
+
+    from applyedit.decode import DecodeResult
+    from applyedit.models.costmodel import CostCurve
+
+# --backend, in the order --help lists them: the class of each, as "module:Class" (imported when
+# that backend runs) or the class itself
+BACKENDS: dict[str, str | type] = {
+    "torch": "applyedit.models.backend:TorchModel",  # transformers: the exactness reference
+    "llamacpp": "applyedit.models.llamacpp:LlamaCppModel",  # the GGUF on the CPU (the llamacpp extra)
+    "vllm": "applyedit.models.vllmengine:VllmModel",  # a vLLM engine with applyedit's drafter
+}
+
+
+class TargetModel(Protocol):
+    """What the decode loop needs from a model."""
+
+    eos_ids: frozenset[int]
+
+    def reset(self) -> None: ...
+
+    def prefill(self, ids: list[int]) -> int:
+        """Make the cache hold exactly `ids`; return how many tokens had to be computed (0: reused)."""
+        ...
+
+    def forward(self, ids: list[int], num_logits: int) -> torch.Tensor:
+        """Append `ids` to the cache; return logits `(num_logits, V)` for the last positions."""
+        ...
+
+    def crop_to(self, length: int) -> None:
+        """Drop cached positions past `length`."""
+        ...
+
+    @property
+    def cached_len(self) -> int: ...
+
+
+class Backend(TargetModel, Protocol):
+    """The loaded target, as the engine, a run, the server and the prompt cache see it."""
+
+    # True: the backend decodes whole requests itself (`WholeRequests`; vLLM drafts and batches), and
+    # a run hands it the prompt instead of running the decode loop on it.
+    decodes_whole_requests: bool
+    concurrent_runs: int  # requests the server runs at once (applyedit's own loop: one)
+    kernels: str  # the CPU matmul kernels, where the backend chooses them ("" elsewhere)
+    prompt_cache: Any  # a promptcache.PromptCache (`applyedit serve` attaches one); None: no reuse
+    # Progress displays: called with (prompt tokens computed, prompt tokens) during a prefill; a run
+    # sets it and clears it. None reports nothing.
+    on_prefill: Callable[[int, int], None] | None
+    # Called between two chunks of a prefill: it may raise to stop the prefill there (a server's run
+    # whose client went away). None never stops.
+    between_chunks: Callable[[], None] | None
+
+    @property
+    def vocab_size(self) -> int:
+        """Rows of the logits (the vocabulary, padding included)."""
+        ...
+
+    @property
+    def cached_ids(self) -> Sequence[int]:
+        """The tokens the cache holds."""
+        ...
+
+    def snapshot(self) -> tuple[Any, int]:
+        """The state of everything cached now, and its size in bytes (the prompt cache keeps it)."""
+        ...
+
+    def restore(self, snapshot: Any, ids: Sequence[int]) -> None:
+        """Make the cache hold exactly the snapshot, whose tokens are `ids`."""
+        ...
+
+
+class WholeRequests(Protocol):
+    """A backend whose `decodes_whole_requests` is True: it decodes a request from its prompt to its stop."""
+
+    def decode_request(
+        self, prompt: Sequence[int], budget: int, stop: Callable[[list[int]], int | None], deadline: float | None
+    ) -> DecodeResult: ...
+
+
+class Loader(Protocol):
+    """What a backend's class answers for the engine (models/engine.py), before any weights load."""
+
+    def target(self, engine: Any) -> Backend:
+        """The engine's target model (the engine's path, device, dtype and tokenizer), loaded."""
+        ...
+
+    def check(self, device: str) -> None:
+        """Refuse, with the reason, to run on `device` or without what this backend needs installed."""
+        ...
+
+    def prepare(self, source: Any, progress: Any = None) -> Path:
+        """The folder the tokenizer (and what this backend loads) is read from, prepared by the model store."""
+        ...
+
+    def wrap_tokenizer(self, tokenizer: Any) -> Any:
+        """The tokenizer as the engine keeps it (vLLM: one that many threads may share)."""
+        ...
+
+    def fixed_cost(self, device: str) -> CostCurve | None:
+        """The verify-pass cost curve when the backend has a fixed one; None: measured on the model."""
+        ...
+
+    def thread_count(self) -> int:
+        """The threads the backend computes with."""
+        ...
+
+    def dtype_label(self, dtype: Any) -> str:
+        """ "float32", "bfloat16", ... ; "gguf" where the file's own quantisation runs."""
+        ...
+
+    def weights_file(self, source: Any, path: Path) -> Path | None:
+        """The file the target's weights come from (what a disk prompt cache is keyed by); None: none."""
+        ...
+
+
+def loader(backend: str) -> Loader:
+    """The class that runs `backend` (BACKENDS)."""
+    entry = BACKENDS[backend]
+    if isinstance(entry, str):
+        module, name = entry.split(":")
+        entry = getattr(importlib.import_module(module), name)
+    return cast(Loader, entry)  # a class: its class-side methods are Loader's
