@@ -18,7 +18,9 @@ import pytest
 
 from applyedit import api, markers, prompts, spans, textio
 from applyedit.models.backend import chat_ids
-from applyedit.models.vllmdraft import RowsDrafter, find_layout
+from applyedit.models.costmodel import CostCurve, prior
+from applyedit.models.vllmdraft import RowsDrafter, cost_for, find_layout, probe_support
+from applyedit.policy import SUPPORT_MIN
 from applyedit.proposers import common_prefix
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
@@ -40,9 +42,9 @@ def case_prompt(tok: Any, case: str) -> tuple[list[int], list[int], api.Inputs, 
     return ids, [*reply, tok.convert_tokens_to_ids("<|im_end|>")], inputs, fence
 
 
-def rows_drafter(tok: Any, k_max: int = 16, max_len: int = 32768) -> RowsDrafter:
+def rows_drafter(tok: Any, k_max: int = 16, max_len: int = 32768, cost: CostCurve | None = None) -> RowsDrafter:
     control = frozenset(int(i) for i in tok.added_tokens_decoder)
-    return RowsDrafter(lambda ids: spans.token_bytes(tok, ids), control, k_max, max_len)
+    return RowsDrafter(lambda ids: spans.token_bytes(tok, ids), control, k_max, max_len, cost or prior())
 
 
 @pytest.mark.parametrize("case", CASES)
@@ -148,6 +150,20 @@ def test_batch_drafts_follow_each_request_whatever_its_row(tokenizer: Any) -> No
     assert alone == fixed[:4]
 
 
+def test_a_flat_cost_curve_probes_inside_an_edit_sooner(tokenizer: Any) -> None:
+    """On vLLM's CPU curve (a full draft costs under two plain passes) a probe inside an edit needs one
+    agreeing token, not three: every fixture in one batch takes fewer passes, for the same output."""
+    _, tok = tokenizer
+    assert probe_support(cost_for("cpu"), 16) == 1
+    assert probe_support(cost_for("cuda"), 16) == 1
+    assert probe_support(prior(), 16) == SUPPORT_MIN  # applyedit's own CPU passes: a long draft costs 4x
+    requests = [case_prompt(tok, case)[:2] for case in CASES]
+    flat_out, flat = run_batch(rows_drafter(tok, cost=cost_for("cpu")), requests)
+    steep_out, steep = run_batch(rows_drafter(tok), requests)
+    assert flat_out == steep_out == [reply for _, reply in requests]
+    assert sum(map(len, flat)) < sum(map(len, steep)), (sum(map(len, flat)), sum(map(len, steep)))
+
+
 def test_drafts_respect_the_context_limit(tokenizer: Any) -> None:
     """Near the context limit the draft shrinks so the row never passes it, and a full row drafts nothing."""
     _, tok = tokenizer
@@ -166,7 +182,6 @@ def test_replay_keeps_only_passes_vllm_recorded(tokenizer: Any) -> None:
     per-pass record of the run, pass by pass, and dropped when one pass differs or there is no record."""
     from types import SimpleNamespace
 
-    from applyedit.models.costmodel import prior
     from applyedit.models.vllmengine import replay
 
     _, tok = tokenizer

