@@ -2,17 +2,16 @@
 
 Owns one run end to end, in the steps `apply` names: read and normalise the inputs (`read_inputs`; a
 marker-less edit that is a piece of the file reads as an update snippet, re-indented to the file's
-style); answer an update snippet with its confirmed merge (confirm.py) without any model when it
+style); answer an update snippet with its confirmed merge (merge/confirm.py) without any model when it
 passes the checks (`answer_by_merge`), or refuse it when its merge is not confirmed (`--answer merge`,
-the default); else
-build the prompt and check it fits the context before any weights load (`prepare`); build the K
-policy and the drafter (`plan_drafting`); decode (`decode_job`; an unambiguous merge of an update
-snippet anchors the lines it keeps, confirmed merges only: anchor.py); extract the output and run the checks (`checked`;
-the checks are checks.py's, a refused output may be answered by the merge); restore the file's text
-style, diff and report (`finish`). The last steps are outcome.py's; `Inputs`, `Job` and `ApplyResult`
-are result.py's (the names stay importable from here). The settings
-come as one `RunOptions` (options.py); the loaded model is the `Engine`'s (models/engine.py). Writes
-no files and prints nothing: the CLI does both.
+the default); else build the prompt and check it fits the context before any weights load (`prepare`);
+build the K policy and the drafter (`plan_drafting`); decode (`decode_job`; an unambiguous merge of an
+update snippet anchors the lines it keeps, confirmed merges only: spec/anchor.py); extract the output
+and run the checks (`checked`; the checks are checks.py's, a refused output may be answered by the
+merge); restore the file's text style, diff and report (`finish`). The last steps are outcome.py's;
+`Inputs`, `Job` and `ApplyResult` are result.py's (the names stay importable from here). The settings
+come as one `RunOptions` (options.py); the loaded model is the `Engine`'s (models/engine.py). Writes no
+files and prints nothing: the CLI does both.
 """
 
 from __future__ import annotations
@@ -24,22 +23,25 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
 
-from applyedit import anchor as anchoring
-from applyedit import confirm, invariants, markers, merge, prompts, registry, reindent, sampling, spans, textio
-from applyedit.decode import DecodeResult, Step, run
+from applyedit import invariants, markers, merge, prompts, textio
 from applyedit.diff import diff_path
-from applyedit.draftmodel import DraftModelProposer
 from applyedit.errors import AmbiguousEditError, InputError, PromptTooLongError
+from applyedit.merge import confirm, reindent
 from applyedit.models import modelstore
 from applyedit.models.backend import chat_ids
 from applyedit.models.base import WholeRequests
 from applyedit.models.engine import Engine
 from applyedit.options import RunOptions
 from applyedit.outcome import answer_by_merge, checked, finish
-from applyedit.policy import FixedK, KPolicy
-from applyedit.proposers import CopyProposer, NullProposer, Proposer, Source
+from applyedit.report import spans
 from applyedit.result import ApplyResult, Inputs, Job
-from applyedit.runwatch import FenceStop, follow_lines, watch
+from applyedit.spec import anchor as anchoring
+from applyedit.spec import registry, sampling
+from applyedit.spec.draftmodel import DraftModelProposer
+from applyedit.spec.loop import DecodeResult, Step, run
+from applyedit.spec.policy import FixedK, KPolicy
+from applyedit.spec.proposers import CopyProposer, NullProposer, Proposer, Source
+from applyedit.spec.runwatch import FenceStop, follow_lines, watch
 
 logger = logging.getLogger(__name__)
 
@@ -56,7 +58,7 @@ def make_proposer(
 ) -> Proposer:
     """Copy sources, in order of preference: the predicted output, the original, the edit
     ("copy-original": the last two only, to measure what the prediction adds). "hybrid" gets the
-    same copy sources as "copy" (its draft model is added by its builder, registry.py); "draft" has none.
+    same copy sources as "copy" (its draft model is added by its builder, spec/registry.py); "draft" has none.
 
     The output is the file body followed by the closing fence, so each source text ends the same
     way. For an update snippet that merges unambiguously, the merged file predicts the whole
@@ -214,7 +216,7 @@ def apply(
     opened = engine or (lambda: Engine.open(opts.model, opts.device, opts.dtype, progress, opts.backend))
     got = read_inputs(file, edit, language=language, encoding=encoding, cwd=cwd, source=source)
     # The snippet read against the original: the answer itself when the merge is confirmed (the only
-    # reading, every invariant met: confirm.py; `answer` "merge"), else a draft source for the model.
+    # reading, every invariant met: merge/confirm.py; `answer` "merge"), else a draft source for the model.
     merged = (
         confirm.confirmed(got.src.text, got.edit, got.src.language, str(got.src.path))
         if got.kind == "snippet"
@@ -266,7 +268,7 @@ def plan_drafting(
     decoding: sampling.Sampling,
     progress: modelstore.Progress | None = None,
 ) -> Drafting:
-    """Build the K policy and the drafter the options name (registry.py; the draft model loads here).
+    """Build the K policy and the drafter the options name (spec/registry.py; the draft model loads here).
     A Proposer object (Python API, `bench`'s break-it mode) drafts instead of a named one."""
     entry = registry.PROPOSERS[opts.proposer] if isinstance(opts.proposer, str) else None
     if entry is not None and not entry.drafts:

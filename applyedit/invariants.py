@@ -19,7 +19,7 @@ Each invariant is a named check with its own refusal message and `--allow-*` swi
   statement, and a C/C++ include guard still encloses the code.
 
 This module reads text only: the snippet's segments (markers.py's markers), definitions
-(syntax.py), and nothing of the merge (merge.py), whose answer it checks from the outside.
+(syntax.py), and nothing of the merge (merge/), whose answer it checks from the outside.
 """
 
 from __future__ import annotations

@@ -12,12 +12,12 @@ from pathlib import Path
 import pytest
 
 from applyedit import api
-from applyedit.decode import run
+from applyedit.spec.loop import run
 from applyedit.errors import ModelError
 from applyedit.models import modelstore
-from applyedit.policy import AdaptiveK, FixedK
-from applyedit.proposers import NullProposer
-from applyedit.runwatch import FenceStop
+from applyedit.spec.policy import AdaptiveK, FixedK
+from applyedit.spec.proposers import NullProposer
+from applyedit.spec.runwatch import FenceStop
 
 pytest.importorskip("llama_cpp")
 pytestmark = pytest.mark.model  # the real default model's GGUF, on llama.cpp

@@ -16,10 +16,11 @@ from typing import Any
 
 import pytest
 
-from applyedit import api, markers, prompts, spans, textio
+from applyedit import api, markers, prompts, textio
+from applyedit.report import spans
 from applyedit.models.backend import chat_ids
 from applyedit.models.vllmdraft import RowsDrafter, find_layout
-from applyedit.proposers import common_prefix
+from applyedit.spec.proposers import common_prefix
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 CASES = sorted(p.name for p in FIXTURES.iterdir() if (p / "edit.txt").is_file())

@@ -18,9 +18,9 @@ if TYPE_CHECKING:
     from applyedit.models.engine import Engine
     from applyedit.models.modelstore import Progress
     from applyedit.options import RunOptions
-    from applyedit.policy import KPolicy
-    from applyedit.proposers import Proposer
-    from applyedit.sampling import Sampling
+    from applyedit.spec.policy import KPolicy
+    from applyedit.spec.proposers import Proposer
+    from applyedit.spec.sampling import Sampling
 
 
 @dataclass(frozen=True)
@@ -51,7 +51,7 @@ def _copy(plan: DraftPlan) -> Proposer:
 
 
 def _none(plan: DraftPlan) -> Proposer:
-    from applyedit.proposers import NullProposer
+    from applyedit.spec.proposers import NullProposer
 
     return NullProposer()
 
@@ -64,8 +64,8 @@ def _draft(plan: DraftPlan) -> Proposer:
 
 def _hybrid(plan: DraftPlan) -> Proposer:
     from applyedit.api import draft_model_proposer
-    from applyedit.draftmodel import HybridProposer
-    from applyedit.proposers import CopyProposer
+    from applyedit.spec.draftmodel import HybridProposer
+    from applyedit.spec.proposers import CopyProposer
 
     copy = _copy(plan)
     assert isinstance(copy, CopyProposer)
@@ -73,13 +73,13 @@ def _hybrid(plan: DraftPlan) -> Proposer:
 
 
 def _adaptive(engine: Engine, opts: RunOptions) -> KPolicy:
-    from applyedit.policy import AdaptiveK
+    from applyedit.spec.policy import AdaptiveK
 
     return AdaptiveK(cost=engine.cost_curve(), k_max=opts.k)
 
 
 def _fixed(engine: Engine, opts: RunOptions) -> KPolicy:
-    from applyedit.policy import FixedK
+    from applyedit.spec.policy import FixedK
 
     return FixedK(opts.k)
 
