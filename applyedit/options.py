@@ -17,8 +17,8 @@ from typing import Any
 from applyedit.errors import InputError
 from applyedit.models.base import BACKENDS
 from applyedit.spec import registry
+from applyedit.spec.registry import DEFAULT_K
 
-DEFAULT_K = 64  # the draft length: the adaptive policy's cap, the fixed policy's value
 ANCHORS = ("merge", "none")  # --anchor: force the original lines an unambiguous merge keeps, or not
 # --answer: a confirmed merge answers an update snippet and any other snippet is refused ("merge"), or the
 # model decides those ("auto"), or the model always runs ("model")

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from applyedit import api
+from applyedit.spec import registry
 from applyedit.spec.loop import run
 from applyedit.errors import ModelError
 from applyedit.models import modelstore
@@ -73,7 +74,7 @@ def test_speculative_agrees_with_plain_decoding(engine: api.Engine) -> None:
     stop = FenceStop(engine.decode, job.fence)
     plain = run(engine.model, job.prompt_ids, NullProposer(), FixedK(0), job.budget, stop=stop)
     for policy in (AdaptiveK(cost=engine.cost_curve(), k_max=64), FixedK(8)):
-        proposer = api.make_proposer("copy", engine, job.src.text, job.fence, job.edit, job.kind)
+        proposer = registry.make_proposer("copy", engine, job.src.text, job.fence, job.edit, job.kind)
         spec = run(engine.model, job.prompt_ids, proposer, policy, job.budget, stop=stop)
         assert spec.tokens == plain.tokens
         assert len(spec.steps) * 4 < len(plain.steps)
