@@ -5,7 +5,7 @@ the original's text style, its diff, the summary and the report as one `ApplyRes
 
 Owns what the refusal of an output carries for the eval (the model's output, its decode, the
 rejected file: errors.ApplyEditError's fields), and the report's `answer` and `prompt_cache`
-entries. The result types are result.py's, the checks checks.py's, the report's shape report/'s.
+entries. The result types are result.py's, the checks checks.py's, the report's shape the report package's.
 Writes no files and prints nothing.
 """
 

@@ -2,7 +2,7 @@
 decoding (`Job`), the output that passed the checks (`Answer`) and the run's result (`ApplyResult`).
 
 Plain data, shared by api.py (which builds `Inputs` and `Job`) and outcome.py (which builds `Answer`
-and `ApplyResult`), so neither imports the other. The report's shape is report/'s. Computes
+and `ApplyResult`), so neither imports the other. The report's shape is the report package's. Computes
 nothing.
 """
 

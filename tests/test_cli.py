@@ -162,7 +162,7 @@ def test_bench_and_backend_usage_errors(work: Path, args: tuple[str, ...], messa
 
 
 def test_shared_option_groups_reach_run_options() -> None:
-    """The option groups apply, eval, bench and serve share are declared once (cliparts.with_options):
+    """The option groups apply, eval, bench and serve share are declared once (cli/parts.py's with_options):
     each command's signature holds them where --help lists them, and each name is a RunOptions field."""
     import dataclasses
     import inspect

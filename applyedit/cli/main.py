@@ -1,13 +1,13 @@
 """The command line: `applyedit FILE --edit EDIT` (the `apply` command) and the app around it.
 
 Owns the typer app, routing `applyedit FILE ...` to `apply`, the apply command (its options become
-one `RunOptions`; the result goes where `cliio.Delivery` says: a diff on stdout, the whole file, or a
+one `RunOptions`; the result goes where `io.Delivery` says: a diff on stdout, the whole file, or a
 write), `--version`, and turning typer's usage errors into one line and exit 1. The other commands
-live with what they run: `model` in cli/modelcmd.py, `serve` and `--server` in cli/servecmd.py, `bench` and
-`eval` in cli/toolcmd.py; the shared options, consoles and the one error-to-exit mapping in
-cli/parts.py. Stdout carries only the diff (or the tables of commands that print no diff); heavy
-imports (torch, transformers) stay inside commands so `--help` and input errors are instant. Knows
-nothing of tensors or decoding internals.
+live beside it: `model` in modelcmd.py, `serve` and `--server` in servecmd.py, `bench` and `eval` in
+toolcmd.py; the shared options, consoles and the one error-to-exit mapping in parts.py. Stdout
+carries only the diff (or the tables of commands that print no diff); heavy imports (torch,
+transformers, the server, the tools) stay inside commands so `--help` and input errors are instant.
+Knows nothing of tensors or decoding internals.
 """
 
 from __future__ import annotations

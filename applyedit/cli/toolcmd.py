@@ -1,6 +1,7 @@
-"""The developer tools' commands: `applyedit bench` (speed against baselines, bench.py, and the warm
-server mode, benchwarm.py) and `applyedit eval` (exact matches on fixture cases, evaluate.py). They
-parse and check their options, run the tool, and print its tables (rendering is tables.py's).
+"""The developer tools' commands: `applyedit bench` (speed against baselines, tools/bench.py, and the
+warm server mode, tools/benchwarm.py) and `applyedit eval` (exact matches on fixture cases,
+tools/evaluate.py). They parse and check their options, import the tool when it runs, and print its
+tables (rendering is tools/tables.py's).
 """
 
 from __future__ import annotations

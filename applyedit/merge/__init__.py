@@ -2,7 +2,10 @@
 the original text it edits: which original lines it keeps, replaces and deletes, where its new
 lines go, and whether that reading is unambiguous. Pure text in, `MergeResult` out; it knows
 nothing of the model, tokens or files. The reading rules are in `merge`'s docstring; placing one
-segment is merge/anchors.py's, the line comparisons merge/lines.py's, what a lazy marker is markers.py's.
+segment is anchors.py's (the lines above its first anchor head.py's), the line comparisons lines.py's,
+what a lazy marker is markers.py's. The package's other parts: the second, independent reading
+(contextread.py), when the merge may answer alone (confirm.py), and re-indenting a snippet to the
+file's style (reindent.py).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""When the merge may answer alone: `confirmed` holds the snippet's merge (merge/) to a second,
+"""When the merge may answer alone: `confirmed` holds the snippet's merge (merge/__init__.py) to a second,
 independently written reading (merge/contextread.py) and to the invariants (invariants.py), and returns it
 only when the snippet forces every decision.
 

@@ -1,5 +1,5 @@
 """The context reading of an update snippet: a second, independently written merge that places each
-segment by its context alone, as `patch` places a hunk with no fuzz. The merge (merge/) answers
+segment by its context alone, as `patch` places a hunk with no fuzz. The merge (merge/__init__.py) answers
 without the model only when this reading exists, is the only one, and gives the same file
 (merge/confirm.py).
 
@@ -36,7 +36,7 @@ the original lines between them are replaced by the segment's lines between them
 
 Lines compare on whitespace-collapsed text; the original's text is kept where a line of the segment
 equals it up to tab width (trailing blanks written otherwise are the snippet's). Pure text; knows
-nothing of merge/'s rules; syntax.py and the definitions invariant only judge a second place.
+nothing of the merge's rules; syntax.py and the definitions invariant only judge a second place.
 """
 
 from __future__ import annotations

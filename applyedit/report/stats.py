@@ -3,7 +3,7 @@
 Owns the metric definitions (below, and the region metrics in `LEGEND`; the report's legend and the
 README quote them), `Summary` and `Profile` of one decode, and `attribute`: every emitted token,
 draft token and verify pass given to exactly one region of the output (report/regions.py), so the regions
-add up to the totals. Knows nothing of rendering (report/) or of how the regions were found.
+add up to the totals. Knows nothing of rendering (report/__init__.py) or of how the regions were found.
 
 Metric definitions:
 - tokens: emitted output tokens (accepted draft tokens + bonus tokens), the stop token excluded.
