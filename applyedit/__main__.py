@@ -1,3 +1,3 @@
-from applyedit.cli import main
+from applyedit.cli.main import main
 
 main()

@@ -2,17 +2,16 @@
 
 Owns one run end to end, in the steps `apply` names: read and normalise the inputs (`read_inputs`; a
 marker-less edit that is a piece of the file reads as an update snippet, re-indented to the file's
-style); answer an update snippet with its confirmed merge (confirm.py) without any model when it
+style); answer an update snippet with its confirmed merge (merge/confirm.py) without any model when it
 passes the checks (`answer_by_merge`), or refuse it when its merge is not confirmed (`--answer merge`,
-the default); else
-build the prompt and check it fits the context before any weights load (`prepare`); build the K
-policy and the drafter (`plan_drafting`); decode (`decode_job`; an unambiguous merge of an update
-snippet anchors the lines it keeps, confirmed merges only: anchor.py); extract the output and run the checks (`checked`;
-the checks are checks.py's, a refused output may be answered by the merge); restore the file's text
-style, diff and report (`finish`). The last steps are outcome.py's; `Inputs`, `Job` and `ApplyResult`
-are result.py's (the names stay importable from here). The settings
-come as one `RunOptions` (options.py); the loaded model is the `Engine`'s (models/engine.py). Writes
-no files and prints nothing: the CLI does both.
+the default); else build the prompt and check it fits the context before any weights load (`prepare`);
+build the K policy and the drafter (`plan_drafting`); decode (`decode_job`; an unambiguous merge of an
+update snippet anchors the lines it keeps, confirmed merges only: spec/anchor.py); extract the output
+and run the checks (`checked`; the checks are checks.py's, a refused output may be answered by the
+merge); restore the file's text style, diff and report (`finish`). The last steps are outcome.py's;
+`Inputs`, `Job` and `ApplyResult` are result.py's (the names stay importable from here). The settings
+come as one `RunOptions` (options.py); the loaded model is the `Engine`'s (models/engine.py). Writes no
+files and prints nothing: the CLI does both.
 """
 
 from __future__ import annotations
@@ -24,67 +23,31 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
 
-from applyedit import anchor as anchoring
-from applyedit import confirm, invariants, markers, merge, prompts, registry, reindent, sampling, spans, textio
-from applyedit.decode import DecodeResult, Step, run
+from applyedit import invariants, markers, merge, prompts, textio
 from applyedit.diff import diff_path
-from applyedit.draftmodel import DraftModelProposer
 from applyedit.errors import AmbiguousEditError, InputError, PromptTooLongError
+from applyedit.merge import confirm, reindent
 from applyedit.models import modelstore
 from applyedit.models.backend import chat_ids
 from applyedit.models.base import WholeRequests
 from applyedit.models.engine import Engine
 from applyedit.options import RunOptions
 from applyedit.outcome import answer_by_merge, checked, finish
-from applyedit.policy import FixedK, KPolicy
-from applyedit.proposers import CopyProposer, NullProposer, Proposer, Source
+from applyedit.report import spans
 from applyedit.result import ApplyResult, Inputs, Job
-from applyedit.runwatch import FenceStop, follow_lines, watch
+from applyedit.spec import anchor as anchoring
+from applyedit.spec import registry, sampling
+from applyedit.spec.loop import DecodeResult, Step, run
+from applyedit.spec.policy import FixedK, KPolicy
+from applyedit.spec.proposers import Proposer
+from applyedit.spec.runwatch import FenceStop, follow_lines, watch
 
 logger = logging.getLogger(__name__)
-
-DRAFT_K_MAX = 8  # the longest draft a draft model makes (its length is chosen by policy.draft_k up to this)
 
 
 def output_budget(source_tokens: int, edit_tokens: int) -> int:
     """Room for the rewritten file: the original, what the edit may add, and some slack."""
     return int(source_tokens * 1.2) + 2 * edit_tokens + 128
-
-
-def make_proposer(
-    name: str, engine: Engine, body: str, fence: str, edit: str, kind: str, merged: merge.MergeResult | None = None
-) -> Proposer:
-    """Copy sources, in order of preference: the predicted output, the original, the edit
-    ("copy-original": the last two only, to measure what the prediction adds). "hybrid" gets the
-    same copy sources as "copy" (its draft model is added by its builder, registry.py); "draft" has none.
-
-    The output is the file body followed by the closing fence, so each source text ends the same
-    way. For an update snippet that merges unambiguously, the merged file predicts the whole
-    output, edits included; otherwise drafts come from the original and the edit's own lines.
-    """
-    if name in ("none", "draft"):
-        return NullProposer()
-    sources = []
-    if kind == "snippet" and name in ("copy", "hybrid"):  # copy-original: without the predicted output
-        merged = merged or merge.merge(body, edit)  # an unconfirmed reading still drafts: drafts are verified
-        if merged.merged is not None and merged.merged != body:
-            sources.append(Source("merged", tuple(engine.encode(merged.merged + fence + "\n"))))
-    sources.append(Source("original", tuple(engine.encode(body + fence + "\n"))))
-    sources.append(edit_source(engine, edit))
-    return CopyProposer(sources)
-
-
-def edit_source(engine: Engine, edit: str) -> Source:
-    """The edit's tokens, with every token on a lazy-marker line blocked from drafting."""
-    enc = engine.tokenizer(edit, add_special_tokens=False, return_offsets_mapping=True, split_special_tokens=True)
-    ids, offsets = enc["input_ids"], enc["offset_mapping"]
-    marker_spans, pos = [], 0
-    for line in edit.split("\n"):
-        if markers.is_marker(line):
-            marker_spans.append((pos, pos + len(line)))
-        pos += len(line) + 1
-    blocked = tuple(any(s < e2 and s2 < e for s2, e2 in marker_spans) for s, e in offsets)
-    return Source("edit", tuple(ids), blocked)
 
 
 def read_inputs(
@@ -214,7 +177,7 @@ def apply(
     opened = engine or (lambda: Engine.open(opts.model, opts.device, opts.dtype, progress, opts.backend))
     got = read_inputs(file, edit, language=language, encoding=encoding, cwd=cwd, source=source)
     # The snippet read against the original: the answer itself when the merge is confirmed (the only
-    # reading, every invariant met: confirm.py; `answer` "merge"), else a draft source for the model.
+    # reading, every invariant met: merge/confirm.py; `answer` "merge"), else a draft source for the model.
     merged = (
         confirm.confirmed(got.src.text, got.edit, got.src.language, str(got.src.path))
         if got.kind == "snippet"
@@ -266,7 +229,7 @@ def plan_drafting(
     decoding: sampling.Sampling,
     progress: modelstore.Progress | None = None,
 ) -> Drafting:
-    """Build the K policy and the drafter the options name (registry.py; the draft model loads here).
+    """Build the K policy and the drafter the options name (spec/registry.py; the draft model loads here).
     A Proposer object (Python API, `bench`'s break-it mode) drafts instead of a named one."""
     entry = registry.PROPOSERS[opts.proposer] if isinstance(opts.proposer, str) else None
     if entry is not None and not entry.drafts:
@@ -278,24 +241,6 @@ def plan_drafting(
     if entry is not None and entry.draft_model:
         proposer_name += f" ({modelstore.resolve_draft(opts.draft_model).name})"
     return Drafting(policy, drafter, proposer_name)
-
-
-def draft_model_proposer(plan: registry.DraftPlan) -> DraftModelProposer:
-    """The drafter of `--draft-model` on `--draft-backend` (proposers "draft" and "hybrid"; it loads here)."""
-    engine, opts = plan.job.engine, plan.opts
-    small = engine.draft_model(opts.draft_model, opts.draft_backend, plan.progress)
-    # Adaptive: the draft length maximises tokens/s on the target's and the draft's cost curves;
-    # --draft-k or the fixed policy: always that many.
-    chosen = opts.k_policy != "fixed" and opts.draft_k is None
-    return DraftModelProposer(
-        small,
-        tuple(plan.job.prompt_ids),
-        k_max=min(opts.k, DRAFT_K_MAX) if chosen else (opts.draft_k or opts.k),
-        cost=engine.cost_curve() if chosen else None,
-        sampling=plan.decoding,
-        vocab=engine.vocab_size,
-        token_s=engine.draft_cost(opts.draft_model, opts.draft_backend)(0) if chosen else 0.0,
-    )
 
 
 def decode_job(

@@ -17,17 +17,12 @@ from pathlib import Path
 
 from applyedit import invariants, markers, merge, textio
 from applyedit.errors import OutputCheckError
+from applyedit.invariants import ASKS_TO_DELETE
 from applyedit.options import RunOptions
 
 LONG_SLACK = 10  # lines an output may run past the original plus the snippet before it is "far longer"
 DELETION_SHARE = 0.5  # an instruction's output keeping fewer than this share of the non-blank lines is refused
 DELETION_MIN_LINES = 3  # ... when it lost at least this many
-# An instruction that asks for lines to go: the deletion guard stands aside.
-ASKS_TO_DELETE = re.compile(
-    r"\b(delet|remov|drop|strip|eras|cut|trim|purg|eliminat|get rid|shorten|truncat|prun|"
-    r"discard|empty|keep only|only keep|clear out)",
-    re.I,
-)
 
 
 def check_all(

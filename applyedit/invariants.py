@@ -19,7 +19,7 @@ Each invariant is a named check with its own refusal message and `--allow-*` swi
   statement, and a C/C++ include guard still encloses the code.
 
 This module reads text only: the snippet's segments (markers.py's markers), definitions
-(syntax.py), and nothing of the merge (merge.py), whose answer it checks from the outside.
+(syntax.py), and nothing of the merge (merge/), whose answer it checks from the outside.
 """
 
 from __future__ import annotations
@@ -32,7 +32,25 @@ from dataclasses import dataclass
 
 from applyedit.markers import is_marker
 
-__all__ = ["INVARIANTS", "Segment", "Violation", "decompose", "depth", "key", "same", "segments", "violations"]
+__all__ = [
+    "ASKS_TO_DELETE",
+    "INVARIANTS",
+    "Segment",
+    "Violation",
+    "decompose",
+    "depth",
+    "key",
+    "same",
+    "segments",
+    "violations",
+]
+
+# An instruction that asks for lines to go: the deletion guard stands aside.
+ASKS_TO_DELETE = re.compile(
+    r"\b(delet|remov|drop|strip|eras|cut|trim|purg|eliminat|get rid|shorten|truncat|prun|"
+    r"discard|empty|keep only|only keep|clear out)",
+    re.I,
+)
 
 # name -> the RunOptions switch that accepts a violation of it
 INVARIANTS = {
@@ -446,8 +464,6 @@ def violations(
         if isinstance(reading, str):
             missing = reading.startswith((_MISSING, _CHANGED))
             found.append(Violation("snippet" if missing else "deletions", reading))
-    from applyedit.checks import ASKS_TO_DELETE
-
     if marked or (kind == "instruction" and not ASKS_TO_DELETE.search(edit)):
         lost = lost_definitions(original, output, edit, language, path, whole_ok=marked)
         if lost:

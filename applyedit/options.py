@@ -14,11 +14,11 @@ import typing
 from dataclasses import dataclass
 from typing import Any
 
-from applyedit import registry
 from applyedit.errors import InputError
 from applyedit.models.base import BACKENDS
+from applyedit.spec import registry
+from applyedit.spec.registry import DEFAULT_K
 
-DEFAULT_K = 64  # the draft length: the adaptive policy's cap, the fixed policy's value
 ANCHORS = ("merge", "none")  # --anchor: force the original lines an unambiguous merge keeps, or not
 # --answer: a confirmed merge answers an update snippet and any other snippet is refused ("merge"), or the
 # model decides those ("auto"), or the model always runs ("model")
@@ -42,14 +42,14 @@ class RunOptions:
     The draft model's draft length is `draft_k` when given, else chosen per step for the best
     expected tokens per second (`policy.draft_k`; with `k_policy` "fixed": `k`).
 
-    `answer` "merge": an update snippet whose merge is confirmed (confirm.py) and changes the file,
+    `answer` "merge": an update snippet whose merge is confirmed (merge/confirm.py) and changes the file,
     parses and passes the output checks is answered by that merge, and no model is opened
     (`ApplyResult.answer` "merge", its summary's `stop_reason` "merge"); any other update snippet is
     refused (AmbiguousEditError) — measured on real commits, the model was right on none of them and
     wrong with exit 0 on some. "auto": the model decides those, held to the invariants. "model" runs
     the model on every edit. Instructions always run the model.
     `anchor` "merge": when an update snippet merges unambiguously, the original lines it keeps away
-    from every hunk are forced output (anchor.py); the model writes the rest. The output checks
+    from every hunk are forced output (spec/anchor.py); the model writes the rest. The output checks
     (checks.py) refuse what would damage the file unless an `allow_*` switch accepts it; `fallback`
     "merge": a refused output is replaced by the merge when that is unambiguous and parses
     (`ApplyResult.answer` and a note say so).
@@ -135,9 +135,9 @@ def either(names: typing.Iterable[str]) -> str:
 class Option:
     """One run option as the CLI and the server take it; its default is `RunOptions`'s field's.
 
-    `group` places it in the CLI (cliparts.py adds each group to the commands that take it, where
-    --help lists it). `request`: a server request may set it (server.py's request model), and
-    `--server` sends it (servecmd.py; the model options are the server's own)."""
+    `group` places it in the CLI (cli/parts.py adds each group to the commands that take it, where
+    --help lists it). `request`: a server request may set it (serve/app.py's request model), and
+    `--server` sends it (cli/servecmd.py; the model options are the server's own)."""
 
     name: str  # the RunOptions field, and the flag (--k-policy for k_policy)
     group: str  # "model", "draft", "k", "budget", "checks", "answer", "fallback" or "sampling"

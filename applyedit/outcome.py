@@ -5,7 +5,7 @@ the original's text style, its diff, the summary and the report as one `ApplyRes
 
 Owns what the refusal of an output carries for the eval (the model's output, its decode, the
 rejected file: errors.ApplyEditError's fields), and the report's `answer` and `prompt_cache`
-entries. The result types are result.py's, the checks checks.py's, the report's shape report.py's.
+entries. The result types are result.py's, the checks checks.py's, the report's shape the report package's.
 Writes no files and prints nothing.
 """
 
@@ -15,15 +15,14 @@ import hashlib
 import time
 from typing import TYPE_CHECKING
 
-from applyedit import checks, merge, report, sampling, spans, textio
-from applyedit.decode import DecodeResult
+from applyedit import checks, merge, report, textio
 from applyedit.diff import unified_diff
 from applyedit.errors import ApplyEditError, DecodeError, OutputCheckError
+from applyedit.models.promptcache import reuse_report
 from applyedit.options import RunOptions
-from applyedit.promptcache import reuse_report
-from applyedit.regions import find_regions
-from applyedit.result import Answer, ApplyResult, Inputs, Job
-from applyedit.stats import (
+from applyedit.report import spans
+from applyedit.report.regions import find_regions
+from applyedit.report.stats import (
     Summary,
     anchored_lines,
     attribute,
@@ -33,6 +32,9 @@ from applyedit.stats import (
     profile,
     summarise,
 )
+from applyedit.result import Answer, ApplyResult, Inputs, Job
+from applyedit.spec import sampling
+from applyedit.spec.loop import DecodeResult
 
 if TYPE_CHECKING:
     from applyedit.models.engine import Engine

@@ -2,7 +2,7 @@
 decoding (`Job`), the output that passed the checks (`Answer`) and the run's result (`ApplyResult`).
 
 Plain data, shared by api.py (which builds `Inputs` and `Job`) and outcome.py (which builds `Answer`
-and `ApplyResult`), so neither imports the other. The report's shape is report.py's. Computes
+and `ApplyResult`), so neither imports the other. The report's shape is the report package's. Computes
 nothing.
 """
 
@@ -13,10 +13,10 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from applyedit import textio
-    from applyedit.decode import DecodeResult
     from applyedit.models.engine import Engine
     from applyedit.report import Report
-    from applyedit.stats import Summary
+    from applyedit.report.stats import Summary
+    from applyedit.spec.loop import DecodeResult
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,8 @@ from typing import Any
 import pytest
 from fakes import scripted_engine
 
-from applyedit import api, cli
+from applyedit import api
+from applyedit.cli import main as cli
 
 PY = "def a():\n    return 1\n\n\ndef b():\n    return 2\n"
 PY_NEW = PY.replace("return 1", "return 10")

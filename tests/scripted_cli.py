@@ -16,7 +16,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from applyedit import api, cli  # noqa: E402
+from applyedit import api
+from applyedit.cli import main as cli  # noqa: E402
 from applyedit.models import modelstore  # noqa: E402
 from applyedit.models.backend import TorchModel, load_tokenizer  # noqa: E402
 from fakes import ScriptedModel, scripted_engine  # noqa: E402

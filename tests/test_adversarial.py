@@ -20,7 +20,8 @@ from typing import Any
 import pytest
 from clihelp import Run, model, run, work  # noqa: F401  (fixtures)
 
-from applyedit import confirm, invariants, reindent
+from applyedit import invariants
+from applyedit.merge import confirm, reindent
 
 ROOT = Path(__file__).resolve().parent.parent / "corpus" / "adversarial"
 

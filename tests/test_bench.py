@@ -271,7 +271,7 @@ def test_show_and_chart_from_a_saved_bench(
     stdout and a PNG with the K-sweep panel beside the bars (wider than the bars alone)."""
     import struct
 
-    from applyedit import cli
+    from applyedit.cli import main as cli
 
     methods = benchmethods.parse_methods([], ["adaptive", "fixed:4,8"], [64])
     items = bench.targets(FIXTURES, None, "py_change_constant", everything=False)
@@ -462,7 +462,7 @@ def test_filtered_calls_add_up_in_one_record(
     """Cases benched by separate --resume calls (one --filter at a time, as a long bench runs across
     sessions) all keep their summaries in the record, so --show and --markdown see them together; a
     case with runs saved but no summary is named as unfinished."""
-    from applyedit import cli
+    from applyedit.cli import main as cli
 
     methods = benchmethods.parse_methods(["none"], ["adaptive"], [64])
     out = tmp_path / "bench.json"

@@ -162,16 +162,16 @@ def test_bench_and_backend_usage_errors(work: Path, args: tuple[str, ...], messa
 
 
 def test_shared_option_groups_reach_run_options() -> None:
-    """The option groups apply, eval, bench and serve share are declared once (cliparts.with_options):
+    """The option groups apply, eval, bench and serve share are declared once (cli/parts.py's with_options):
     each command's signature holds them where --help lists them, and each name is a RunOptions field."""
     import dataclasses
     import inspect
 
-    from applyedit.cli import apply_command
-    from applyedit.cliparts import ANSWER_OPTIONS, DRAFT_OPTIONS, MODEL_OPTIONS
+    from applyedit.cli.main import apply_command
+    from applyedit.cli.parts import ANSWER_OPTIONS, DRAFT_OPTIONS, MODEL_OPTIONS
     from applyedit.options import RunOptions
-    from applyedit.servecmd import serve_command
-    from applyedit.tools.commands import bench_command, eval_command
+    from applyedit.cli.servecmd import serve_command
+    from applyedit.cli.toolcmd import bench_command, eval_command
 
     fields = {f.name for f in dataclasses.fields(RunOptions)}
     assert {p.name for p in (*MODEL_OPTIONS, *DRAFT_OPTIONS, *ANSWER_OPTIONS)} <= fields

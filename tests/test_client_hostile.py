@@ -23,7 +23,7 @@ from typing import Any
 import pytest
 
 from applyedit import api
-from applyedit.server import _answer
+from applyedit.serve.app import _answer
 
 SOURCE = "def add(a, b):\n    return a + b\n\n\ndef sub(a, b):\n    return a - b\n"
 SNIPPET = "# ... existing code ...\n\n\ndef sub(a, b):\n    return b - a\n"
@@ -227,7 +227,7 @@ def test_a_trickling_server_is_cut_at_the_deadline(
 
 def test_an_endless_answer_is_refused_past_the_cap(project: Path, serving: Callable[[Handler], str]) -> None:
     """A chunked body that never ends: the client stops at MAX_ANSWER_BYTES, not at the end of memory."""
-    from applyedit.client import MAX_ANSWER_BYTES
+    from applyedit.serve.client import MAX_ANSWER_BYTES
 
     sent = [0]
 

@@ -16,7 +16,8 @@ from typing import Any
 
 import pytest
 
-from applyedit import checks, confirm, reindent, textio
+from applyedit import checks, textio
+from applyedit.merge import confirm, reindent
 from applyedit.errors import ApplyEditError
 from applyedit.markers import is_marker
 from applyedit.merge import implied_snippet
@@ -38,7 +39,7 @@ def _cases() -> list[Any]:
 
 def answer_alone(before: str, snippet: str, language: str) -> str | None:
     """The file the product writes with no model, or None when the model decides or the run is refused:
-    the confirmed merge (confirm.py), held to the output checks as `outcome.answer_by_merge` holds it."""
+    the confirmed merge (merge/confirm.py), held to the output checks as `outcome.answer_by_merge` holds it."""
     if not any(is_marker(x) for x in snippet.split("\n")):
         snippet = implied_snippet(before, snippet, language) or snippet
     snippet = reindent.to_file_style(before, snippet)

@@ -21,11 +21,11 @@ from fakes import (
     tiny_model,
 )
 
-from applyedit.decode import Step, run, verify
+from applyedit.spec.loop import Step, run, verify
 from applyedit.models.backend import TorchModel
-from applyedit.policy import FixedK
-from applyedit.proposers import CopyProposer, Draft, NullProposer, Source
-from applyedit.stats import process_age_s, profile
+from applyedit.spec.policy import FixedK
+from applyedit.spec.proposers import CopyProposer, Draft, NullProposer, Source
+from applyedit.report.stats import process_age_s, profile
 
 
 def loop(seed: int, proposer, policy, max_new: int = MAX_NEW, eos: int | None = None):

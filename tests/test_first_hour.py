@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 from rich.console import Console
 
-from applyedit import cli
+from applyedit.cli import main as cli
 from applyedit.tools import evaluate
 from applyedit.diff import unified_diff
 from applyedit.report import brief_lines, render_table

@@ -1,5 +1,5 @@
-"""The invariants (invariants.py), the context reading (contextread.py) and the re-indenting of a
-snippet (reindent.py), each on small texts whose right answer is plain."""
+"""The invariants (invariants.py), the context reading (merge/contextread.py) and the re-indenting of a
+snippet (merge/reindent.py), each on small texts whose right answer is plain."""
 
 from __future__ import annotations
 
@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from applyedit import confirm, contextread, invariants, reindent
+from applyedit import invariants
+from applyedit.merge import confirm, contextread, reindent
 
 PY = "def a():\n    return 1\n\n\ndef b():\n    return 2\n\n\ndef c():\n    return 3\n"
 

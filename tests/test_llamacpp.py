@@ -12,12 +12,13 @@ from pathlib import Path
 import pytest
 
 from applyedit import api
-from applyedit.decode import run
+from applyedit.spec import registry
+from applyedit.spec.loop import run
 from applyedit.errors import ModelError
 from applyedit.models import modelstore
-from applyedit.policy import AdaptiveK, FixedK
-from applyedit.proposers import NullProposer
-from applyedit.runwatch import FenceStop
+from applyedit.spec.policy import AdaptiveK, FixedK
+from applyedit.spec.proposers import NullProposer
+from applyedit.spec.runwatch import FenceStop
 
 pytest.importorskip("llama_cpp")
 pytestmark = pytest.mark.model  # the real default model's GGUF, on llama.cpp
@@ -73,7 +74,7 @@ def test_speculative_agrees_with_plain_decoding(engine: api.Engine) -> None:
     stop = FenceStop(engine.decode, job.fence)
     plain = run(engine.model, job.prompt_ids, NullProposer(), FixedK(0), job.budget, stop=stop)
     for policy in (AdaptiveK(cost=engine.cost_curve(), k_max=64), FixedK(8)):
-        proposer = api.make_proposer("copy", engine, job.src.text, job.fence, job.edit, job.kind)
+        proposer = registry.make_proposer("copy", engine, job.src.text, job.fence, job.edit, job.kind)
         spec = run(engine.model, job.prompt_ids, proposer, policy, job.budget, stop=stop)
         assert spec.tokens == plain.tokens
         assert len(spec.steps) * 4 < len(plain.steps)

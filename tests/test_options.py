@@ -95,11 +95,11 @@ def test_one_table_makes_the_cli_options_the_server_fields_and_the_remote_list()
     timeout on its own) and names the rest as the server's."""
     import inspect
 
-    from applyedit import server
-    from applyedit.cli import apply_command
-    from applyedit.cliparts import RUN_OPTS
+    from applyedit.serve import app as server
+    from applyedit.cli.main import apply_command
+    from applyedit.cli.parts import RUN_OPTS
     from applyedit.options import OPTIONS
-    from applyedit.servecmd import REMOTE_OPTIONS, SERVERS_OWN
+    from applyedit.cli.servecmd import REMOTE_OPTIONS, SERVERS_OWN
 
     fields = {f.name: f.default for f in dataclasses.fields(RunOptions)}
     table = [o.name for o in OPTIONS]
@@ -131,7 +131,7 @@ def test_the_request_model_keeps_the_bounds_of_the_table() -> None:
     """A request's max_new_tokens below 1 or timeout of 0 is refused; an unknown option too."""
     import pydantic
 
-    from applyedit import server
+    from applyedit.serve import app as server
 
     model = server.request_options()
     model(max_new_tokens=1, timeout=0.5, k=3, proposer="none")

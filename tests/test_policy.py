@@ -11,9 +11,9 @@ import pytest
 import torch
 from fakes import CPU, GPU
 
-from applyedit.draftmodel import HybridProposer
+from applyedit.spec.draftmodel import HybridProposer
 from applyedit.models.costmodel import CostCurve, load_or_calibrate
-from applyedit.policy import (
+from applyedit.spec.policy import (
     ALIGNED,
     IN_EDIT,
     PROBE_SUPPORT_MAX,
@@ -24,7 +24,7 @@ from applyedit.policy import (
     best_k,
     expected_tokens,
 )
-from applyedit.proposers import COPY, MODEL, Draft
+from applyedit.spec.proposers import COPY, MODEL, Draft
 
 
 @pytest.mark.parametrize(

@@ -1,4 +1,4 @@
-"""The progress line (applyedit/progress.py) and what feeds it: phases in plain words, fitted to the
+"""The progress line (applyedit/cli/progress.py) and what feeds it: phases in plain words, fitted to the
 terminal with the elapsed time whole, prefill progress from the backend's chunks, and api.apply's
 phase reports (output line of the expected total)."""
 
@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from applyedit import api
-from applyedit.decode import Step
-from applyedit.progress import RunProgress, State, clock, status_line
+from applyedit.spec.loop import Step
+from applyedit.cli.progress import RunProgress, State, clock, status_line
 from fakes import scripted_engine
 
 

@@ -15,10 +15,10 @@ import torch
 from transformers import Qwen2ForCausalLM
 
 from applyedit.models.backend import PREFILL_CHUNK, TorchModel
-from applyedit.decode import run
-from applyedit.policy import AdaptiveK, FixedK
-from applyedit.promptcache import BLOCK, PromptCache, block_hashes, common_prefix, reuse_report
-from applyedit.proposers import CopyProposer, NullProposer, Source
+from applyedit.spec.loop import run
+from applyedit.spec.policy import AdaptiveK, FixedK
+from applyedit.models.promptcache import BLOCK, PromptCache, block_hashes, common_prefix, reuse_report
+from applyedit.spec.proposers import CopyProposer, NullProposer, Source
 from applyedit.models.costmodel import prior
 from fakes import tiny_qwen
 
@@ -220,7 +220,7 @@ def test_llamacpp_resumed_prompt_matches_a_fresh_one() -> None:
 
 
 def test_disk_store_survives_a_restart(tmp_path: Any, one_thread: None) -> None:
-    from applyedit.promptcache import DiskStore, codec
+    from applyedit.models.promptcache import DiskStore, codec
 
     encode, decode = codec("torch")
     head = ids_of(600, 11)
@@ -243,7 +243,7 @@ def test_disk_store_survives_a_restart(tmp_path: Any, one_thread: None) -> None:
 
 
 def test_disk_store_budget_and_folder_key(tmp_path: Any) -> None:
-    from applyedit.promptcache import DiskStore, folder_key
+    from applyedit.models.promptcache import DiskStore, folder_key
 
     store = DiskStore(tmp_path / "c", 2500, lambda s: bytes(1000), lambda d: "snap", block=2)
     cache = PromptCache(10_000, block=2, disk=store)
@@ -269,7 +269,7 @@ def test_disk_store_budget_and_folder_key(tmp_path: Any) -> None:
 
 
 def disk(folder: Any, decode: Any = bytes, limit: int = 1 << 20) -> Any:
-    from applyedit.promptcache import DiskStore
+    from applyedit.models.promptcache import DiskStore
 
     return DiskStore(folder, limit, bytes, decode, block=2)
 
@@ -279,7 +279,7 @@ def forge(path: Any, header: dict[str, Any], payload: bytes) -> None:
     import hashlib
     import json
 
-    from applyedit.promptcache import MAGIC
+    from applyedit.models.promptcache import MAGIC
 
     raw = json.dumps(header).encode()
     path.write_bytes(MAGIC + len(raw).to_bytes(8, "little") + raw + hashlib.sha256(raw).digest() + payload)
@@ -339,7 +339,7 @@ def test_header_claims_are_checked(tmp_path: Any) -> None:
 
 
 def test_bad_entries_at_start_are_deleted_and_logged(tmp_path: Any, caplog: Any) -> None:
-    from applyedit.promptcache import MAGIC
+    from applyedit.models.promptcache import MAGIC
 
     folder, outside = tmp_path / "c", tmp_path / "outside"
     folder.mkdir()

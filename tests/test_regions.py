@@ -1,4 +1,4 @@
-"""Regions of the output (regions.py) per language, and a run's cost attributed to them (stats.attribute)."""
+"""Regions of the output (report/regions.py) per language, and a run's cost attributed to them (stats.attribute)."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from fakes import TWO_FUNCTIONS
 
-from applyedit.decode import Step
-from applyedit.regions import Region, find_regions
-from applyedit.stats import RegionStats, anchored_lines, attribute
+from applyedit.spec.loop import Step
+from applyedit.report.regions import Region, find_regions
+from applyedit.report.stats import RegionStats, anchored_lines, attribute
 
 PY = TWO_FUNCTIONS
 JS = """function add(a, b) {

@@ -1,4 +1,4 @@
-"""The region report (applyedit/report.py): JSON data, the rich table, and the whole chain after a real run."""
+"""The region report (applyedit/report/__init__.py): JSON data, the rich table, and the whole chain after a real run."""
 
 from __future__ import annotations
 
@@ -10,12 +10,13 @@ from typing import Any
 import pytest
 from rich.console import Console
 
-from applyedit import api, stats, textio
-from applyedit.decode import DecodeResult, Step
-from applyedit.regions import Region, find_regions
-from applyedit.stats import LEGEND, attribute
+from applyedit import api, textio
+from applyedit.report import stats
+from applyedit.spec.loop import DecodeResult, Step
+from applyedit.report.regions import Region, find_regions
+from applyedit.report.stats import LEGEND, attribute
 from applyedit.report import legend, profile_line, render_table, report_data
-from applyedit.spans import token_lines, tokens_before_line
+from applyedit.report.spans import token_lines, tokens_before_line
 from fakes import TWO_FUNCTIONS, scripted_engine
 
 REGIONS = [
@@ -196,7 +197,7 @@ def test_a_run_that_loads_the_model_reports_its_startup(
 ) -> None:
     """When apply loads the weights itself (the CLI's case), the report carries process start → first forward."""
     from applyedit.models.backend import TorchModel
-    from applyedit.stats import process_age_s
+    from applyedit.report.stats import process_age_s
 
     engine = scripted_engine(tokenizer, ORIGINAL + "```\n")
     scripted, engine._model = engine._model, None

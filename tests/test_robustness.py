@@ -20,7 +20,8 @@ from typing import Any
 
 import pytest
 
-from applyedit import api, cli, files
+from applyedit import api, files
+from applyedit.cli import main as cli
 from applyedit.models import modelstore
 from clihelp import PY, PY_NEW, Run, model, run, snapshot, work  # noqa: F401  (fixtures)
 from fakes import ScriptedModel, scripted_engine

@@ -2,7 +2,7 @@
 `openai` client, the CLI with --server), and an in-process oracle model behind it.
 
 The oracle is a target model (the `TargetModel` seam plus the prompt cache's snapshots) that reads
-the prompt it is given and greedily "writes" the correct file: the snippet merged by merge.py, or an
+the prompt it is given and greedily "writes" the correct file: the snippet merged by merge/, or an
 instruction "Replace A with B" carried out. Answers thus depend on the request, so a concurrent answer
 can be compared with the same request served alone; everything around the model (queue, checks,
 diff, prompt cache, HTTP) is the product's. The last tests put real models behind the server: a tiny
@@ -34,9 +34,9 @@ from applyedit import api, merge  # noqa: E402
 from applyedit.models import modelstore  # noqa: E402
 from applyedit.models.backend import ExactPrefill, context_length, pick_dtype  # noqa: E402
 from applyedit.models.costmodel import prior  # noqa: E402
-from applyedit.promptcache import PromptCache  # noqa: E402
-from applyedit.server import Settings, create_app, uvicorn_config  # noqa: E402
-from applyedit.serverchat import parse_chat  # noqa: E402
+from applyedit.models.promptcache import PromptCache  # noqa: E402
+from applyedit.serve.app import Settings, create_app, uvicorn_config  # noqa: E402
+from applyedit.serve.chat import parse_chat  # noqa: E402
 
 _PROMPT = re.compile(
     r"File: [^\n]*\n\n(`{3,})[^\n]*\n(.*?)\1\n\n(?:Update snippet:\n\n\1[^\n]*\n(.*?)\1\n|Instruction: (.*?)\n\n?Output)",
@@ -404,7 +404,7 @@ def test_token_required_when_set(tokenizer: tuple[Path, Any]) -> None:
 
 def test_non_loopback_host_needs_a_token() -> None:
     from applyedit.errors import UsageError
-    from applyedit.server import check_settings
+    from applyedit.serve.app import check_settings
 
     with pytest.raises(UsageError, match="--token"):
         check_settings(Settings(host="0.0.0.0"))
@@ -628,7 +628,7 @@ def test_a_client_leaving_during_the_prefill_frees_the_worker(tokenizer: tuple[P
 
 def polluted_cache_dir(root: Path, outside: Path) -> Path:
     """A --cache-dir key folder holding what a crash, a disk error or a hostile user could leave."""
-    from applyedit.promptcache import MAGIC
+    from applyedit.models.promptcache import MAGIC
 
     folder = root / "key"
     folder.mkdir(parents=True)
@@ -643,7 +643,7 @@ def polluted_cache_dir(root: Path, outside: Path) -> Path:
 
 
 def test_serve_starts_and_answers_whatever_the_cache_dir_holds(tokenizer: tuple[Path, Any], tmp_path: Path) -> None:
-    from applyedit.promptcache import DiskStore
+    from applyedit.models.promptcache import DiskStore
 
     outside = tmp_path / "outside"
     outside.mkdir()

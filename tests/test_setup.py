@@ -13,11 +13,12 @@ from typing import Any
 import pytest
 from fakes import scripted_engine
 
-from applyedit import api, cli, cliparts
+from applyedit import api
+from applyedit.cli import main as cli, parts as cliparts
 from applyedit.models import engine as engines
 from applyedit.models import llamacpp, modelstore
 from applyedit.report import brief_lines
-from applyedit.stats import Summary
+from applyedit.report.stats import Summary
 
 DEFAULT = modelstore.ModelSource("m", Path("/nonexistent/m"), "default", Path("/nonexistent/m.gguf"))
 FOLDER = modelstore.ModelSource("m", Path("/nonexistent/m"), "dir")

@@ -1,4 +1,4 @@
-"""Token bytes and token lines (applyedit/spans.py) on the default model's real byte-level BPE tokenizer."""
+"""Token bytes and token lines (applyedit/report/spans.py) on the default model's real byte-level BPE tokenizer."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from applyedit.spans import token_bytes, token_lines, tokens_before_line
+from applyedit.report.spans import token_bytes, token_lines, tokens_before_line
 
 TEXTS = [
     "def add(a, b):\n    return a + b\n",

@@ -16,12 +16,13 @@ from typing import Any
 
 import pytest
 
-from applyedit import api, markers, prompts, spans, textio
+from applyedit import api, markers, prompts, textio
+from applyedit.report import spans
 from applyedit.models.backend import chat_ids
 from applyedit.models.costmodel import CostCurve, prior
 from applyedit.models.vllmdraft import RowsDrafter, cost_for, find_layout, probe_support
-from applyedit.policy import SUPPORT_MIN
-from applyedit.proposers import common_prefix
+from applyedit.spec.policy import SUPPORT_MIN
+from applyedit.spec.proposers import common_prefix
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 CASES = sorted(p.name for p in FIXTURES.iterdir() if (p / "edit.txt").is_file())

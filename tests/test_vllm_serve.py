@@ -26,7 +26,7 @@ from test_server import Live, expected, post_apply, snippet, source_file  # noqa
 from test_vllm_engine import tiny_model  # noqa: E402
 
 from applyedit.models.engine import Engine  # noqa: E402
-from applyedit.server import Settings  # noqa: E402
+from applyedit.serve.app import Settings  # noqa: E402
 
 
 @pytest.fixture(scope="module")

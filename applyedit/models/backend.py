@@ -205,8 +205,8 @@ class ExactPrefill(ABC):
         if ids and self._ids[: len(ids)] == ids:
             self.crop_to(len(ids))
             return 0
-        if self.prompt_cache is not None:  # exact too: prefixes cut at chunk boundaries (promptcache.py)
-            from applyedit import promptcache
+        if self.prompt_cache is not None:  # exact too: prefixes cut at chunk boundaries (models/promptcache.py)
+            from applyedit.models import promptcache
 
             return promptcache.prefill(self, self.prompt_cache, ids)
         self.reset()
@@ -384,7 +384,7 @@ class TorchModel(ExactPrefill):
             del self._ids[length:]
         assert self._cache.get_seq_length() == len(self._ids)
 
-    # -- the prompt cache's snapshots (promptcache.py): the cache tensors of the cached prefix
+    # -- the prompt cache's snapshots (models/promptcache.py): the cache tensors of the cached prefix
     def snapshot(self) -> tuple[Any, int]:
         """Keys and values of every layer as cached now (tensors owning just their rows), and their bytes.
         The cache never writes into its tensors (appends and crops make new ones or views), so a

@@ -19,8 +19,8 @@ from typing import TYPE_CHECKING, Any, Protocol, cast
 if TYPE_CHECKING:
     import torch
 
-    from applyedit.decode import DecodeResult
     from applyedit.models.costmodel import CostCurve
+    from applyedit.spec.loop import DecodeResult
 
 # --backend, in the order --help lists them: the class of each, as "module:Class" (imported when
 # that backend runs) or the class itself

@@ -238,7 +238,7 @@ class LlamaCppModel(ExactPrefill):
             lib.llama_sampler_free(sampler)
         return tokens, first
 
-    # -- the prompt cache's snapshots (promptcache.py): the sequence's state (llama_state_seq_*)
+    # -- the prompt cache's snapshots (models/promptcache.py): the sequence's state (llama_state_seq_*)
     def snapshot(self) -> tuple[Any, int]:
         """Sequence 0's state bytes (its KV cells), as llama.cpp serialises them, and their size."""
         size = self._lib.llama_state_seq_get_size(self._ctx, 0)

@@ -3,7 +3,7 @@
 Owns three things. `find_layout`: where, in one request's token ids, the file, the edit and the reply
 begin, read from the bytes of the tokens with the pattern of applyedit's own user templates
 (`prompts.user_pattern`: derived from prompts/*.user.txt, so a changed template is followed).
-`RowDrafter`: one request's copy proposer and adaptive K policy (proposers.py, policy.py, reused as
+`RowDrafter`: one request's copy proposer and adaptive K policy (spec/proposers.py, spec/policy.py, reused as
 they are), told what the target accepted by the token ids themselves. `CopyDrafter`: the class vLLM
 builds from `speculative_config={"method": "custom_class", "model":
 "applyedit.models.vllmdraft.CopyDrafter", "num_speculative_tokens": K}` and calls once per step
@@ -29,8 +29,8 @@ from typing import Any
 
 from applyedit import markers, prompts
 from applyedit.models.costmodel import CostCurve, prior
-from applyedit.policy import SUPPORT_MIN, AdaptiveK
-from applyedit.proposers import COPY, CopyProposer, Source, common_prefix
+from applyedit.spec.policy import SUPPORT_MIN, AdaptiveK
+from applyedit.spec.proposers import COPY, CopyProposer, Source, common_prefix
 
 __all__ = ["CopyDrafter", "Layout", "RowDrafter", "RowsDrafter", "find_layout"]
 
@@ -257,7 +257,7 @@ class CopyDrafter:
     def load_model(self, *args: Any, **kwargs: Any) -> None:
         from transformers import AutoTokenizer
 
-        from applyedit import spans
+        from applyedit.report import spans
 
         tokenizer = AutoTokenizer.from_pretrained(self.tokenizer_name, trust_remote_code=self.trust_remote_code)
         control = frozenset(int(i) for i in getattr(tokenizer, "added_tokens_decoder", {}))

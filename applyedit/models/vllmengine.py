@@ -26,11 +26,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from applyedit.decode import DecodeResult, Step
 from applyedit.errors import ModelError, RunTimeout
 from applyedit.models.costmodel import CostCurve
 from applyedit.models.vllmdraft import RowDrafter, cost_for, find_layout
-from applyedit.proposers import common_prefix
+from applyedit.spec.loop import DecodeResult, Step
+from applyedit.spec.proposers import common_prefix
 
 logger = logging.getLogger(__name__)
 
@@ -255,7 +255,7 @@ def replay(
     """The verify passes of one finished request as (draft, accepted, emitted), re-derived by running
     the drafter over its tokens; None unless the drafted passes match vLLM's own per-request record
     (`metrics.per_step_drafted`, `per_step_accepted`) exactly."""
-    from applyedit import spans
+    from applyedit.report import spans
 
     if metrics is None or not output:
         return None  # vLLM kept no record of this request's passes: nothing to confirm a replay with

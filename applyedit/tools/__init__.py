@@ -1,4 +1,4 @@
-"""Developer tools around the product path: the bench and the eval runners and their commands, the
-warm-server bench, replaying recorded passes, and the bench chart. A user applying edits never
-imports this package.
+"""Developer tools around the product path: the bench and the eval runners, the warm-server bench,
+replaying recorded passes, and the bench chart. Their commands are the CLI's (cli/toolcmd.py), which
+imports this package only when `bench` or `eval` runs; a user applying edits never imports it.
 """

@@ -4,7 +4,7 @@ Owns every rendering of the tools' results: `render_eval` (one row per case), `r
 per case, then cases × methods) and `bench_markdown` (the README's tables: end to end, decode phase,
 target passes, the lookup comparison, the bound and efficiency, agreement). Knows nothing of how the
 numbers were measured: the bench's come as benchrecord.py's typed summaries, the eval's as
-evaluate.py's report; a run's own region report is report.py's.
+evaluate.py's report; a run's own region report is the report package's.
 """
 
 from __future__ import annotations

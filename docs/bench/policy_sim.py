@@ -9,7 +9,7 @@ quiet real bench confirms them (the model's seconds are the curve's, not measure
 
     .venv/bin/python docs/bench/policy_sim.py docs/bench/issue6-suite-cpu-fp32.json
 
-Knows nothing the product does not: the policies are applyedit.policy's; a variant is a class here.
+Knows nothing the product does not: the policies are applyedit.spec.policy's; a variant is a class here.
 """
 
 from __future__ import annotations
@@ -32,10 +32,11 @@ from applyedit.tools import bench  # noqa: E402
 from applyedit.models import modelstore  # noqa: E402
 from applyedit.models.backend import context_length, load_tokenizer, pick_dtype  # noqa: E402
 from applyedit.models.costmodel import CostCurve  # noqa: E402
-from applyedit.decode import run  # noqa: E402
-from applyedit.runwatch import FenceStop  # noqa: E402
-from applyedit.policy import AdaptiveK, FixedK  # noqa: E402
-from applyedit.proposers import Drafter  # noqa: E402
+from applyedit.spec.loop import run  # noqa: E402
+from applyedit.spec.runwatch import FenceStop  # noqa: E402
+from applyedit.spec.policy import AdaptiveK, FixedK  # noqa: E402
+from applyedit.spec import registry  # noqa: E402
+from applyedit.spec.proposers import Drafter  # noqa: E402
 
 
 @dataclass
@@ -76,7 +77,7 @@ def simulate(engine: api.Engine, target: bench.Target, script: list[int], eos: i
     job = api.prepare(target.file, target.edit, engine, cwd=target.cwd, language=target.language)
     model = ScriptedModel(script, eos, len(engine.tokenizer))
     merged = merge.merge(job.src.text, job.edit) if job.kind == "snippet" else None
-    proposer = api.make_proposer("copy", engine, job.src.text, job.fence, job.edit, job.kind, merged)
+    proposer = registry.make_proposer("copy", engine, job.src.text, job.fence, job.edit, job.kind, merged)
     result = run(model, job.prompt_ids, proposer, make_policy(), job.budget, FenceStop(engine.decode, job.fence))
     return len(result.steps), sum(cost(s.k) for s in result.steps)
 

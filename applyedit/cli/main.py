@@ -1,13 +1,13 @@
 """The command line: `applyedit FILE --edit EDIT` (the `apply` command) and the app around it.
 
 Owns the typer app, routing `applyedit FILE ...` to `apply`, the apply command (its options become
-one `RunOptions`; the result goes where `cliio.Delivery` says: a diff on stdout, the whole file, or a
+one `RunOptions`; the result goes where `io.Delivery` says: a diff on stdout, the whole file, or a
 write), `--version`, and turning typer's usage errors into one line and exit 1. The other commands
-live with what they run: `model` in modelcmd.py, `serve` and `--server` in servecmd.py, `bench` and
-`eval` in tools/commands.py; the shared options, consoles and the one error-to-exit mapping in
-cliparts.py. Stdout carries only the diff (or the tables of commands that print no diff); heavy
-imports (torch, transformers) stay inside commands so `--help` and input errors are instant. Knows
-nothing of tensors or decoding internals.
+live beside it: `model` in modelcmd.py, `serve` and `--server` in servecmd.py, `bench` and `eval` in
+toolcmd.py; the shared options, consoles and the one error-to-exit mapping in parts.py. Stdout
+carries only the diff (or the tables of commands that print no diff); heavy imports (torch,
+transformers, the server, the tools) stay inside commands so `--help` and input errors are instant.
+Knows nothing of tensors or decoding internals.
 """
 
 from __future__ import annotations
@@ -21,8 +21,9 @@ from typing import Annotated, Any
 
 import typer
 
-from applyedit.cliio import Delivery, keep_rejected, read_edit, read_stdin
-from applyedit.cliparts import (
+from applyedit.cli.io import Delivery, keep_rejected, read_edit, read_stdin
+from applyedit.cli.modelcmd import model_app
+from applyedit.cli.parts import (
     ANSWER_OPTIONS,
     BUDGET_OPTIONS,
     CHECK_OPTIONS,
@@ -38,13 +39,12 @@ from applyedit.cliparts import (
     fail,
     with_options,
 )
-from applyedit.cliparts import EXIT_CODES as EXIT_CODES  # the table, for tests and the README
+from applyedit.cli.parts import EXIT_CODES as EXIT_CODES  # the table, for tests and the README
+from applyedit.cli.progress import RunProgress
+from applyedit.cli.servecmd import ServerOpt, TokenOpt, remote_apply, serve_command
+from applyedit.cli.toolcmd import BENCH_HELP, bench_command, eval_command
 from applyedit.errors import ApplyEditError, OutputCheckError
-from applyedit.modelcmd import model_app
 from applyedit.options import RunOptions
-from applyedit.progress import RunProgress
-from applyedit.servecmd import ServerOpt, TokenOpt, remote_apply, serve_command
-from applyedit.tools.commands import BENCH_HELP, bench_command, eval_command
 
 SUBCOMMANDS = {"apply", "model", "bench", "eval", "serve"}
 TOP_LEVEL = ("--help", "-h", "--version")  # the top level's own options: never a FILE
@@ -88,7 +88,7 @@ def _root(version: VersionOpt = False) -> None:
 app.command("serve")(serve_command)
 
 
-# The apply command's own options (its run options are options.py's, declared once; cliparts.py adds them).
+# The apply command's own options (its run options are options.py's, declared once; cli/parts.py adds them).
 FileArg = Annotated[Path, typer.Argument(help="The source file to edit; '-' reads it from stdin.", show_default=False)]
 EditOpt = Annotated[Path | None, typer.Option("--edit", "-e", help="File holding the edit; '-' reads stdin.")]
 EditTextOpt = Annotated[str | None, typer.Option("--edit-text", help="The edit given inline.")]

@@ -2,8 +2,8 @@
 
 Owns the metric definitions (below, and the region metrics in `LEGEND`; the report's legend and the
 README quote them), `Summary` and `Profile` of one decode, and `attribute`: every emitted token,
-draft token and verify pass given to exactly one region of the output (regions.py), so the regions
-add up to the totals. Knows nothing of rendering (report.py) or of how the regions were found.
+draft token and verify pass given to exactly one region of the output (report/regions.py), so the regions
+add up to the totals. Knows nothing of rendering (report/__init__.py) or of how the regions were found.
 
 Metric definitions:
 - tokens: emitted output tokens (accepted draft tokens + bonus tokens), the stop token excluded.
@@ -28,9 +28,9 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
-from applyedit.decode import DecodeResult, Step
-from applyedit.regions import Region
-from applyedit.sampling import Sampling
+from applyedit.report.regions import Region
+from applyedit.spec.loop import DecodeResult, Step
+from applyedit.spec.sampling import Sampling
 
 __all__ = [
     "LEGEND",

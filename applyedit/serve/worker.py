@@ -5,7 +5,7 @@ cancel flag checked between verify passes and between the prefill's chunks (`Can
 client went away).
 
 Every run works on a private temporary copy of the posted content, with the server's warm engine
-and the request's settings as one RunOptions. Knows nothing of HTTP: server.py maps its outcomes.
+and the request's settings as one RunOptions. Knows nothing of HTTP: serve/app.py maps its outcomes.
 """
 
 import asyncio

@@ -20,9 +20,9 @@ from rich.measure import Measurement
 from rich.table import Table
 from rich.text import Text
 
-from applyedit import stats
-from applyedit.regions import Region
-from applyedit.stats import Profile, RegionStats, Summary
+from applyedit.report import stats
+from applyedit.report.regions import Region
+from applyedit.report.stats import Profile, RegionStats, Summary
 
 __all__ = [
     "AnswerRecord",
@@ -180,7 +180,7 @@ def _span(start: int, end: int) -> str:
 
 
 def _name(row: dict[str, Any]) -> str:
-    """The region's definition; 'top level' where regions.py fell back to naming its lines."""
+    """The region's definition; 'top level' where report/regions.py fell back to naming its lines."""
     label = str(row["label"])
     return "top level" if label.startswith(("lines ", "original lines ")) else label
 

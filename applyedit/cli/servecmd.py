@@ -1,5 +1,5 @@
-"""`applyedit serve` (a warm local HTTP service, server.py) and the CLI as its client
-(`--server URL`, client.py): the command, the prompt cache's folder on disk, and the stand-in for
+"""`applyedit serve` (a warm local HTTP service, serve/app.py) and the CLI as its client
+(`--server URL`, serve/client.py): the command, the prompt cache's folder on disk, and the stand-in for
 `api.apply` that sends a run to the server.
 """
 
@@ -10,7 +10,7 @@ from typing import Annotated, Any
 
 import typer
 
-from applyedit.cliparts import MODEL_OPTIONS, DebugOpt, console, guarded, with_options
+from applyedit.cli.parts import MODEL_OPTIONS, DebugOpt, console, guarded, with_options
 from applyedit.errors import UsageError
 from applyedit.options import OPTIONS, RunOptions
 
@@ -33,7 +33,7 @@ SERVERS_OWN = tuple(o.name for o in OPTIONS if not o.request)
 def remote_apply(server: str | None, token: str | None, quiet: bool) -> Any:
     """`api.apply`'s stand-in that runs on the server at `server` (or $APPLYEDIT_SERVER); None without one.
     The model options are the server's: a note names those given here and ignored."""
-    from applyedit import client
+    from applyedit.serve import client
 
     url = client.server_url(server)
     if url is None:
@@ -85,7 +85,7 @@ def remote_apply(server: str | None, token: str | None, quiet: bool) -> Any:
 
 def _disk_store(engine: Any, folder: Path, limit_mb: int) -> Any:
     """The prompt cache's folder for this model file, backend, dtype and kernels (promptcache.DiskStore)."""
-    from applyedit import promptcache
+    from applyedit.models import promptcache
 
     weights = engine.weights_file
     if weights is None or not weights.is_file():
@@ -149,9 +149,9 @@ def serve_command(
         import uvicorn  # noqa: F401
     except ImportError:
         raise UsageError("applyedit serve needs FastAPI and uvicorn: pip install -e '.[serve]'") from None
-    from applyedit import server
     from applyedit.models.engine import Engine
-    from applyedit.promptcache import PromptCache
+    from applyedit.models.promptcache import PromptCache
+    from applyedit.serve import app as server
 
     try:  # Ctrl-C is how a server stops: no message, exit 0
         settings = server.Settings(

@@ -1,4 +1,4 @@
-"""The line comparisons the snippet merge rests on (merge.py, mergealign.py, mergehead.py): a line's
+"""The line comparisons the snippet merge rests on (merge/__init__.py, anchors.py, head.py): a line's
 key and indentation, "the same line" and "an edited line", openers of blocks, distinctive lines,
 range minima of indentation, where a block of lines stands in the original, and pairing the lines
 between two anchors; and the merge's internal "no unambiguous reading" errors. Pure functions of

@@ -2,7 +2,10 @@
 the original text it edits: which original lines it keeps, replaces and deletes, where its new
 lines go, and whether that reading is unambiguous. Pure text in, `MergeResult` out; it knows
 nothing of the model, tokens or files. The reading rules are in `merge`'s docstring; placing one
-segment is mergealign.py's, the line comparisons mergelines.py's, what a lazy marker is markers.py's.
+segment is anchors.py's (the lines above its first anchor head.py's), the line comparisons lines.py's,
+what a lazy marker is markers.py's. The package's other parts: the second, independent reading
+(contextread.py), when the merge may answer alone (confirm.py), and re-indenting a snippet to the
+file's style (reindent.py).
 """
 
 from __future__ import annotations
@@ -13,8 +16,8 @@ from typing import Literal
 
 from applyedit.languages import COMMENT_FORMS
 from applyedit.markers import is_marker
-from applyedit.mergealign import _anchor, _changes_something, _extend, _Seg
-from applyedit.mergelines import (
+from applyedit.merge.anchors import _anchor, _changes_something, _extend, _Seg
+from applyedit.merge.lines import (
     _distinctive,
     _fill,
     _found,
@@ -48,7 +51,7 @@ class Hunk:
 @dataclass(frozen=True)
 class MergeResult:
     """What `merge` read. When `ok` is False, `reason` says why; `merged`, `hunks` and `ops` then hold
-    a reading that was not confirmed (confirm.py), or nothing: a draft source, never an answer."""
+    a reading that was not confirmed (merge/confirm.py), or nothing: a draft source, never an answer."""
 
     ok: bool
     reason: str = ""
@@ -56,7 +59,7 @@ class MergeResult:
     hunks: tuple[Hunk, ...] = ()  # sorted, non-overlapping, touching ones joined
     ops: tuple[LineKind, ...] = ()  # one per original line (0-based)
     whole_file: bool = False  # a marker-less snippet that replaced the whole file
-    ambiguous: bool = False  # not ok because two readings fit the snippet equally (confirm.py): refused
+    ambiguous: bool = False  # not ok because two readings fit the snippet equally (merge/confirm.py): refused
     notes: tuple[str, ...] = ()  # what a confirmed reading decided where the snippet left it open (open ends)
 
 
@@ -130,7 +133,7 @@ def merge(original: str, snippet: str) -> MergeResult:
       rest of the file; one that ends with a new line ends at the file's end (the original lines
       after its place are replaced); likewise at the start. A snippet without markers matching over
       half the original's non-blank lines is a whole-file rewrite: merged is the snippet verbatim.
-      (confirm.py then asks whether the snippet forces the reading; a segment that changes nothing
+      (merge/confirm.py then asks whether the snippet forces the reading; a segment that changes nothing
       and ends the snippet with no marker below, where the original goes on, does not.)
     - A segment with no anchor: it continues the original's end when it starts with (two or more of)
       the original's last lines; it changes nothing when it is only lines the original has between
@@ -260,7 +263,7 @@ def _open_ends(span: _Span, seg: _Seg, first: bool, last: bool, count: int, ol: 
 
     if last and seg.marker_after is None and code[-1] not in paired:
         new = sum(1 for i in code if i > max(paired, default=-1))
-        if code_in(end, len(ol)) <= new:  # more would be a guess: confirm.py finds it ambiguous
+        if code_in(end, len(ol)) <= new:  # more would be a guess: merge/confirm.py finds it ambiguous
             end = max(end, _rtrim(ol, end, len(ol)))
     if first and not seg.marker_before and code[0] not in paired and start > 0:
         if code_in(0, start) <= sum(1 for i in code if i < min(paired, default=len(sl))):

@@ -3,12 +3,12 @@
 Owns the HTTP surface (FastAPI on uvicorn): `POST /v1/apply` (JSON {path, content, edit, options} ->
 {after, diff, report, notes}), `POST /v1/chat/completions` (OpenAI-compatible: a user message with
 `<instruction>`, `<code>` and `<update>` tags, answered with the merged file; `stream` sends it as
-server-sent events; the chat side is serverchat.py's), `GET /v1/models`, `GET /health`; the guard in
+server-sent events; the chat side is serve/chat.py's), `GET /v1/models`, `GET /health`; the guard in
 front (body size limit, bearer token), the mapping of errors to HTTP statuses (they carry the CLI's
 exit code), and cancelling a run whose client went away. The runs themselves are the worker's
-(worker.py: one at a time, in arrival order, from a bounded queue, each `api.apply` on a private
+(serve/worker.py: one at a time, in arrival order, from a bounded queue, each `api.apply` on a private
 temporary copy of the posted content), so the checks and refusals are the CLI's. The prompt cache
-lives on the model (promptcache.py). Reads and writes no user file: the CLI does (client.py).
+lives on the model (models/promptcache.py). Reads and writes no user file: the CLI does (serve/client.py).
 """
 
 import asyncio  # no `from __future__ import annotations`: FastAPI reads the routes' annotations at run time
@@ -25,8 +25,8 @@ from typing import Any
 
 from applyedit.errors import ApplyEditError, InputError, OutputCheckError, RunTimeout, UsageError
 from applyedit.options import OPTIONS
-from applyedit.serverchat import add_chat_route, error_body
-from applyedit.worker import Busy, Cancelled, Job, Worker
+from applyedit.serve.chat import add_chat_route, error_body
+from applyedit.serve.worker import Busy, Cancelled, Job, Worker
 
 logger = logging.getLogger(__name__)
 

@@ -12,7 +12,7 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from applyedit.cliparts import (
+from applyedit.cli.parts import (
     BackendOpt,
     DebugOpt,
     DeviceOpt,
@@ -26,8 +26,8 @@ from applyedit.cliparts import (
     guarded,
     stdout,
 )
+from applyedit.cli.progress import RunProgress
 from applyedit.errors import ApplyEditError, UsageError
-from applyedit.progress import RunProgress
 
 model_app = typer.Typer(add_completion=False, help="Show or prepare the local model.", invoke_without_command=True)
 

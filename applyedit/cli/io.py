@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from applyedit import files, textio
-from applyedit.cliparts import console, print_summary
+from applyedit.cli.parts import console, print_summary
 from applyedit.errors import ApplyEditError, InputError
 
 

@@ -1,7 +1,7 @@
 """The context reading of an update snippet: a second, independently written merge that places each
-segment by its context alone, as `patch` places a hunk with no fuzz. The merge (merge.py) answers
+segment by its context alone, as `patch` places a hunk with no fuzz. The merge (merge/__init__.py) answers
 without the model only when this reading exists, is the only one, and gives the same file
-(confirm.py).
+(merge/confirm.py).
 
 A segment (the snippet lines between two lazy markers) has a head, its longest leading run of lines
 that stands as a block in the original, and a tail, its longest trailing such run. The segment stands
@@ -36,7 +36,7 @@ the original lines between them are replaced by the segment's lines between them
 
 Lines compare on whitespace-collapsed text; the original's text is kept where a line of the segment
 equals it up to tab width (trailing blanks written otherwise are the snippet's). Pure text; knows
-nothing of merge.py's rules; syntax.py and the definitions invariant only judge a second place.
+nothing of the merge's rules; syntax.py and the definitions invariant only judge a second place.
 """
 
 from __future__ import annotations

@@ -9,8 +9,8 @@ import re
 import time
 from collections.abc import Callable, Sequence
 
-from applyedit.decode import Step
 from applyedit.errors import RunTimeout
+from applyedit.spec.loop import Step
 
 
 class FenceStop:

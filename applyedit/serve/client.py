@@ -37,7 +37,7 @@ from applyedit.errors import (
     UsageError,
 )
 from applyedit.options import RunOptions
-from applyedit.stats import Summary
+from applyedit.report.stats import Summary
 
 ENV = "APPLYEDIT_SERVER"  # the server's URL when --server is not given
 TOKEN_ENV = "APPLYEDIT_TOKEN"
@@ -157,7 +157,8 @@ def checked_answer(got: Any, after: str, by: str, opts: RunOptions, encoding: st
     (`checks.check_all`, on the merge computed here) or, with `--fallback merge`, the snippet's
     merge exactly; then the original's text style (BOM, line endings, final newline) again. Returns
     the file to write and the checks' notes; a refusal raises as a local run's would."""
-    from applyedit import checks, confirm
+    from applyedit import checks
+    from applyedit.merge import confirm
 
     src = got.src
     if "\x00" in after and "\x00" not in src.text:
@@ -171,7 +172,7 @@ def checked_answer(got: Any, after: str, by: str, opts: RunOptions, encoding: st
     body = textio.normalise(after)[0]
     if body and not body.endswith("\n"):
         body += "\n"  # the model's form (extract_body); restore() gives the original's final newline back
-    # the merge as a local run reads it: confirmed (confirm.py) or only a reference for the checks
+    # the merge as a local run reads it: confirmed (merge/confirm.py) or only a reference for the checks
     merged = confirm.confirmed(src.text, got.edit, src.language, str(src.path)) if got.kind == "snippet" else None
     fallen = checks.merge_answer(src, merged) if opts.fallback == "merge" and by == "merge" else None
     restored = textio.restore(body, src.style, src.text)

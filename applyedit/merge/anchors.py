@@ -1,11 +1,11 @@
-"""merge.py's alignment internals: placing one segment of an update snippet in the original.
+"""A segment's anchors: placing one segment of an update snippet in the original.
 
 Owns finding a segment's anchors (its distinctive lines, in order, in the original: `_anchor`, by
 way of their places, the best chain and growing it by neighbouring lines), growing an anchored
 segment over the lines around its anchors (`_extend`; `_tail` for the lines after the last anchor,
-mergehead.py's `_head` for those above the first), and `_changes_something` for a segment that would
-change nothing. Pure text; the line comparisons are mergelines.py's, and merge.py owns the reading
-rules, the results and the public names.
+head.py's `_head` for those above the first), and `_changes_something` for a segment that would
+change nothing. Pure text; the line comparisons are lines.py's, and the package (merge/__init__.py)
+owns the reading rules, the results and the public names.
 """
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ import bisect
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from applyedit.mergehead import _head
-from applyedit.mergelines import (
+from applyedit.merge.head import _head
+from applyedit.merge.lines import (
     _distinctive,
     _edited,
     _fill,

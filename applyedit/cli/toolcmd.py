@@ -1,6 +1,7 @@
-"""The developer tools' commands: `applyedit bench` (speed against baselines, bench.py, and the warm
-server mode, benchwarm.py) and `applyedit eval` (exact matches on fixture cases, evaluate.py). They
-parse and check their options, run the tool, and print its tables (rendering is tables.py's).
+"""The developer tools' commands: `applyedit bench` (speed against baselines, tools/bench.py, and the
+warm server mode, tools/benchwarm.py) and `applyedit eval` (exact matches on fixture cases,
+tools/evaluate.py). They parse and check their options, import the tool when it runs, and print its
+tables (rendering is tools/tables.py's).
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from typing import Annotated, Any
 import typer
 
 from applyedit import files
-from applyedit.cliparts import (
+from applyedit.cli.parts import (
     ANSWER_OPTIONS,
     DRAFT_OPTIONS,
     EXIT_CHECK,
@@ -60,7 +61,7 @@ def bench_warm(
         console.print(line, markup=False)
 
 
-# The bench command's own options (those it shares with other commands are cliparts.py's).
+# The bench command's own options (those it shares with other commands are cli/parts.py's).
 PathArg = Annotated[Path, typer.Argument(help="A source FILE (with --edit), or a folder of cases.")]
 EditOpt = Annotated[Path | None, typer.Option("--edit", "-e", help="File holding the edit, for a FILE.")]
 FilterOpt = Annotated[str | None, typer.Option("--filter", help="Only cases whose name contains this.")]
@@ -128,7 +129,7 @@ Examples:
 
   applyedit bench app.py --edit edit.txt --baseline greedy --dtype bf16
 
-  applyedit bench fixtures --baseline greedy --break-it applyedit/decode.py
+  applyedit bench fixtures --baseline greedy --break-it applyedit/spec/loop.py
 
   applyedit bench fixtures --backend llamacpp --baseline greedy --baseline torch --repeats 3
 

@@ -4,7 +4,7 @@ Owns reading a chat request (the last user message's `<instruction>`, `<code>`, 
 `<path>` tags, the sampling and length fields OpenAI clients send, and applyedit's own `path` and
 `answer`) into a run's inputs, and answering with the checked file as a chat completion, whole or as
 server-sent events; and OpenAI's error shape, which every route of the server answers with
-(`error_body`). Knows nothing of how a run is queued or guarded: server.py registers the route and
+(`error_body`). Knows nothing of how a run is queued or guarded: serve/app.py registers the route and
 hands it the runner.
 """
 

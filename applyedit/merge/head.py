@@ -1,17 +1,17 @@
-"""merge.py's internals, continued: placing the lines above a segment's first anchor (`_head`).
+"""A segment's head: placing the lines above a segment's first anchor (`_head`).
 
 Owns aligning a segment's head with the original lines above its first anchor (a dynamic program
 over (head line, original line) pairs, `_solve`), reading a head that stands in the original in two
 blocks as a deletion between them (`_cut`), and refusing a head that fits in more than one way or
-would open a block around the anchor (`_check`). Pure text; mergealign.py calls it while it grows an
-anchored segment.
+would open a block around the anchor (`_check`). Pure text; anchors.py calls it while it grows an anchored
+segment.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from applyedit.mergelines import (
+from applyedit.merge.lines import (
     _alike,
     _distinctive,
     _edited,

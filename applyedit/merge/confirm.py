@@ -1,5 +1,5 @@
-"""When the merge may answer alone: `confirmed` holds the snippet's merge (merge.py) to a second,
-independently written reading (contextread.py) and to the invariants (invariants.py), and returns it
+"""When the merge may answer alone: `confirmed` holds the snippet's merge (merge/__init__.py) to a second,
+independently written reading (merge/contextread.py) and to the invariants (invariants.py), and returns it
 only when the snippet forces every decision.
 
 A merge that is not confirmed is returned with ok=False and the reason: by default the run is then
@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import dataclasses
 
-from applyedit import contextread, invariants, merge
+from applyedit import invariants, merge
+from applyedit.merge import contextread
 
 __all__ = ["confirmed"]
 

@@ -1,0 +1,231 @@
+"""The package's layers: every module of applyedit/ stands on one layer (LAYERS, lowest first), imports
+go to the same layer or a lower one and never round in a cycle, and nothing below the server imports the
+CLI, the server or the tools, in any form. Read from the source (the AST): nothing is imported.
+
+Which imports count:
+- A module-level import (at load time; inside a module-level `try` too) must go to the same layer or
+  a lower one, and the load-time imports have no cycle.
+- A function-level ("lazy") import runs when the function does: it too must go to the same layer or a
+  lower one, but it cannot close a load-time cycle, so the cycle check leaves it out.
+- An import under `if TYPE_CHECKING:` never runs (annotations only): left out of the layer and cycle
+  checks, but held to the last rule like any other (spec/, merge/, report/, models/ never name
+  cli/, serve/ or tools/, not even for a type).
+- Importing `applyedit.a.b` loads the package `applyedit.a` first: a package's `__init__` may import
+  at load time only what stands no higher than the lowest of its own modules.
+- `models/base.py`'s `BACKENDS` names its classes as "module:Class" strings, imported by name when a
+  backend runs; those modules are the models package's (checked here too).
+"""
+
+from __future__ import annotations
+
+import ast
+import fnmatch
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).parent.parent / "applyedit"
+
+# layer -> its rooms (modules under applyedit., "" the package itself; "x.*" every module of package x),
+# lowest first
+LAYERS: dict[str, list[str]] = {
+    # text in, text out: errors, files, the user's config, languages, markers, reading and diffing text,
+    # tree-sitter, the prompts, the invariants every answer meets, the run's plain data
+    "base": [
+        "errors", "files", "userconfig", "languages", "markers", "textio", "diff", "syntax", "prompts",
+        "invariants", "result",
+    ],
+    "merge": ["merge", "merge.*"],  # the update snippet read against the original
+    # the model seam and what loads weights: backends, kernels, the model store, the cost curve, the
+    # prompt cache (the torch and llama.cpp backends snapshot into it)
+    "models": [
+        "models", "models.base", "models.costmodel", "models.kernels", "models.modelstore", "models.hub",
+        "models.backend", "models.llamacpp", "models.promptcache",
+    ],
+    "spec": ["spec", "spec.*"],  # the speculative loop, proposers, K policies, sampling, the registry
+    "options": ["options"],  # a run's settings, checked against the registry's and the backends' names
+    "report": ["report", "report.*"],  # regions, spans, statistics, the report
+    # what composes the models with the layers above them: the engine reads the options; vLLM runs
+    # spec's copy proposer and K policy as its drafter
+    "engine": ["models.engine", "models.vllmdraft", "models.vllmengine"],
+    "run": ["", "checks", "refusal", "outcome", "api"],  # one run end to end, and the public API
+    "serve": ["serve", "serve.*"],  # `applyedit serve` and `--server`'s client
+    "tools": ["tools", "tools.*"],  # the measuring tools
+    "cli": ["cli", "cli.*", "__main__"],  # the command line
+}
+ORDER = list(LAYERS)
+EDGES = ("cli", "serve", "tools")  # what the lower layers never import, in any form
+
+
+def module_name(path: Path) -> str:
+    parts = list(path.relative_to(PACKAGE).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(["applyedit", *parts])
+
+
+MODULES = {module_name(p): p for p in sorted(PACKAGE.rglob("*.py"))}
+
+
+def is_package(name: str) -> bool:
+    return MODULES[name].name == "__init__.py"
+
+
+def layer_of(name: str) -> str:
+    room = name.removeprefix("applyedit").removeprefix(".")
+    found = [layer for layer, rooms in LAYERS.items() for r in rooms if r == room or fnmatch.fnmatchcase(room, r)]
+    assert len(found) == 1, f"{name} stands on {len(found)} layers of LAYERS ({found}), not one"
+    return found[0]
+
+
+def rank(name: str) -> int:
+    return ORDER.index(layer_of(name))
+
+
+class Imports(ast.NodeVisitor):
+    """Every import of an applyedit module in one file: (target, line, kind), kind "load", "lazy" or
+    "typing" (under `if TYPE_CHECKING:`)."""
+
+    def __init__(self, name: str) -> None:
+        self.name, self.found, self.kind = name, [], "load"
+
+    def within(self, node: ast.AST, kind: str) -> None:
+        outer, self.kind = self.kind, kind if self.kind == "load" or kind == "typing" else self.kind
+        self.generic_visit(node)
+        self.kind = outer
+
+    def visit_FunctionDef(self, node: ast.FunctionDef) -> None:
+        self.within(node, "lazy")
+
+    def visit_AsyncFunctionDef(self, node: ast.AsyncFunctionDef) -> None:
+        self.within(node, "lazy")
+
+    def visit_If(self, node: ast.If) -> None:
+        if "TYPE_CHECKING" not in ast.unparse(node.test):
+            self.generic_visit(node)
+            return
+        outer = self.kind
+        for child in node.body:
+            self.kind = "typing"
+            self.visit(child)
+        self.kind = outer
+        for child in node.orelse:
+            self.visit(child)
+
+    def add(self, target: str, node: ast.stmt) -> None:
+        if target.split(".")[0] == "applyedit":
+            self.found.append((target, node.lineno, self.kind))
+
+    def visit_Import(self, node: ast.Import) -> None:
+        for alias in node.names:
+            self.add(alias.name, node)
+
+    def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
+        base = node.module or ""
+        if node.level:
+            here = self.name.split(".")
+            if not is_package(self.name):
+                here.pop()
+            base = ".".join(here[: len(here) - node.level + 1] + ([base] if base else []))
+        for alias in node.names:
+            sub = f"{base}.{alias.name}"
+            self.add(sub if sub in MODULES else base, node)
+
+
+def imports(name: str) -> list[tuple[str, int, str]]:
+    visitor = Imports(name)
+    visitor.visit(ast.parse(MODULES[name].read_text(), str(MODULES[name])))
+    for target, line, _ in visitor.found:
+        assert target in MODULES, f"{name}:{line} imports {target}, which is no module of applyedit/"
+    return visitor.found
+
+
+GRAPH = {name: imports(name) for name in MODULES}
+
+
+def test_every_module_stands_on_one_layer() -> None:
+    for name in MODULES:
+        layer_of(name)
+
+
+def test_imports_never_go_up() -> None:
+    """Load-time and lazy imports go to the same layer or a lower one."""
+    up = [
+        f"{name}:{line} ({layer_of(name)}) imports {target} ({layer_of(target)}){' lazily' if kind == 'lazy' else ''}"
+        for name, found in GRAPH.items()
+        for target, line, kind in found
+        if kind != "typing" and rank(target) > rank(name)
+    ]
+    assert not up, "\n".join(up)
+
+
+def test_load_time_imports_have_no_cycle() -> None:
+    load = {name: sorted({t for t, _, kind in found if kind == "load" and t != name}) for name, found in GRAPH.items()}
+    state: dict[str, str] = {}
+
+    def visit(name: str, path: list[str]) -> None:
+        state[name] = "open"
+        for target in load[name]:
+            if state.get(target) == "open":
+                cycle = path[path.index(target) :] + [target]
+                pytest.fail("import cycle: " + " -> ".join(cycle))
+            if target not in state:
+                visit(target, [*path, target])
+        state[name] = "done"
+
+    for name in sorted(load):
+        if name not in state:
+            visit(name, [name])
+
+
+def test_a_package_loads_nothing_higher_than_its_modules() -> None:
+    """Importing any module of a package runs the package's `__init__` first."""
+    for package in (name for name in MODULES if is_package(name)):
+        members = [name for name in MODULES if name.startswith(package + ".")]
+        if not members:
+            continue
+        floor = min(rank(name) for name in members)
+        high = [t for t, _, kind in GRAPH[package] if kind == "load" and rank(t) > floor]
+        assert not high, f"{package}/__init__.py loads {high}, above its lowest module's layer ({ORDER[floor]})"
+
+
+def test_nothing_below_the_server_imports_the_cli_the_server_or_the_tools() -> None:
+    """Not at load time, not lazily, not for type checking: spec/, merge/, report/, models/ and the
+    run below them know nothing of cli/, serve/, tools/."""
+    edges = [f"applyedit.{package}" for package in EDGES]
+    below = [name for name in MODULES if rank(name) < ORDER.index("serve")]
+    assert {layer_of(f"applyedit.{p}") for p in ("spec", "merge", "report", "models")} <= {layer_of(n) for n in below}
+    wrong = [
+        f"{name}:{line} imports {target}"
+        for name in below
+        for target, line, _ in GRAPH[name]
+        if any(target == edge or target.startswith(edge + ".") for edge in edges)
+    ]
+    assert not wrong, "\n".join(wrong)
+
+
+def test_the_backends_table_names_modules_of_the_models_package() -> None:
+    """`BACKENDS`'s "module:Class" strings are imports the AST does not see: each names a module of
+    models/ (so a backend never loads the CLI, the server or the tools)."""
+    tree = ast.parse((PACKAGE / "models" / "base.py").read_text())
+    table = next(
+        node.value
+        for node in tree.body
+        if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.target.id == "BACKENDS"
+    )
+    assert isinstance(table, ast.Dict) and table.values
+    for value in table.values:
+        assert isinstance(value, ast.Constant) and isinstance(value.value, str), ast.unparse(value)
+        module = value.value.split(":")[0]
+        assert module in MODULES and module.startswith("applyedit.models."), module
+
+
+def test_the_layer_test_sees_imports() -> None:
+    """The walk itself: each kind of import is found and classified (this test can fail)."""
+    kinds = {kind for found in GRAPH.values() for _, _, kind in found}
+    assert kinds == {"load", "lazy", "typing"}
+    # api imports the loop at load time; the registry builds the copy proposer lazily; registry.py
+    # names RunOptions for type checking only
+    assert ("applyedit.spec.loop", "load") in {(t, k) for t, _, k in GRAPH["applyedit.api"]}
+    assert ("applyedit.spec.proposers", "lazy") in {(t, k) for t, _, k in GRAPH["applyedit.spec.registry"]}
+    assert ("applyedit.options", "typing") in {(t, k) for t, _, k in GRAPH["applyedit.spec.registry"]}
