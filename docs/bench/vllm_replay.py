@@ -176,7 +176,7 @@ def main() -> None:
     parser.add_argument("outputs")
     parser.add_argument("cost")
     parser.add_argument("--k", type=int, default=16)
-    parser.add_argument("--methods", default="ngram,ngram5,suffix,applyedit")
+    parser.add_argument("--methods", default="greedy,ngram,ngram5,suffix,applyedit")
     args = parser.parse_args()
 
     from applyedit.models import modelstore
@@ -192,7 +192,8 @@ def main() -> None:
         rec = json.loads(line)
         measured.append((rec["prompt_tokens"], rec["prefill_s"], {int(d): s for d, s in rec["pass_s"].items()}))
     k = args.k
-    makers = {
+    makers: dict[str, Callable[[], Propose]] = {
+        "greedy": lambda: lambda ids, sampled: [],  # no drafts: one token per pass
         "ngram": ngram(k, 2, 5),  # the settings vllm_bench.py runs
         "ngram5": ngram(k, 5, 5),  # vLLM's defaults
         "suffix": lambda: suffix(k)(),
