@@ -268,7 +268,7 @@ def post(url: str, route: str, body: dict[str, Any], token: str | None, timeout:
                 f"{url}: no complete answer within {limit:.0f} s (--timeout {timeout:g} plus {GRACE_S:.0f} s); "
                 "nothing was written"
             ) from None
-        reason = getattr(e, "strerror", None) or e
+        reason = (e.strerror if isinstance(e, OSError) else None) or e
         raise ServerError(
             f"cannot reach the applyedit server at {url} ({reason}); nothing was run or written "
             f"(start one with `applyedit serve`, or drop --server / {ENV} to run locally)"
