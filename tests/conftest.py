@@ -77,3 +77,20 @@ def one_thread() -> Any:
     torch.set_num_threads(1)
     yield
     torch.set_num_threads(before)
+
+
+@pytest.fixture
+def reworded_template(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Any:
+    """`reword(name, text)`: the prompt templates as shipped, but `prompts/<name>.txt` reading `text`,
+    for the rest of the test (and the user patterns derived from them rebuilt)."""
+    from applyedit import prompts
+
+    def reword(name: str, text: str) -> None:
+        for f in prompts.prompts_dir().iterdir():
+            (tmp_path / f.name).write_text(f.read_text(encoding="utf-8"), encoding="utf-8")
+        (tmp_path / f"{name}.txt").write_text(text, encoding="utf-8")
+        monkeypatch.setattr(prompts, "prompts_dir", lambda: tmp_path)
+        prompts.user_pattern.cache_clear()
+
+    yield reword
+    prompts.user_pattern.cache_clear()

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -58,20 +58,13 @@ def test_user_pattern_finds_the_file_and_the_edit(edit: str) -> None:
     assert found.group("edit").decode() == edit
 
 
-def test_user_pattern_follows_a_changed_template(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_user_pattern_follows_a_changed_template(reworded_template: Any) -> None:
     """A changed template changes the pattern: nothing about the template is written twice."""
-    for f in prompts.prompts_dir().iterdir():
-        (tmp_path / f.name).write_text(f.read_text(encoding="utf-8"), encoding="utf-8")
-    (tmp_path / "instruction.user.txt").write_text(
+    reworded_template(
+        "instruction.user",
         "Please edit $path.\n$fence$language\n$source$fence\nWhat to do ($$): $edit\nAnswer in $fence$language.\n",
-        encoding="utf-8",
     )
-    monkeypatch.setattr(prompts, "prompts_dir", lambda: tmp_path)
-    prompts.user_pattern.cache_clear()
-    try:
-        prompt = prompts.build("m.py", "python", "a = 1\n", "set a to 2", "```")
-        found = prompts.user_pattern("instruction").search(prompt.user.encode())
-        assert found is not None
-        assert (found.group("source"), found.group("edit")) == (b"a = 1\n", b"set a to 2")
-    finally:
-        prompts.user_pattern.cache_clear()
+    prompt = prompts.build("m.py", "python", "a = 1\n", "set a to 2", "```")
+    found = prompts.user_pattern("instruction").search(prompt.user.encode())
+    assert found is not None
+    assert (found.group("source"), found.group("edit")) == (b"a = 1\n", b"set a to 2")

@@ -17,10 +17,10 @@ from typing import Any
 import pytest
 
 from applyedit import api, markers, prompts, textio
-from applyedit.report import spans
 from applyedit.models.backend import chat_ids
 from applyedit.models.costmodel import CostCurve, prior
 from applyedit.models.vllmdraft import RowsDrafter, cost_for, find_layout, probe_support
+from applyedit.report import spans
 from applyedit.spec.policy import SUPPORT_MIN
 from applyedit.spec.proposers import common_prefix
 
@@ -71,25 +71,18 @@ def test_layout_finds_the_file_the_edit_and_the_reply(tokenizer: Any, case: str)
             assert blocked == markers.is_marker(text_lines[lines[i]]), (i, piece)
 
 
-def test_layout_follows_a_changed_template(tokenizer: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_layout_follows_a_changed_template(tokenizer: Any, reworded_template: Any) -> None:
     """The drafter reads the prompt's layout from the templates: with a reworded snippet template it
     still finds the file and the edit (before, a copy of the template's words would have missed them
     and drafting would have quietly stopped)."""
     _, tok = tokenizer
-    for f in prompts.prompts_dir().iterdir():
-        (tmp_path / f.name).write_text(f.read_text(encoding="utf-8"), encoding="utf-8")
-    (tmp_path / "snippet.user.txt").write_text(
+    reworded_template(
+        "snippet.user",
         "Source of $path:\n$fence$language\n$source$fence\nChange:\n$fence$language\n$edit$fence\nReply with $path.\n",
-        encoding="utf-8",
     )
-    monkeypatch.setattr(prompts, "prompts_dir", lambda: tmp_path)
-    prompts.user_pattern.cache_clear()
-    try:
-        ids, reply, inputs, fence = case_prompt(tok, "py_bench_150_snippet")
-        row = ids + reply[:3]
-        layout = find_layout(row, spans.token_bytes(tok, row), [t in tok.added_tokens_decoder for t in row])
-    finally:
-        prompts.user_pattern.cache_clear()
+    ids, reply, inputs, fence = case_prompt(tok, "py_bench_150_snippet")
+    row = ids + reply[:3]
+    layout = find_layout(row, spans.token_bytes(tok, row), [t in tok.added_tokens_decoder for t in row])
     assert layout is not None and layout.reply == len(ids)
     original, edit = layout.sources
     assert tok.decode(original.ids).startswith(inputs.src.text + fence + "\n")
