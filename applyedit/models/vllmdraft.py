@@ -1,13 +1,14 @@
 """applyedit's copy drafter inside vLLM: the custom proposer that vLLM's speculative decoding calls.
 
-Owns three things. `find_layout`: where, in one request's token ids, the file, the edit and the reply
+Owns four things. `find_layout`: where, in one request's token ids, the file, the edit and the reply
 begin, read from the bytes of the tokens with the pattern of applyedit's own user templates
 (`prompts.user_pattern`: derived from prompts/*.user.txt, so a changed template is followed).
-`RowDrafter`: one request's copy proposer and adaptive K policy (spec/proposers.py, spec/policy.py, reused as
-they are), told what the target accepted by the token ids themselves. `CopyDrafter`: the class vLLM
-builds from `speculative_config={"method": "custom_class", "model":
-"applyedit.models.vllmdraft.CopyDrafter", "num_speculative_tokens": K}` and calls once per step
-with every row of the batch.
+`RowDrafter`: one request's copy proposer and adaptive K policy (spec/proposers.py, spec/policy.py,
+reused as they are), told what the target accepted by the token ids themselves. The cost of vLLM's
+verify passes that policy reads (`cost_for`: measured on the CPU, a guess on GPUs) and the probe rule
+a flat curve calls for (`probe_support`). `CopyDrafter`: the class vLLM builds from
+`speculative_config={"method": "custom_class", "model": "applyedit.models.vllmdraft.CopyDrafter",
+"num_speculative_tokens": K}` and calls once per step with every row of the batch.
 
 It reads only what vLLM's documented custom-proposer interface hands it: the config when built, and
 per step each row's sampled tokens and `token_ids_cpu[i, :num_tokens_no_spec[i]]` (the row's prompt

@@ -77,25 +77,36 @@ def case_prompt(case: str, tok=None) -> list[int]:
     return chat_ids(tok, prompt.system, prompt.user, prompt.assistant_prefix)
 
 
+def start_engine(spec: dict | None, **extra):
+    """vLLM on the default model's dequantized copy, float32, as every bench script here runs it (one
+    place: the cost curve must be measured on the engine the runs use)."""
+    from vllm import LLM
+
+    from applyedit.models import modelstore
+
+    model = str(modelstore.default_model_dir())
+    return LLM(
+        model=model,
+        dtype="float32",
+        max_model_len=8192,
+        enforce_eager=True,
+        seed=0,
+        speculative_config=spec,
+        disable_log_stats=False,
+        **extra,
+    )
+
+
 def main() -> None:
     from transformers import AutoTokenizer
-    from vllm import LLM, SamplingParams
+    from vllm import SamplingParams
 
     from applyedit import api, textio
     from applyedit.models import modelstore
 
     method, cases = sys.argv[1], sys.argv[2:]
-    model = modelstore.default_model_dir()
-    tok = AutoTokenizer.from_pretrained(model)
-    llm = LLM(
-        model=str(model),
-        dtype="float32",
-        max_model_len=8192,
-        enforce_eager=True,
-        seed=0,
-        speculative_config=METHODS[method],
-        disable_log_stats=False,
-    )
+    tok = AutoTokenizer.from_pretrained(modelstore.default_model_dir())
+    llm = start_engine(METHODS[method])
     for case in cases:
         file, edit, after = case_files(case)
         ids = case_prompt(case, tok)

@@ -25,9 +25,7 @@ import sys
 import time
 from typing import Any
 
-os.environ.setdefault("VLLM_ENABLE_V1_MULTIPROCESSING", "0")
-os.environ.setdefault("VLLM_CPU_OMP_THREADS_BIND", "0-1")
-os.environ.setdefault("VLLM_CPU_KVCACHE_SPACE", "2")
+import vllm_bench  # first: it sets the engine's environment
 
 DRAFTS = (0, 2, 4, 8, 12, 16, 24, 32)
 K_MAX = max(DRAFTS)
@@ -53,24 +51,14 @@ class FixedDraft:
 def main() -> None:
     import vllm_cost  # this file as the module vLLM imports the proposer from (one LENGTH for both)
     from transformers import AutoTokenizer
-    from vllm import LLM, SamplingParams
+    from vllm import SamplingParams
     from vllm_bench import case_prompt, counters
 
     from applyedit.models import modelstore
 
-    model = modelstore.default_model_dir()
-    tok = AutoTokenizer.from_pretrained(model)
+    tok = AutoTokenizer.from_pretrained(modelstore.default_model_dir())
     spec = {"method": "custom_class", "model": "vllm_cost.FixedDraft", "num_speculative_tokens": K_MAX}
-    llm = LLM(
-        model=str(model),
-        dtype="float32",
-        max_model_len=8192,
-        enforce_eager=True,
-        seed=0,
-        speculative_config=spec,
-        disable_log_stats=False,
-        enable_prefix_caching=True,
-    )
+    llm = vllm_bench.start_engine(spec, enable_prefix_caching=True)
 
     def run(ids: list[int], tokens: int) -> tuple[float, int]:
         before = counters(llm)

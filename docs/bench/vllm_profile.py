@@ -1,9 +1,10 @@
 """Per-pass timing inside a vLLM run: the seconds between successive drafter calls (one verify pass
 each) against the draft length of the pass before, and the drafter's own time.
 
-Run in the vLLM venv: `python docs/bench/vllm_profile.py applyedit|ngram CASE...` (a case as in
-vllm_bench.py). One line per case: the total, the drafter's seconds and calls, when the first call
-ended (the prefill), the gaps between calls and each call's draft length.
+Run in the vLLM venv: `APPLYEDIT_VLLM_K=16 python docs/bench/vllm_profile.py applyedit|ngram CASE...`
+(a method and a case as in vllm_bench.py, on the same engine). One line per case: the total, the
+drafter's seconds and calls, when the first call ended (the prefill), the gaps between calls and each
+call's draft length.
 """
 
 import json
@@ -11,28 +12,15 @@ import os
 import sys
 import time
 
-os.environ.setdefault("VLLM_ENABLE_V1_MULTIPROCESSING", "0")
-os.environ.setdefault("VLLM_CPU_OMP_THREADS_BIND", "0-1")
-os.environ.setdefault("VLLM_CPU_KVCACHE_SPACE", "2")
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from vllm import LLM, SamplingParams
+# isort: off
+from vllm_bench import METHODS, case_prompt, start_engine  # noqa: E402  (first: it sets vLLM's environment)
+from vllm import SamplingParams  # noqa: E402
+# isort: on
 
 METHOD = sys.argv.pop(1)
 calls = []
-SPEC = {
-    "applyedit": {
-        "method": "custom_class",
-        "model": "applyedit.models.vllmdraft.CopyDrafter",
-        "num_speculative_tokens": 16,
-    },
-    "ngram": {"method": "ngram", "num_speculative_tokens": 16, "prompt_lookup_max": 5, "prompt_lookup_min": 2},
-}[METHOD]
-from vllm_bench import case_prompt  # noqa: E402
-
-from applyedit.models import modelstore  # noqa: E402
-
-model = modelstore.default_model_dir()
-llm = LLM(model=str(model), dtype="float32", max_model_len=8192, enforce_eager=True, seed=0, speculative_config=SPEC)
+llm = start_engine(METHODS[METHOD])
 # The drafters' modules are imported once the engine runs: imported first, they broke vllm-cpu's
 # kernel registration at start-up here.
 from vllm.v1.spec_decode.ngram_proposer import NgramProposer  # noqa: E402
