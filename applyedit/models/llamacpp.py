@@ -55,6 +55,15 @@ def threads() -> int:
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
 
 
+def _has_amx() -> bool:
+    """Whether the CPU advertises AMX (Linux's /proc/cpuinfo flags)."""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as f:
+            return any(line.startswith("flags") and " amx_int8" in line for line in f)
+    except OSError:
+        return False
+
+
 @dataclass
 class LlamaCppModel(ExactPrefill):
     """A GGUF model in one llama.cpp context whose memory always holds exactly the accepted prefix."""
@@ -83,6 +92,11 @@ class LlamaCppModel(ExactPrefill):
         lib.llama_backend_init()
         mparams = lib.llama_model_default_params()
         mparams.n_gpu_layers = 0
+        if _has_amx():
+            # llama.cpp's AMX weight layout (an "extra buffer type") segfaults in ggml_backend_amx_mul_mat
+            # on the first forward pass on AMX Xeons here (llama-cpp-python 0.3.36, Q4_K_M): plain
+            # CPU buffers instead (AVX-512 kernels; no repacking on these CPUs).
+            mparams.use_extra_bufts = False
         model = lib.llama_model_load_from_file(str(path).encode(), mparams)
         if not model:
             raise ModelError(f"llama.cpp could not load {path}")
