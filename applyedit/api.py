@@ -17,6 +17,7 @@ files and prints nothing: the CLI does both.
 from __future__ import annotations
 
 import logging
+import textwrap
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -85,7 +86,11 @@ def read_inputs(
             f"the edit's lazy markers are {' and '.join(foreign)} comments, which {src.language} does not use: "
             f"is the snippet meant for another file? (pass --language if {path.name} is not {src.language})"
         )
-    fragment = kind == "instruction" and wrapped is None and _mostly_lines_of(edit_text, src.text)
+    fragment = (
+        kind == "instruction"
+        and wrapped is None
+        and (_mostly_lines_of(edit_text, src.text) or _reads_as_code(edit_text, src.language))
+    )
     return Inputs(
         src=src, shown=diff_path(path, cwd), edit=edit_text, kind=kind, implied=wrapped is not None, fragment=fragment
     )
@@ -97,6 +102,23 @@ def _mostly_lines_of(edit: str, original: str) -> bool:
     keys = {invariants.key(x) for x in original.split("\n")}
     lines = [invariants.key(x) for x in edit.split("\n") if x.strip()]
     return len(lines) >= 2 and 2 * sum(x in keys for x in lines) >= len(lines)
+
+
+_CODE_LANGUAGES = frozenset({"python", "javascript", "typescript", "go", "rust", "java", "c", "cpp", "csharp"})
+
+
+def _reads_as_code(edit: str, language: str) -> bool:
+    """Whether a marker-less edit is code, not words: it parses as the file's language (dedented), and a
+    line holds code punctuation (`=`, `;`, brackets). Prose instructions do not parse in these languages
+    (shell and markup grammars read words as code: they are left out)."""
+    from applyedit import syntax
+
+    if language not in _CODE_LANGUAGES:
+        return False
+    text = textwrap.dedent(edit.strip("\n")) + "\n"
+    if not any(ch in text for ch in "=;{}()[]"):
+        return False
+    return syntax.parse_errors(text, language) == []
 
 
 def prepare(
@@ -190,9 +212,9 @@ def apply(
         )
     if opts.answer == "merge" and got.fragment:
         raise AmbiguousEditError(
-            "the edit is a piece of the file with no lazy markers, and it stands in the file at no single place; "
-            "nothing was written (add lazy markers where code is kept, or write the edit as an instruction; "
-            "--answer auto lets the model read it)"
+            "the edit is a piece of code with no lazy markers, and it stands in the file at no single place; "
+            "nothing was written (show a line of the file around it and lazy markers where code is kept, or write "
+            "the edit as an instruction; --answer auto lets the model read it)"
         )
     if opts.answer != "model" and (merge_only := answer_by_merge(got, merged, opts, encoding)) is not None:
         return merge_only

@@ -3,7 +3,8 @@
 Each invariant is a named check with its own refusal message and `--allow-*` switch (`INVARIANTS`):
 
 - `snippet` (--allow-mismatch): every segment of an update snippet stands in the answer as given,
-  and the answer's other lines are the original's, in order.
+  and the answer's other lines are the original's, in order; no import line stands twice a few rows
+  apart where the original and the snippet hold it once (a moved import kept twice).
 - `deletions` (--allow-drops): an update snippet's answer is the original with the snippet's segments
   placed, in order, between unchanged stretches of the original (`decompose`). An original line the
   answer lacks lies inside a stretch a segment replaced: between two of the segment's context lines,
@@ -396,6 +397,28 @@ def _partly_kept(original: str, output: str, start: int, end: int) -> bool:
     return any(have[k] > outside[k] for k in set(ol[start:end]) if re.search(r"[A-Za-z0-9_@]", k))
 
 
+_IMPORT = re.compile(
+    r"^\s*(import\s|from\s+\S+\s+import\s|#\s*include\s|use\s|(const|let|var)\s+.*=\s*require\(|using\s)"
+)
+_NEAR_ROWS = 3  # rows apart that make two copies of an import one block
+
+
+def imports_twice(original: str, output: str, snippet: str) -> list[str]:
+    """Import lines (`import`, `from x import`, `#include`, `use`, `require`) that stand twice in the
+    output within a few rows of each other while the original and the snippet each hold them at most
+    once: the snippet moved the line within its block and the answer kept the old copy too."""
+    keys = [key(x) for x in output.split("\n")]
+    before = [key(x) for x in original.split("\n")]
+    shown = [key(x) for x in snippet.split("\n") if not is_marker(x)]
+    found = []
+    for k in dict.fromkeys(k for k in keys if k and _IMPORT.match(k)):
+        rows = [n for n, x in enumerate(keys) if x == k]
+        near = any(b - a <= _NEAR_ROWS for a, b in zip(rows, rows[1:], strict=False))
+        if near and before.count(k) <= 1 and shown.count(k) <= 1:
+            found.append(k)
+    return found
+
+
 def python_compile_error(original: str, output: str) -> str | None:
     """Why the output does not compile as Python when the original did (None: it does, or the
     original did not either)."""
@@ -464,6 +487,14 @@ def violations(
         if isinstance(reading, str):
             missing = reading.startswith((_MISSING, _CHANGED))
             found.append(Violation("snippet" if missing else "deletions", reading))
+        for line in imports_twice(original, output, edit):
+            found.append(
+                Violation(
+                    "snippet",
+                    f"the answer holds {line.strip()!r} twice, a few lines apart, where the original and the snippet "
+                    "hold it once: a moved line read as a new one",
+                )
+            )
     if marked or (kind == "instruction" and not ASKS_TO_DELETE.search(edit)):
         lost = lost_definitions(original, output, edit, language, path, whole_ok=marked)
         if lost:

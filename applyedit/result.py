@@ -28,7 +28,7 @@ class Inputs:
     edit: str  # the edit as the model sees it (unwrapped from a chat fence)
     kind: str  # "snippet" | "instruction"
     implied: bool  # a marker-less piece of the file, read as an update snippet
-    fragment: bool = False  # an "instruction" that is mostly lines of the file: a snippet that lost its markers
+    fragment: bool = False  # an "instruction" that is code (lines of the file, or parsing as code): no markers
 
 
 @dataclass(frozen=True)

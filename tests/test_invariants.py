@@ -129,6 +129,93 @@ def test_a_marker_less_piece_of_the_file_that_does_not_place_is_no_instruction(t
     fragment = "    x = 1\n    y = 2\n    return x\n"
     assert api.read_inputs(target, fragment).fragment
     assert not api.read_inputs(target, "Rename a to alpha and keep b as it is.").fragment
-    with pytest.raises(AmbiguousEditError, match="piece of the file with no lazy markers"):
+    with pytest.raises(AmbiguousEditError, match="piece of code with no lazy markers"):
         api.apply(target, fragment)
     assert target.read_text().count("x = 1") == 2
+
+
+# Shapes found wrong on the release corpus (corpus/releases): each now refused, never answered wrong.
+
+IMPORTS_TS = (
+    "import { QueryObserver } from './queryObserver'\n"
+    "import { hasNextPage } from './infiniteQueryBehavior'\n"
+    "import type { Subscribable } from './subscribable'\n"
+    "\n"
+    "export class InfiniteQueryObserver extends QueryObserver {\n"
+    "  fetchNextPage() {\n"
+    "    return hasNextPage()\n"
+    "  }\n"
+    "}\n"
+)
+
+
+def test_a_moved_import_kept_twice_is_refused() -> None:
+    """The snippet moves an import within its block; an answer that keeps the old copy too holds it twice
+    a line apart, which neither the original nor the snippet does."""
+    snippet = (
+        "// ... existing code ...\n"
+        "import { hasNextPage } from './infiniteQueryBehavior'\n"
+        "import { QueryObserver } from './queryObserver'\n"
+        "import type { Subscribable } from './subscribable'\n"
+        "// ... existing code ...\n"
+    )
+    lines = IMPORTS_TS.split("\n")
+    wrong = "\n".join([lines[0], lines[1], lines[0], *lines[2:]])
+    assert invariants.imports_twice(IMPORTS_TS, wrong, snippet) == ["import { QueryObserver } from './queryObserver'"]
+    broken = invariants.violations(IMPORTS_TS, wrong, snippet, "snippet", "typescript")
+    assert any("twice" in v.message for v in broken)
+    right = "\n".join([lines[1], lines[0], *lines[2:]])
+    assert invariants.imports_twice(IMPORTS_TS, right, snippet) == []
+    # the same import in two functions, far apart, is no move
+    far = "def a():\n    import os\n    return os.sep\n\n\ndef b():\n    x = 1\n    y = 2\n    import os\n    return os\n"
+    assert invariants.imports_twice(far.replace("    import os\n    return os\n", "    return 0\n"), far, "# ...\n") == []
+
+
+def test_a_snippet_opening_with_a_closer_and_no_marker_is_refused() -> None:
+    """`}` at a snippet's open start closes some block above: which one, and whether the code between is
+    deleted, the snippet does not say (the answer alone was a wrong file)."""
+    original = (
+        "function a () {\n  return 1\n}\n\nfunction b () {\n  return 2\n}\n\nfunction c () {\n  return 3\n}\n"
+    )
+    snippet = "}\n\nfunction c () {\n  return 4\n}\n// ... existing code ...\n"
+    result = confirm.confirmed(original, snippet, "javascript")
+    assert not result.ok and result.ambiguous and "starts with '}'" in result.reason
+    # with a marker above, the same segment is an edit of c()
+    marked = confirm.confirmed(original, "// ... existing code ...\n" + snippet, "javascript")
+    assert marked.ok and marked.merged == original.replace("return 3", "return 4")
+
+
+def test_an_implied_snippet_near_the_file_start_leaves_the_start_open() -> None:
+    """A marker-less edit whose first line is the file's second: whether the first line stays is the open
+    start's question, not an implied marker's answer."""
+    from applyedit.merge import implied_snippet
+
+    original = (
+        "import sys\nimport time\nfrom typing import List\n\nfrom .segment import Segment\n\n\n"
+        "def f(x: List[int]) -> int:\n    return len(x)\n\n\ndef g() -> list[str]:\n    return sys.argv\n"
+    )
+    edit = "import time\nfrom typing import Final, List\n\nfrom .segment import Segment\n"
+    wrapped = implied_snippet(original, edit, "python")
+    assert wrapped == edit + "# ... existing code ...\n"
+    result = confirm.confirmed(original, wrapped, "python")
+    assert not result.ok and result.ambiguous and "does the file start there?" in result.reason
+    # further down, the implied marker above stands
+    body = "".join(f"def g{i}():\n    return {i}\n\n\n" for i in range(4))
+    far = implied_snippet(body + original, edit, "python")
+    assert far is not None and far.startswith("# ... existing code ...")
+
+
+def test_new_code_with_no_line_of_the_file_is_no_instruction(tmp_path: Path) -> None:
+    """Two new lines of Java with no marker and no line of the file around them: where they go is not
+    said (read as an instruction, the model wrote a wrong file with exit 0 on the release sample)."""
+    from applyedit import api
+    from applyedit.errors import AmbiguousEditError
+
+    target = tmp_path / "View.java"
+    target.write_text("class View {\n  void layout(float eX, float vbX) {\n    float translateX = 0;\n  }\n}\n")
+    code = "      translateX = eX - (vbX * scaleX);\n      translateY = eY - (vbY * scaleY);\n"
+    assert api.read_inputs(target, code).fragment
+    for words in ("Rename the class View to Panel.", "Add a docstring to every method", "Simplify"):
+        assert not api.read_inputs(target, words).fragment, words
+    with pytest.raises(AmbiguousEditError, match="piece of code with no lazy markers"):
+        api.apply(target, code)

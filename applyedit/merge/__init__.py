@@ -64,6 +64,7 @@ class MergeResult:
 
 
 IMPLIED_SHARE = 0.5  # a marker-less edit longer than this share of the file may be the whole new file
+IMPLIED_EDGE = 3  # an edit this many lines of code or fewer from the file's start (end) may start (end) it
 
 
 def implied_snippet(original: str, edit: str, language: str) -> str | None:
@@ -73,9 +74,11 @@ def implied_snippet(original: str, edit: str, language: str) -> str | None:
     Chat models often leave out both markers and show only the changed code between a few lines of
     context. Read that way when the edit's first and last non-blank lines are lines of the original
     (the context that places it) and one of its lines at least is a distinctive one of the original,
-    it is at most `IMPLIED_SHARE` of the file's lines (a
-    longer one may be the whole new file, whose dropped tail the implied trailing marker would keep),
-    and the wrapped snippet merges unambiguously. Prose never qualifies: its lines are not the file's.
+    it is at most `IMPLIED_SHARE` of the file's lines (a longer one may be the whole new file, whose
+    dropped tail the implied trailing marker would keep), and the wrapped snippet merges unambiguously.
+    Prose never qualifies: its lines are not the file's. No marker is implied on a side where the edit
+    stands 1 to `IMPLIED_EDGE` lines of code from the file's start (end): whether the file starts
+    (ends) there is then the open start's (end's) question, as for any snippet.
     """
     forms = COMMENT_FORMS.get(language, frozenset())
     opener = "#" if "#" in forms else "//" if "//" in forms else "--" if "--" in forms else None
@@ -92,7 +95,16 @@ def implied_snippet(original: str, edit: str, language: str) -> str | None:
     def marker(line: str) -> str:  # indented like the code it stands next to
         return f"{line[: len(line) - len(line.lstrip())]}{opener} ... existing code ..."
 
-    wrapped = f"{marker(lines[0])}\n{edit.rstrip(chr(10))}\n{marker(lines[-1])}\n"
+    # Within a few lines of code of the file's start (end), the edit may start (end) the file there: no
+    # marker is implied on that side, and the open start (end) is read as any snippet's is.
+    code = [_key(x) for x in lines_of(original) if x.strip()]
+    first, last = _key(lines[0]), _key(lines[-1])
+    top = "" if code.count(first) == 1 and 0 < code.index(first) <= IMPLIED_EDGE else f"{marker(lines[0])}\n"
+    end = len(code) - 1 - code.index(last) if code.count(last) == 1 else 0
+    bottom = "" if 0 < end <= IMPLIED_EDGE else f"{marker(lines[-1])}\n"
+    if not top and not bottom:  # near both ends: a marker on each side, as elsewhere
+        top, bottom = f"{marker(lines[0])}\n", f"{marker(lines[-1])}\n"
+    wrapped = f"{top}{edit.rstrip(chr(10))}\n{bottom}"
     return wrapped if merge(original, wrapped).ok else None
 
 

@@ -29,6 +29,14 @@ def confirmed(original: str, snippet: str, language: str, path: str | None = Non
         return _unsure(result, second.message, ambiguous=True)
     if not result.ok or result.merged is None:
         return result
+    closer = _closer_at_open_start(original, snippet)
+    if closer is not None:
+        return _unsure(
+            result,
+            f"the snippet starts with {closer!r} and no lazy marker above: which block it closes, and whether the "
+            "code above that is kept, the snippet does not say",
+            ambiguous=True,
+        )
     if isinstance(second, contextread.NoReading):
         return _unsure(result, second.message)
     ours = result.merged.split("\n")
@@ -44,6 +52,21 @@ def confirmed(original: str, snippet: str, language: str, path: str | None = Non
     if broken:
         return _unsure(result, broken[0].message)
     return dataclasses.replace(result, notes=tuple(_open_ends(original, snippet, result)))
+
+
+_CLOSERS = frozenset({"}", "};", "},", ")", ");", "),", "]", "];", "],", "end"})
+
+
+def _closer_at_open_start(original: str, snippet: str) -> str | None:
+    """The snippet's first line when it is a bare closing line (`}`, `);`, `end`) with no marker above it
+    and the original does not start with it: a closer places nowhere, and the code between the block it
+    closes and the next line the snippet shows may be kept or deleted."""
+    segs = invariants.segments(snippet)
+    if not segs or segs[0].marker_before or not segs[0].lines:
+        return None
+    first = invariants.key(segs[0].lines[0])
+    start = next((x for x in original.split("\n") if x.strip()), "")
+    return segs[0].lines[0].strip() if first in _CLOSERS and invariants.key(start) != first else None
 
 
 def _open_ends(original: str, snippet: str, result: merge.MergeResult) -> list[str]:
