@@ -1,0 +1,76 @@
+"""Multi-candidate verification: the model's log-likelihood of a few candidate outputs after one shared
+context, the tree step of speculative decoding used to break a tie between readings of an edit.
+
+Owns the scoring: the candidates' shared prefix is computed once (one prefill of the context and the
+prefix), then each candidate's divergent span and a window of the tokens after it (where the
+candidates agree again) is fed in one forward pass and scored token by token, and the cache is
+cropped back to the shared prefix before the next one. So the cost is one prefill plus the divergent
+spans and their windows, whatever the length of the text the candidates share. `pick` says which
+candidate wins by at least a margin (in nats), or none. Reaches the model only through `TargetModel`;
+knows nothing of text, readings or files (the caller tokenizes the candidates and names them).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from applyedit.models.base import TargetModel
+from applyedit.spec.proposers import common_prefix
+
+__all__ = ["Scored", "pick", "score"]
+
+WINDOW = 16  # tokens scored past the end of the divergent span, where the candidates agree again
+
+
+@dataclass(frozen=True)
+class Scored:
+    """A candidate's log-likelihood over its scored tokens (the divergent span and the window after it)."""
+
+    index: int  # the candidate's position in the list scored
+    logprob: float  # the sum of the scored tokens' log-probabilities (nats)
+    tokens: int  # how many tokens were scored
+    start: int  # where the scored span starts in the candidate (its shared prefix with the others)
+
+
+def _common_suffix(seqs: Sequence[Sequence[int]], limit: int) -> int:
+    n = 0
+    while n < limit and all(s[len(s) - 1 - n] == seqs[0][len(seqs[0]) - 1 - n] for s in seqs):
+        n += 1
+    return n
+
+
+def score(
+    model: TargetModel, context: Sequence[int], candidates: Sequence[Sequence[int]], window: int = WINDOW
+) -> list[Scored]:
+    """Each candidate's log-likelihood after `context`, over the tokens from the candidates' shared
+    prefix to `window` tokens past the start of their shared suffix (clipped to the candidate)."""
+    if len(candidates) < 2 or not context:
+        raise ValueError("score needs a context and at least two candidates")
+    shared = min(len(c) for c in candidates)
+    for c in candidates[1:]:
+        shared = min(shared, common_prefix(candidates[0], c))
+    suffix = _common_suffix(candidates, min(len(c) for c in candidates) - shared)
+    prefix = [*context, *candidates[0][:shared]]
+    model.prefill(prefix[:-1])  # the last prefix token goes with each candidate: its logits score token 0
+    base = model.cached_len
+    found = []
+    for n, cand in enumerate(candidates):
+        end = min(len(cand), len(cand) - suffix + window)
+        span = list(cand[shared:end])
+        logits = model.forward([prefix[-1], *span], len(span) + 1)[: len(span)]
+        logprobs = logits.float().log_softmax(dim=-1)
+        total = sum(float(logprobs[i, t]) for i, t in enumerate(span))
+        found.append(Scored(n, total if span else 0.0, len(span), shared))
+        model.crop_to(base)
+    return found
+
+
+def pick(scored: Sequence[Scored], margin: float) -> int | None:
+    """The index of the candidate whose log-likelihood beats every other's by at least `margin` nats,
+    else None (too close to call)."""
+    ranked = sorted(scored, key=lambda s: s.logprob, reverse=True)
+    if len(ranked) < 2 or not math.isfinite(ranked[0].logprob):
+        return None
+    return ranked[0].index if ranked[0].logprob - ranked[1].logprob >= margin else None

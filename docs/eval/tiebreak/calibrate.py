@@ -1,0 +1,77 @@
+"""Calibration data for the model tie-break (spec/tiebreak.py) on the release corpus: for each case whose
+two readers disagree ("two readings of the snippet differ") and one of whose two readings is the
+expected file, score both readings with the default model after the product's prompt, and record the
+expected reading's margin (its log-likelihood minus the other's, nats). A positive margin is a right
+pick; the threshold that makes every pick right is the smallest margin above the largest wrong one.
+
+    python docs/eval/tiebreak/calibrate.py OUT.jsonl [--max-lines 250] [--limit N]   # resumable
+
+Knows the corpus (corpus/releases/cases.py), the readers (merge, contextread) and the product's prompt
+(api.prepare); scores with spec/tiebreak.score on whichever backend the engine opens.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[3]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "corpus" / "releases"))
+
+
+def main(argv: list[str] | None = None) -> int:
+    import cases as release_cases
+
+    from applyedit import api
+    from applyedit.merge import confirm, contextread, reindent
+    from applyedit.spec.tiebreak import score
+
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("out", type=Path)
+    p.add_argument("--max-lines", type=int, default=250)
+    p.add_argument("--limit", type=int, default=0)
+    args = p.parse_args(argv)
+    done = set()
+    if args.out.exists():
+        done = {json.loads(x)["name"] for x in args.out.read_text().splitlines() if x.strip()}
+    engine = api.Engine.open()
+    count = 0
+    for c in release_cases.cases():
+        if c.name in done or len(c.before.split("\n")) > args.max_lines:
+            continue
+        snippet = reindent.to_file_style(c.before, c.snippet)
+        result = confirm.confirmed(c.before, snippet, c.language)
+        if result.ok or not result.reason.startswith("two readings") or result.merged is None:
+            continue
+        second = contextread.read(c.before, snippet, c.language)
+        if isinstance(second, contextread.NoReading):
+            continue
+        readings = [result.merged, "\n".join(second) + "\n"]
+        if c.after not in readings or readings[0] == readings[1]:
+            row = {"name": c.name, "truth": "absent"}
+        else:
+            with tempfile.TemporaryDirectory() as tmp:
+                path = Path(tmp) / Path(c.path).name
+                path.write_text(c.before, encoding="utf-8")
+                job = api.prepare(path, snippet, engine)
+            ids = [engine.encode(r) for r in readings]
+            got = score(engine.model, job.prompt_ids, ids)
+            right = readings.index(c.after)
+            margin = got[right].logprob - got[1 - right].logprob
+            row = {"name": c.name, "truth": "merge" if right == 0 else "context", "margin": round(margin, 3),
+                   "tokens": [s.tokens for s in got], "prompt": len(job.prompt_ids)}
+        with args.out.open("a") as f:
+            f.write(json.dumps(row) + "\n")
+        print(row, flush=True)
+        count += 1
+        if args.limit and count >= args.limit:
+            break
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
