@@ -86,6 +86,7 @@ class RunOptions:
     allow_mismatch: bool = False
     allow_lost_definitions: bool = False
     allow_head_changes: bool = False
+    allow_unseen_changes: bool = False
     fallback: str = "merge"
 
     def replace(self, **changes: Any) -> RunOptions:
@@ -233,6 +234,12 @@ OPTIONS = (
         "allow_head_changes",
         "checks",
         "Accept output that moved a shebang, Go's package clause or code outside an include guard.",
+    ),
+    Option(
+        "allow_unseen_changes",
+        "checks",
+        "Accept output that changed a line only in characters no reader sees (invisible, separators, "
+        "look-alike letters) where the edit never names them.",
     ),
     Option(
         "anchor",
