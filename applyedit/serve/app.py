@@ -5,9 +5,11 @@ Owns the HTTP surface (FastAPI on uvicorn): `POST /v1/apply` (JSON {path, conten
 `<instruction>`, `<code>` and `<update>` tags, answered with the merged file; `stream` sends it as
 server-sent events; the chat side is serve/chat.py's), `GET /v1/models`, `GET /health`; the guard in
 front (body size limit, bearer token), the mapping of errors to HTTP statuses (they carry the CLI's
-exit code), and cancelling a run whose client went away. The runs themselves are the worker's
-(serve/worker.py: one at a time, in arrival order, from a bounded queue, each `api.apply` on a private
-temporary copy of the posted content), so the checks and refusals are the CLI's. The prompt cache
+exit code; a bug is a JSON 500 too), and cancelling a run whose client went away. A request's limits
+are checked before it queues (options.py's bounds), and its engine never prepares a model for it.
+The runs themselves are the worker's (serve/worker.py: one at a time, in arrival order, from a
+bounded queue, each `api.apply` on a private temporary copy of the posted content), so the checks
+and refusals are the CLI's. The prompt cache
 lives on the model (models/promptcache.py). Reads and writes no user file: the CLI does (serve/client.py).
 """
 
@@ -124,8 +126,8 @@ class Guard:
             return
         headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
         limit = self.settings.max_body
-        # The whole body is read first (what is past the limit, up to DRAIN more bytes, is discarded
-        # unread): a client still writing when the answer comes would see a reset, not the answer.
+        # The whole body is read first (what is past the limit, up to DRAIN more bytes or DRAIN_SECONDS,
+        # is discarded): a client still writing when the answer comes would see a reset, not the answer.
         body, more, size, over = bytearray(), True, 0, 0.0
         while more and size <= limit + DRAIN and (size <= limit or time.monotonic() - over < DRAIN_SECONDS):
             try:
