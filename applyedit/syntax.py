@@ -134,7 +134,7 @@ def _tree(text: str, language: str, path: _Path) -> tuple[tree_sitter.Tree, str]
     return _parsed(text, _canonical(language, path), path is None)
 
 
-@functools.lru_cache(maxsize=16)
+@functools.lru_cache(maxsize=4)
 def _parsed(text: str, name: str, pathless: bool) -> tuple[tree_sitter.Tree, str] | None:
     parser = _parser(name)
     if parser is None:
@@ -271,7 +271,7 @@ def definitions(text: str, language: str, path: _Path = None) -> list[Definition
     return None if found is None else list(found)
 
 
-@functools.lru_cache(maxsize=16)
+@functools.lru_cache(maxsize=4)
 def _definitions(text: str, name: str, pathless: bool) -> tuple[Definition, ...] | None:
     parsed = _parsed(text, name, pathless)
     if parsed is None:
