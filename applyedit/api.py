@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
 
-from applyedit import invariants, markers, merge, prompts, textio
+from applyedit import interrupt, invariants, markers, merge, prompts, textio
 from applyedit.diff import diff_path
 from applyedit.errors import AmbiguousEditError, InputError, PromptTooLongError
 from applyedit.merge import confirm, reindent
@@ -176,6 +176,7 @@ def apply(
     on_step: Callable[[Step, int], None] | None = None,
     progress: modelstore.Progress | None = None,
     on_phase: Callable[[str, int, int], None] | None = None,
+    stop: Callable[[], None] | None = None,
     **settings: Any,
 ) -> ApplyResult:
     """Apply `edit` (an instruction or an update snippet) to `file` with the local model.
@@ -191,10 +192,33 @@ def apply(
     this call loads them), "prefill" (prompt tokens computed of all), then "decoding" after each
     pass (the output line reached of the original's line count). A refused output (OutputCheckError)
     carries the rejected file, in the original's text style, as `rejected` (None when empty).
+
+    The timeout counts from the call: the merge's readings and the checks stop at it too
+    (interrupt.py), and `stop()`, called between their steps, stops the run when it raises (a
+    server's client gone).
     """
     opts = (options or RunOptions()).replace(**settings)
     deadline = None if opts.timeout is None else time.monotonic() + opts.timeout
     opts.check()
+    with interrupt.stopping(deadline, opts.timeout, stop):
+        return _apply(file, edit, opts, deadline, engine, language, encoding, cwd, source, on_step, progress, on_phase)
+
+
+def _apply(
+    file: str | Path,
+    edit: str,
+    opts: RunOptions,
+    deadline: float | None,
+    engine: Engine | None,
+    language: str | None,
+    encoding: str,
+    cwd: Path | None,
+    source: bytes | None,
+    on_step: Callable[[Step, int], None] | None,
+    progress: modelstore.Progress | None,
+    on_phase: Callable[[str, int, int], None] | None,
+) -> ApplyResult:
+    """`apply`'s steps, under its stop rule."""
     decoding = sampling.settings(opts.temperature, opts.top_p, opts.seed)
     opened = engine or (lambda: Engine.open(opts.model, opts.device, opts.dtype, progress, opts.backend))
     got = read_inputs(file, edit, language=language, encoding=encoding, cwd=cwd, source=source)

@@ -15,7 +15,7 @@ import re
 from collections.abc import Sequence
 from pathlib import Path
 
-from applyedit import invariants, markers, merge, textio
+from applyedit import interrupt, invariants, markers, merge, textio
 from applyedit.errors import OutputCheckError
 from applyedit.invariants import ASKS_TO_DELETE
 from applyedit.options import RunOptions
@@ -30,6 +30,7 @@ def check_all(
 ) -> list[str]:
     """Every check, in order; the notes of those the options' `allow_*` switches accepted."""
     check_output(src.text, body, opts.allow_markers, src.language, src.path)
+    interrupt.check()  # each check may read the whole file again: a run past its deadline stops here
     drops = check_drops(src.text, body, merged, opts.allow_drops)
     # With an unambiguous merge, a note from the dropped-code check means drops were accepted
     # (--allow-drops): the output then differs from the merge by design, so no agreement is asked.
@@ -37,6 +38,7 @@ def check_all(
     notes = drops + check_syntax(src, body, opts.allow_syntax_errors)
     notes += check_deletion(src.text, body, edit, kind, opts.allow_deletion)
     notes += check_answer(src.text, body, kind, edit, merged, opts.allow_unchanged, opts.allow_mismatch, agree)
+    interrupt.check()
     notes += check_invariants(src, body, edit, kind, opts)
     return notes
 

@@ -49,6 +49,11 @@ class ModelError(ApplyEditError):
     exit_code = 2
 
 
+class ModelNotPrepared(ModelError):
+    """A model the run needs is not prepared, and this run may not prepare it (a server's request: the
+    server never writes model files for one); `applyedit model prepare` does (exit 2, HTTP 503)."""
+
+
 class DecodeError(ApplyEditError):
     """Decoding failed or its output is unusable: truncated, no code block (exit 2)."""
 

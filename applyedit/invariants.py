@@ -18,6 +18,9 @@ Each invariant is a named check with its own refusal message and `--allow-*` swi
   IndentationError, `from __future__` placement); other languages: tree-sitter (checks.check_syntax).
 - `heads` (--allow-head-changes): a shebang stays the first line, Go's `package` clause the first
   statement, and a C/C++ include guard still encloses the code.
+- `unseen` (--allow-unseen-changes): no line comes back changed only where no reader sees it
+  (`unseen_changes`: an invisible, separator or look-alike character written for another, such as
+  U+2029 for U+2028 in a string), unless the edit names such characters.
 
 This module reads text only: the snippet's segments (markers.py's markers), definitions
 (syntax.py), and nothing of the merge (merge/), whose answer it checks from the outside.
@@ -60,6 +63,7 @@ INVARIANTS = {
     "definitions": "allow_lost_definitions",
     "compiles": "allow_syntax_errors",
     "heads": "allow_head_changes",
+    "unseen": "allow_unseen_changes",
 }
 _MISSING = "the answer does not hold the snippet's segment"
 _CHANGED = "the answer changes, adds or moves lines the snippet does not show"
@@ -513,4 +517,72 @@ def violations(
             )
     for change in head_changes(original, output, language):
         found.append(Violation("heads", change))
+    found += [Violation("unseen", change) for change in unseen_changes(original, output, edit)]
+    return found
+
+
+# Look-alike letters (Cyrillic and Greek) as the Latin ones they read as, and hyphens as "-".
+_LOOKALIKE = str.maketrans(
+    "АВЕКМНОРСТХаеорсухіјѕԁԛԝΑΒΕΖΗΙΚΜΝΟΡΤΥΧονı\u2010\u2011\u2212",
+    "ABEKMHOPCTXaeopcyxijsdqwABEZHIKMNOPTYXovi---",
+)
+# An edit that speaks of such characters: their notations, or words for them.
+_NAMES_UNSEEN = re.compile(
+    r"\\u[0-9a-f]{4}|\\x[0-9a-f]{2}|u\+[0-9a-f]{4}|&#|&nbsp|unicode|invisible|zero[- ]width|non[- ]?breaking|"
+    r"no[- ]break|nbsp|white ?space|separator|homoglyph|confusable|look[- ]?alike|normali[sz]|ascii|\bbom\b|"
+    r"byte order mark|control char|encod",
+    re.I,
+)
+
+
+def _as_seen(line: str) -> str:
+    """A line as a reader sees it: compatibility forms folded (NFKC), invisible format and control
+    characters gone (a tab stays), every other space or separator one space, look-alike letters Latin."""
+    import unicodedata
+
+    out = []
+    for ch in unicodedata.normalize("NFKC", line):
+        kind = unicodedata.category(ch)
+        if kind == "Cf" or (kind == "Cc" and ch != "\t"):
+            continue
+        out.append(" " if kind in ("Zs", "Zl", "Zp") else ch)
+    return "".join(out).translate(_LOOKALIKE)
+
+
+def unseen_changes(original: str, output: str, edit: str) -> list[str]:
+    """Output lines that are new only where no reader sees it: each reads (`_as_seen`) as an original
+    line that the output no longer has. None is refused when the edit shows that very line, holds one
+    of the characters that differ, or speaks of such characters (`_NAMES_UNSEEN`, a character's
+    Unicode name). Only lines holding a character beyond printable ASCII and the tab can differ so;
+    visible edits, indentation and trailing blanks are other checks' business."""
+    import unicodedata
+
+    plain = re.compile(r"[\t\x20-\x7e]*")
+    ol, xl = original.split("\n"), output.split("\n")
+    if all(plain.fullmatch(x) for x in ol) and all(plain.fullmatch(x) for x in xl):
+        return []
+    kept, had = set(ol), set(xl)
+    gone: dict[str, str] = {}
+    for line in ol:
+        if line not in had and not plain.fullmatch(line):
+            gone.setdefault(_as_seen(line), line)
+    if not gone or _NAMES_UNSEEN.search(edit):
+        return []
+    shown = {x.strip() for x in edit.split("\n") if x.strip()}
+    found = []
+    for n, line in enumerate(xl, 1):
+        if line in kept or plain.fullmatch(line) or (was := gone.get(_as_seen(line))) is None:
+            continue
+        odd = {c for c in line + was if not plain.fullmatch(c)}
+        differ = sorted({c for c in set(line) ^ set(was) if c in odd} or odd)  # or the same ones, moved
+        names = [unicodedata.name(c, "") for c in differ]
+        if line.strip() in shown or any(c in edit for c in differ):
+            continue
+        if any(name and name.lower() in edit.lower() for name in names):
+            continue
+        said = ", ".join(f"U+{ord(c):04X} {name}".rstrip() for c, name in zip(differ, names, strict=True))
+        found.append(
+            f"the answer's line {n} differs from the original's only in characters no reader sees ({said}), "
+            "which the edit never names"
+        )
     return found

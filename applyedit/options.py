@@ -27,6 +27,8 @@ FALLBACKS = ("merge", "none")  # --fallback: answer with the merge when the mode
 DRAFT_BACKENDS = ("auto", "torch", "llamacpp")
 DTYPES = ("fp32", "float32", "bf16", "bfloat16", "fp16", "float16")
 ENGINE_FIELDS = ("model", "device", "dtype", "backend")  # what opens the model (Engine.open), not the run
+MAX_REQUEST_TIMEOUT = 86_400.0  # seconds: the longest `timeout` a server request may ask for (a day)
+MAX_REQUEST_K = 1024  # the largest `k` (and `draft_k`) a server request may ask for
 
 
 @dataclass(frozen=True)
@@ -84,6 +86,7 @@ class RunOptions:
     allow_mismatch: bool = False
     allow_lost_definitions: bool = False
     allow_head_changes: bool = False
+    allow_unseen_changes: bool = False
     fallback: str = "merge"
 
     def replace(self, **changes: Any) -> RunOptions:
@@ -148,6 +151,7 @@ class Option:
     request: bool = True
     ge: int | None = None  # a request's value: at least this
     gt: float | None = None  # a request's value: above this
+    le: float | None = None  # a request's value: at most this
 
     @property
     def default(self) -> Any:
@@ -199,7 +203,7 @@ OPTIONS = (
         ("--proposer",),
         tuple(registry.PROPOSERS),
     ),
-    Option("k", "k", "Draft length: the cap for adaptive, the value for fixed.", ("--k",)),
+    Option("k", "k", "Draft length: the cap for adaptive, the value for fixed.", ("--k",), ge=0, le=MAX_REQUEST_K),
     Option(
         "k_policy",
         "k",
@@ -232,6 +236,12 @@ OPTIONS = (
         "Accept output that moved a shebang, Go's package clause or code outside an include guard.",
     ),
     Option(
+        "allow_unseen_changes",
+        "checks",
+        "Accept output that changed a line only in characters no reader sees (invisible, separators, "
+        "look-alike letters) where the edit never names them.",
+    ),
+    Option(
         "anchor",
         "answer",
         "merge: when an update snippet merges unambiguously, force the original lines it keeps away from "
@@ -261,6 +271,7 @@ OPTIONS = (
         "sampling",
         "Stop the run after this many seconds (checked between verify passes); nothing is written.",
         gt=0,
+        le=MAX_REQUEST_TIMEOUT,
     ),
     Option(
         "temperature",
@@ -301,6 +312,8 @@ OPTIONS = (
         "draft_k",
         "draft",
         "The draft model's draft length (default: chosen per step for the best expected tokens per second).",
+        ge=1,
+        le=MAX_REQUEST_K,
     ),
 )
 

@@ -58,6 +58,8 @@ def answer_by_merge(
         return None
     try:
         notes = checks.check_all(got.src, body, got.edit, got.kind, merged, opts)
+    except DecodeError:
+        raise  # the run stopped (its timeout, its client gone): no refusal to turn into a model run
     except ApplyEditError:
         return None
     src = got.src

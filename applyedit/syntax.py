@@ -7,6 +7,7 @@ found by walking a table of node types per language. Knows nothing of tokens, th
 
 from __future__ import annotations
 
+import functools
 import importlib
 import os
 import re
@@ -128,14 +129,19 @@ def supported(language: str) -> bool:
 
 
 def _tree(text: str, language: str, path: _Path) -> tuple[tree_sitter.Tree, str] | None:
-    """The tree and the grammar used; TypeScript without a path falls back to TSX if only that parses."""
-    name = _canonical(language, path)
+    """The tree and the grammar used; TypeScript without a path falls back to TSX if only that parses.
+    The last texts' trees are kept: the checks and the merge's readings parse one text several times."""
+    return _parsed(text, _canonical(language, path), path is None)
+
+
+@functools.lru_cache(maxsize=4)
+def _parsed(text: str, name: str, pathless: bool) -> tuple[tree_sitter.Tree, str] | None:
     parser = _parser(name)
     if parser is None:
         return None
     data = text.encode("utf-8", "replace")
     tree = parser.parse(data)
-    tsx = _parser("tsx") if name == "typescript" and path is None and tree.root_node.has_error else None
+    tsx = _parser("tsx") if name == "typescript" and pathless and tree.root_node.has_error else None
     if tsx is not None and not (alternative := tsx.parse(data)).root_node.has_error:
         return alternative, "tsx"
     return tree, name
@@ -261,7 +267,13 @@ def _span(node: tree_sitter.Node, grammar: str) -> tuple[int, int]:
 
 def definitions(text: str, language: str, path: _Path = None) -> list[Definition] | None:
     """Every definition, nested ones included, in source order (parents first); None if no grammar."""
-    parsed = _tree(text, language, path)
+    found = _definitions(text, _canonical(language, path), path is None)
+    return None if found is None else list(found)
+
+
+@functools.lru_cache(maxsize=4)
+def _definitions(text: str, name: str, pathless: bool) -> tuple[Definition, ...] | None:
+    parsed = _parsed(text, name, pathless)
     if parsed is None:
         return None
     tree, grammar = parsed
@@ -277,7 +289,7 @@ def definitions(text: str, language: str, path: _Path = None) -> list[Definition
             parent = Definition(kind, name, *_span(node, grammar), parent, keyword)
             found.append(parent)
         stack.extend((child, parent) for child in reversed(node.named_children))
-    return found
+    return tuple(found)
 
 
 def enclosing(defs: list[Definition], line: int) -> tuple[Definition, ...]:

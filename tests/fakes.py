@@ -1,7 +1,8 @@
 """Test doubles and tiny models shared by the tests (no test module imports another).
 
 Behind the model seam: a scripted target that "generates" a fixed token script, so the real loop,
-proposer, checks, diff writer and CLI all run with only the forward pass scripted. For the loop's
+proposer, checks, diff writer and CLI all run with only the forward pass scripted; and vLLM's engine
+with no model behind it (`FakeVllm`), for the vLLM backend's own code where vLLM is not installed. For the loop's
 exactness tests: tiny random Qwen2 models on the product's CPU kernels, their prompts and plain greedy
 references from transformers' generate(), drafters that are always right or always wrong, and
 hand-built cost curves. The product never ships this path.
@@ -9,9 +10,11 @@ hand-built cost curves. The product never ships this path.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Sequence
 from functools import lru_cache
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import torch
@@ -204,3 +207,54 @@ class Contrarian(Oracle):
 
     def propose(self, output: Sequence[int], k: int) -> Draft:
         return Draft(tuple((t + 1) % self.vocab for t in self.continuation(output, k)) or (7,) * k)
+
+
+class FakeVllm:
+    """vLLM's `LLM` as models/vllmengine.py drives it (`llm_engine`: `add_request`, `abort_request`,
+    `step`) with no model behind it: each request finishes after `steps` engine steps of `pause`
+    seconds, writing `tokens`; `steps` None: it never finishes. `held` is what the engine works on."""
+
+    def __init__(self, vocab: int, steps: int | None = None, tokens: Sequence[int] = (), pause: float = 0.01) -> None:
+        self.llm_engine = self
+        self.model_config = SimpleNamespace(get_vocab_size=lambda: vocab)
+        self.steps, self.tokens, self.pause = steps, list(tokens), pause
+        self.held: dict[str, int | None] = {}
+        self.aborted: list[str] = []
+
+    def add_request(self, rid: str, prompt: Any, params: Any) -> None:
+        self.held[rid] = self.steps
+
+    def abort_request(self, rids: Sequence[str]) -> None:
+        for rid in rids:
+            self.held.pop(rid, None)
+            self.aborted.append(rid)
+
+    def step(self) -> list[Any]:
+        time.sleep(self.pause)
+        done = []
+        for rid, left in list(self.held.items()):
+            if left is not None and left <= 1:
+                del self.held[rid]
+                completion = SimpleNamespace(token_ids=self.tokens, finish_reason="stop", spec_decode_metrics=None)
+                done.append(SimpleNamespace(request_id=rid, finished=True, outputs=[completion]))
+            elif left is not None:
+                self.held[rid] = left - 1
+        return done
+
+
+def fake_vllm_engine(tokenizer: tuple[Path, Any], fake: FakeVllm) -> api.Engine:
+    """An Engine (real tokenizer) whose backend is models/vllmengine.py's, driving `fake` instead of vLLM."""
+    from applyedit.models.vllmengine import VllmModel
+
+    class Unsampled(VllmModel):
+        def _params(self, request: Any) -> Any:
+            return request.max_tokens  # vLLM's SamplingParams, which the fake never reads
+
+    path, tok = tokenizer
+    engine = api.Engine(
+        modelstore.resolve(None), path, tok, "cpu", pick_dtype("fp32", "cpu"), context_length(path), cost=prior()
+    )
+    engine.backend = "vllm"
+    eos = tok.convert_tokens_to_ids("<|im_end|>")
+    engine._model = Unsampled(fake, tok, frozenset({eos}), 0, "cpu")  # type: ignore[assignment]
+    return engine

@@ -182,7 +182,7 @@ def test_shared_option_groups_reach_run_options() -> None:
 
     model, draft, answer = ([p.name for p in group] for group in (MODEL_OPTIONS, DRAFT_OPTIONS, ANSWER_OPTIONS))
     assert after(apply_command, "filename", 10) == model + draft
-    assert after(apply_command, "allow_head_changes", 3) == answer
+    assert after(apply_command, "allow_unseen_changes", 3) == answer
     assert after(eval_command, "filter_", 13) == model + draft + answer
     assert after(bench_command, "break_it", 4) == model and after(serve_command, "timeout", 4) == model
     assert "options" not in inspect.signature(apply_command).parameters  # typer never sees **options

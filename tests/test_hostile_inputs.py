@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -205,3 +206,27 @@ def test_a_marker_inside_a_string_is_text(language: str, body: str) -> None:
 def test_a_marker_comment_is_still_refused(language: str, body: str) -> None:
     with pytest.raises(OutputCheckError, match="lazy marker"):
         checks.check_output("x = 1\n", body, allow_markers=False, language=language)
+
+
+def test_a_snippet_with_context_repeated_everywhere_stops_at_the_timeout(tmp_path: Path) -> None:
+    """Alike functions and a snippet whose context stands in each: the second reading weighed a place
+    per function, a parse of the whole file each (500 functions: 69 s, then "ambiguous"; 1,000:
+    minutes). Now it is refused in seconds, and a reading still under way at `--timeout` stops there
+    (exit 2, nothing written)."""
+    (tmp_path / "e.txt").write_text(
+        "# ... existing code ...\n        pass\n    else:\n        pass\n        pass\n    return x\n"
+        "# ... existing code ...\n"
+    )
+    for functions in (500, 2000):
+        source = "".join(
+            f"def f{i}(x):\n    if x:\n        pass\n    else:\n        pass\n    return x\n\n\n"
+            for i in range(functions)
+        )
+        (tmp_path / "big.py").write_text(source)
+        r = cli("big.py", "--edit", "e.txt", cwd=tmp_path)
+        assert r.returncode == 1 and b"too many to tell apart" in r.stderr, r.stderr
+    t0 = time.monotonic()  # 16,000 lines: seconds of reading
+    r = cli("big.py", "--edit", "e.txt", "--timeout", "1", "--in-place", cwd=tmp_path)
+    assert r.returncode == 2 and b"stopped by --timeout 1 s" in r.stderr, r.stderr
+    assert time.monotonic() - t0 < 1 + 20  # the timeout, plus the CLI's start on a busy machine
+    assert (tmp_path / "big.py").read_text() == source and r.stdout == b""

@@ -4,12 +4,14 @@ snippet (merge/reindent.py), each on small texts whose right answer is plain."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from applyedit import invariants
 from applyedit.merge import confirm, contextread, reindent
 
+ROOT = Path(__file__).resolve().parent.parent
 PY = "def a():\n    return 1\n\n\ndef b():\n    return 2\n\n\ndef c():\n    return 3\n"
 
 
@@ -219,3 +221,66 @@ def test_new_code_with_no_line_of_the_file_is_no_instruction(tmp_path: Path) -> 
         assert not api.read_inputs(target, words).fragment, words
     with pytest.raises(AmbiguousEditError, match="piece of code with no lazy markers"):
         api.apply(target, code)
+
+
+SEPARATED = 'RULES = {\n    "split": "a\u2028b",\n    "limit": 3,\n}\n'
+
+
+def test_a_line_changed_where_no_reader_sees_it_is_refused() -> None:
+    """The model wrote U+2029 for the U+2028 inside a string on a line the edit never names, and every
+    check passed: now the `unseen` invariant refuses it, as it does a no-break space, a zero-width
+    space or a Cyrillic letter slipped into an untouched line; the visible edit alone passes."""
+    edit = "Change the limit to 5."
+    right = SEPARATED.replace("3", "5")
+    assert invariants.violations(SEPARATED, right, edit, "instruction", "python") == []
+    for swapped in ("a\u2029b", "a\u00a0b", "a\u200b\u2028b", "\u0430\u2028b"):  # U+2029, no-break, zero-width, Cyrillic a
+        wrong = right.replace("a\u2028b", swapped)
+        found = invariants.violations(SEPARATED, wrong, edit, "instruction", "python")
+        assert names(found) == ["unseen"], swapped
+        assert "line 2 differs from the original's only in characters no reader sees" in found[0].message
+    wrong = right.replace("a\u2028b", "a\u2029b")
+    assert (
+        "U+2029 PARAGRAPH SEPARATOR"
+        in invariants.violations(SEPARATED, wrong, edit, "instruction", "python")[0].message
+    )
+    # an edit that names them (the character, its name, a notation, the line itself): no refusal
+    for named in (
+        "Use U+2029 in the split string.",
+        "Use a paragraph separator in split.",
+        "Replace the line separator with \u2029.",
+        '# ... existing code ...\n    "split": "a\u2029b",\n# ... existing code ...\n',
+    ):
+        assert invariants.unseen_changes(SEPARATED, wrong, named) == [], named
+    # visible changes, indentation and trailing blanks are other checks' business
+    assert invariants.unseen_changes(SEPARATED, SEPARATED.replace('"a', '"A').replace("    ", "\t"), edit) == []
+
+
+CASES = sorted({p.parent for top in ("fixtures", "corpus") for p in (ROOT / top).rglob("before.*")})
+
+
+@pytest.mark.parametrize("folder", CASES, ids=[p.name for p in CASES])
+def test_no_right_answer_has_unseen_changes(folder: Path) -> None:
+    """Every fixture's and corpus case's expected file passes the `unseen` invariant against its edit."""
+    from applyedit import textio
+
+    before, after = next(folder.glob("before.*")), next(folder.glob("after.*"))
+    edit = (folder / "edit.txt").read_text(encoding="utf-8")
+    assert invariants.unseen_changes(textio.read_source(before).text, textio.read_source(after).text, edit) == []
+
+
+def test_an_instructions_output_with_an_unseen_change_is_refused(tokenizer: Any, tmp_path: Path) -> None:
+    """The whole run (api.apply, a model scripted to write the file with U+2029 for U+2028): exit 3
+    and the reason, where it answered with exit 0; `allow_unseen_changes` accepts it."""
+    from fakes import scripted_engine
+
+    from applyedit import api
+    from applyedit.errors import OutputCheckError
+
+    (tmp_path / "rules.py").write_text(SEPARATED, encoding="utf-8")
+    wrong = SEPARATED.replace("3", "5").replace("a\u2028b", "a\u2029b")
+    engine = scripted_engine(tokenizer, wrong + "```\n")
+    with pytest.raises(OutputCheckError, match="no reader sees"):
+        api.apply(tmp_path / "rules.py", "Change the limit to 5.", engine=engine, fallback="none")
+    engine = scripted_engine(tokenizer, wrong + "```\n")
+    done = api.apply(tmp_path / "rules.py", "Change the limit to 5.", engine=engine, allow_unseen_changes=True)
+    assert done.after == wrong and any("no reader sees" in note for note in done.notes)

@@ -33,7 +33,7 @@ LAYERS: dict[str, list[str]] = {
     # tree-sitter, the prompts, the invariants every answer meets, the run's plain data
     "base": [
         "errors", "files", "userconfig", "languages", "markers", "textio", "diff", "syntax", "prompts",
-        "invariants", "result",
+        "invariants", "result", "interrupt",
     ],
     "merge": ["merge", "merge.*"],  # the update snippet read against the original
     # the model seam and what loads weights: backends, kernels, the model store, the cost curve, the

@@ -245,14 +245,14 @@ def test_disk_store_survives_a_restart(tmp_path: Any, one_thread: None) -> None:
 def test_disk_store_budget_and_folder_key(tmp_path: Any) -> None:
     from applyedit.models.promptcache import DiskStore, folder_key
 
-    store = DiskStore(tmp_path / "c", 2500, lambda s: bytes(1000), lambda d: "snap", block=2)
+    store = DiskStore(tmp_path / "c", 2800, lambda s: bytes(1000), lambda d: "snap", block=2)
     cache = PromptCache(10_000, block=2, disk=store)
     for n in range(4):
         assert fake_store(cache, [n, n])
         time.sleep(0.01)  # distinct mtimes: the oldest goes first
     files = sorted(p.name for p in (tmp_path / "c").glob("*.snap"))
-    assert len(files) == 2  # 4 x ~1 KB in a 2.5 KB budget
-    restarted = PromptCache(10_000, block=2, disk=DiskStore(tmp_path / "c", 2500, bytes, lambda d: "snap", block=2))
+    assert len(files) == 2  # 4 x ~1.3 KB (a 1 KB payload, its header) in a 2.8 KB budget
+    restarted = PromptCache(10_000, block=2, disk=DiskStore(tmp_path / "c", 2800, bytes, lambda d: "snap", block=2))
     assert restarted.lookup([3, 3, 9])[0] == 2 and restarted.lookup([0, 0])[0] == 0
     weights = tmp_path / "w.bin"
     weights.write_bytes(b"weights")
@@ -317,6 +317,49 @@ def test_a_damaged_payload_is_deleted_never_used(tmp_path: Any) -> None:
     assert PromptCache(10_000, block=2, disk=disk(folder)).lookup([1, 2]) == (0, None)  # deleted for good
 
 
+def snapshot_parts(path: Any) -> tuple[dict[str, Any], bytes]:
+    """A snapshot file's header (as JSON) and payload."""
+    import json
+
+    from applyedit.models.promptcache import MAGIC
+
+    data = path.read_bytes()
+    size = int.from_bytes(data[len(MAGIC) : len(MAGIC) + 8], "little")
+    start = len(MAGIC) + 8
+    return json.loads(data[start : start + size]), data[start + size + 32 :]
+
+
+def test_a_payload_moved_to_another_prompts_file_is_refused_and_deleted(tmp_path: Any) -> None:
+    """Two prompts' snapshots with their payloads swapped and every checksum recomputed: each file is
+    whole and names its own prompt, but its payload is bound to the other prompt (the binding, an HMAC
+    under the store's secret of the prompt's block hash and the payload): refused and deleted, never
+    restored. Untouched snapshots are used, and one written under another secret is not."""
+    import hashlib
+
+    from applyedit.models.promptcache import DiskStore
+
+    folder, secret = tmp_path / "c", b"k" * 32
+
+    def store(key: bytes = secret) -> Any:
+        return DiskStore(folder, 1 << 20, bytes, bytes, block=2, secret=key)
+
+    cache = PromptCache(10_000, block=2, disk=store())
+    assert cache.store([1, 2], lambda: (b"the state after 1 2", 19)) and cache.store([3, 4], lambda: (b"after 3 4", 9))
+    a, b = (folder / f"{block_hashes(ids, 2)[-1].hex()}.snap" for ids in ([1, 2], [3, 4]))
+    restarted = PromptCache(10_000, block=2, disk=store())
+    hit, entry = restarted.lookup([1, 2, 9])
+    assert hit == 2 and entry is not None and entry.snapshot == b"the state after 1 2"  # untouched: used
+    (head_a, pay_a), (head_b, pay_b) = snapshot_parts(a), snapshot_parts(b)
+    for path, header, payload in ((a, head_a, pay_b), (b, head_b, pay_a)):
+        forge(path, {**header, "bytes": len(payload), "sha256": hashlib.sha256(payload).hexdigest()}, payload)
+    tampered = PromptCache(10_000, block=2, disk=store())
+    assert tampered.lookup([1, 2, 9]) == (0, None) and not a.exists()
+    assert tampered.lookup([3, 4, 9]) == (0, None) and not b.exists()
+    assert cache.store([5, 6], lambda: (b"after 5 6", 9))  # written under this secret, read under another
+    assert PromptCache(10_000, block=2, disk=store(b"x" * 32)).lookup([5, 6, 1]) == (0, None)
+    assert list(folder.glob("*.snap")) == []
+
+
 def test_header_claims_are_checked(tmp_path: Any) -> None:
     """A negative or tiny size, foreign ids, a file named for another prefix: never believed."""
     import hashlib
@@ -325,6 +368,7 @@ def test_header_claims_are_checked(tmp_path: Any) -> None:
     folder.mkdir()
     payload = b"state" * 100
     good = {"ids": [1, 2], "nbytes": 5, "bytes": len(payload), "sha256": hashlib.sha256(payload).hexdigest()}
+    good["bound"] = disk(tmp_path / "unused")._binding(block_hashes([1, 2], 2)[-1], payload)  # no secret given
     forge(folder / "negative.snap", {**good, "nbytes": -(10**12)}, payload)
     forge(folder / "ids.snap", {**good, "ids": [1, "x"]}, payload)
     forge(folder / "odd.snap", {**good, "ids": [1, 2, 3]}, payload)

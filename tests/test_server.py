@@ -17,8 +17,11 @@ import resource
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
+import urllib.error
+import urllib.request
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -29,6 +32,8 @@ import torch
 
 pytest.importorskip("fastapi")
 httpx = pytest.importorskip("httpx")
+
+from fakes import FakeVllm, fake_vllm_engine  # noqa: E402
 
 from applyedit import api, merge  # noqa: E402
 from applyedit.models import modelstore  # noqa: E402
@@ -585,6 +590,219 @@ def test_chat_round_trips_a_file_holding_code_tags(live: Live) -> None:
     want = HTML_FILE.replace("    return x\n", "    return '<code>' + x + '</code>'\n")
     assert r.json()["choices"][0]["message"]["content"] == want
     still_serving(live)
+
+
+# -- hostile requests on both engines: every limit checked at the edge, no run left behind, no stall,
+# no prose in a file, no model file written; the server answers a valid request right after each
+
+
+@pytest.fixture
+def vllm_live(tokenizer: tuple[Path, Any]) -> Iterator[tuple[Live, FakeVllm]]:
+    """The server on the vLLM backend's own code (models/vllmengine.py: its engine thread, waits and
+    aborts) driving an engine with no model (vLLM is not installed here): a run never finishes until
+    a test says how many steps it takes."""
+    fake = FakeVllm(len(tokenizer[1]))
+    server = Live(fake_vllm_engine(tokenizer, fake), Settings(queue=8, max_body=256 << 10))
+    yield server, fake
+    server.stop()
+
+
+MODEL_RUN = {"path": "m.py", "content": source_file(9), "edit": snippet(9, 2), "options": {"answer": "model"}}
+
+
+@pytest.mark.parametrize("engine", ["loop", "vllm"])
+def test_request_limits_are_checked_at_the_edge(engine: str, live: Live, vllm_live: tuple[Live, FakeVllm]) -> None:
+    """A timeout of 1e10 s (it overflowed vLLM's wait: a plain-text 500 and a run left in the engine),
+    an endless or negative one, a draft length of 10**12: each a JSON 400 naming the field, nothing run."""
+    server = live if engine == "loop" else vllm_live[0]
+    for raw in (b"1e10", b"Infinity", b"NaN", b"-1", b"0"):
+        body = json.dumps({**MODEL_RUN, "options": {"answer": "model", "timeout": 0}}).replace(
+            '"timeout": 0', '"timeout": ' + raw.decode()
+        )
+        r = httpx.post(server.url + "/v1/apply", content=body, headers={"content-type": "application/json"})
+        assert "options.timeout" in error_of(r, 400, 1), raw
+    for options in ({"k": 10**12}, {"draft_k": 10**6}, {"k": -1}):
+        assert "options." in error_of(post_apply(server.url, {**MODEL_RUN, "options": options}), 400, 1)
+    message = f"<code>{source_file(9)}</code>\n<update>{snippet(9, 2)}</update>"
+    chat = {"model": "applyedit", "timeout": 1e10, "messages": [{"role": "user", "content": message}]}
+    assert "timeout" in error_of(httpx.post(server.url + "/v1/chat/completions", json=chat), 400, 1)
+    health = httpx.get(server.url + "/health").json()
+    assert health["served"] == 0 and health["active"] == 0
+    still_serving(server)
+
+
+def answer_tokens(tok: Any, body: dict[str, Any]) -> list[int]:
+    """What a model that writes the right file for `body` writes (the file, its closing fence)."""
+    from applyedit import textio
+
+    after = expected(9, 2)
+    return list(
+        tok(after + textio.fence_for(body["content"], body["edit"]) + "\n", add_special_tokens=False)["input_ids"]
+    )
+
+
+def test_a_failed_vllm_run_leaves_nothing_in_the_engine(
+    tokenizer: tuple[Path, Any], vllm_live: tuple[Live, FakeVllm]
+) -> None:
+    """A run stopped by its timeout, and one whose client went away, each take their request out of the
+    engine before the run ends: the engine holds nothing after, /health says 0 active, and the next
+    request is decoded alone and answered."""
+    server, fake = vllm_live
+    t0 = time.monotonic()
+    r = post_apply(server.url, {**MODEL_RUN, "options": {"answer": "model", "timeout": 0.5}})
+    assert "timeout" in error_of(r, 504, 2) and time.monotonic() - t0 < 0.5 + 10
+    assert fake.held == {} and len(fake.aborted) == 1 and server.engine.model.held == 0
+    assert httpx.get(server.url + "/health").json()["active"] == 0
+    payload = json.dumps(MODEL_RUN).encode()  # no timeout: the client leaves while vLLM decodes
+    sock = socket.create_connection(("127.0.0.1", int(server.url.rsplit(":", 1)[1])))
+    sock.sendall(
+        b"POST /v1/apply HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+        + f"Content-Length: {len(payload)}\r\n\r\n".encode()
+        + payload
+    )
+    wait_until(lambda: len(fake.held) == 1, "the run to reach the engine")
+    assert httpx.get(server.url + "/health").json()["active"] == 1
+    sock.close()
+    wait_until(lambda: server.worker.cancelled == 1 and not server.worker.active, "the run to stop")
+    assert fake.held == {} and len(fake.aborted) == 2 and server.engine.model.held == 0
+    assert httpx.get(server.url + "/health").json()["active"] == 0
+    fake.steps, fake.tokens = 3, answer_tokens(tokenizer[1], MODEL_RUN)
+    r = post_apply(server.url, MODEL_RUN)
+    assert r.status_code == 200, r.text
+    assert r.json()["after"] == expected(9, 2) and r.json()["summary"]["backend"] == "vllm"
+
+
+def repeated_context(functions: int) -> dict[str, Any]:
+    """A file of `functions` alike functions and a snippet whose context stands in every one of them:
+    its second reading weighs a place per function (each a parse of the whole file)."""
+    content = "".join(
+        f"def f{i}(x):\n    if x:\n        pass\n    else:\n        pass\n    return x\n\n\n" for i in range(functions)
+    )
+    edit = "# ... existing code ...\n        pass\n    else:\n        pass\n        pass\n    return x\n"
+    edit += "# ... existing code ...\n"
+    return {"path": "big.py", "content": content, "edit": edit}
+
+
+def test_a_slow_merge_is_held_to_its_timeout_and_to_its_client(tokenizer: tuple[Path, Any]) -> None:
+    """A large file with repeated context held the only worker for a minute (the merge ignored the
+    timeout and the client): now the merge stops at the request's timeout, the request queued behind
+    it is answered, a client that leaves mid-merge frees the worker, and the whole reading, with no
+    timeout, ends in a few seconds (refused: the context stands everywhere)."""
+    server = Live(oracle_engine(tokenizer), Settings(max_body=8 << 20))
+    try:
+        slow = {**repeated_context(1000), "options": {"timeout": 1.0}}
+        with ThreadPoolExecutor(2) as pool:
+            t0 = time.monotonic()
+            first = pool.submit(post_apply, server.url, slow)
+            wait_until(lambda: server.worker.running is not None, "the slow request to run")
+            quick = pool.submit(
+                post_apply, server.url, {"path": "q.py", "content": source_file(3), "edit": snippet(3, 1)}
+            )
+            assert "timeout" in error_of(first.result(), 504, 2)
+            assert quick.result().json()["after"] == expected(3, 1)
+            assert time.monotonic() - t0 < 1.0 + 10  # the timeout, plus a few seconds for a busy machine
+        t0 = time.monotonic()
+        r = post_apply(server.url, repeated_context(1000))
+        assert "too many to tell apart" in error_of(r, 400, 1) and time.monotonic() - t0 < 60
+        payload = json.dumps(repeated_context(8000)).encode()  # 64,000 lines: seconds of reading
+        sock = socket.create_connection(("127.0.0.1", int(server.url.rsplit(":", 1)[1])))
+        sock.sendall(
+            b"POST /v1/apply HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+            + f"Content-Length: {len(payload)}\r\n\r\n".encode()
+            + payload
+        )
+        wait_until(lambda: server.worker.running is not None, "the reading to start")
+        time.sleep(0.3)
+        sock.close()
+        wait_until(lambda: server.worker.cancelled == 1 and server.worker.running is None, "the reading to stop", 15)
+        still_serving(server)
+    finally:
+        server.stop()
+
+
+def test_prose_naming_a_tag_never_reaches_the_file(live: Live) -> None:
+    """ "The file is in the <code> block." before the real blocks: the file comes back without the prose
+    (a tag opens a block only at a line's start or after another block); where every tag stands inside
+    a line and the message reads two ways, it is refused."""
+    message = f"The file is in the <code> block.\n<code>\n{source_file(3)}</code>\n<update>\n{snippet(3, 1)}</update>"
+    r = httpx.post(
+        live.url + "/v1/chat/completions",
+        json={"model": "applyedit", "path": "a.py", "messages": [{"role": "user", "content": message}]},
+    )
+    assert r.status_code == 200, r.text
+    assert r.json()["choices"][0]["message"]["content"] == expected(3, 1)
+    inline = f"See the <code> block: <code>{source_file(3)}</code> <update>{snippet(3, 1)}</update>"
+    r = httpx.post(
+        live.url + "/v1/chat/completions",
+        json={"model": "applyedit", "path": "a.py", "messages": [{"role": "user", "content": inline}]},
+    )
+    assert "on a line of its own" in error_of(r, 400, 1)
+    assert parse_chat([{"role": "user", "content": f"Apply: <code>{source_file(3)}</code> <update>x</update>"}])[0] == (
+        source_file(3)
+    )
+    still_serving(live)
+
+
+def test_a_request_never_prepares_a_model(live: Live, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A request asking for the draft model where it is not prepared: a JSON 503 that says how to prepare
+    it, and nothing written into the model cache (it was assembled there, 491 MB, during a request)."""
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("APPLYEDIT_HOME", str(home))
+    for proposer in ("draft", "hybrid"):
+        r = post_apply(live.url, {**MODEL_RUN, "options": {"answer": "model", "proposer": proposer}})
+        assert "applyedit model prepare --draft" in error_of(r, 503, 2)
+    assert [p for p in home.rglob("*")] == []
+    still_serving(live)
+
+
+def test_an_80_mb_body_gets_its_413(tokenizer: tuple[Path, Any]) -> None:
+    """A body ten times the limit (it got a connection reset): the whole body is read and dropped, then
+    the 413 arrives."""
+    server = Live(oracle_engine(tokenizer), Settings())
+    try:
+        big = b'{"path": "a.py", "content": "' + b"x" * (80 << 20) + b'", "edit": "y"}'
+        request = urllib.request.Request(server.url + "/v1/apply", big, {"Content-Type": "application/json"})
+        with pytest.raises(urllib.error.HTTPError) as answer:  # it was a ConnectionResetError
+            urllib.request.urlopen(request, timeout=120)
+        assert (
+            answer.value.code == 413
+            and "exceeds the server's limit" in json.loads(answer.value.read())["error"]["message"]
+        )
+        still_serving(server)
+    finally:
+        server.stop()
+
+
+def test_errors_name_the_request_path_not_the_servers_folder(live: Live) -> None:
+    r = post_apply(live.url, {"path": "src/a.py", "content": "x = 1\n" * 30_000, "edit": "Replace x with y"})
+    message = error_of(r, 400, 1)
+    assert message.startswith("src/a.py: the prompt") and "applyedit-serve-" not in message, message
+    assert tempfile.gettempdir() not in message
+    still_serving(live)
+
+
+@pytest.mark.parametrize(
+    "field, value",
+    [
+        ("n", 2),
+        ("tools", [{"type": "function", "function": {"name": "f", "parameters": {}}}]),
+        ("tool_choice", "required"),
+        ("logprobs", True),
+        ("top_logprobs", 3),
+        ("response_format", {"type": "json_object"}),
+    ],
+)
+def test_chat_refuses_what_it_cannot_honour(live: Live, field: str, value: Any) -> None:
+    """Fields an OpenAI client sends that this server cannot honour are a 400 in OpenAI's shape naming
+    the field (they were ignored); their harmless values are accepted."""
+    message = f"<code>{source_file(3)}</code>\n<update>{snippet(3, 1)}</update>"
+    chat = {"model": "applyedit", "path": "a.py", "messages": [{"role": "user", "content": message}]}
+    r = httpx.post(live.url + "/v1/chat/completions", json={**chat, field: value})
+    error_of(r, 400, 1)
+    assert r.json()["error"]["param"] == field and r.json()["error"]["code"] == "unsupported_parameter"
+    ok = httpx.post(live.url + "/v1/chat/completions", json={**chat, "n": 1, "logprobs": False, "tool_choice": "none"})
+    assert ok.status_code == 200 and ok.json()["choices"][0]["message"]["content"] == expected(3, 1)
 
 
 def tiny_torch_engine(tokenizer: tuple[Path, Any]) -> api.Engine:

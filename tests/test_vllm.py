@@ -204,3 +204,30 @@ def test_replay_keeps_only_passes_vllm_recorded(tokenizer: Any) -> None:
     assert replay(tok, ids, reply, 8, prior(), metrics(changed)) is None
     assert replay(tok, ids, reply, 8, prior(), metrics(record[:-1])) is None
     assert replay(tok, ids, reply, 8, prior(), None) is None
+
+
+def test_the_engine_waits_any_deadline_and_takes_a_failed_run_out(tokenizer: Any) -> None:
+    """models/vllmengine.py's own code on an engine with no model (vLLM itself is not needed): a deadline
+    1e10 s away (it overflowed the wait: a plain-text 500, the request left running) is waited out
+    in short waits; a run stopped by its stop rule takes its request out of the engine before it ends."""
+    import time
+
+    from fakes import FakeVllm, fake_vllm_engine
+
+    from applyedit import interrupt
+    from applyedit.errors import DecodeError
+
+    _, tok = tokenizer
+    fake = FakeVllm(len(tok), steps=3, tokens=tok("x = 1\n```\n", add_special_tokens=False)["input_ids"])
+    model = fake_vllm_engine(tokenizer, fake).model
+    done = model.decode_request([1, 2, 3], 16, lambda tokens: None, time.monotonic() + 1e10)  # type: ignore[attr-defined]
+    assert tok.decode(done.tokens) == "x = 1\n```\n" and done.stop_reason == "eos"
+    fake.steps = None  # never finishes
+
+    def gone() -> None:
+        if fake.held:
+            raise DecodeError("the client went away")
+
+    with interrupt.stopping(None, None, gone), pytest.raises(DecodeError, match="went away"):
+        model.decode_request([1, 2, 3], 16, lambda tokens: None, None)  # type: ignore[attr-defined]
+    assert fake.held == {} and len(fake.aborted) == 1 and model.held == 0  # type: ignore[attr-defined]

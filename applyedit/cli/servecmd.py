@@ -85,7 +85,7 @@ def remote_apply(server: str | None, token: str | None, quiet: bool) -> Any:
 
 def _disk_store(engine: Any, folder: Path, limit_mb: int) -> Any:
     """The prompt cache's folder for this model file, backend, dtype and kernels (promptcache.DiskStore)."""
-    from applyedit.models import promptcache
+    from applyedit.models import modelstore, promptcache
 
     weights = engine.weights_file
     if weights is None or not weights.is_file():
@@ -94,7 +94,8 @@ def _disk_store(engine: Any, folder: Path, limit_mb: int) -> Any:
     encode, decode = promptcache.codec(engine.backend, engine.device)
     console.print(f"applyedit serve: prompt cache on disk in {folder / key}", markup=False)
     try:
-        return promptcache.DiskStore(folder / key, limit_mb << 20, encode, decode)
+        secret = promptcache.secret_key(modelstore.home() / "prompt-cache.key")
+        return promptcache.DiskStore(folder / key, limit_mb << 20, encode, decode, secret=secret)
     except OSError as e:  # the folder itself cannot be made: a file in its place, no permission
         raise UsageError(f"--cache-dir {folder}: cannot keep the prompt cache there ({e.strerror or e})") from e
 

@@ -14,6 +14,7 @@ import difflib
 from dataclasses import dataclass
 from typing import Literal
 
+from applyedit import interrupt
 from applyedit.languages import COMMENT_FORMS
 from applyedit.markers import is_marker
 from applyedit.merge.anchors import _anchor, _changes_something, _extend, _Seg
@@ -236,6 +237,7 @@ def _merge(original: str, snippet: str) -> MergeResult:
     omin = _min_table([_indent(x) for x in ol])
     chains: list[list[_Pair]] = []
     for seg in segs:
+        interrupt.check()
         lo = max((c[-1][1] + 1 for c in chains if c), default=0)
         chains.append(_anchor(seg.lines, occ, omin, lo, ol, resumes=seg.marker_before))
     if len(segs) == 1 and not segs[0].marker_before and segs[0].marker_after is None:

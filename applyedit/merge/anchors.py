@@ -14,6 +14,7 @@ import bisect
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from applyedit import interrupt
 from applyedit.merge.head import _head
 from applyedit.merge.lines import (
     _distinctive,
@@ -108,6 +109,7 @@ def _chain(
     best: dict[_Pair, tuple[int, int, int]] = {}
     back: dict[_Pair, _Pair | None] = {}
     for n, p in enumerate(cands):
+        interrupt.check()
         once = len(skeys[p[0]]) if len(where[p[0]]) == 1 and omin[0][p[1]] == smin[0][p[0]] else 0  # a longer
         # line says more; one at another depth than the snippet's (re-indented, or another line) nothing
         once = 10**6 if forced is not None and p[0] == forced else once  # whatever its chain deletes

@@ -41,13 +41,14 @@ nothing of the merge's rules; syntax.py and the definitions invariant only judge
 
 from __future__ import annotations
 
+import bisect
 import difflib
 import functools
 import re
 from collections import Counter
 from dataclasses import dataclass
 
-from applyedit import syntax
+from applyedit import interrupt, syntax
 from applyedit.invariants import (
     Segment,
     depth,
@@ -103,6 +104,7 @@ class _Original:
         it is also edited in place)."""
         if self.language is None:
             return 0
+        interrupt.check()
         text = "\n".join([*self.lines[:start], *lines, *self.lines[end:]]) + "\n"
         found = len(syntax.parse_errors(text, self.language) or [])
         found += len(lost_definitions(self.text, text, "\n".join(shown), self.language))
@@ -217,6 +219,13 @@ _SAID = 2  # telling lines of context that count, on each side
 _BIG_DELETION = 5  # code lines one reading may delete beyond another's before the two are a question
 _FEW_PAST = 3  # code lines past an open start or end that may be deleted or kept: a question
 _NEAR = 3  # places of a head above its tail (of a tail below its head) tried, nearest first
+# Lines of the file parsed weighing a segment's other places by what they break (one whole file per
+# place) before the segment counts as having too many places to tell apart: no reading. A bound on
+# the work whatever the file's size (about 5 s here); at least _WEIGHED places. The most the tests'
+# snippets need: 109 places of a 734-line file (80,000 lines); a file with the context repeated at
+# every function has hundreds of places.
+_WEIGH_LINES = 400_000
+_WEIGHED = 8
 
 
 def _heads(orig: _Original, keys: list[str], lo: int) -> list[tuple[int, list[int]]]:
@@ -321,7 +330,15 @@ def _place(
     top = {(start, end, h, t) for score, start, end, h, t, _ in cands if score == best}
     # readings that delete little, or whose edges are edits of the lines there (a rewrite)
     small = [c for c in cands if c[5] <= _BIG_DELETION or _edited_edge(orig, keys, c)]
-    other = _contender(orig, seg.lines, keys, chosen, small)
+    try:
+        other = _contender(orig, seg.lines, keys, chosen, small)
+    except _TooMany as many:
+        return NoReading(
+            f"{where} fits its context at original line {chosen[1] + 1} and at {many.args[0]} or more other "
+            f"places (line {many.args[1] + 1} among them): too many to tell apart (show a line of context that "
+            "stands once in the file)",
+            inherent=True,
+        )
     if other is None and chosen[5] and (open_end or open_top):
         appended = _at_an_end(orig, keys, heads, tails, open_end, open_top)
         if appended is not None and _damage(orig, seg.lines, appended) <= _damage(orig, seg.lines, chosen):
@@ -449,13 +466,13 @@ def _candidates(
             if h + t > size:
                 continue
             # The head's places above the tail and the tail's below the head, nearest first: a few, as
-            # a farther one that deletes little more is another reading (see _contender).
+            # a farther one that deletes little more is another reading (see _contender). Both lists
+            # ascend, so a head's tails past the first _NEAR below it have _NEAR nearer ones already.
             for p in hp:
-                for q in tp:
-                    if p + h > q - t:
-                        continue
-                    nearer_heads = sum(1 for p2 in hp if p < p2 and p2 + h <= q - t)
-                    nearer_tails = sum(1 for q2 in tp if p + h <= q2 - t and q2 < q)
+                interrupt.check()
+                first = bisect.bisect_left(tp, p + h + t)
+                for nearer_tails, q in enumerate(tp[first : first + _NEAR]):
+                    nearer_heads = bisect.bisect_right(hp, q - t - h) - bisect.bisect_right(hp, p)
                     if nearer_heads + nearer_tails < _NEAR:
                         score = (said(h, t), -gone(p + h, q - t, h, t), h + t)
                         both.append(((score, p, q, h, t, gone(p + h, q - t, h, t)), nearer_heads + nearer_tails))
@@ -593,7 +610,9 @@ def _contender(
     bh, bt = _sides(keys, best[3], best[4])
     mine = orig.result(best[1], best[2], _keep(orig, lines, best[3], best[1], best[4], best[2]))
     broken: int | None = None
+    weighed = 0
     for c in cands:
+        interrupt.check()
         ch, ct = _sides(keys, c[3], c[4])
         big = c[5] > best[5] + _BIG_DELETION and not (
             _edited_edge(orig, keys, c) and not _edited_edge(orig, keys, best)
@@ -611,7 +630,14 @@ def _contender(
             broken = _damage(orig, lines, best)
         if orig.damage(c[1], c[2], theirs, lines) <= broken:  # one that breaks more is no reading
             return c
+        weighed += 1
+        if weighed >= max(_WEIGHED, _WEIGH_LINES // max(1, len(orig.lines))):  # too many to tell apart
+            raise _TooMany(weighed, c[1])
     return None
+
+
+class _TooMany(Exception):
+    """Many other places of a segment weighed and none told apart yet (args: how many, the last one's start)."""
 
 
 def _level(orig: _Original, lines: tuple[str, ...], p: int, q: int, h: int, t: int) -> bool:

@@ -132,8 +132,9 @@ def cache_path(home: Path, key: str) -> Path:
     return home / "calibration" / f"{safe}.json"
 
 
-def load_or_calibrate(model: TargetModel, home: Path, key: str, fresh: bool = False) -> CostCurve:
-    """The cached curve for `key`, else (or when `fresh`) a new calibration written to the cache.
+def load_or_calibrate(model: TargetModel, home: Path, key: str, fresh: bool = False, save: bool = True) -> CostCurve:
+    """The cached curve for `key`, else (or when `fresh`) a new calibration written to the cache
+    (unless not `save`).
 
     A calibration taken while other work loads the CPU is wrong for as long as it is cached:
     `applyedit model calibrate` measures again. A cached curve that inverts (see `inverted`; written
@@ -150,6 +151,8 @@ def load_or_calibrate(model: TargetModel, home: Path, key: str, fresh: bool = Fa
     except (OSError, ValueError):
         pass
     curve = calibrate(model)
+    if not save:
+        return curve
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         files.write_atomic(path, json.dumps(curve.to_json()).encode(), follow=False)

@@ -2,7 +2,8 @@
 several runs (eval, bench, serve).
 
 Owns backend choice (`pick_backend`, the draft's in `Engine.draft_choice`), resolving and preparing
-the model through the model store, and the cost-curve keys. What differs between backends (vocab
+the model through the model store (never, for an engine whose `prepares` is off: a server's, whose
+requests write no model files), and the cost-curve keys. What differs between backends (vocab
 size, threads, dtype, matmul kernels, the folder it reads, whether it runs here, how a target loads)
 is the backend class's business (models/base.py's `Loader`, found by name in `BACKENDS`): the engine
 reads it and never branches on the backend's name for it. Knows nothing of prompts, proposers or checks.
@@ -36,8 +37,12 @@ class Engine:
     cost: CostCurve | None = None  # the verify-pass cost curve; measured once and cached
     backend: str = "torch"  # "torch" (transformers), "llamacpp" (the GGUF itself) or "vllm" (a vLLM engine)
     backend_reason: str = ""  # why this backend runs (pick_backend), shown in the summary
+    # False: nothing is prepared, converted, assembled or calibrated to disk for a run (a server's
+    # engine: its requests never write model files); a draft model not prepared yet is ModelNotPrepared
+    prepares: bool = True
     _model: Backend | None = field(default=None, repr=False)  # loaded on first use
     _drafts: dict[str, Any] = field(default_factory=dict, repr=False)  # loaded draft models, by source and backend
+    _draft_costs: dict[str, CostCurve] = field(default_factory=dict, repr=False)  # measured, unsaved (not `prepares`)
 
     @classmethod
     def open(
@@ -91,14 +96,14 @@ class Engine:
         key = f"{source.name}-{chosen}"
         if key not in self._drafts:
             if chosen == "llamacpp":
-                gguf = modelstore.draft_gguf(source, progress)
+                gguf = modelstore.draft_gguf(source, progress, build=self.prepares)
                 if gguf is None:
                     raise ModelError(f"--draft-backend llamacpp runs GGUF files; {source.name} is not one")
                 if not llamacpp.available():
                     raise ModelError("--draft-backend llamacpp needs llama-cpp-python: pip install -e '.[llamacpp]'")
                 self._drafts[key] = llamacpp.LlamaCppModel.load(gguf, stop_ids(self.tokenizer, None), self.context)
             else:
-                path = modelstore.prepare(source, progress)
+                path = modelstore.prepare(source, progress, build=self.prepares)
                 if source.kind != "draft" and load_tokenizer(path).get_vocab() != self.tokenizer.get_vocab():
                     raise ModelError(
                         f"--draft-model {source.name} has another tokenizer than {self.source.name}; "
@@ -127,7 +132,12 @@ class Engine:
         source, chosen = self.draft_choice(spec, backend)
         dtype = self.dtype_name if chosen == "torch" else "gguf"
         key = f"draft-{source.name}-{chosen}-{self.device}-{dtype}-{self.threads}t"
-        return load_or_calibrate(self.draft_model(spec, backend), modelstore.home(), key, fresh)
+        if self.prepares:
+            return load_or_calibrate(self.draft_model(spec, backend), modelstore.home(), key, fresh)
+        if fresh or key not in self._draft_costs:  # measured here, written nowhere
+            small = self.draft_model(spec, backend)
+            self._draft_costs[key] = load_or_calibrate(small, modelstore.home(), key, fresh, save=False)
+        return self._draft_costs[key]
 
     @property
     def vocab_size(self) -> int:

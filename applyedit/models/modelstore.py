@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from applyedit import files
-from applyedit.errors import ModelError
+from applyedit.errors import ModelError, ModelNotPrepared
 
 logger = logging.getLogger(__name__)
 
@@ -94,6 +94,25 @@ def is_ready(path: Path) -> bool:
 def _stamp(path: Path, sha256: str) -> str:
     st = path.stat()
     return f"{sha256} {st.st_size} {st.st_mtime_ns}"
+
+
+def _stamped(gguf: Path, size: int, sha256: str) -> bool:
+    """Whether the cached GGUF was verified (its stamp still matches its size and mtime), without
+    hashing it or writing anything."""
+    stamp = gguf.with_name(gguf.name + ".verified")
+    try:
+        return gguf.stat().st_size == size and stamp.read_text().strip() == _stamp(gguf, sha256)
+    except (OSError, ValueError):
+        return False
+
+
+def not_prepared(source: ModelSource, draft: bool = False) -> ModelNotPrepared:
+    """The error of a run that needs `source` prepared and may not prepare it (a server's request)."""
+    how = "applyedit model prepare --draft" if draft and source.kind == "draft" else "applyedit model prepare"
+    return ModelNotPrepared(
+        f"{'the draft model ' if draft else ''}{source.name} is not prepared for this backend on the server, and a "
+        f"request never prepares a model: run `{how}` where the server runs (then restart it)"
+    )
 
 
 def _verified(gguf: Path, size: int, sha256: str) -> bool:
@@ -264,9 +283,12 @@ def resolve_draft(spec: str | None) -> ModelSource:
     return resolve(spec)
 
 
-def draft_gguf(source: ModelSource, progress: Progress | None = None) -> Path | None:
-    """The GGUF file behind a draft source (assembling the packaged one), or None when it has none."""
+def draft_gguf(source: ModelSource, progress: Progress | None = None, build: bool = True) -> Path | None:
+    """The GGUF file behind a draft source (assembling the packaged one; without `build`, only when it
+    is there and verified already, else ModelNotPrepared), or None when it has none."""
     if source.kind == "draft":
+        if not build and not _stamped(draft_gguf_path(), DRAFT_GGUF_BYTES, DRAFT_GGUF_SHA256):
+            raise not_prepared(source, draft=True)
         return assemble_draft_gguf(progress)
     return source.gguf
 
@@ -369,9 +391,15 @@ def prepare_tokenizer(source: ModelSource, progress: Progress | None = None) -> 
     return publish(dest, write, f"source: {gguf.name} (tokenizer only)")
 
 
-def prepare(source: ModelSource, progress: Progress | None = None) -> Path:
+def prepare(source: ModelSource, progress: Progress | None = None, build: bool = True) -> Path:
     """Make `source` loadable by torch (its dequantized copy built if needed) and return its
-    directory; llama.cpp runs the GGUF and needs only `prepare_tokenizer`."""
+    directory; llama.cpp runs the GGUF and needs only `prepare_tokenizer`. Without `build`, nothing
+    is built or written: a copy that is not there yet is ModelNotPrepared."""
+    if not build and source.kind in ("default", "draft", "gguf"):
+        assert source.path is not None
+        if not is_ready(source.path):
+            raise not_prepared(source, draft=source.kind == "draft")
+        return source.path
     if source.kind == "default":
         return prepare_default(progress)
     if source.kind == "draft":

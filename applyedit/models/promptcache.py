@@ -21,6 +21,7 @@ again. Knows nothing of edits or HTTP.
 from __future__ import annotations
 
 import hashlib
+import hmac
 import json
 import logging
 import os
@@ -176,7 +177,7 @@ class PromptCache:
         }
 
 
-MAGIC = b"applyedit-snap/2"  # a snapshot file's first bytes (a file without them is not one of ours)
+MAGIC = b"applyedit-snap/3"  # a snapshot file's first bytes (a file without them is not one of ours)
 MAX_HEADER_BYTES = 16 << 20  # a header names at most a context's tokens: far less than this
 
 
@@ -190,12 +191,17 @@ class DiskStore:
     (`folder_key`). `encode` / `decode` turn a backend's snapshot into bytes and back.
 
     A file is `MAGIC`, the header's length (8 bytes, little-endian), the header (JSON: the prefix's
-    tokens, the snapshot's size in memory, the payload's length and SHA-256), the header's SHA-256
-    (32 bytes), then the payload (the backend's bytes). Nothing in the folder is trusted: it is made
+    tokens, the snapshot's size in memory, the payload's length and SHA-256, and the binding), the
+    header's SHA-256 (32 bytes), then the payload (the backend's bytes). The binding ties the payload
+    to its prompt: an HMAC, under the store's `secret`, of the hash of the prefix's blocks (the key
+    the file is found by, derived from its tokens) and the payload's SHA-256; a payload moved to
+    another prompt's file, its checksums recomputed, no longer matches it (without the secret it
+    cannot be forged). Nothing in the folder is trusted: it is made
     a real folder (a symlink there is replaced), its entries are checked at start (a symlink, a
     folder or a file with a bad header named `*.snap` is deleted and logged, never fatal), files are
-    opened without following links, and a payload is used only when its length and checksum match
-    (a damaged file is deleted). Best effort: a file that cannot be written or read is skipped."""
+    opened without following links, and a payload is used only when its length, checksum and binding
+    match (a damaged file, or one bound to another prompt, is deleted). Best effort: a file that
+    cannot be written or read is skipped."""
 
     def __init__(
         self,
@@ -204,8 +210,10 @@ class DiskStore:
         encode: Callable[[Any], bytes],
         decode: Callable[[bytes], Any],
         block: int = BLOCK,
+        secret: bytes = b"",
     ) -> None:
         self.folder, self.limit_bytes, self.encode, self.decode, self.block = folder, limit_bytes, encode, decode, block
+        self.secret = secret or MAGIC  # a store without a secret still binds, but anyone can forge it
         if folder.is_symlink() or (os.path.lexists(folder) and not folder.is_dir()):
             logger.warning("prompt cache: %s is not a folder (a symlink or a file): replaced by one", folder)
             folder.unlink()
@@ -256,8 +264,8 @@ class DiskStore:
             raise DamagedSnapshot("header names no whole blocks of tokens")
         if type(nbytes) is not int or nbytes < 0 or type(length) is not int or length < 0:
             raise DamagedSnapshot("header sizes are not sizes")
-        if not isinstance(header.get("sha256"), str):
-            raise DamagedSnapshot("header has no payload checksum")
+        if not isinstance(header.get("sha256"), str) or not isinstance(header.get("bound"), str):
+            raise DamagedSnapshot("header has no payload checksum or binding")
         offset = len(MAGIC) + 8 + size + 32
         if os.fstat(f.fileno()).st_size != offset + length:
             raise DamagedSnapshot("payload length mismatch (truncated or extended)")
@@ -291,6 +299,8 @@ class DiskStore:
                     held = block_hashes(header["ids"], self.block)
                     if len(held) < n or held[n - 1] != hashes[n - 1]:
                         raise DamagedSnapshot("the file holds another prefix than its name and index say")
+                    if not hmac.compare_digest(header["bound"], self._binding(held[-1], data)):
+                        raise DamagedSnapshot("its payload is not bound to the prompt it names (another prompt's?)")
                     snapshot = self.decode(data)
                     os.utime(path, follow_symlinks=False)  # recently used
                 except Exception as e:  # noqa: BLE001  # whatever a damaged file does: deleted, never used
@@ -300,6 +310,10 @@ class DiskStore:
                 size = max(header["nbytes"], header["bytes"])  # a size claimed below the payload's is not believed
                 return n, Entry(ids, tuple(held), snapshot, size)
         return 0, None
+
+    def _binding(self, prompt_key: bytes, payload: bytes) -> str:
+        """The HMAC tying `payload` to the prompt whose last block hash is `prompt_key`."""
+        return hmac.new(self.secret, prompt_key + hashlib.sha256(payload).digest(), hashlib.sha256).hexdigest()
 
     def write(self, entry: Entry) -> None:
         path = self.folder / f"{entry.hashes[-1].hex()}.snap"
@@ -311,6 +325,7 @@ class DiskStore:
                     "nbytes": entry.nbytes,
                     "bytes": len(payload),
                     "sha256": hashlib.sha256(payload).hexdigest(),
+                    "bound": self._binding(entry.hashes[-1], payload),
                 }
             ).encode()
             with files.replacing(path) as tmp, tmp.open("wb") as f:
@@ -331,6 +346,25 @@ class DiskStore:
                 total -= old.lstat().st_size
                 old.unlink(missing_ok=True)
                 self._index = {h: v for h, v in self._index.items() if v[0] != old}
+
+
+def secret_key(path: Path) -> bytes:
+    """The secret that binds a disk store's snapshots (`DiskStore`), kept in `path` (made once, only
+    its owner may read it); b"" when it can be neither read nor made (snapshots still bind, unkeyed)."""
+    try:
+        key = path.read_bytes()
+        if len(key) == 32:
+            return key
+    except OSError:
+        pass
+    key = os.urandom(32)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        files.write_atomic(path, key, follow=False)  # a new file: owner-only (mkstemp's mode)
+        return key
+    except (OSError, InputError) as e:  # InputError: files.py's word for a write that failed
+        logger.warning("prompt cache: cannot keep a secret in %s (%s); snapshots are bound without one", path, e)
+        return b""
 
 
 def folder_key(weights: Path, backend: str, dtype: str, kernels: str, memo_dir: Path, block: int = BLOCK) -> str:

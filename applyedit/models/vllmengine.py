@@ -4,7 +4,9 @@ applyedit's copy drafter (vllmdraft.py) inside vLLM's speculative decoding.
 Owns `VllmModel`, the runner the engine builds for backend "vllm": it starts `vllm.LLM` on the
 prepared model folder (the dequantized Hugging Face copy) and one engine thread that adds requests as
 they arrive and steps the engine, so runs from many threads decode together (vLLM's continuous
-batching; `decode_request` blocks its caller only). Owns `replay`: the drafter's passes for one
+batching; `decode_request` blocks its caller only, and a run that fails for any reason, its
+timeout, its client gone, takes its request out of vLLM before it ends, so `held` counts every
+request the engine works on). Owns `replay`: the drafter's passes for one
 finished request, re-derived from its tokens with the same drafter code and kept only where they
 match, pass by pass, what vLLM itself recorded of that request (`per_request_spec_decode_metrics`),
 so the report's per-pass and per-region figures are vLLM's own passes or absent, never a guess.
@@ -26,6 +28,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from applyedit import interrupt
 from applyedit.errors import ModelError, RunTimeout
 from applyedit.models.costmodel import CostCurve
 from applyedit.models.vllmdraft import RowDrafter, cost_for, find_layout
@@ -82,6 +85,10 @@ class _Request:
     error: BaseException | None = None
 
 
+_POLL = 0.1  # seconds between a waiting run's looks at its deadline and its stop rule
+_RELEASE = 60.0  # seconds a failed run waits for the engine thread to take its request out of vLLM
+
+
 class VllmModel:
     """One vLLM engine for many concurrent runs (see the module docstring)."""
 
@@ -99,6 +106,8 @@ class VllmModel:
         self.vocab_size = int(llm.llm_engine.model_config.get_vocab_size())
         self._ids = itertools.count()
         self._new: queue.Queue[tuple[str, _Request] | str] = queue.Queue()
+        self._held: set[str] = set()  # requests handed to the engine thread and not yet out of vLLM
+        self._released = threading.Condition()
         self._thread = threading.Thread(target=self._loop, name="applyedit-vllm", daemon=True)
         self._thread.start()
 
@@ -167,11 +176,18 @@ class VllmModel:
         request = _Request(list(prompt), max_new_tokens)
         rid = f"applyedit-{next(self._ids)}"
         t0 = time.perf_counter()
+        with self._released:
+            self._held.add(rid)
         self._new.put((rid, request))
-        left = None if deadline is None else max(0.0, deadline - time.monotonic())
-        if not request.done.wait(left):
-            self._new.put(rid)  # abort it in the engine thread
-            raise RunTimeout("stopped by its timeout while vLLM decoded it; nothing was written")
+        try:  # in short waits (a long one overflows), looking at the deadline and the stop rule between
+            while not request.done.wait(_POLL):
+                if deadline is not None and time.monotonic() > deadline:
+                    raise RunTimeout("stopped by its timeout while vLLM decoded it; nothing was written")
+                interrupt.check()  # the client went away (the server's rule)
+        except BaseException:  # whatever stops the wait, the request leaves vLLM before the run ends
+            self._new.put(rid)
+            self._wait_released(rid)
+            raise
         if request.error is not None:
             raise ModelError(f"vLLM failed: {request.error}") from request.error
         seconds = time.perf_counter() - t0
@@ -205,9 +221,29 @@ class VllmModel:
             started_at=t0,
         )
 
-    def _loop(self) -> None:
+    @property
+    def held(self) -> int:
+        """Requests vLLM holds for runs (or is about to): a run's wait ends only once its own is out."""
+        with self._released:
+            return len(self._held)
+
+    def _wait_released(self, rid: str) -> None:
+        with self._released:
+            if not self._released.wait_for(lambda: rid not in self._held, _RELEASE):
+                logger.warning("vLLM still holds request %s %.0f s after its run failed", rid, _RELEASE)
+
+    def _release(self, rids: Sequence[str]) -> None:
+        with self._released:
+            self._held.difference_update(rids)
+            self._released.notify_all()
+
+    def _params(self, request: _Request) -> Any:
+        """vLLM's sampling settings of a request: greedy, its budget, special tokens kept."""
         from vllm import SamplingParams
 
+        return SamplingParams(temperature=0.0, max_tokens=request.max_tokens, skip_special_tokens=False)
+
+    def _loop(self) -> None:
         engine = self.llm.llm_engine
         running: dict[str, _Request] = {}
         while True:
@@ -221,23 +257,28 @@ class VllmModel:
                 except queue.Empty:
                     break
             for item in items:
-                if isinstance(item, str):  # an abort
+                if isinstance(item, str):  # an abort (of a request that may have finished meanwhile)
                     if running.pop(item, None) is not None:
-                        engine.abort_request([item])
+                        try:
+                            engine.abort_request([item])
+                        except Exception:  # noqa: BLE001  # logged: the run has failed already
+                            logger.exception("vLLM could not abort request %s", item)
+                    self._release([item])
                     continue
                 rid, request = item
-                params = SamplingParams(temperature=0.0, max_tokens=request.max_tokens, skip_special_tokens=False)
                 try:
-                    engine.add_request(rid, {"prompt_token_ids": request.ids}, params)
+                    engine.add_request(rid, {"prompt_token_ids": request.ids}, self._params(request))
                     running[rid] = request
                 except Exception as e:  # a bad request fails alone
                     request.error = e
+                    self._release([rid])
                     request.done.set()
             if not running:
                 continue
             try:
                 outputs = engine.step()
             except Exception as e:  # the engine failed: every waiting run hears of it
+                self._release(list(running))
                 for request in running.values():
                     request.error = e
                     request.done.set()
@@ -247,6 +288,7 @@ class VllmModel:
                 if out.finished and out.request_id in running:
                     request = running.pop(out.request_id)
                     request.output = out
+                    self._release([out.request_id])
                     request.done.set()
 
 

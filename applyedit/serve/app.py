@@ -5,9 +5,11 @@ Owns the HTTP surface (FastAPI on uvicorn): `POST /v1/apply` (JSON {path, conten
 `<instruction>`, `<code>` and `<update>` tags, answered with the merged file; `stream` sends it as
 server-sent events; the chat side is serve/chat.py's), `GET /v1/models`, `GET /health`; the guard in
 front (body size limit, bearer token), the mapping of errors to HTTP statuses (they carry the CLI's
-exit code), and cancelling a run whose client went away. The runs themselves are the worker's
-(serve/worker.py: one at a time, in arrival order, from a bounded queue, each `api.apply` on a private
-temporary copy of the posted content), so the checks and refusals are the CLI's. The prompt cache
+exit code; a bug is a JSON 500 too), and cancelling a run whose client went away. A request's limits
+are checked before it queues (options.py's bounds), and its engine never prepares a model for it.
+The runs themselves are the worker's (serve/worker.py: one at a time, in arrival order, from a
+bounded queue, each `api.apply` on a private temporary copy of the posted content), so the checks
+and refusals are the CLI's. The prompt cache
 lives on the model (models/promptcache.py). Reads and writes no user file: the CLI does (serve/client.py).
 """
 
@@ -23,7 +25,14 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import Any
 
-from applyedit.errors import ApplyEditError, InputError, OutputCheckError, RunTimeout, UsageError
+from applyedit.errors import (
+    ApplyEditError,
+    InputError,
+    ModelNotPrepared,
+    OutputCheckError,
+    RunTimeout,
+    UsageError,
+)
 from applyedit.options import OPTIONS
 from applyedit.serve.chat import add_chat_route, error_body
 from applyedit.serve.worker import Busy, Cancelled, Job, Worker
@@ -62,7 +71,7 @@ def check_settings(settings: Settings) -> None:
 
 def status_for(error: ApplyEditError) -> int:
     """The HTTP status of an error, by its kind (its exit code rides along in the body)."""
-    if isinstance(error, Busy):
+    if isinstance(error, (Busy, ModelNotPrepared)):
         return 503
     if isinstance(error, Cancelled):
         return 499
@@ -97,7 +106,10 @@ def check_text(name: str, value: str) -> None:
         raise InputError(f"{name}: not valid Unicode text (a lone surrogate at character {e.start})") from None
 
 
-DRAIN = 64 << 20  # bytes of an oversized body read and dropped before the 413 (then the connection closes)
+# What of an oversized body is read and dropped before the 413 (then the connection closes): a client
+# still writing when the connection closes sees a reset, not the answer.
+DRAIN = 1 << 30  # bytes past the limit
+DRAIN_SECONDS = 30.0  # seconds past the limit
 
 
 class Guard:
@@ -114,10 +126,10 @@ class Guard:
             return
         headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
         limit = self.settings.max_body
-        # The whole body is read first (what is past the limit, up to DRAIN more bytes, is discarded
-        # unread): a client still writing when the answer comes would see a reset, not the answer.
-        body, more, size = bytearray(), True, 0
-        while more and size <= limit + DRAIN:
+        # The whole body is read first (what is past the limit, up to DRAIN more bytes or DRAIN_SECONDS,
+        # is discarded): a client still writing when the answer comes would see a reset, not the answer.
+        body, more, size, over = bytearray(), True, 0, 0.0
+        while more and size <= limit + DRAIN and (size <= limit or time.monotonic() - over < DRAIN_SECONDS):
             try:
                 message = await asyncio.wait_for(receive(), self.settings.body_timeout)
             except TimeoutError:
@@ -136,6 +148,7 @@ class Guard:
             if message["type"] == "http.disconnect":
                 return
             chunk = message.get("body", b"")
+            over = time.monotonic() if size <= limit < size + len(chunk) else over
             size += len(chunk)
             if size <= limit:
                 body += chunk
@@ -228,6 +241,7 @@ def create_app(engine: Any, settings: Settings, cache: Any = None) -> Any:
 
     if cache is not None:
         engine.model.prompt_cache = cache
+    engine.prepares = False  # a request never prepares, converts or calibrates a model to disk
     # An engine that batches (vLLM) runs many requests at once; applyedit's own loop runs one.
     worker = Worker(engine, settings.queue, engine.model.concurrent_runs if engine.loaded else 1)
     names = {API_MODEL, engine.source.name}
@@ -264,6 +278,12 @@ def _add_error_handlers(app: Any) -> None:
     @app.exception_handler(HTTPException)
     async def on_http(request: Request, error: HTTPException) -> JSONResponse:
         return JSONResponse(error_body(str(error.detail), "invalid_request_error", 1), error.status_code)
+
+    @app.exception_handler(Exception)
+    async def on_bug(request: Request, error: Exception) -> JSONResponse:  # a bug: logged, answered as JSON
+        logger.error("a request failed unexpectedly", exc_info=error)
+        message = f"the server failed on this request ({type(error).__name__}); its log has the details"
+        return JSONResponse(error_body(message, "server_error", 2), 500)
 
 
 def _runner(worker: Worker, settings: Settings) -> Callable[..., Awaitable[Any]]:
@@ -313,7 +333,7 @@ def _add_info_routes(app: Any, engine: Any, worker: Worker, cache: Any, names: s
             "dtype": engine.dtype_name,
             "served": worker.served,
             "running": worker.running is not None,
-            "active": len(worker.active),
+            "active": max(len(worker.active), getattr(engine.model, "held", 0) if engine.loaded else 0),
             "waiting": worker.jobs.qsize(),
             "uptime_s": round(time.time() - started, 1),
             "prompt_cache": cache.to_dict() if cache is not None else None,
@@ -339,7 +359,7 @@ def request_options() -> Any:
     fields: dict[str, Any] = {}
     for o in OPTIONS:  # in the table's order: a request's problems are listed in it
         if o.request:
-            fields[o.name] = (o.type | None, Field(default=None, ge=o.ge, gt=o.gt))
+            fields[o.name] = (o.type | None, Field(default=None, ge=o.ge, gt=o.gt, le=o.le))
         if o.name == "max_new_tokens":  # the language (no run option: it goes with the file) comes next
             fields["language"] = (str | None, None)
     return create_model("Options", __config__=ConfigDict(extra="forbid"), **fields)

@@ -5,7 +5,9 @@ cancel flag checked between verify passes and between the prefill's chunks (`Can
 client went away).
 
 Every run works on a private temporary copy of the posted content, with the server's warm engine
-and the request's settings as one RunOptions. Knows nothing of HTTP: serve/app.py maps its outcomes.
+and the request's settings as one RunOptions; its error messages name the request's path, never
+that folder. The cancel flag also stops the merge, the checks and an engine's wait (api.apply's
+`stop`). Knows nothing of HTTP: serve/app.py maps its outcomes.
 """
 
 import asyncio
@@ -123,6 +125,10 @@ class Worker:
             if job.deadline is not None and time.monotonic() > job.deadline:
                 raise RunTimeout("stopped by its timeout during the prefill; nothing was written")
 
+        def gone() -> None:  # the merge, the checks and an engine's wait stop between their steps too
+            if job.cancel.is_set():
+                raise Cancelled("the client closed the connection; the run stopped")
+
         # `serve` loads it before the first request; an engine of many runs at once has no prefill hook
         model = self.engine.model if self.engine.loaded and len(self.threads) == 1 else None
         if model is not None:
@@ -130,16 +136,36 @@ class Worker:
         try:
             with tempfile.TemporaryDirectory(prefix="applyedit-serve-") as tmp:
                 root = Path(tmp)
-                target = root / job.path
-                target.parent.mkdir(parents=True, exist_ok=True)
-                files.write_atomic(target, job.content.encode("utf-8"), follow=False)
-                run = RunOptions(**options, timeout=timeout)  # the request's settings, the server's model
-                return api.apply(
-                    target, job.edit, options=run, engine=self.engine, cwd=root, language=language, on_step=step
-                )
+                try:
+                    target = root / job.path
+                    target.parent.mkdir(parents=True, exist_ok=True)
+                    files.write_atomic(target, job.content.encode("utf-8"), follow=False)
+                    run = RunOptions(**options, timeout=timeout)  # the request's settings, the server's model
+                    return api.apply(
+                        target,
+                        job.edit,
+                        options=run,
+                        engine=self.engine,
+                        cwd=root,
+                        language=language,
+                        on_step=step,
+                        stop=gone,
+                    )
+                except ApplyEditError as e:  # its message names the request's path, not the server's folder
+                    e.args = tuple(_unrooted(a, root) for a in e.args)
+                    raise
         finally:
             if model is not None:
                 model.between_chunks = None
+
+
+def _unrooted(arg: Any, root: Path) -> Any:
+    """A message with the run's temporary folder taken out of the paths it names."""
+    if not isinstance(arg, str):
+        return arg
+    for folder in {str(root), str(root.resolve())}:
+        arg = arg.replace(folder + "/", "").replace(folder, ".")
+    return arg
 
 
 def _settle(future: asyncio.Future[Any], outcome: Any) -> None:
