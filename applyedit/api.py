@@ -16,10 +16,11 @@ files and prints nothing: the CLI does both.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import textwrap
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
@@ -37,7 +38,7 @@ from applyedit.outcome import answer_by_merge, checked, finish
 from applyedit.report import spans
 from applyedit.result import ApplyResult, Inputs, Job
 from applyedit.spec import anchor as anchoring
-from applyedit.spec import registry, sampling
+from applyedit.spec import registry, sampling, tiebreak
 from applyedit.spec.loop import DecodeResult, Step, run
 from applyedit.spec.policy import FixedK, KPolicy
 from applyedit.spec.proposers import Proposer
@@ -240,6 +241,11 @@ def _apply(
             "nothing was written (show a line of the file around it and lazy markers where code is kept, or write "
             "the edit as an instruction; --answer auto lets the model read it)"
         )
+    if opts.answer != "model" and merged is not None and len(merged.readings) >= 2:
+        job = prepare(file, edit, opened, max_new_tokens=opts.max_new_tokens, inputs=got)
+        merged, note = choose_reading(job, merged)
+        if merged.ok and (merge_only := answer_by_merge(got, merged, opts, encoding, chosen=note)) is not None:
+            return merge_only
     if opts.answer != "model" and (merge_only := answer_by_merge(got, merged, opts, encoding)) is not None:
         return merge_only
     if opts.answer == "merge" and merged is not None:
@@ -257,6 +263,37 @@ def _apply(
     result = decode_job(job, drafting, merged, opts, decoding, deadline, on_step, on_phase)
     answer = checked(job, result, merged, opts)
     return finish(job, encoding, result, answer, drafting.name, decoding, cold)
+
+
+def choose_reading(job: Job, merged: merge.MergeResult) -> tuple[merge.MergeResult, str]:
+    """The model's choice between the readings two readers gave (`merged.readings`, each meeting every
+    invariant): the one whose log-likelihood after the prompt beats the other's by `tiebreak.MARGIN` nats
+    over the span where they differ (spec/tiebreak.py), as the confirmed merge, with a note saying so;
+    else `merged` with its reason saying how close they were."""
+    readings = merged.readings
+    scored = tiebreak.score(job.engine.model, job.prompt_ids, [job.engine.encode(r) for r in readings])
+    best = tiebreak.pick(scored, tiebreak.MARGIN)
+    ranked = sorted(scored, key=lambda s: s.logprob, reverse=True)
+    gap = ranked[0].logprob - ranked[1].logprob
+    line = _first_difference(readings)
+    if best is None:
+        why = (
+            f"{merged.reason}, and the model prefers neither by {tiebreak.MARGIN:g} nats (reading "
+            f"{ranked[0].index + 1} by {gap:.1f})"
+        )
+        return dataclasses.replace(merged, reason=why, readings=()), ""
+    note = (
+        f"the two readings of the snippet differ from line {line}: reading {best + 1} ("
+        f"{'the merge' if best == 0 else 'the context reading'}) taken, the model prefers it by {gap:.1f} nats"
+    )
+    if best == 0:
+        return dataclasses.replace(merged, ok=True, reason="", readings=()), note
+    return merge.as_reading(job.src.text, readings[best], merged.notes), note
+
+
+def _first_difference(texts: Sequence[str]) -> int:
+    rows = [t.split("\n") for t in texts]
+    return next((n + 1 for n, row in enumerate(zip(*rows, strict=False)) if len(set(row)) > 1), min(map(len, rows)))
 
 
 @dataclass(frozen=True)

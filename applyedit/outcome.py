@@ -47,11 +47,12 @@ IMPLIED_NOTE = (
 
 
 def answer_by_merge(
-    got: Inputs, merged: merge.MergeResult | None, opts: RunOptions, encoding: str
+    got: Inputs, merged: merge.MergeResult | None, opts: RunOptions, encoding: str, chosen: str = ""
 ) -> ApplyResult | None:
     """The unambiguous merge of an update snippet as the whole answer, without the model: when it
     changes the file, parses wherever the original did and passes every output check. None otherwise
-    (the model runs, anchored by the merge when it is unambiguous)."""
+    (the model runs, anchored by the merge when it is unambiguous). `chosen`: the note of the model's
+    choice between two readings (api.choose_reading), when the model chose this one."""
     t0 = time.perf_counter()
     body = checks.merge_answer(got.src, merged)
     if body is None or body == got.src.text:  # a merge that changes nothing is no confident answer
@@ -67,11 +68,16 @@ def answer_by_merge(
     found = find_regions(src.text, body, src.language, src.path)
     per_region, end, totals = attribute(found, [], [], 0)
     regions = report.report_data(found, per_region, end, totals, summary, merge_profile(summary.decode_s))
-    all_notes = [*([IMPLIED_NOTE] if got.implied else []), *(merged.notes if merged else ()), *notes]
+    all_notes = [
+        *([IMPLIED_NOTE] if got.implied else []),
+        *([chosen] if chosen else []),
+        *(merged.notes if merged else ()),
+        *notes,
+    ]
     data = report.run_report(
         regions,
         anchored_lines=[],
-        answer={"by": "merge", "model_ran": False, "notes": all_notes},
+        answer={"by": "merge", "model_ran": bool(chosen), "notes": all_notes},
         prompt_cache=reuse_report(0, 0),
     )
     return _result(

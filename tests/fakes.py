@@ -43,8 +43,9 @@ def sub(a, b):
 class ScriptedModel:
     """Greedy-decodes exactly `script` (then `eos`) whatever the prompt, with a real position cache."""
 
-    def __init__(self, script: Sequence[int], eos: int, vocab: int) -> None:
+    def __init__(self, script: Sequence[int], eos: int, vocab: int, confidence: float = 1.0) -> None:
         self.script = [*script, eos]
+        self.confidence = confidence  # the scripted token's logit (the others' are 0)
         self.eos_ids = frozenset({eos})
         self.vocab = vocab
         self.num_forwards = 0
@@ -85,7 +86,7 @@ class ScriptedModel:
         first = len(ids) - num_logits
         for row in range(num_logits):
             index = start + first + row - self._base  # output index this position predicts
-            logits[row, self.script[min(index, len(self.script) - 1)]] = 1.0
+            logits[row, self.script[min(index, len(self.script) - 1)]] = self.confidence
         return logits
 
     def crop_to(self, length: int) -> None:
@@ -93,14 +94,15 @@ class ScriptedModel:
         self._len = length
 
 
-def scripted_engine(tokenizer: tuple[Path, Any], text: str) -> api.Engine:
-    """An Engine (real tokenizer) whose target greedily writes `text`, the raw output after the opening fence."""
+def scripted_engine(tokenizer: tuple[Path, Any], text: str, confidence: float = 1.0) -> api.Engine:
+    """An Engine (real tokenizer) whose target greedily writes `text`, the raw output after the opening fence
+    (`confidence`: the scripted token's logit, the others' 0; a sure model scores texts by likelihood)."""
     path, tok = tokenizer
     engine = api.Engine(
         modelstore.resolve(None), path, tok, "cpu", pick_dtype("fp32", "cpu"), context_length(path), cost=prior()
     )
     eos = tok.convert_tokens_to_ids("<|im_end|>")
-    engine._model = ScriptedModel(engine.encode(text), eos, len(tok))  # type: ignore[assignment]
+    engine._model = ScriptedModel(engine.encode(text), eos, len(tok), confidence)  # type: ignore[assignment]
     return engine
 
 

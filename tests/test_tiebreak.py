@@ -8,6 +8,7 @@ import torch
 from fakes import VOCAB, prompt_for, tiny_model
 
 from applyedit.models.backend import TorchModel
+from applyedit.spec import tiebreak
 from applyedit.spec.tiebreak import Scored, pick, score
 
 
@@ -48,8 +49,9 @@ def test_scores_equal_a_plain_forward_and_the_prefix_is_computed_once(seed: int)
     assert [s.tokens for s in got] == [3 + 5, 0 + 5, 7 + 5]  # the divergent span and 5 tokens after it
     for s, cand in zip(got, cands, strict=True):
         assert s.logprob == pytest.approx(_reference(seed, context, cand, s.start, s.tokens), abs=1e-3)
-    # one prefill of the context and the shared prefix (less its last token), then each span with that token
-    assert model.fed == [len(context) + 30 - 1, 1 + 8, 1 + 5, 1 + 12]
+    # the prompt less its last token prefilled, the last one and the shared prefix less its last token in
+    # one block, then each span with that token
+    assert model.fed == [len(context) - 1, 30, 1 + 8, 1 + 5, 1 + 12]
     assert model.cached_len == len(context) + 30 - 1
 
 
@@ -60,3 +62,50 @@ def test_pick_needs_the_margin() -> None:
     assert pick(scored[:1], margin=0.0) is None
     with pytest.raises(ValueError):
         score(Counting(model=tiny_model(0), eos_ids=frozenset()), [1, 2], [[3]])
+
+
+def _disagreeing_case() -> object:
+    """A release-corpus case (axios 1.18.0 -> 1.19.0, from npm) whose two readers give two valid files."""
+    import importlib.util
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent / "corpus" / "releases"
+    if "releases_cases" not in sys.modules:
+        spec = importlib.util.spec_from_file_location("releases_cases", root / "cases.py")
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        sys.modules["releases_cases"] = module
+        spec.loader.exec_module(module)
+    cases = sys.modules["releases_cases"]
+    records = [r for r in cases.records() if r["package"] == "axios" and r["path"] == "lib/helpers/parseHeaders.js"]
+    return next(c for r in records for c in cases.cases_for(r) if c.name == "js_axios_1_19_0_helpers_parseheaders_js_0_clean")
+
+
+def test_the_model_chooses_between_two_valid_readings(tokenizer, tmp_path, monkeypatch) -> None:  # noqa: ANN001
+    """Where the two readers disagree and both files meet every invariant, the default run scores both with
+    the model (a scripted one here: it writes what it is given) and answers with the one it prefers, saying
+    so; a model that prefers neither leaves the refusal, which says how close they were."""
+    from fakes import scripted_engine
+
+    from applyedit import api
+    from applyedit.errors import AmbiguousEditError
+    from applyedit.merge import confirm, reindent
+
+    case = _disagreeing_case()
+    snippet = reindent.to_file_style(case.before, case.snippet)
+    result = confirm.confirmed(case.before, snippet, case.language)
+    assert not result.ok and result.reason.startswith("two readings") and len(result.readings) == 2
+    assert case.after in result.readings
+    path = tmp_path / "parseHeaders.js"
+    for reading in result.readings:
+        path.write_text(case.before, encoding="utf-8")
+        done = api.apply(path, case.snippet, engine=scripted_engine(tokenizer, reading + "```\n", 40.0))
+        assert done.after == reading
+        assert any("the model prefers it by" in n for n in done.notes), done.notes
+    # a preference under the margin decides nothing: the refusal stands and says how close it was
+    monkeypatch.setattr(tiebreak, "MARGIN", 1e9)
+    path.write_text(case.before, encoding="utf-8")
+    with pytest.raises(AmbiguousEditError, match="prefers neither by 1e"):
+        api.apply(path, case.snippet, engine=scripted_engine(tokenizer, case.after + "```\n", 40.0))
+    assert path.read_text(encoding="utf-8") == case.before

@@ -34,7 +34,7 @@ from applyedit.merge.lines import (
 )
 from applyedit.textio import lines_of
 
-__all__ = ["Hunk", "LineKind", "MergeResult", "dropped_lines", "layout", "merge"]
+__all__ = ["Hunk", "LineKind", "MergeResult", "as_reading", "dropped_lines", "layout", "merge"]
 
 LineKind = Literal["kept", "context", "replaced", "deleted"]
 _Span = tuple[int, int, tuple[str, ...], list[_Pair]]  # original [start, end), segment, pairs
@@ -62,6 +62,9 @@ class MergeResult:
     whole_file: bool = False  # a marker-less snippet that replaced the whole file
     ambiguous: bool = False  # not ok because two readings fit the snippet equally (merge/confirm.py): refused
     notes: tuple[str, ...] = ()  # what a confirmed reading decided where the snippet left it open (open ends)
+    # not ok because the two readers (merge/confirm.py) gave two files, each meeting every invariant: both
+    # files, the merge's first; the model may choose between them (api.py, spec/tiebreak.py)
+    readings: tuple[str, ...] = ()
 
 
 IMPLIED_SHARE = 0.5  # a marker-less edit longer than this share of the file may be the whole new file
@@ -168,6 +171,21 @@ def merge(original: str, snippet: str) -> MergeResult:
         return _merge(original, snippet)
     except _NoMerge as exc:
         return MergeResult(ok=False, reason=str(exc))
+
+
+def as_reading(original: str, text: str, notes: tuple[str, ...] = ()) -> MergeResult:
+    """A merged file that came from elsewhere (the other reader's, api.choose_reading) as an ok result:
+    its hunks and per-line kinds from difflib's line diff against the original."""
+    ol, nl = lines_of(original), lines_of(text)
+    hunks: list[Hunk] = []
+    ops: list[LineKind] = []
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, ol, nl, autojunk=False).get_opcodes():
+        if tag == "equal":
+            ops += ["kept"] * (i2 - i1)
+            continue
+        hunks.append(Hunk(i1, i2, tuple(nl[j1:j2])))
+        ops += ["replaced" if j2 > j1 else "deleted"] * (i2 - i1)
+    return MergeResult(ok=True, merged=text, hunks=tuple(hunks), ops=tuple(ops), notes=notes)
 
 
 def layout(result: MergeResult, original_lines: int) -> tuple[list[int | None], list[tuple[int, int]]]:

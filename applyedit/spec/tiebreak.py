@@ -1,13 +1,14 @@
 """Multi-candidate verification: the model's log-likelihood of a few candidate outputs after one shared
 context, the tree step of speculative decoding used to break a tie between readings of an edit.
 
-Owns the scoring: the candidates' shared prefix is computed once (one prefill of the context and the
-prefix), then each candidate's divergent span and a window of the tokens after it (where the
-candidates agree again) is fed in one forward pass and scored token by token, and the cache is
-cropped back to the shared prefix before the next one. So the cost is one prefill plus the divergent
-spans and their windows, whatever the length of the text the candidates share. `pick` says which
-candidate wins by at least a margin (in nats), or none. Reaches the model only through `TargetModel`;
-knows nothing of text, readings or files (the caller tokenizes the candidates and names them).
+Owns the scoring: the candidates' shared prefix is computed once (the prompt prefilled as a decode
+run prefills it, then the shared output in blocks), then each candidate's divergent span and a window
+of the tokens after it (where the candidates agree again) is fed in one forward pass and scored token
+by token, and the cache is cropped back to the shared prefix before the next one. So the cost is one
+prefill plus the divergent spans and their windows, whatever the length of the text the candidates
+share. `pick` says which candidate wins by at least a margin (in nats), or none. Reaches the model
+only through `TargetModel`; knows nothing of text, readings or files (the caller tokenizes the
+candidates and names them).
 """
 
 from __future__ import annotations
@@ -22,6 +23,10 @@ from applyedit.spec.proposers import common_prefix
 __all__ = ["Scored", "pick", "score"]
 
 WINDOW = 16  # tokens scored past the end of the divergent span, where the candidates agree again
+BLOCK = 256  # shared tokens fed in one forward pass (backend batches hold 512)
+# The margin (nats) a reading needs over the other for the model to choose it (api.choose_reading):
+# calibrated on the release corpus where the two readers disagree (docs/eval/tiebreak/).
+MARGIN = 4.0
 
 
 @dataclass(frozen=True)
@@ -52,8 +57,13 @@ def score(
     for c in candidates[1:]:
         shared = min(shared, common_prefix(candidates[0], c))
     suffix = _common_suffix(candidates, min(len(c) for c in candidates) - shared)
-    prefix = [*context, *candidates[0][:shared]]
-    model.prefill(prefix[:-1])  # the last prefix token goes with each candidate: its logits score token 0
+    # The prompt less its last token is prefilled, as a decode run prefills it (a prompt cache serves
+    # it); the last prompt token and the shared output go in blocks, but for the last shared token,
+    # which goes with each candidate: its logits score the candidate's first token.
+    model.prefill(list(context[:-1]))
+    prefix = [context[-1], *candidates[0][:shared]]
+    for at in range(0, len(prefix) - 1, BLOCK):
+        model.forward(prefix[at : min(at + BLOCK, len(prefix) - 1)], 1)
     base = model.cached_len
     found = []
     for n, cand in enumerate(candidates):

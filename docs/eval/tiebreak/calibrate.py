@@ -1,12 +1,13 @@
-"""Calibration data for the model tie-break (spec/tiebreak.py) on the release corpus: for each case whose
-two readers disagree ("two readings of the snippet differ") and one of whose two readings is the
-expected file, score both readings with the default model after the product's prompt, and record the
-expected reading's margin (its log-likelihood minus the other's, nats). A positive margin is a right
-pick; the threshold that makes every pick right is the smallest margin above the largest wrong one.
+"""Calibration data for the model tie-break (spec/tiebreak.py, api.choose_reading) on the release corpus:
+for each case whose two readers give two files that both meet every invariant (`MergeResult.readings`,
+where a default run asks the model), score both with the default model after the product's prompt and
+record the gap (the expected file's log-likelihood minus the other's, nats), or, where neither reading
+is the expected file, the gap between them (any pick there is wrong). The margin that makes every pick
+right lies above the largest gap of a wrong pick.
 
     python docs/eval/tiebreak/calibrate.py OUT.jsonl [--max-lines 250] [--limit N]   # resumable
 
-Knows the corpus (corpus/releases/cases.py), the readers (merge, contextread) and the product's prompt
+Knows the corpus (corpus/releases/cases.py), the readers (merge/confirm.py) and the product's prompt
 (api.prepare); scores with spec/tiebreak.score on whichever backend the engine opens.
 """
 
@@ -27,7 +28,7 @@ def main(argv: list[str] | None = None) -> int:
     import cases as release_cases
 
     from applyedit import api
-    from applyedit.merge import confirm, contextread, reindent
+    from applyedit.merge import confirm, reindent
     from applyedit.spec.tiebreak import score
 
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -45,25 +46,21 @@ def main(argv: list[str] | None = None) -> int:
             continue
         snippet = reindent.to_file_style(c.before, c.snippet)
         result = confirm.confirmed(c.before, snippet, c.language)
-        if result.ok or not result.reason.startswith("two readings") or result.merged is None:
+        if len(result.readings) != 2:
             continue
-        second = contextread.read(c.before, snippet, c.language)
-        if isinstance(second, contextread.NoReading):
-            continue
-        readings = [result.merged, "\n".join(second) + "\n"]
-        if c.after not in readings or readings[0] == readings[1]:
-            row = {"name": c.name, "truth": "absent"}
-        else:
-            with tempfile.TemporaryDirectory() as tmp:
-                path = Path(tmp) / Path(c.path).name
-                path.write_text(c.before, encoding="utf-8")
-                job = api.prepare(path, snippet, engine)
-            ids = [engine.encode(r) for r in readings]
-            got = score(engine.model, job.prompt_ids, ids)
+        readings = list(result.readings)
+        with tempfile.TemporaryDirectory() as tmp:
+            path = Path(tmp) / Path(c.path).name
+            path.write_text(c.before, encoding="utf-8")
+            job = api.prepare(path, snippet, engine)
+        got = score(engine.model, job.prompt_ids, [engine.encode(r) for r in readings])
+        row: dict = {"name": c.name, "tokens": [s.tokens for s in got], "prompt": len(job.prompt_ids)}
+        if c.after in readings:
             right = readings.index(c.after)
-            margin = got[right].logprob - got[1 - right].logprob
-            row = {"name": c.name, "truth": "merge" if right == 0 else "context", "margin": round(margin, 3),
-                   "tokens": [s.tokens for s in got], "prompt": len(job.prompt_ids)}
+            row |= {"truth": "merge" if right == 0 else "context",
+                    "margin": round(got[right].logprob - got[1 - right].logprob, 3)}
+        else:  # any pick is wrong: the gap either way
+            row |= {"truth": "absent", "margin": round(-abs(got[0].logprob - got[1].logprob), 3)}
         with args.out.open("a") as f:
             f.write(json.dumps(row) + "\n")
         print(row, flush=True)
