@@ -241,7 +241,7 @@ def _apply(
             "nothing was written (show a line of the file around it and lazy markers where code is kept, or write "
             "the edit as an instruction; --answer auto lets the model read it)"
         )
-    if opts.answer != "model" and merged is not None and len(merged.readings) >= 2:
+    if opts.answer != "model" and merged is not None and len(merged.readings) >= 2 and tiebreak.MARGIN is not None:
         job = prepare(file, edit, opened, max_new_tokens=opts.max_new_tokens, inputs=got)
         merged, note = choose_reading(job, merged)
         if merged.ok and (merge_only := answer_by_merge(got, merged, opts, encoding, chosen=note)) is not None:
@@ -269,16 +269,17 @@ def choose_reading(job: Job, merged: merge.MergeResult) -> tuple[merge.MergeResu
     """The model's choice between the readings two readers gave (`merged.readings`, each meeting every
     invariant): the one whose log-likelihood after the prompt beats the other's by `tiebreak.MARGIN` nats
     over the span where they differ (spec/tiebreak.py), as the confirmed merge, with a note saying so;
-    else `merged` with its reason saying how close they were."""
-    readings = merged.readings
+    else `merged` with its reason saying how close they were. Runs only where `tiebreak.MARGIN` is set."""
+    readings, margin = merged.readings, tiebreak.MARGIN
+    assert margin is not None
     scored = tiebreak.score(job.engine.model, job.prompt_ids, [job.engine.encode(r) for r in readings])
-    best = tiebreak.pick(scored, tiebreak.MARGIN)
+    best = tiebreak.pick(scored, margin)
     ranked = sorted(scored, key=lambda s: s.logprob, reverse=True)
     gap = ranked[0].logprob - ranked[1].logprob
     line = _first_difference(readings)
     if best is None:
         why = (
-            f"{merged.reason}, and the model prefers neither by {tiebreak.MARGIN:g} nats (reading "
+            f"{merged.reason}, and the model prefers neither by {margin:g} nats (reading "
             f"{ranked[0].index + 1} by {gap:.1f})"
         )
         return dataclasses.replace(merged, reason=why, readings=()), ""

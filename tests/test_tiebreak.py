@@ -83,9 +83,10 @@ def _disagreeing_case() -> object:
 
 
 def test_the_model_chooses_between_two_valid_readings(tokenizer, tmp_path, monkeypatch) -> None:  # noqa: ANN001
-    """Where the two readers disagree and both files meet every invariant, the default run scores both with
-    the model (a scripted one here: it writes what it is given) and answers with the one it prefers, saying
-    so; a model that prefers neither leaves the refusal, which says how close they were."""
+    """With a margin set, where the two readers disagree and both files meet every invariant, a default run
+    scores both with the model (a scripted one here: it writes what it is given) and answers with the one
+    it prefers, saying so; a preference under the margin leaves the refusal, which says how close it was.
+    Without a margin (the product's setting) the model is not asked and the refusal stands."""
     from fakes import scripted_engine
 
     from applyedit import api
@@ -98,6 +99,7 @@ def test_the_model_chooses_between_two_valid_readings(tokenizer, tmp_path, monke
     assert not result.ok and result.reason.startswith("two readings") and len(result.readings) == 2
     assert case.after in result.readings
     path = tmp_path / "parseHeaders.js"
+    monkeypatch.setattr(tiebreak, "MARGIN", 4.0)  # the product leaves it off (tiebreak.MARGIN's comment)
     for reading in result.readings:
         path.write_text(case.before, encoding="utf-8")
         done = api.apply(path, case.snippet, engine=scripted_engine(tokenizer, reading + "```\n", 40.0))
@@ -109,3 +111,19 @@ def test_the_model_chooses_between_two_valid_readings(tokenizer, tmp_path, monke
     with pytest.raises(AmbiguousEditError, match="prefers neither by 1e"):
         api.apply(path, case.snippet, engine=scripted_engine(tokenizer, case.after + "```\n", 40.0))
     assert path.read_text(encoding="utf-8") == case.before
+
+
+def test_without_a_margin_the_model_is_not_asked(tokenizer, tmp_path) -> None:  # noqa: ANN001
+    from fakes import scripted_engine
+
+    from applyedit import api
+    from applyedit.errors import AmbiguousEditError
+
+    assert tiebreak.MARGIN is None
+    case = _disagreeing_case()
+    path = tmp_path / "parseHeaders.js"
+    path.write_text(case.before, encoding="utf-8")
+    engine = scripted_engine(tokenizer, case.after + "```\n", 40.0)
+    with pytest.raises(AmbiguousEditError, match="two readings of the snippet differ"):
+        api.apply(path, case.snippet, engine=engine)
+    assert engine.model.num_forwards == 0
