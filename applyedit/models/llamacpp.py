@@ -16,11 +16,14 @@ reported as an agreement rate, while the torch fp32 path keeps the strict equali
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import os
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any
 
 from applyedit.errors import InputError, ModelError
@@ -64,6 +67,30 @@ def _has_amx() -> bool:
         return False
 
 
+def model_params(lib: Any) -> Any:  # noqa: ANN401 (llama_cpp's ctypes struct)
+    """llama.cpp's default model parameters, made safe for this CPU: on AMX Xeons llama.cpp's AMX weight
+    layout (an "extra buffer type") segfaults in ggml_backend_amx_mul_mat on the first forward pass
+    (llama-cpp-python 0.3.36, Q4_K_M), so plain CPU buffers there (AVX-512 kernels, no repacking)."""
+    params = lib.llama_model_default_params()
+    if _has_amx():
+        params.use_extra_bufts = False
+    return params
+
+
+@contextlib.contextmanager
+def safe_defaults() -> Iterator[None]:
+    """While it lasts, llama-cpp-python's high-level `Llama` (which reads the default model parameters
+    itself: the bench's baselines) gets `model_params`' defaults."""
+    import llama_cpp.llama_cpp as low
+
+    original = low.llama_model_default_params
+    low.llama_model_default_params = lambda: model_params(SimpleNamespace(llama_model_default_params=original))
+    try:
+        yield
+    finally:
+        low.llama_model_default_params = original
+
+
 @dataclass
 class LlamaCppModel(ExactPrefill):
     """A GGUF model in one llama.cpp context whose memory always holds exactly the accepted prefix."""
@@ -90,13 +117,8 @@ class LlamaCppModel(ExactPrefill):
             raise ModelError("--backend llamacpp needs llama-cpp-python (pip install -e '.[llamacpp]')") from e
         _silence(lib)
         lib.llama_backend_init()
-        mparams = lib.llama_model_default_params()
+        mparams = model_params(lib)
         mparams.n_gpu_layers = 0
-        if _has_amx():
-            # llama.cpp's AMX weight layout (an "extra buffer type") segfaults in ggml_backend_amx_mul_mat
-            # on the first forward pass on AMX Xeons here (llama-cpp-python 0.3.36, Q4_K_M): plain
-            # CPU buffers instead (AVX-512 kernels; no repacking on these CPUs).
-            mparams.use_extra_bufts = False
         model = lib.llama_model_load_from_file(str(path).encode(), mparams)
         if not model:
             raise ModelError(f"llama.cpp could not load {path}")

@@ -45,12 +45,14 @@ class PromptLookup:
         from llama_cpp import Llama
         from llama_cpp.llama_speculative import LlamaPromptLookupDecoding
 
+        from applyedit.models.llamacpp import safe_defaults
+
         key = (n_ctx, num_pred_tokens)
         if key not in self._loaded:
             for old in self._loaded.values():  # one at a time: each holds n_ctx × vocab floats
                 old.close()
-            self._loaded = {
-                key: Llama(
+            with safe_defaults():  # the backend's model parameters (llama.cpp's AMX layout crashes)
+                llm = Llama(
                     model_path=str(self.gguf),
                     n_ctx=n_ctx,
                     n_threads=self.threads,
@@ -60,7 +62,7 @@ class PromptLookup:
                     logits_all=True,
                     draft_model=LlamaPromptLookupDecoding(num_pred_tokens=num_pred_tokens),
                 )
-            }
+            self._loaded = {key: llm}
         return self._loaded[key]
 
     def run(self, prompt: list[int], budget: int, num_pred_tokens: int) -> Run:
