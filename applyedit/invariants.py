@@ -9,10 +9,13 @@ Each invariant is a named check with its own refusal message and `--allow-*` swi
   answer lacks lies inside a stretch a segment replaced: between two of the segment's context lines,
   or edited in place at its edge (no more lines gone there than the segment brings), or past the
   snippet's first or last line where no marker stands for the rest (the snippet reaches the file's
-  start or end). Kept lines keep their order; the snippet is all there, in order.
+  start or end). A segment of context only deletes between two blocks of its lines when it shows two
+  lines of code on each side of the cut, or when no later segment changes anything (it orients none).
+  Kept lines keep their order; the snippet is all there, in order.
 - `definitions` (--allow-lost-definitions): a definition (function, method, class, impl, struct, ...)
-  whose name the edit never mentions does not disappear, unless a new definition that the edit shows
-  takes its place (a rename).
+  whose name the edit never mentions does not disappear, unless a new definition that the edit names
+  takes its place (a rename, through which what it encloses keeps its identity). An update snippet
+  names a definition by showing its header line, not by using its name.
 - `compiles` (--allow-syntax-errors): Python goes through `compile()` when the original did (TabError,
   IndentationError, `from __future__` placement); other languages: tree-sitter (checks.check_syntax).
 - `heads` (--allow-head-changes): a shebang stays the first line, Go's `package` clause the first
@@ -29,8 +32,12 @@ import re
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from applyedit.markers import is_marker
+
+if TYPE_CHECKING:
+    from applyedit.syntax import Definition
 
 __all__ = [
     "ASKS_TO_DELETE",
@@ -292,9 +299,18 @@ class _Search:
             self._fail(n + 1, self._lost_message(n, start, lost))
             return False
         (i0, j0), (i1, j1) = ctx[0], ctx[-1]
-        if not any(x.strip() and i not in paired_new for i, x in enumerate(new)) and not self._shown(n, ctx, lost):
-            self._fail(n + 1, self._lost_message(n, start, lost))
-            return False
+        if not any(x.strip() and i not in paired_new for i, x in enumerate(new)):
+            # context only: it deletes what lies between two blocks of its lines (a cut), if it shows them
+            cut = _cut([key(x) for x in new], [key(x) for x in old])
+            between = cut is not None  # then every line it lost lies between its two blocks
+            inner = [j for j in lost if j0 < j < j1]
+            if cut is None and inner:
+                cut = (sum(1 for _, j in ctx if j < inner[0]), sum(1 for _, j in ctx if j > inner[-1]))
+            if cut is not None and not self._shown(n, *cut):
+                self._fail(n + 1, self._lost_message(n, start, lost))
+                return False
+            if between:
+                return True
         above = [j for j in lost if j < j0]
         below = [j for j in lost if j > j1]
         new_above = sum(1 for i in range(i0) if new[i].strip() and i not in paired_new)
@@ -306,15 +322,12 @@ class _Search:
         self._fail(n + 1, self._lost_message(n, start, above if not ok_above else below))
         return False
 
-    def _shown(self, n: int, ctx: list[tuple[int, int]], lost: list[int]) -> bool:
+    def _shown(self, n: int, above: int, below: int) -> bool:
         """A segment of context only deletes what lies between its lines (the end of one function, the
-        start of the one after the next) when that is the snippet's only change, or when it shows two
-        lines of code on each side of the cut: one line (`}`) may be mere orientation."""
-        if not any(self.brings[:n] + self.brings[n + 1 :]):
-            return True
-        above = sum(1 for _, j in ctx if j < lost[0])
-        below = sum(1 for _, j in ctx if j > lost[-1])
-        return above >= 2 and below >= 2
+        start of the one after the next) when no later segment changes anything (it orients none: the
+        snippet's only change, or one after the last), or when it shows two lines of code on each side
+        of the cut (`above`, `below`): one line (`}`) may be mere orientation for the change after it."""
+        return not any(self.brings[n + 1 :]) or (above >= 2 and below >= 2)
 
     def _lost_message(self, n: int, start: int, lost: list[int]) -> str:
         first = self.ol[start + lost[0]].strip()
@@ -322,6 +335,20 @@ class _Search:
             f"the answer deletes {len(lost)} original line{'s' if len(lost) > 1 else ''} (from line "
             f"{start + lost[0] + 1}, {first!r}) outside every stretch the snippet's segment {n + 1} replaced"
         )
+
+
+def _cut(new: list[str], old: list[str]) -> tuple[int, int] | None:
+    """A segment of context only (`new`, keys) read as two blocks of the stretch it replaced (`old`):
+    its first lines the stretch's first, its last lines the stretch's last, code on both sides, and the
+    lines of code above and below the cut (the most even cut); None when it stands so nowhere."""
+    found = []
+    for t in range(1, len(new)):
+        top, bottom = new[:t], new[t:]
+        if len(old) > len(new) and old[:t] == top and old[len(old) - len(bottom) :] == bottom:
+            above, below = sum(1 for k in top if k), sum(1 for k in bottom if k)
+            if above and below:
+                found.append((min(above, below), above, below))
+    return max(found)[1:] if found else None
 
 
 def _context_pairs(new: list[str], old: list[str]) -> list[tuple[int, int]]:
@@ -345,13 +372,24 @@ def _names(text: str) -> set[str]:
 
 
 def lost_definitions(
-    original: str, output: str, edit: str, language: str, path: str | None = None, whole_ok: bool = False
+    original: str,
+    output: str,
+    edit: str,
+    language: str,
+    path: str | None = None,
+    whole_ok: bool = False,
+    snippet: bool = False,
 ) -> list[str]:
     """Definitions of the original that the output lacks and the edit never names (by kind and name,
-    nested ones by their enclosing names), beyond those a new definition the edit shows replaced.
-    With `whole_ok`, one whose every line is gone is no loss (an update snippet that deletes it shows
-    the code around it: `deletions` holds that to its anchors); one that lost some lines and kept
-    others (its decorator now above another method) still is."""
+    nested ones by their enclosing names), beyond those a new definition the edit names took the place
+    of (a rename: same kind, same enclosing definitions). A renamed definition keeps its identity, so
+    what it encloses is found under the new name (a renamed class keeps its methods, a renamed Rust
+    type its impl blocks). An instruction names what its words say; an update snippet (`snippet`)
+    names only the definitions whose header line it shows, not every name it uses (`def
+    session(user):` shows session, not the fixture `user`). With `whole_ok`, one whose every line is
+    gone is no loss (an update snippet that deletes it shows the code around it: `deletions` holds
+    that to its anchors); one that lost some lines and kept others (its decorator now above another
+    method) still is."""
     from collections import Counter
 
     from applyedit import syntax
@@ -362,27 +400,78 @@ def lost_definitions(
     after = syntax.definitions(output, language, path)
     if before is None or after is None:
         return []
+    words = _names(edit)
+    shown = _headers_shown(edit, original, before) | _headers_shown(edit, output, after) if snippet else set()
 
-    def qual(d: syntax.Definition) -> tuple[str, ...]:
-        names = []
-        node: syntax.Definition | None = d
-        while node is not None:
-            names.append(f"{node.kind} {node.name}")
-            node = node.parent
-        return tuple(reversed(names))
+    def said(name: str, old: str = "") -> bool:
+        """Whether the edit names `name` (with `old`: the words a rename from `old` adds to it)."""
+        if snippet:
+            return name in shown
+        new = _names(name) - _names(old)
+        return bool(new) and new <= words
 
-    had, has = Counter(qual(d) for d in before), Counter(qual(d) for d in after)
-    mentioned = _names(edit)
-    lost = [q for q in had for _ in range(had[q] - has.get(q, 0)) if q[-1].split(" ", 1)[1] not in mentioned]
-    gained = [q for q in has for _ in range(has[q] - had.get(q, 0)) if q[-1].split(" ", 1)[1] in mentioned]
-    for q in list(gained):  # a rename: a new definition of the same kind in the same place
-        same = next((x for x in lost if x[:-1] == q[:-1] and x[-1].split(" ")[0] == q[-1].split(" ")[0]), None)
-        if same is not None:
-            lost.remove(same)
-    if whole_ok and lost:
-        spans = {qual(d): d for d in before}
-        lost = [q for q in lost if _partly_kept(original, output, spans[q].start_line - 1, spans[q].end_line)]
-    return [q[-1] for q in lost]
+    def own(d: syntax.Definition) -> str:
+        return f"{d.kind} {d.name}"
+
+    def qual(d: syntax.Definition | None) -> tuple[str, ...]:
+        return () if d is None else (*qual(d.parent), own(d))
+
+    after_quals = [qual(d) for d in after]
+    left = Counter(after_quals)
+    # Each original definition's qualified name in the output, level by level (enclosing ones first,
+    # so a renamed class's methods are looked for under its new name): the same name first, then a
+    # rename into a new definition the edit names, of the same kind, in the same place.
+    placed: dict[syntax.Definition, tuple[str, ...]] = {}
+    lost: list[syntax.Definition] = []
+    for level in sorted({len(qual(d)) for d in before}):
+        here = [d for d in before if len(qual(d)) == level]
+        wanted = {d: (*(placed[d.parent] if d.parent is not None else ()), own(d)) for d in here}
+        missing = []
+        for d in here:
+            if left[wanted[d]] > 0:
+                left[wanted[d]] -= 1
+                placed[d] = wanted[d]
+            else:
+                missing.append(d)
+        for d in missing:
+            q = wanted[d]
+            twin = next(
+                (
+                    g
+                    for g in after_quals
+                    if left[g] > 0
+                    and g[:-1] == q[:-1]
+                    and g[-1].split(" ", 1)[0] == d.kind
+                    and said(g[-1].split(" ", 1)[1], d.name)
+                ),
+                None,
+            )
+            if twin is not None:
+                left[twin] -= 1
+                placed[d] = twin
+                continue
+            placed[d] = q
+            if not said(d.name):
+                lost.append(d)
+    if whole_ok:
+        lost = [d for d in lost if _partly_kept(original, output, d.start_line - 1, d.end_line)]
+    return [own(d) for d in lost]
+
+
+def _headers_shown(edit: str, text: str, defs: list[Definition]) -> set[str]:
+    """The names of those `defs` (of `text`) whose header line (the first line of the definition that
+    holds its name, past decorators and attributes) the edit shows."""
+    rows = text.split("\n")
+    lines = {key(x) for x in edit.split("\n") if x.strip()}
+    found = set()
+    for d in defs:
+        words = _names(d.name)
+        for row in rows[d.start_line - 1 : d.end_line]:
+            if words and words <= _names(row) and not row.lstrip().startswith(("@", "#[")):
+                if key(row) in lines:
+                    found.add(d.name)
+                break
+    return found
 
 
 def _partly_kept(original: str, output: str, start: int, end: int) -> bool:
@@ -465,7 +554,7 @@ def violations(
             missing = reading.startswith((_MISSING, _CHANGED))
             found.append(Violation("snippet" if missing else "deletions", reading))
     if marked or (kind == "instruction" and not ASKS_TO_DELETE.search(edit)):
-        lost = lost_definitions(original, output, edit, language, path, whole_ok=marked)
+        lost = lost_definitions(original, output, edit, language, path, whole_ok=marked, snippet=marked)
         if lost:
             found.append(
                 Violation(
