@@ -367,8 +367,11 @@ def _context_pairs(new: list[str], old: list[str]) -> list[tuple[int, int]]:
     return [*[(t, t) for t in range(a)], *inner, *tail]
 
 
+_IDENTIFIER = re.compile(r"[A-Za-z_$][\w$]*")
+
+
 def _names(text: str) -> set[str]:
-    return set(re.findall(r"[A-Za-z_$][\w$]*", text))
+    return set(_IDENTIFIER.findall(text))
 
 
 def lost_definitions(
@@ -402,16 +405,29 @@ def lost_definitions(
         return []
     words = _names(edit)
     shown = _headers_shown(edit, original, before) | _headers_shown(edit, output, after) if snippet else set()
+    renames: dict[str, str] = {}  # a renamed definition's name -> its new name (one word each)
 
-    def said(name: str, old: str = "") -> bool:
-        """Whether the edit names `name` (with `old`: the words a rename from `old` adds to it)."""
-        if snippet:
-            return name in shown
-        new = _names(name) - _names(old)
-        return bool(new) and new <= words
+    def said(name: str) -> bool:
+        return name in shown if snippet else name in words
+
+    def renamed(old: str, new: str) -> bool:
+        """A rename the edit names (`new` said), or one that follows the renames found (`impl Display
+        for Point` -> `impl Display for Vector`, where `Point` became `Vector`)."""
+        if said(new):
+            if _IDENTIFIER.fullmatch(old) and _IDENTIFIER.fullmatch(new):
+                renames[old] = new
+            return True
+        return bool(renames) and _IDENTIFIER.sub(lambda m: renames.get(m.group(), m.group()), old) == new
 
     def own(d: syntax.Definition) -> str:
         return f"{d.kind} {d.name}"
+
+    original_keys, output_keys = [key(x) for x in original.split("\n")], {key(x) for x in output.split("\n")}
+
+    def kept(d: syntax.Definition) -> float:
+        """The share of its lines that say something which the output still has."""
+        lines = [k for k in original_keys[d.start_line - 1 : d.end_line] if re.search(r"\w", k)]
+        return sum(k in output_keys for k in lines) / max(1, len(lines))
 
     def qual(d: syntax.Definition | None) -> tuple[str, ...]:
         return () if d is None else (*qual(d.parent), own(d))
@@ -433,7 +449,8 @@ def lost_definitions(
                 placed[d] = wanted[d]
             else:
                 missing.append(d)
-        for d in missing:
+        # one-word names first (a renamed type, then its impl blocks), then those the output keeps most of
+        for d in sorted(missing, key=lambda d: (not _IDENTIFIER.fullmatch(d.name), -kept(d))):
             q = wanted[d]
             twin = next(
                 (
@@ -442,7 +459,7 @@ def lost_definitions(
                     if left[g] > 0
                     and g[:-1] == q[:-1]
                     and g[-1].split(" ", 1)[0] == d.kind
-                    and said(g[-1].split(" ", 1)[1], d.name)
+                    and renamed(d.name, g[-1].split(" ", 1)[1])
                 ),
                 None,
             )
