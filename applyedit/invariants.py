@@ -3,7 +3,9 @@
 Each invariant is a named check with its own refusal message and `--allow-*` switch (`INVARIANTS`):
 
 - `snippet` (--allow-mismatch): every segment of an update snippet stands in the answer as given,
-  and the answer's other lines are the original's, in order.
+  and the answer's other lines are the original's, in order; decorators, annotations, attributes or
+  comments that open a segment after a marker replace the original's of their kinds right above the
+  line below them, which the answer does not keep (`attached_kept`).
 - `deletions` (--allow-drops): an update snippet's answer is the original with the snippet's segments
   placed, in order, between unchanged stretches of the original (`decompose`). An original line the
   answer lacks lies inside a stretch a segment replaced: between two of the segment's context lines,
@@ -34,7 +36,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from applyedit.markers import is_marker
+from applyedit.markers import attached, is_marker
 
 if TYPE_CHECKING:
     from applyedit.syntax import Definition
@@ -44,6 +46,7 @@ __all__ = [
     "INVARIANTS",
     "Segment",
     "Violation",
+    "attached_kept",
     "decompose",
     "depth",
     "key",
@@ -337,6 +340,33 @@ class _Search:
         )
 
 
+def attached_kept(original: str, snippet: str, reading: Reading) -> str | None:
+    """Where the answer keeps, right above a segment, original lines that belong to the line below
+    them (decorators, annotations, attributes, comments: markers.attached) of the kinds that the
+    segment opens with after its marker, showing none of them: the segment shows that line's own
+    (`@classmethod` above `def build`, where the original has `@staticmethod`), which replace them. A
+    segment that shows fewer lines than it would replace may mean either, and passes. None: none kept."""
+    ol = original.split("\n")
+    for seg, (start, _) in zip(segments(snippet), reading.stretches, strict=True):
+        n = next((i for i, x in enumerate(seg.lines) if attached(x) is None), len(seg.lines))
+        if not seg.marker_before or not n or n == len(seg.lines) or start >= len(ol):
+            continue
+        if key(ol[start]) != key(seg.lines[n]):
+            continue  # the segment's first line below them is not the original's there: not kept above it
+        kinds = {attached(x) for x in seg.lines[:n]}
+        above = start
+        while above > 0 and attached(ol[above - 1]) in kinds and depth(ol[above - 1]) - depth(ol[start]) in (0, 1):
+            above -= 1
+        run = {key(x) for x in ol[above:start]}
+        telling = [key(x) for x in seg.lines[:n] if re.search(r"\w", x)]  # `*/` alone is context
+        if above < start <= above + n and telling and not run & set(telling):
+            return (
+                f"the answer keeps {ol[above].strip()!r} above {ol[start].strip()!r}, where the snippet shows "
+                f"{seg.lines[0].strip()!r} in its place"
+            )
+    return None
+
+
 def _cut(new: list[str], old: list[str]) -> tuple[int, int] | None:
     """A segment of context only (`new`, keys) read as two blocks of the stretch it replaced (`old`):
     its first lines the stretch's first, its last lines the stretch's last, code on both sides, and the
@@ -570,6 +600,8 @@ def violations(
         if isinstance(reading, str):
             missing = reading.startswith((_MISSING, _CHANGED))
             found.append(Violation("snippet" if missing else "deletions", reading))
+        elif kept := attached_kept(original, edit, reading):
+            found.append(Violation("snippet", kept))
     if marked or (kind == "instruction" and not ASKS_TO_DELETE.search(edit)):
         lost = lost_definitions(original, output, edit, language, path, whole_ok=marked, snippet=marked)
         if lost:
