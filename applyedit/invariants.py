@@ -351,6 +351,8 @@ def attached_kept(original: str, snippet: str, reading: Reading) -> str | None:
         n = next((i for i, x in enumerate(seg.lines) if attached(x) is None), len(seg.lines))
         if not seg.marker_before or not n or n == len(seg.lines) or start >= len(ol):
             continue
+        if not re.search(r"\w", seg.lines[n]):
+            continue  # they stand above a blank line or a `}`: no line of code they belong to
         if key(ol[start]) != key(seg.lines[n]):
             continue  # the segment's first line below them is not the original's there: not kept above it
         kinds = {attached(x) for x in seg.lines[:n]}

@@ -48,6 +48,10 @@ JS = (
     "/**\n * Adds two numbers.\n */\nfunction add(a, b) {\n  return a + b;\n}\n\n/**\n * Subtracts.\n */\n"
     "function sub(a, b) {\n  return a - b;\n}\n"
 )
+JAVADOC = (
+    'class T {\n    /**\n     * The name.\n     */\n    String name() {\n        return "t";\n    }\n\n'
+    "    /**\n     * The size.\n     */\n    int size() {\n        return 1;\n    }\n}\n"
+)
 PY_M, C_M = "# ... existing code ...\n", "// ... existing code ...\n"
 
 # (name, language, original, snippet, expected file)
@@ -80,6 +84,9 @@ CASES = [
      f"{C_M}// Stop stops the server.\nfunc Stop() error {{\n{C_M}", GO),
     ("js_jsdoc_added", "javascript", TS.replace("/** Subtracts. */\n", "").replace(": number", ""),
      f"{C_M}/** Subtracts. */\nexport function sub(a, b) {{\n{C_M}", TS.replace(": number", "")),
+    ("java_annotation_added_below_the_javadoc_end", "java", JAVADOC,
+     f"{C_M}     */\n    @Deprecated\n    int size() {{\n{C_M}",
+     JAVADOC.replace("    int size", "    @Deprecated\n    int size")),
     # added: the snippet shows the old line beside the new one
     ("py_decorator_added_beside", "python", STATIC, f"{PY_M}    @staticmethod\n    @functools.cache\n{PY_TAIL}",
      STATIC.replace("    @staticmethod\n    def build", "    @staticmethod\n    @functools.cache\n    def build")),

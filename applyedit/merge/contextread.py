@@ -246,6 +246,11 @@ def _attached(
         and depth(orig.lines[start - 1]) - depth(orig.lines[got.start]) in (0, 1)
     ):
         start -= 1
+    if any(
+        all(same(lines[i], orig.lines[got.start - k + i]) for i in range(k))
+        for k in range(1, min(n, got.start - lo) + 1)
+    ):
+        return None  # they open with the lines right above the rest (a `*/`): context, then new lines
     shown = set(orig.keys[start : got.start])
     if any(_telling(key(x)) and key(x) in shown for x in lines[:n]):
         return None  # they show a line of that run

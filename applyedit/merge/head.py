@@ -93,8 +93,12 @@ def _attached(
     first = next(i for i in range(s0 + 1) if sl[i].strip())
     head = range(first, s0)
     kinds = {attached(sl[i]) for i in head}
-    if first == s0 or None in kinds or any(_indent(sl[i]) - _indent(sl[s0]) not in (0, 1) for i in head):
+    if first == s0 or None in kinds or attached(sl[s0]) is not None:
+        return None  # not only such lines, or above another such line (a doc comment's first line)
+    if any(_indent(sl[i]) - _indent(sl[s0]) not in (0, 1) for i in head):
         return None
+    if any(all(_same(sl[first + i], ol[o0 - k + i]) for i in range(k)) for k in range(1, min(s0 - first, o0 - lo) + 1)):
+        return None  # it opens with the lines right above the anchor (a `*/`): context, then new lines
     prose = {skeys[i] for i in head if attached(sl[i]) == "comment" and _distinctive(skeys[i])}
     if prose & set(okeys[lo:]):
         return None  # a comment that the original has is context (decorators repeat: they need not be)
