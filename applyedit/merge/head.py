@@ -47,7 +47,7 @@ def _head(
         return o0, []
     own = _attached(sl, skeys, ol, okeys, anchor, lo)
     if own is not None:
-        return own, []
+        return own
     if sl[0].strip():  # context right after the marker, then new lines: inserted after that context
         k = next(
             (k for k in range(s0, 0, -1) if o0 - k >= lo and all(_same(sl[i], ol[o0 - k + i]) for i in range(k))), 0
@@ -79,16 +79,16 @@ def _head(
 
 def _attached(
     sl: Sequence[str], skeys: list[str], ol: list[str], okeys: list[str], anchor: _Pair, lo: int
-) -> int | None:
+) -> tuple[int, list[_Pair]] | None:
     """A head that is only lines belonging to the anchor (decorators, annotations, attributes, comments:
     markers.attached) right above it, none of them a distinctive line of the original's run of such
     lines right above the anchor (`/**` and `*/` are not), is the anchor's: it takes the place of the
     run's lines of its kinds (edited in place: `@staticmethod` now `@classmethod`, `#[derive(Debug)]`
     now `#[derive(Debug, Clone)]`), or is added below the run when that has none of its kinds. The
-    segment's original start, or None when the head is not such a run (the other rules place it, and
-    pair the run's line it shows, a comment that tells what the original has, or a lone `*/`). Fewer lines than the
-    run's of its kinds, or a run whose lines of its kinds are not all right above the anchor: ok=False
-    (replaced, or added to?)."""
+    segment's original start and its pairs (blank lines above it), or None when the head is not such
+    a run (the other rules place it, and pair the run's line it shows, a comment that tells what the
+    original has, or a lone `*/`). Fewer lines than the run's of its kinds, or a run whose lines of
+    its kinds are not all right above the anchor: ok=False (replaced, or added to?)."""
     s0, o0 = anchor
     first = next(i for i in range(s0 + 1) if sl[i].strip())
     head = range(first, s0)
@@ -118,7 +118,10 @@ def _attached(
             f"snippet lines above {sl[s0].strip()!r} could replace the {o0 - run} line(s) above it in the original "
             "or be added to them"
         )
-    return own
+    blanks = 0  # blank lines that open the segment pair with those above its place
+    while blanks < first and own - blanks > lo and not ol[own - blanks - 1].strip():
+        blanks += 1
+    return own - blanks, [(first - t, own - t) for t in range(blanks, 0, -1)]
 
 
 def _align(
