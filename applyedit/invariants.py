@@ -3,17 +3,22 @@
 Each invariant is a named check with its own refusal message and `--allow-*` switch (`INVARIANTS`):
 
 - `snippet` (--allow-mismatch): every segment of an update snippet stands in the answer as given,
-  and the answer's other lines are the original's, in order; no import line stands twice a few rows
-  apart where the original and the snippet hold it once (a moved import kept twice).
+  and the answer's other lines are the original's, in order; decorators, annotations, attributes or
+  comments that open a segment after a marker replace the original's of their kinds right above the
+  line below them, which the answer does not keep (`attached_kept`); no import line stands twice a few
+  rows apart where the original and the snippet hold it once (a moved import kept twice).
 - `deletions` (--allow-drops): an update snippet's answer is the original with the snippet's segments
   placed, in order, between unchanged stretches of the original (`decompose`). An original line the
   answer lacks lies inside a stretch a segment replaced: between two of the segment's context lines,
   or edited in place at its edge (no more lines gone there than the segment brings), or past the
   snippet's first or last line where no marker stands for the rest (the snippet reaches the file's
-  start or end). Kept lines keep their order; the snippet is all there, in order.
+  start or end). A segment of context only deletes between two blocks of its lines when it shows two
+  lines of code on each side of the cut, or when no later segment changes anything (it orients none).
+  Kept lines keep their order; the snippet is all there, in order.
 - `definitions` (--allow-lost-definitions): a definition (function, method, class, impl, struct, ...)
-  whose name the edit never mentions does not disappear, unless a new definition that the edit shows
-  takes its place (a rename).
+  whose name the edit never mentions does not disappear, unless a new definition that the edit names
+  takes its place (a rename, through which what it encloses keeps its identity). An update snippet
+  names a definition by showing its header line, not by using its name.
 - `compiles` (--allow-syntax-errors): Python goes through `compile()` when the original did (TabError,
   IndentationError, `from __future__` placement); other languages: tree-sitter (checks.check_syntax).
 - `heads` (--allow-head-changes): a shebang stays the first line, Go's `package` clause the first
@@ -33,14 +38,19 @@ import re
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from applyedit.markers import is_marker
+from applyedit.markers import attached, is_marker
+
+if TYPE_CHECKING:
+    from applyedit.syntax import Definition
 
 __all__ = [
     "ASKS_TO_DELETE",
     "INVARIANTS",
     "Segment",
     "Violation",
+    "attached_kept",
     "decompose",
     "depth",
     "key",
@@ -297,9 +307,18 @@ class _Search:
             self._fail(n + 1, self._lost_message(n, start, lost))
             return False
         (i0, j0), (i1, j1) = ctx[0], ctx[-1]
-        if not any(x.strip() and i not in paired_new for i, x in enumerate(new)) and not self._shown(n, ctx, lost):
-            self._fail(n + 1, self._lost_message(n, start, lost))
-            return False
+        if not any(x.strip() and i not in paired_new for i, x in enumerate(new)):
+            # context only: it deletes what lies between two blocks of its lines (a cut), if it shows them
+            cut = _cut([key(x) for x in new], [key(x) for x in old])
+            between = cut is not None  # then every line it lost lies between its two blocks
+            inner = [j for j in lost if j0 < j < j1]
+            if cut is None and inner:
+                cut = (sum(1 for _, j in ctx if j < inner[0]), sum(1 for _, j in ctx if j > inner[-1]))
+            if cut is not None and not self._shown(n, *cut):
+                self._fail(n + 1, self._lost_message(n, start, lost))
+                return False
+            if between:
+                return True
         above = [j for j in lost if j < j0]
         below = [j for j in lost if j > j1]
         new_above = sum(1 for i in range(i0) if new[i].strip() and i not in paired_new)
@@ -311,15 +330,12 @@ class _Search:
         self._fail(n + 1, self._lost_message(n, start, above if not ok_above else below))
         return False
 
-    def _shown(self, n: int, ctx: list[tuple[int, int]], lost: list[int]) -> bool:
+    def _shown(self, n: int, above: int, below: int) -> bool:
         """A segment of context only deletes what lies between its lines (the end of one function, the
-        start of the one after the next) when that is the snippet's only change, or when it shows two
-        lines of code on each side of the cut: one line (`}`) may be mere orientation."""
-        if not any(self.brings[:n] + self.brings[n + 1 :]):
-            return True
-        above = sum(1 for _, j in ctx if j < lost[0])
-        below = sum(1 for _, j in ctx if j > lost[-1])
-        return above >= 2 and below >= 2
+        start of the one after the next) when no later segment changes anything (it orients none: the
+        snippet's only change, or one after the last), or when it shows two lines of code on each side
+        of the cut (`above`, `below`): one line (`}`) may be mere orientation for the change after it."""
+        return not any(self.brings[n + 1 :]) or (above >= 2 and below >= 2)
 
     def _lost_message(self, n: int, start: int, lost: list[int]) -> str:
         first = self.ol[start + lost[0]].strip()
@@ -327,6 +343,49 @@ class _Search:
             f"the answer deletes {len(lost)} original line{'s' if len(lost) > 1 else ''} (from line "
             f"{start + lost[0] + 1}, {first!r}) outside every stretch the snippet's segment {n + 1} replaced"
         )
+
+
+def attached_kept(original: str, snippet: str, reading: Reading) -> str | None:
+    """Where the answer keeps, right above a segment, original lines that belong to the line below
+    them (decorators, annotations, attributes, comments: markers.attached) of the kinds that the
+    segment opens with after its marker, showing none of them: the segment shows that line's own
+    (`@classmethod` above `def build`, where the original has `@staticmethod`), which replace them. A
+    segment that shows fewer lines than it would replace may mean either, and passes. None: none kept."""
+    ol = original.split("\n")
+    for seg, (start, _) in zip(segments(snippet), reading.stretches, strict=True):
+        n = next((i for i, x in enumerate(seg.lines) if attached(x) is None), len(seg.lines))
+        if not seg.marker_before or not n or n == len(seg.lines) or start >= len(ol):
+            continue
+        if not re.search(r"\w", seg.lines[n]):
+            continue  # they stand above a blank line or a `}`: no line of code they belong to
+        if key(ol[start]) != key(seg.lines[n]):
+            continue  # the segment's first line below them is not the original's there: not kept above it
+        kinds = {attached(x) for x in seg.lines[:n]}
+        above = start
+        while above > 0 and attached(ol[above - 1]) in kinds and depth(ol[above - 1]) - depth(ol[start]) in (0, 1):
+            above -= 1
+        run = {key(x) for x in ol[above:start]}
+        telling = [key(x) for x in seg.lines[:n] if re.search(r"\w", x)]  # `*/` alone is context
+        if above < start <= above + n and telling and not run & set(telling):
+            return (
+                f"the answer keeps {ol[above].strip()!r} above {ol[start].strip()!r}, where the snippet shows "
+                f"{seg.lines[0].strip()!r} in its place"
+            )
+    return None
+
+
+def _cut(new: list[str], old: list[str]) -> tuple[int, int] | None:
+    """A segment of context only (`new`, keys) read as two blocks of the stretch it replaced (`old`):
+    its first lines the stretch's first, its last lines the stretch's last, code on both sides, and the
+    lines of code above and below the cut (the most even cut); None when it stands so nowhere."""
+    found = []
+    for t in range(1, len(new)):
+        top, bottom = new[:t], new[t:]
+        if len(old) > len(new) and old[:t] == top and old[len(old) - len(bottom) :] == bottom:
+            above, below = sum(1 for k in top if k), sum(1 for k in bottom if k)
+            if above and below:
+                found.append((min(above, below), above, below))
+    return max(found)[1:] if found else None
 
 
 def _context_pairs(new: list[str], old: list[str]) -> list[tuple[int, int]]:
@@ -345,18 +404,32 @@ def _context_pairs(new: list[str], old: list[str]) -> list[tuple[int, int]]:
     return [*[(t, t) for t in range(a)], *inner, *tail]
 
 
+_IDENTIFIER = re.compile(r"[A-Za-z_$][\w$]*")
+
+
 def _names(text: str) -> set[str]:
-    return set(re.findall(r"[A-Za-z_$][\w$]*", text))
+    return set(_IDENTIFIER.findall(text))
 
 
 def lost_definitions(
-    original: str, output: str, edit: str, language: str, path: str | None = None, whole_ok: bool = False
+    original: str,
+    output: str,
+    edit: str,
+    language: str,
+    path: str | None = None,
+    whole_ok: bool = False,
+    snippet: bool = False,
 ) -> list[str]:
     """Definitions of the original that the output lacks and the edit never names (by kind and name,
-    nested ones by their enclosing names), beyond those a new definition the edit shows replaced.
-    With `whole_ok`, one whose every line is gone is no loss (an update snippet that deletes it shows
-    the code around it: `deletions` holds that to its anchors); one that lost some lines and kept
-    others (its decorator now above another method) still is."""
+    nested ones by their enclosing names), beyond those a new definition the edit names took the place
+    of (a rename: same kind, same enclosing definitions). A renamed definition keeps its identity, so
+    what it encloses is found under the new name (a renamed class keeps its methods, a renamed Rust
+    type its impl blocks). An instruction names what its words say; an update snippet (`snippet`)
+    names only the definitions whose header line it shows, not every name it uses (`def
+    session(user):` shows session, not the fixture `user`). With `whole_ok`, one whose every line is
+    gone is no loss (an update snippet that deletes it shows the code around it: `deletions` holds
+    that to its anchors); one that lost some lines and kept others (its decorator now above another
+    method) still is."""
     from collections import Counter
 
     from applyedit import syntax
@@ -367,27 +440,92 @@ def lost_definitions(
     after = syntax.definitions(output, language, path)
     if before is None or after is None:
         return []
+    words = _names(edit)
+    shown = _headers_shown(edit, original, before) | _headers_shown(edit, output, after) if snippet else set()
+    renames: dict[str, str] = {}  # a renamed definition's name -> its new name (one word each)
 
-    def qual(d: syntax.Definition) -> tuple[str, ...]:
-        names = []
-        node: syntax.Definition | None = d
-        while node is not None:
-            names.append(f"{node.kind} {node.name}")
-            node = node.parent
-        return tuple(reversed(names))
+    def said(name: str) -> bool:
+        return name in shown if snippet else name in words
 
-    had, has = Counter(qual(d) for d in before), Counter(qual(d) for d in after)
-    mentioned = _names(edit)
-    lost = [q for q in had for _ in range(had[q] - has.get(q, 0)) if q[-1].split(" ", 1)[1] not in mentioned]
-    gained = [q for q in has for _ in range(has[q] - had.get(q, 0)) if q[-1].split(" ", 1)[1] in mentioned]
-    for q in list(gained):  # a rename: a new definition of the same kind in the same place
-        same = next((x for x in lost if x[:-1] == q[:-1] and x[-1].split(" ")[0] == q[-1].split(" ")[0]), None)
-        if same is not None:
-            lost.remove(same)
-    if whole_ok and lost:
-        spans = {qual(d): d for d in before}
-        lost = [q for q in lost if _partly_kept(original, output, spans[q].start_line - 1, spans[q].end_line)]
-    return [q[-1] for q in lost]
+    def renamed(old: str, new: str) -> bool:
+        """A rename the edit names (`new` said), or one that follows the renames found (`impl Display
+        for Point` -> `impl Display for Vector`, where `Point` became `Vector`)."""
+        if said(new):
+            if _IDENTIFIER.fullmatch(old) and _IDENTIFIER.fullmatch(new):
+                renames[old] = new
+            return True
+        return bool(renames) and _IDENTIFIER.sub(lambda m: renames.get(m.group(), m.group()), old) == new
+
+    def own(d: syntax.Definition) -> str:
+        return f"{d.kind} {d.name}"
+
+    original_keys, output_keys = [key(x) for x in original.split("\n")], {key(x) for x in output.split("\n")}
+
+    def kept(d: syntax.Definition) -> float:
+        """The share of its lines that say something which the output still has."""
+        lines = [k for k in original_keys[d.start_line - 1 : d.end_line] if re.search(r"\w", k)]
+        return sum(k in output_keys for k in lines) / max(1, len(lines))
+
+    def qual(d: syntax.Definition | None) -> tuple[str, ...]:
+        return () if d is None else (*qual(d.parent), own(d))
+
+    after_quals = [qual(d) for d in after]
+    left = Counter(after_quals)
+    # Each original definition's qualified name in the output, level by level (enclosing ones first,
+    # so a renamed class's methods are looked for under its new name): the same name first, then a
+    # rename into a new definition the edit names, of the same kind, in the same place.
+    placed: dict[syntax.Definition, tuple[str, ...]] = {}
+    lost: list[syntax.Definition] = []
+    for level in sorted({len(qual(d)) for d in before}):
+        here = [d for d in before if len(qual(d)) == level]
+        wanted = {d: (*(placed[d.parent] if d.parent is not None else ()), own(d)) for d in here}
+        missing = []
+        for d in here:
+            if left[wanted[d]] > 0:
+                left[wanted[d]] -= 1
+                placed[d] = wanted[d]
+            else:
+                missing.append(d)
+        # one-word names first (a renamed type, then its impl blocks), then those the output keeps most of
+        for d in sorted(missing, key=lambda d: (not _IDENTIFIER.fullmatch(d.name), -kept(d))):
+            q = wanted[d]
+            twin = next(
+                (
+                    g
+                    for g in after_quals
+                    if left[g] > 0
+                    and g[:-1] == q[:-1]
+                    and g[-1].split(" ", 1)[0] == d.kind
+                    and renamed(d.name, g[-1].split(" ", 1)[1])
+                ),
+                None,
+            )
+            if twin is not None:
+                left[twin] -= 1
+                placed[d] = twin
+                continue
+            placed[d] = q
+            if not said(d.name):
+                lost.append(d)
+    if whole_ok:
+        lost = [d for d in lost if _partly_kept(original, output, d.start_line - 1, d.end_line)]
+    return [own(d) for d in lost]
+
+
+def _headers_shown(edit: str, text: str, defs: list[Definition]) -> set[str]:
+    """The names of those `defs` (of `text`) whose header line (the first line of the definition that
+    holds its name, past decorators and attributes) the edit shows."""
+    rows = text.split("\n")
+    lines = {key(x) for x in edit.split("\n") if x.strip()}
+    found = set()
+    for d in defs:
+        words = _names(d.name)
+        for row in rows[d.start_line - 1 : d.end_line]:
+            if words and words <= _names(row) and not row.lstrip().startswith(("@", "#[")):
+                if key(row) in lines:
+                    found.add(d.name)
+                break
+    return found
 
 
 def _partly_kept(original: str, output: str, start: int, end: int) -> bool:
@@ -491,6 +629,8 @@ def violations(
         if isinstance(reading, str):
             missing = reading.startswith((_MISSING, _CHANGED))
             found.append(Violation("snippet" if missing else "deletions", reading))
+        elif kept := attached_kept(original, edit, reading):
+            found.append(Violation("snippet", kept))
         for line in imports_twice(original, output, edit):
             found.append(
                 Violation(
@@ -500,7 +640,7 @@ def violations(
                 )
             )
     if marked or (kind == "instruction" and not ASKS_TO_DELETE.search(edit)):
-        lost = lost_definitions(original, output, edit, language, path, whole_ok=marked)
+        lost = lost_definitions(original, output, edit, language, path, whole_ok=marked, snippet=marked)
         if lost:
             found.append(
                 Violation(

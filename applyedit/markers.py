@@ -1,6 +1,7 @@
 """Lazy markers: the comment lines of an update snippet that stand for code left out
 (`// ... existing code ...`, `# ...`), and whether a snippet's markers are written in the comment
-forms of the file's language.
+forms of the file's language; and the lines that belong to the code right below them (`attached`:
+decorators, annotations, attributes, comments), which the snippet readers keep with that code.
 
 The one definition of a marker, used by the merge, the prompt's choice of template, the edit's
 extraction and the output checks. Pure text; knows nothing of merging or models.
@@ -12,7 +13,7 @@ import re
 
 from applyedit.languages import COMMENT_FORMS
 
-__all__ = ["foreign_markers", "is_marker"]
+__all__ = ["attached", "foreign_markers", "is_marker"]
 
 _COMMENT = re.compile(  # a comment-only line; the group that matched holds the comment's text
     r"\s*(?:(?:#|//|--|;)+(.*?)|/\*+(.*?)\*+/|\{\s*/\*+(.*?)\*+/\s*\}|<!--(.*?)-->)\s*"
@@ -62,3 +63,20 @@ def foreign_markers(snippet: str, language: str) -> list[str]:
         m.group(1).replace(" ", "") for line in snippet.split("\n") if is_marker(line) and (m := _OPENER.match(line))
     }
     return sorted(found) if allowed and found and not found & allowed else []
+
+
+_ATTRIBUTE = re.compile(r"@[A-Za-z_]|#!?\[")  # @decorator, @Annotation, #[attribute], #![attribute]
+_COMMENT_LINE = re.compile(r"(//|/\*|\*/|\*(\s|$)|#(\s|$))")  # //, ///, /** */, * (a block's line), # text
+
+
+def attached(line: str) -> str | None:
+    """What kind of line `line` is when it belongs to the code right below it: "attribute" (a Python
+    or TypeScript decorator, a Java annotation, a Rust attribute) or "comment" (a doc comment or any
+    comment line: `//`, `///`, `/** ... */` and its ` * ` lines, `# text`); None for any other line,
+    a blank one, a C preprocessor line or a shebang. Any language: it reads the line alone."""
+    text = line.strip()
+    if _ATTRIBUTE.match(text):
+        return "attribute"
+    if _COMMENT_LINE.match(text):
+        return "comment"
+    return None

@@ -90,6 +90,90 @@ def test_a_rename_and_a_shown_deletion_lose_nothing() -> None:
     )
 
 
+POINT = (
+    "class Point:\n    def __init__(self, x, y):\n        self.x = x\n        self.y = y\n\n    def norm(self):\n"
+    "        return (self.x ** 2 + self.y ** 2) ** 0.5\n\n\ndef origin():\n    return Point(0, 0)\n"
+)
+NORM = "\n    def norm(self):\n        return (self.x ** 2 + self.y ** 2) ** 0.5\n"
+
+
+def test_a_renamed_definition_keeps_what_it_encloses() -> None:
+    """The issue's rename: the methods of a renamed class are found under its new name; a rename that
+    also deletes a method, or renames one the edit never names, still loses it."""
+    ask = "Rename the class Point to Vector"
+    vector = POINT.replace("Point", "Vector")
+    assert invariants.violations(POINT, vector, ask, "instruction", "python") == []
+    for wrong in (vector.replace(NORM, ""), vector.replace("def norm", "def length")):
+        found = invariants.violations(POINT, wrong, ask, "instruction", "python")
+        assert names(found) == ["definitions"] and "method norm" in found[0].message
+    # an update snippet that shows the new header renames the class as well
+    shown = "class Vector:\n    # ... existing code ...\n"
+    assert invariants.violations(POINT, POINT.replace("class Point", "class Vector"), shown, "snippet", "python") == []
+    # nested functions follow their renamed function
+    nested = "def load(path):\n    def parse(line):\n        return line.strip()\n    return [parse(x) for x in path]\n"
+    read_all = nested.replace("load", "read_all")
+    assert invariants.violations(nested, read_all, "Rename load to read_all", "instruction", "python") == []
+    found = invariants.violations(
+        nested, read_all.replace("parse", "clean"), "Rename load to read_all", "instruction", "python"
+    )
+    assert names(found) == ["definitions"] and "function parse" in found[0].message
+
+
+def test_a_renamed_rust_struct_keeps_its_impl_blocks() -> None:
+    rust = (
+        "struct Point {\n    x: f64,\n}\n\nimpl Point {\n    fn norm(&self) -> f64 {\n        self.x\n    }\n}\n\n"
+        "impl std::fmt::Display for Point {\n    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {\n"
+        '        write!(f, "{}", self.x)\n    }\n}\n'
+    )
+    ask = "Rename the struct Point to Vector"
+    vector = rust.replace("Point", "Vector")
+    assert invariants.violations(rust, vector, ask, "instruction", "rust") == []
+    wrong = vector.replace("    fn norm(&self) -> f64 {\n        self.x\n    }\n", "")
+    found = invariants.violations(rust, wrong, ask, "instruction", "rust")
+    assert names(found) == ["definitions"] and "method norm" in found[0].message
+
+
+FIXTURES = (
+    'import pytest\n\n\n@pytest.fixture\ndef user():\n    return User("ann")\n\n\ndef session(user):\n'
+    "    return Session(user)\n\n\ndef test_login(session):\n    assert session.login()\n"
+)
+FIXTURE_SNIPPET = (
+    "# ... existing code ...\n@pytest.fixture\ndef session(user):\n    return Session(user)\n# ... existing code ...\n"
+)
+
+
+def test_a_snippet_shows_a_definition_by_its_header_not_by_a_use_of_its_name() -> None:
+    """The issue's fixture: `def session(user):` uses the name `user`, it does not show the fixture
+    `user`; an answer that deletes it loses a definition (an instruction that names it does not)."""
+    wrong = FIXTURES.replace('def user():\n    return User("ann")\n\n\n', "")  # the decorator now session's
+    found = invariants.violations(FIXTURES, wrong, FIXTURE_SNIPPET, "snippet", "python")
+    assert names(found) == ["definitions"] and "function user" in found[0].message
+    assert invariants.violations(FIXTURES, wrong, "Make session a fixture", "instruction", "python")
+    assert invariants.violations(FIXTURES, wrong, "Fold user into session", "instruction", "python") == []
+    right = FIXTURES.replace("def session(user):", "@pytest.fixture\ndef session(user):")
+    assert invariants.violations(FIXTURES, right, FIXTURE_SNIPPET, "snippet", "python") == []
+
+
+def test_a_context_only_segment_deletes_between_its_two_blocks() -> None:
+    """A segment of context only, read as two blocks of the original with code between them: the
+    deletion it shows is justified when it shows two lines of code on each side of the cut, or when
+    no later segment changes anything (it orients none); one line each side before a change is
+    orientation, and deleting there is refused."""
+    five = "".join(f"def f{n}():\n    x = {n}\n    return x\n\n\n" for n in range(5)).rstrip("\n") + "\n"
+    gone = five.replace("def f2():\n    x = 2\n    return x\n\n\n", "")
+    m = "# ... existing code ...\n"
+    f0, f4 = f"{m}def f0():\n    x = 10\n", f"{m}    x = 40\n{m}"  # a change in f0 (above), in f4 (below)
+    two_each_side = f"{m}    x = 1\n    return x\n\n\ndef f3():\n    x = 3\n"
+    one_each_side = f"{m}    return x\n\n\ndef f3():\n"
+    for snippet, after, ok in (
+        (two_each_side + f4, gone.replace("x = 4\n", "x = 40\n"), True),
+        (one_each_side + f4, gone.replace("x = 4\n", "x = 40\n"), False),
+        (f0 + one_each_side + m, gone.replace("x = 0\n", "x = 10\n"), True),
+    ):
+        found = invariants.violations(five, after, snippet, "snippet", "python")
+        assert names(found) == ([] if ok else ["deletions"]), snippet
+
+
 def test_the_context_reading() -> None:
     snippet = "# ... existing code ...\ndef b():\n    return 20\n\n\ndef c():\n# ... existing code ...\n"
     read = contextread.read(PY, snippet)

@@ -134,6 +134,12 @@ def merge(original: str, snippet: str) -> MergeResult:
       even on both sides as can be, then the smallest deletion). An opener left unpaired whose
       block reaches the anchor does not fit; a head that inserts and deletes around nothing
       distinctive, or leaves a non-distinctive first line unpaired that the original has: ok=False.
+    - Lines that belong to the line below them (decorators, annotations, `#[...]` attributes,
+      comments: markers.attached) that open a segment right above its first anchor are that line's,
+      never an anchor where they match elsewhere (`@pytest.fixture` of the function above): they
+      replace the original's lines of their kinds right above it (`@staticmethod` -> `@classmethod`),
+      or are added there when it has none; fewer lines than they would replace: ok=False. One that
+      shows a distinctive line of the original's there is aligned as a head.
     - After the last anchor (the tail): lines that continue the original, or edit it in place
       (same indentation, close text, not an opener; or an opener with the same first two words),
       pair up; a tail that goes deeper than the last paired line and then leaves that block (next

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from applyedit import interrupt
+from applyedit.markers import attached
 from applyedit.merge.head import _head
 from applyedit.merge.lines import (
     _distinctive,
@@ -70,7 +71,20 @@ def _anchor(
     if limit > _RARE and len(cands) > _MAX_CANDIDATES:
         raise _NoMerge("the snippet's context lines match too many places")
     chain = _chain(sl, skeys, smin, omin, where, cands, resume if forced else None)
-    return _grow(chain, sl, skeys, smin, ol, omin, where)
+    return _detached(_grow(chain, sl, skeys, smin, ol, omin, where), sl)
+
+
+def _detached(chain: list[_Pair], sl: Sequence[str]) -> list[_Pair]:
+    """The chain less its leading decorators, annotations or attributes (markers.attached) that stand
+    right above the next anchor in the snippet but not in the original: they belong to that line
+    (head.py's `_attached` places them), not to the place where they match (`@pytest.fixture` is the
+    function above's). A comment that matches is context: prose seldom repeats, decorators do."""
+    k = next((k for k, (i, _) in enumerate(chain) if attached(sl[i]) != "attribute"), 0)
+    i, j = chain[k]
+    right_above = all(chain[t][0] == i - k + t for t in range(k))
+    if not k or not right_above or all(chain[t][1] == j - k + t for t in range(k)):
+        return chain
+    return chain[k:]
 
 
 def _places(

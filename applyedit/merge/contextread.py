@@ -19,6 +19,10 @@ the original lines between them are replaced by the segment's lines between them
   below, likewise at the file's end;
   but such a segment that would change nothing, where the original goes on past it, may mean that
   the file ends (starts) there: no reading; nor when 1 to 3 lines of code go on past it;
+- a segment after a marker that opens with lines belonging to the line below them (decorators,
+  annotations, attributes, comments) is placed by the rest of its lines; those lines stand right above
+  it, in place of the original's lines of their kinds there, or added when it has none (fewer than
+  they would replace: no reading), unless they show a telling line of the original's there;
 - a segment with neither head nor tail: no reading where the original has code (new code at the
   file's end, or an edit somewhere? On real commits such snippets were never the file's end);
 - two places for a segment: no reading. Also when a second place fits as well (`_contender`): its
@@ -48,7 +52,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 
-from applyedit import interrupt, syntax
+from applyedit import interrupt, markers, syntax
 from applyedit.invariants import (
     Segment,
     depth,
@@ -204,6 +208,69 @@ def read(original: str, snippet: str, language: str | None = None) -> NoReading 
     return tuple(out)
 
 
+def _attached(
+    orig: _Original, seg: Segment, lo: int, first: bool, last: bool, number: int, hi: int | None
+) -> Placed | NoReading | None:
+    """A segment after a marker that opens with lines belonging to the line below them (decorators,
+    annotations, attributes, comments: markers.attached) above a telling line (a definition's header,
+    not `try:`): the rest is placed alone, and they stand right above it, in place of the original's
+    lines of their kinds in the run of such lines there (`@staticmethod` edited into `@classmethod`),
+    or added below that run when it has none of their kinds. None when the segment does not open so,
+    when a comment among them tells something the original has (context), when they show a telling
+    line of that run or no new one (the segment is then placed whole; `/**` and `*/` tell nothing),
+    or when the rest alone has no single place starting at a line of the original. No reading when
+    they are fewer than the lines they would replace, or those are not right above the rest."""
+    lines = seg.lines
+    n = next((i for i, x in enumerate(lines) if markers.attached(x) is None), len(lines))
+    if not seg.marker_before or not n or n == len(lines) or not _telling(key(lines[n])):
+        return None
+    if any(depth(x) - depth(lines[n]) not in (0, 1) for x in lines[:n]):
+        return None
+    prose = {key(x) for x in lines[:n] if markers.attached(x) == "comment" and _telling(key(x))}
+    if prose & set(orig.keys[lo:]):
+        return None  # a comment that the original has is context (decorators repeat: they need not be)
+    rest = Segment(lines[n:], seg.marker_depth, seg.marker_after)
+    got = _place(orig, rest, lo, first, last, number, hi)
+    size = len(rest.lines)
+    if isinstance(got, _Either):  # the rest stands whole (and as two blocks): where it stands whole
+        got = Placed(got.end - size, got.end, tuple(orig.lines[got.end - size : got.end]))
+    elif got is None:  # the rest changes nothing: where it stands
+        places = orig.blocks([key(x) for x in rest.lines], lo)
+        if len(places) != 1:
+            return None
+        got = Placed(places[0], places[0] + size, tuple(orig.lines[places[0] : places[0] + size]))
+    if not isinstance(got, Placed) or got.start >= len(orig.lines) or orig.keys[got.start] != key(lines[n]):
+        return None  # no single place for the rest alone (they may be the context that places it)
+    start = got.start
+    while (
+        start > lo
+        and markers.attached(orig.lines[start - 1]) is not None
+        and depth(orig.lines[start - 1]) - depth(orig.lines[got.start]) in (0, 1)
+    ):
+        start -= 1
+    if any(
+        all(same(lines[i], orig.lines[got.start - k + i]) for i in range(k))
+        for k in range(1, min(n, got.start - lo) + 1)
+    ):
+        return None  # they open with the lines right above the rest (a `*/`): context, then new lines
+    shown = set(orig.keys[start : got.start])
+    if any(_telling(key(x)) and key(x) in shown for x in lines[:n]):
+        return None  # they show a line of that run
+    if not any(_telling(key(x)) and key(x) not in shown for x in lines[:n]):
+        return None  # nothing new that tells something: `*/` closing the doc above is context
+    kinds = {markers.attached(x) for x in lines[:n]}
+    replaced = got.start
+    while replaced > start and markers.attached(orig.lines[replaced - 1]) in kinds:
+        replaced -= 1
+    if got.start - replaced > n or any(markers.attached(x) in kinds for x in orig.lines[start:replaced]):
+        return NoReading(
+            f"segment {number} (from {lines[0].strip()!r}): its first lines could replace the original's "
+            f"{got.start - start} line(s) above line {got.start + 1} or be added to them",
+            inherent=True,
+        )
+    return Placed(replaced, got.end, (*lines[:n], *got.lines))
+
+
 def _block_end(orig: _Original, header: int) -> int | None:
     """Just past the block that original line `header` opens (its closing line included: the first
     line of code after it at its depth or shallower); None when the line opens no block."""
@@ -274,6 +341,9 @@ def _place(
 ) -> Placed | NoReading | _Either | None:
     """Segment `number`'s place from original line `lo` on (and ending by `hi`, where a marker inside
     the block above bounds it): None when it changes nothing."""
+    own = _attached(orig, seg, lo, first, last, number, hi)
+    if own is not None:
+        return own
     keys = [key(x) for x in seg.lines]
     size, m = len(keys), len(orig.lines)
     where = f"segment {number} (from {seg.lines[0].strip()!r})"

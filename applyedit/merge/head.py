@@ -3,7 +3,8 @@
 Owns aligning a segment's head with the original lines above its first anchor (a dynamic program
 over (head line, original line) pairs, `_solve`), reading a head that stands in the original in two
 blocks as a deletion between them (`_cut`), and refusing a head that fits in more than one way or
-would open a block around the anchor (`_check`). Pure text; anchors.py calls it while it grows an anchored
+would open a block around the anchor (`_check`); a head of decorators, annotations, attributes or
+comments belongs to the anchor (`_attached`). Pure text; anchors.py calls it while it grows an anchored
 segment.
 """
 
@@ -11,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+from applyedit.markers import attached
 from applyedit.merge.lines import (
     _alike,
     _distinctive,
@@ -43,6 +45,9 @@ def _head(
     s0, o0 = anchor
     if s0 == 0:
         return o0, []
+    own = _attached(sl, skeys, ol, okeys, anchor, lo)
+    if own is not None:
+        return own
     if sl[0].strip():  # context right after the marker, then new lines: inserted after that context
         k = next(
             (k for k in range(s0, 0, -1) if o0 - k >= lo and all(_same(sl[i], ol[o0 - k + i]) for i in range(k))), 0
@@ -70,6 +75,53 @@ def _head(
             return cut
     _check(sl, skeys, ol, okeys, anchor, lo, pairs, inserted, start)
     return (pairs[0][1] if pairs else o0), pairs
+
+
+def _attached(
+    sl: Sequence[str], skeys: list[str], ol: list[str], okeys: list[str], anchor: _Pair, lo: int
+) -> tuple[int, list[_Pair]] | None:
+    """A head that is only lines belonging to the anchor (decorators, annotations, attributes, comments:
+    markers.attached) right above it, none of them a distinctive line of the original's run of such
+    lines right above the anchor (`/**` and `*/` are not), is the anchor's: it takes the place of the
+    run's lines of its kinds (edited in place: `@staticmethod` now `@classmethod`, `#[derive(Debug)]`
+    now `#[derive(Debug, Clone)]`), or is added below the run when that has none of its kinds. The
+    segment's original start and its pairs (blank lines above it), or None when the head is not such
+    a run (the other rules place it, and pair the run's line it shows, a comment that tells what the
+    original has, or a lone `*/`). Fewer lines than the run's of its kinds, or a run whose lines of
+    its kinds are not all right above the anchor: ok=False (replaced, or added to?)."""
+    s0, o0 = anchor
+    first = next(i for i in range(s0 + 1) if sl[i].strip())
+    head = range(first, s0)
+    kinds = {attached(sl[i]) for i in head}
+    if first == s0 or None in kinds or attached(sl[s0]) is not None:
+        return None  # not only such lines, or above another such line (a doc comment's first line)
+    if any(_indent(sl[i]) - _indent(sl[s0]) not in (0, 1) for i in head):
+        return None
+    if any(all(_same(sl[first + i], ol[o0 - k + i]) for i in range(k)) for k in range(1, min(s0 - first, o0 - lo) + 1)):
+        return None  # it opens with the lines right above the anchor (a `*/`): context, then new lines
+    prose = {skeys[i] for i in head if attached(sl[i]) == "comment" and _distinctive(skeys[i])}
+    if prose & set(okeys[lo:]):
+        return None  # a comment that the original has is context (decorators repeat: they need not be)
+    run = o0  # the original's lines that belong to the anchor
+    while run > lo and attached(ol[run - 1]) is not None and _indent(ol[run - 1]) - _indent(ol[o0]) in (0, 1):
+        run -= 1
+    shown = set(okeys[run:o0])
+    if any(_distinctive(skeys[i]) and skeys[i] in shown for i in head):
+        return None  # it shows the run's line
+    if not any(_distinctive(skeys[i]) and skeys[i] not in shown for i in head):
+        return None  # it brings nothing that says something: `*/` closing the doc above is context
+    own = o0
+    while own > run and attached(ol[own - 1]) in kinds:
+        own -= 1
+    if any(attached(x) in kinds for x in ol[run:own]) or o0 - own > len(head):
+        raise _NoMerge(
+            f"snippet lines above {sl[s0].strip()!r} could replace the {o0 - run} line(s) above it in the original "
+            "or be added to them"
+        )
+    blanks = 0  # blank lines that open the segment pair with those above its place
+    while blanks < first and own - blanks > lo and not ol[own - blanks - 1].strip():
+        blanks += 1
+    return own - blanks, [(first - t, own - t) for t in range(blanks, 0, -1)]
 
 
 def _align(
