@@ -10,6 +10,8 @@ hand-built cost curves. The product never ships this path.
 
 from __future__ import annotations
 
+import importlib.util
+import sys
 import time
 from collections.abc import Callable, Sequence
 from functools import lru_cache
@@ -104,6 +106,22 @@ def scripted_engine(tokenizer: tuple[Path, Any], text: str, confidence: float = 
     eos = tok.convert_tokens_to_ids("<|im_end|>")
     engine._model = ScriptedModel(engine.encode(text), eos, len(tok), confidence)  # type: ignore[assignment]
     return engine
+
+
+CORPUS = Path(__file__).resolve().parent.parent / "corpus"
+
+
+def corpus_module(path: str) -> Any:  # noqa: ANN401 (a module)
+    """A script of corpus/ (not a package module) imported by its path under corpus/ ("releases/cases"),
+    once per test session."""
+    key = "corpus_" + path.replace("/", "_")
+    if key not in sys.modules:
+        spec = importlib.util.spec_from_file_location(key, CORPUS / f"{path}.py")
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[key] = module
+        spec.loader.exec_module(module)
+    return sys.modules[key]
 
 
 @lru_cache(maxsize=None)

@@ -4,31 +4,18 @@ and the committed sample what cases.py writes."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 import tomllib
 from collections import Counter
 from pathlib import Path
 
 import pytest
+from fakes import corpus_module
 
 ROOT = Path(__file__).resolve().parent.parent / "corpus" / "releases"
 
 
-def _load(name: str):  # noqa: ANN202 (a module)
-    key = f"releases_{name}"
-    if key in sys.modules:
-        return sys.modules[key]
-    spec = importlib.util.spec_from_file_location(key, ROOT / f"{name}.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[key] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-cases = _load("cases")
+cases = corpus_module("releases/cases")
 
 
 @pytest.fixture(scope="module")
@@ -41,7 +28,7 @@ def all_cases() -> list:
     return list(cases.cases())
 
 
-mine = _load("mine")
+mine = corpus_module("releases/mine")
 
 
 def test_size_packages_languages_and_licenses(records: list[dict]) -> None:

@@ -1,5 +1,5 @@
 """The merge-first answer on real edits between package releases (corpus/releases: clean and messy
-snippets of edits from consecutive published versions of 30 packages): what the product answers without
+snippets of edits from consecutive published versions of 33 packages): what the product answers without
 a model, as `api.apply` reads a snippet (implied markers, re-indented, then `confirm.confirmed`, held to
 the output checks; corpus/releases/score.py's `answer_alone`).
 
@@ -9,35 +9,18 @@ snippets answered alone and exact (it may only rise).
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
-from typing import Any
-
 import pytest
+from fakes import corpus_module
 
-ROOT = Path(__file__).resolve().parent.parent / "corpus" / "releases"
 CLEAN_ALONE_FLOOR = 0.894  # clean snippets answered alone and exact, measured; may only rise
-
-
-def _load(name: str) -> Any:  # noqa: ANN401 (a module)
-    key = f"releases_{name}"
-    if key in sys.modules:
-        return sys.modules[key]
-    spec = importlib.util.spec_from_file_location(key, ROOT / f"{name}.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[key] = module
-    spec.loader.exec_module(module)
-    return module
 
 
 @pytest.fixture(scope="module")
 def outcomes() -> dict[str, tuple[str, str]]:
     """case name -> (style, "exact" | "wrong" | "declined")."""
-    answer_alone = _load("score").answer_alone
+    answer_alone = corpus_module("releases/score").answer_alone
     found = {}
-    for c in _load("cases").cases():
+    for c in corpus_module("releases/cases").cases():
         answer, _reason = answer_alone(c.before, c.snippet, c.language)
         found[c.name] = (c.style, "declined" if answer is None else "exact" if answer == c.after else "wrong")
     return found

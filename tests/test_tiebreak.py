@@ -66,18 +66,9 @@ def test_pick_needs_the_margin() -> None:
 
 def _disagreeing_case() -> object:
     """A release-corpus case (axios 1.18.0 -> 1.19.0, from npm) whose two readers give two valid files."""
-    import importlib.util
-    import sys
-    from pathlib import Path
+    from fakes import corpus_module
 
-    root = Path(__file__).resolve().parent.parent / "corpus" / "releases"
-    if "releases_cases" not in sys.modules:
-        spec = importlib.util.spec_from_file_location("releases_cases", root / "cases.py")
-        assert spec is not None and spec.loader is not None
-        module = importlib.util.module_from_spec(spec)
-        sys.modules["releases_cases"] = module
-        spec.loader.exec_module(module)
-    cases = sys.modules["releases_cases"]
+    cases = corpus_module("releases/cases")
     records = [r for r in cases.records() if r["package"] == "axios" and r["path"] == "lib/helpers/parseHeaders.js"]
     return next(c for r in records for c in cases.cases_for(r) if c.name == "js_axios_1_19_0_helpers_parseheaders_js_0_clean")
 
