@@ -20,7 +20,7 @@ import dataclasses
 import logging
 import textwrap
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
@@ -226,7 +226,9 @@ def _apply(
     # The snippet read against the original: the answer itself when the merge is confirmed (the only
     # reading, every invariant met: merge/confirm.py; `answer` "merge"), else a draft source for the model.
     merged = (
-        confirm.confirmed(got.src.text, got.edit, got.src.language, str(got.src.path))
+        confirm.confirmed(
+            got.src.text, got.edit, got.src.language, str(got.src.path), with_readings=tiebreak.MARGIN is not None
+        )
         if got.kind == "snippet"
         else None
     )
@@ -276,7 +278,6 @@ def choose_reading(job: Job, merged: merge.MergeResult) -> tuple[merge.MergeResu
     best = tiebreak.pick(scored, margin)
     ranked = sorted(scored, key=lambda s: s.logprob, reverse=True)
     gap = ranked[0].logprob - ranked[1].logprob
-    line = _first_difference(readings)
     if best is None:
         why = (
             f"{merged.reason}, and the model prefers neither by {margin:g} nats (reading "
@@ -284,17 +285,12 @@ def choose_reading(job: Job, merged: merge.MergeResult) -> tuple[merge.MergeResu
         )
         return dataclasses.replace(merged, reason=why, readings=()), ""
     note = (
-        f"the two readings of the snippet differ from line {line}: reading {best + 1} ("
-        f"{'the merge' if best == 0 else 'the context reading'}) taken, the model prefers it by {gap:.1f} nats"
+        f"{merged.reason}: reading {best + 1} ({'the merge' if best == 0 else 'the context reading'}) taken, "
+        f"the model prefers it by {gap:.1f} nats"
     )
     if best == 0:
         return dataclasses.replace(merged, ok=True, reason="", readings=()), note
     return merge.as_reading(job.src.text, readings[best], merged.notes), note
-
-
-def _first_difference(texts: Sequence[str]) -> int:
-    rows = [t.split("\n") for t in texts]
-    return next((n + 1 for n, row in enumerate(zip(*rows, strict=False)) if len(set(row)) > 1), min(map(len, rows)))
 
 
 @dataclass(frozen=True)

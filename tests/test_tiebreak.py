@@ -86,7 +86,7 @@ def test_the_model_chooses_between_two_valid_readings(tokenizer, tmp_path, monke
 
     case = _disagreeing_case()
     snippet = reindent.to_file_style(case.before, case.snippet)
-    result = confirm.confirmed(case.before, snippet, case.language)
+    result = confirm.confirmed(case.before, snippet, case.language, with_readings=True)
     assert not result.ok and result.reason.startswith("two readings") and len(result.readings) == 2
     assert case.after in result.readings
     path = tmp_path / "parseHeaders.js"

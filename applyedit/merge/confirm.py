@@ -7,8 +7,9 @@ refused (api.py, `--answer merge`); with `--answer auto` the model decides, unan
 invariants, and the merge's file still serves as a draft source (drafts are verified, so a wrong one
 costs only time). When the snippet itself fits two readings equally (two places for a segment; "does
 the file end here?"), `ambiguous` is set and the run is refused unless `--answer model`. When the two
-readers give two files that both meet every invariant, both are returned (`readings`): the model may
-choose between them (api.py, spec/tiebreak.py). Also says
+readers give two files that both meet every invariant, both are returned (`readings`) when asked for
+(`with_readings`: the invariants then run on both): the model may choose between them (api.py,
+spec/tiebreak.py). Also says
 which reading an open end took (`MergeResult.notes`). Pure text in, `MergeResult` out.
 """
 
@@ -22,7 +23,9 @@ from applyedit.merge import contextread
 __all__ = ["confirmed"]
 
 
-def confirmed(original: str, snippet: str, language: str, path: str | None = None) -> merge.MergeResult:
+def confirmed(
+    original: str, snippet: str, language: str, path: str | None = None, with_readings: bool = False
+) -> merge.MergeResult:
     """The merge of `snippet` into `original` (LF-only texts) when it is the only reading and meets
     every invariant; else a not-ok result that says why."""
     result = merge.merge(original, snippet)
@@ -49,16 +52,16 @@ def confirmed(original: str, snippet: str, language: str, path: str | None = Non
             (n for n, (a, b) in enumerate(zip(ours, second, strict=False), 1) if not invariants.same(a, b)),
             min(len(ours), len(second)) + 1,
         )
+        unsure = _unsure(result, f"two readings of the snippet differ from line {line}")
+        if not with_readings:
+            return unsure
         theirs = "\n".join(second) + ("\n" if result.merged.endswith("\n") else "")
         valid = tuple(
             r
             for r in (result.merged, theirs)
             if not invariants.violations(original, r, snippet, "snippet", language, path)
         )
-        return dataclasses.replace(
-            _unsure(result, f"two readings of the snippet differ from line {line}"),
-            readings=valid if len(valid) == 2 else (),
-        )
+        return dataclasses.replace(unsure, readings=valid if len(valid) == 2 else ())
     broken = invariants.violations(original, result.merged, snippet, "snippet", language, path)
     if broken:
         return _unsure(result, broken[0].message)

@@ -20,10 +20,9 @@ import contextlib
 import ctypes
 import os
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any
 
 from applyedit.errors import InputError, ModelError
@@ -67,11 +66,11 @@ def _has_amx() -> bool:
         return False
 
 
-def model_params(lib: Any) -> Any:  # noqa: ANN401 (llama_cpp's ctypes struct)
+def model_params(defaults: Callable[[], Any]) -> Any:  # noqa: ANN401 (llama_cpp's ctypes struct)
     """llama.cpp's default model parameters, made safe for this CPU: on AMX Xeons llama.cpp's AMX weight
     layout (an "extra buffer type") segfaults in ggml_backend_amx_mul_mat on the first forward pass
     (llama-cpp-python 0.3.36, Q4_K_M), so plain CPU buffers there (AVX-512 kernels, no repacking)."""
-    params = lib.llama_model_default_params()
+    params = defaults()  # llama_model_default_params
     if _has_amx():
         params.use_extra_bufts = False
     return params
@@ -84,7 +83,7 @@ def safe_defaults() -> Iterator[None]:
     import llama_cpp.llama_cpp as low
 
     original = low.llama_model_default_params
-    low.llama_model_default_params = lambda: model_params(SimpleNamespace(llama_model_default_params=original))
+    low.llama_model_default_params = lambda: model_params(original)
     try:
         yield
     finally:
@@ -117,7 +116,7 @@ class LlamaCppModel(ExactPrefill):
             raise ModelError("--backend llamacpp needs llama-cpp-python (pip install -e '.[llamacpp]')") from e
         _silence(lib)
         lib.llama_backend_init()
-        mparams = model_params(lib)
+        mparams = model_params(lib.llama_model_default_params)
         mparams.n_gpu_layers = 0
         model = lib.llama_model_load_from_file(str(path).encode(), mparams)
         if not model:

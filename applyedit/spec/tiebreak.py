@@ -73,8 +73,7 @@ def score(
         span = list(cand[shared:end])
         logits = model.forward([prefix[-1], *span], len(span) + 1)[: len(span)]
         logprobs = logits.float().log_softmax(dim=-1)
-        total = sum(float(logprobs[i, t]) for i, t in enumerate(span))
-        found.append(Scored(n, total if span else 0.0, len(span), shared))
+        found.append(Scored(n, sum(float(logprobs[i, t]) for i, t in enumerate(span)), len(span), shared))
         model.crop_to(base)
     return found
 

@@ -45,7 +45,7 @@ def main(argv: list[str] | None = None) -> int:
         if c.name in done or len(c.before.split("\n")) > args.max_lines:
             continue
         snippet = reindent.to_file_style(c.before, c.snippet)
-        result = confirm.confirmed(c.before, snippet, c.language)
+        result = confirm.confirmed(c.before, snippet, c.language, with_readings=True)
         if len(result.readings) != 2:
             continue
         readings = list(result.readings)
