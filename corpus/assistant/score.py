@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import json
+import re
 import sys
 from collections import Counter
 from dataclasses import asdict, dataclass
@@ -118,10 +119,15 @@ def rows(outcomes: list[Outcome]) -> dict[str, list[dict]]:
 
 
 def reason_kind(reason: str) -> str:
-    """A declined case's reason without its details: the text before its first colon (a failed
-    output check keeps the check's own first clause)."""
-    head, _, rest = reason.partition(": ")
-    return f"{head}: {rest.split(':')[0].split(' (')[0]}" if head == "check" else head.split(" (")[0]
+    """A declined case's reason without its details (what it quotes, its numbers, its parentheses
+    and what follows its first colon), to count the reasons."""
+    text = re.sub(r"\(from (['\"]).*?\1\)(?=[\s,:]|$)", "", reason)
+    text = re.sub(r"(['\"]).*?\1(?=[\s,:]|$)", "'…'", text)
+    text = re.sub(r"\([^()]*\)", "", text)
+    text = re.sub(r"\d+", "N", text)
+    head, _, rest = text.partition(": ")
+    kind = f"{head}: {rest.split(': ')[0]}" if head == "check" else head
+    return " ".join(kind.split())
 
 
 def reasons(outcomes: list[Outcome]) -> list[tuple[str, int]]:
