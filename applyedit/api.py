@@ -227,15 +227,28 @@ def _apply(
     # reading, every invariant met: merge/confirm.py; `answer` "merge"), else a draft source for the model.
     merged = (
         confirm.confirmed(
-            got.src.text, got.edit, got.src.language, str(got.src.path), with_readings=tiebreak.MARGIN is not None
+            got.src.text,
+            got.edit,
+            got.src.language,
+            str(got.src.path),
+            with_readings=True,
         )
         if got.kind == "snippet"
         else None
     )
+    if opts.reading is not None:
+        merged = take_reading(got, merged, opts.reading)
+    if opts.answer != "model" and merged is not None and len(merged.readings) >= 2 and tiebreak.MARGIN is not None:
+        job = prepare(file, edit, opened, max_new_tokens=opts.max_new_tokens, inputs=got)
+        merged, note = choose_reading(job, merged)
+        if merged.ok and (merge_only := answer_by_merge(got, merged, opts, encoding, chosen=note)) is not None:
+            return merge_only
     if opts.answer != "model" and merged is not None and merged.ambiguous:
-        raise AmbiguousEditError(
+        raise refusal(
             f"the update snippet is ambiguous: {merged.reason}; nothing was written (add a line of context that "
-            "tells the places apart, or a lazy marker where code is kept; --answer model lets the model choose)"
+            "tells the places apart, or a lazy marker where code is kept; --reading N takes one of the readings; "
+            "--answer model lets the model choose)",
+            merged,
         )
     if opts.answer == "merge" and got.fragment:
         raise AmbiguousEditError(
@@ -243,19 +256,15 @@ def _apply(
             "nothing was written (show a line of the file around it and lazy markers where code is kept, or write "
             "the edit as an instruction; --answer auto lets the model read it)"
         )
-    if opts.answer != "model" and merged is not None and len(merged.readings) >= 2 and tiebreak.MARGIN is not None:
-        job = prepare(file, edit, opened, max_new_tokens=opts.max_new_tokens, inputs=got)
-        merged, note = choose_reading(job, merged)
-        if merged.ok and (merge_only := answer_by_merge(got, merged, opts, encoding, chosen=note)) is not None:
-            return merge_only
     if opts.answer != "model" and (merge_only := answer_by_merge(got, merged, opts, encoding)) is not None:
         return merge_only
     if opts.answer == "merge" and merged is not None:
         why = merged.reason or "its merge changes nothing in the file"
-        raise AmbiguousEditError(
+        raise refusal(
             f"the update snippet has no reading certain enough to write: {why}; nothing was written (show more "
             "context around each change, with lazy markers where code is kept; --answer auto lets the model "
-            "decide, held to the same checks)"
+            "decide, held to the same checks)",
+            merged,
         )
     job = prepare(file, edit, opened, max_new_tokens=opts.max_new_tokens, inputs=got)
     cold = not job.engine.loaded  # this run loads the weights: its report can show the startup
@@ -265,6 +274,33 @@ def _apply(
     result = decode_job(job, drafting, merged, opts, decoding, deadline, on_step, on_phase)
     answer = checked(job, result, merged, opts)
     return finish(job, encoding, result, answer, drafting.name, decoding, cold)
+
+
+def take_reading(got: Inputs, merged: merge.MergeResult | None, n: int) -> merge.MergeResult:
+    """Reading `n` (1-based) of the snippet, as a refusal listed them (`--reading N`): that file as the
+    merge's answer, held to the same checks afterwards. InputError where the snippet has no such reading."""
+    found = () if merged is None else (merged.merged,) if merged.ok and merged.merged else merged.readings
+    if merged is None or not 1 <= n <= len(found):
+        raise InputError(
+            f"--reading {n}: the edit has {len(found)} reading{'s' if len(found) != 1 else ''} to choose from"
+            + ("" if merged is None or merged.ok else f" ({merged.reason})")
+        )
+    if merged.ok:
+        return merged
+    note = f"reading {n} of {len(found)} taken, as --reading asked ({merged.reason})"
+    return merge.as_reading(got.src.text, found[n - 1], (note,))
+
+
+def refusal(message: str, merged: merge.MergeResult | None) -> AmbiguousEditError:
+    """The refusal of a snippet, carrying its readings as data: how many (`--reading N` takes one) and the
+    places where they differ (the first line of each reading there)."""
+    error = AmbiguousEditError(message)
+    if merged is not None:
+        error.readings = len(merged.readings)
+        error.places = tuple(
+            {"line": p.start + 1, "end": max(p.start + 1, p.end), "readings": list(p.firsts)} for p in merged.places
+        )
+    return error
 
 
 def choose_reading(job: Job, merged: merge.MergeResult) -> tuple[merge.MergeResult, str]:
@@ -283,13 +319,10 @@ def choose_reading(job: Job, merged: merge.MergeResult) -> tuple[merge.MergeResu
             f"{merged.reason}, and the model prefers neither by {margin:g} nats (reading "
             f"{ranked[0].index + 1} by {gap:.1f})"
         )
-        return dataclasses.replace(merged, reason=why, readings=()), ""
-    note = (
-        f"{merged.reason}: reading {best + 1} ({'the merge' if best == 0 else 'the context reading'}) taken, "
-        f"the model prefers it by {gap:.1f} nats"
-    )
-    if best == 0:
-        return dataclasses.replace(merged, ok=True, reason="", readings=()), note
+        return dataclasses.replace(merged, reason=why), ""
+    note = f"{merged.reason}: reading {best + 1} taken, the model prefers it by {gap:.1f} nats"
+    if merged.merged is not None and readings[best] == merged.merged:
+        return dataclasses.replace(merged, ok=True, reason="", readings=(), ambiguous=False), note
     return merge.as_reading(job.src.text, readings[best], merged.notes), note
 
 

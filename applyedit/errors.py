@@ -24,6 +24,10 @@ class ApplyEditError(Exception):
     output: str | None = None  # the model's raw output text, when its refusal raised this (outcome.checked)
     decode: DecodeResult | None = None  # the decode that wrote that output
     rejected: str | None = None  # the refused file in the original's text style (None: nothing to keep)
+    # A snippet refused for its readings: how many it has (`--reading N` takes one), and where they differ
+    # (each {"line": first original line, "end": last, "readings": each reading's first line there}).
+    readings: int = 0
+    places: tuple[dict[str, object], ...] = ()
 
 
 class UsageError(ApplyEditError):

@@ -77,6 +77,7 @@ class RunOptions:
     seed: int | None = None
     anchor: str = "merge"
     answer: str = "merge"  # "merge": an unambiguous snippet merge is the answer and no model runs
+    reading: int | None = None  # take this one of the readings a refusal listed (1-based), with no model
     # The output checks' switches, and the merge as the answer when a check refuses.
     allow_markers: bool = False
     allow_drops: bool = False
@@ -265,6 +266,14 @@ OPTIONS = (
         "model writes every answer. Instructions always run the model.",
         ("--answer",),
         ANSWERS,
+    ),
+    Option(
+        "reading",
+        "answer",
+        "Take reading N of those a refusal listed (--report-json's `readings`, the server's error body): the "
+        "snippet read that way, held to every check, with no model.",
+        ("--reading",),
+        ge=1,
     ),
     Option(
         "timeout",

@@ -115,6 +115,6 @@ def test_without_a_margin_the_model_is_not_asked(tokenizer, tmp_path) -> None:  
     path = tmp_path / "parseHeaders.js"
     path.write_text(case.before, encoding="utf-8")
     engine = scripted_engine(tokenizer, case.after + "```\n", 40.0)
-    with pytest.raises(AmbiguousEditError, match="two readings of the snippet differ"):
+    with pytest.raises(AmbiguousEditError, match="two readings of the snippet give two files"):
         api.apply(path, case.snippet, engine=engine)
     assert engine.model.num_forwards == 0

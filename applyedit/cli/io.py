@@ -193,6 +193,18 @@ class Delivery:
             self.reject_file,
         )
 
+    def report_refusal(self, error: ApplyEditError) -> None:
+        """With --report-json, a snippet refused for its readings: the message, how many readings it has
+        (`--reading N` takes one) and the places where they differ."""
+        if error.readings and self.report_json is not None:
+            refused = {
+                "refused": str(error),
+                "exit_code": error.exit_code,
+                "readings": error.readings,
+                "places": list(error.places),
+            }
+            files.write_atomic(self.report_json, json.dumps(refused, indent=2).encode(), follow=False)
+
     def deliver(self, result: Any, target: Path | None, written: list[Path]) -> None:
         """Warnings and the report on stderr, the JSON statistics, then the diff, the file or the write."""
         for note in result.notes:

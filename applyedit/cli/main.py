@@ -213,7 +213,10 @@ def _apply(
         failure = fail(e, debug)
         keep_rejected(e, out.file, out.reject_file, out.encoding)
         raise failure from None
-    except (ApplyEditError, KeyboardInterrupt, Exception) as e:
+    except ApplyEditError as e:
+        out.report_refusal(e)
+        raise fail(e, debug, written) from None
+    except (KeyboardInterrupt, Exception) as e:
         raise fail(e, debug, written) from None
 
 

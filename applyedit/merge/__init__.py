@@ -65,6 +65,7 @@ class MergeResult:
     # not ok because the two readers (merge/confirm.py) gave two files, each meeting every invariant: both
     # files, the merge's first; the model may choose between them (api.py, spec/tiebreak.py)
     readings: tuple[str, ...] = ()
+    places: tuple = ()  # where the readings differ (merge/readings.py's `Place`s), when it is ambiguous
 
 
 IMPLIED_SHARE = 0.5  # a marker-less edit longer than this share of the file may be the whole new file

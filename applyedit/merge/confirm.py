@@ -18,7 +18,7 @@ from __future__ import annotations
 import dataclasses
 
 from applyedit import invariants, merge
-from applyedit.merge import contextread
+from applyedit.merge import readings
 
 __all__ = ["confirmed"]
 
@@ -26,14 +26,11 @@ __all__ = ["confirmed"]
 def confirmed(
     original: str, snippet: str, language: str, path: str | None = None, with_readings: bool = False
 ) -> merge.MergeResult:
-    """The merge of `snippet` into `original` (LF-only texts) when it is the only reading and meets
-    every invariant; else a not-ok result that says why."""
+    """The snippet's reading of `original` (LF-only texts) when it is the only one within the margin of
+    the cheapest (merge/readings.py) and meets every invariant; else a not-ok result that says why, with
+    the candidate files (`readings`, when asked for: the model may choose between 2 to 5)."""
     result = merge.merge(original, snippet)
-    second = contextread.read(original, snippet, language)
-    if isinstance(second, contextread.NoReading) and second.inherent:
-        return _unsure(result, second.message, ambiguous=True)
-    if not result.ok or result.merged is None:
-        return result
+    weighed = readings.weigh(original, snippet, language, path, result.merged if result.ok else None)
     closer = _closer_at_open_start(original, snippet)
     if closer is not None:
         return _unsure(
@@ -42,30 +39,65 @@ def confirmed(
             "code above that is kept, the snippet does not say",
             ambiguous=True,
         )
-    if isinstance(second, contextread.NoReading):
-        return _unsure(result, second.message)
-    ours = result.merged.split("\n")
-    if ours and ours[-1] == "":
-        ours = ours[:-1]
-    if len(ours) != len(second) or not all(invariants.same(a, b) for a, b in zip(ours, second, strict=True)):
-        line = next(
-            (n for n, (a, b) in enumerate(zip(ours, second, strict=False), 1) if not invariants.same(a, b)),
-            min(len(ours), len(second)) + 1,
+    valid = [*weighed.candidates, *weighed.rest]
+    if valid and _certain(weighed):
+        best = valid[0]
+        notes = tuple(_took(best, weighed))
+        if result.ok and result.merged is not None and "merge" in best.sources:
+            return dataclasses.replace(result, notes=(*_open_ends(original, snippet, result), *notes))
+        return merge.as_reading(original, best.text, notes)
+    if len(valid) > 1:
+        shown = valid[: readings.MOST]
+        why = weighed.why if weighed.inherent else "two readings of the snippet give two files"
+        unsure = _unsure(result, f"{why}{_where(original, shown)}", ambiguous=weighed.inherent)
+        return dataclasses.replace(
+            unsure,
+            readings=tuple(c.text for c in shown) if with_readings else (),
+            places=readings.differ(original, [c.text for c in shown]),
         )
-        unsure = _unsure(result, f"two readings of the snippet differ from line {line}")
-        if not with_readings:
-            return unsure
-        theirs = "\n".join(second) + ("\n" if result.merged.endswith("\n") else "")
-        valid = tuple(
-            r
-            for r in (result.merged, theirs)
-            if not invariants.violations(original, r, snippet, "snippet", language, path)
-        )
-        return dataclasses.replace(unsure, readings=valid if len(valid) == 2 else ())
-    broken = invariants.violations(original, result.merged, snippet, "snippet", language, path)
-    if broken:
-        return _unsure(result, broken[0].message)
-    return dataclasses.replace(result, notes=tuple(_open_ends(original, snippet, result)))
+    if valid and not result.ok:  # the context reading's only valid reading; the merge read none
+        return _unsure(result, weighed.why if weighed.inherent else result.reason, ambiguous=weighed.inherent)
+    if valid:  # the merge's only reading; the context reading has none
+        refused = [why for c, why in weighed.refused if "context" in c.sources]
+        return _unsure(result, weighed.why or (refused[0] if refused else "the context reading has no reading"))
+    return _unsure(result, weighed.why, ambiguous=weighed.inherent)
+
+
+def _certain(weighed: readings.Weighed) -> bool:
+    """Whether the cheapest reading is the answer with no model: both readers give it, no other reading
+    lies within `readings.MARGIN` of it, and no question it took is an open start or end after new lines
+    (replaced or kept: on the release corpus the cost read those wrongly both ways)."""
+    valid = [*weighed.candidates, *weighed.rest]
+    best = valid[0]
+    if set(best.sources) != {"merge", "context"}:
+        return False
+    if len(valid) > 1 and valid[1].cost - best.cost <= readings.MARGIN:
+        return False
+    return not any("new lines and no marker" in q for q in best.took)
+
+
+def _took(best: readings.Candidate, weighed: readings.Weighed) -> list[str]:
+    """What the reading taken decided where the snippet left a question open (the summary says it)."""
+    if not weighed.rest:
+        return []
+    other = weighed.rest[0]
+    return [
+        f"{q.rsplit(': option ', 1)[0]}: read the way that changes the fewest lines (cost {best.cost:g}; the "
+        f"next reading {other.cost:g})"
+        for q in best.took
+    ][:2]
+
+
+def _where(original: str, shown: list[readings.Candidate]) -> str:
+    """The candidate places, for the refusal's message."""
+    found = readings.differ(original, [c.text for c in shown])
+    if not found:
+        return ""
+    text = "; ".join(
+        f"at original line {p.start + 1}: " + " / ".join(f"({n}) {first[:60]!r}" for n, first in enumerate(p.firsts, 1))
+        for p in found[:3]
+    )
+    return f" (the readings differ {text})"
 
 
 _CLOSERS = frozenset({"}", "};", "},", ")", ");", "),", "]", "];", "],", "end"})

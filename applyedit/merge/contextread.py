@@ -64,7 +64,7 @@ from applyedit.invariants import (
     segments,
 )
 
-__all__ = ["NoReading", "Placed", "read"]
+__all__ = ["NoReading", "Placed", "Reading", "read", "readings"]
 
 
 @dataclass(frozen=True)
@@ -83,6 +83,30 @@ class Placed:
     start: int
     end: int
     lines: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class _Alts:
+    """A segment's places that its text does not tell apart (the options of a question it leaves open:
+    two places, "does the file end here?", an insertion or a rewrite): each a `Placed`, or None where it
+    changes nothing. Every option is a reading of the segment; readings.py weighs the files they give."""
+
+    why: str
+    options: tuple[Placed | None, ...]
+    end: int | None = None  # where the next segment's search starts, when not past the option taken
+
+
+@dataclass(frozen=True)
+class Reading:
+    """One reading of the whole snippet: the merged file's lines, each segment's place (None where a
+    segment changes nothing) and the options it took where the snippet left a question open."""
+
+    lines: tuple[str, ...]
+    places: tuple[Placed | None, ...]
+    took: tuple[str, ...]
+
+
+_READINGS = 12  # complete readings enumerated at most; past it: too many to weigh (no reading)
 
 
 _PLAIN = frozenset("else try finally except pass return break continue end fi done do".split())
@@ -106,10 +130,13 @@ class _Original:
         more), the definitions it loses that the segment (`shown`) never names, the file heads it moves
         (invariants.head_changes) and the definitions it makes stand twice (a function appended while
         it is also edited in place)."""
+        return self.damage_of("\n".join([*self.lines[:start], *lines, *self.lines[end:]]) + "\n", shown)
+
+    def damage_of(self, text: str, shown: tuple[str, ...]) -> int:
+        """What `text`, a reading of the whole file, breaks (`damage`)."""
         if self.language is None:
             return 0
         interrupt.check()
-        text = "\n".join([*self.lines[:start], *lines, *self.lines[end:]]) + "\n"
         found = len(syntax.parse_errors(text, self.language) or [])
         found += len(lost_definitions(self.text, text, "\n".join(shown), self.language))
         found += len(head_changes(self.text, text, self.language))
@@ -154,9 +181,22 @@ class _Original:
 
 
 def read(original: str, snippet: str, language: str | None = None) -> NoReading | tuple[str, ...]:
-    """The merged file's lines by the context reading (LF-only texts), or why there is no single
-    reading (a message). With `language`, a second place for a segment that breaks the syntax or
-    loses a definition where the first does not is no reading of it."""
+    """The merged file's lines when the context reading has one reading (LF-only texts), or why there is
+    no single reading (a message; `inherent` where the snippet leaves a question open). With `language`,
+    a second place for a segment that breaks the syntax or loses a definition where the first does not
+    is no reading of it."""
+    found = readings(original, snippet, language)
+    if isinstance(found, NoReading):
+        return found
+    if len(found) > 1:
+        return NoReading(found[1].took[0] if found[1].took else "two readings", inherent=True)
+    return found[0].lines
+
+
+def readings(original: str, snippet: str, language: str | None = None) -> NoReading | list[Reading]:
+    """Every reading of the snippet by its context: one per combination of the options that its segments
+    leave open (`_Alts`), distinct files only, in the order found (the first takes each question's first
+    option); or why it has none (a segment with no place, or more than `_READINGS` readings)."""
     ol = original.split("\n")
     if ol and ol[-1] == "":
         ol = ol[:-1]
@@ -164,43 +204,66 @@ def read(original: str, snippet: str, language: str | None = None) -> NoReading 
     if not segs:
         return NoReading("the snippet has no code besides lazy markers")
     orig = _Original(ol, language)
-    placed: list[Placed] = []
-    either: list[_Either] = []
-    lo = 0
-    prev_end: int | None = None  # just past the previous segment's place, where it is known
-    for n, seg in enumerate(segs):
+    done: list[Reading] = []
+    seen: set[tuple[str, ...]] = set()
+    failed: list[NoReading] = []
+
+    def walk(n: int, lo: int, prev_end: int | None, placed: tuple[Placed | None, ...], took: tuple[str, ...]) -> None:
+        if n == len(segs):
+            lines = _assemble(ol, [p for p in placed if p is not None])
+            if lines is None:
+                failed.append(NoReading("two segments' places overlap"))
+            elif lines not in seen:
+                seen.add(lines)
+                done.append(Reading(lines, placed, took))
+                if len(done) > _READINGS:
+                    raise _TooMany(len(done), 0)
+            return
+        seg = segs[n]
         hi = None
         above = depth(segs[n - 1].lines[-1]) if n else 0
         inside = seg.marker_depth is not None and min(seg.marker_depth, depth(seg.lines[0])) > above
+        start_lo = lo
         if n and prev_end is not None and inside:
-            lo, hi = max(lo, prev_end), _block_end(orig, prev_end - 1)  # inside the block the line above opens
-        got = _place(orig, seg, lo, first=n == 0, last=n == len(segs) - 1, number=n + 1, hi=hi)
+            start_lo, hi = max(lo, prev_end), _block_end(orig, prev_end - 1)  # inside the block the line above opens
+        got = _place(orig, seg, start_lo, first=n == 0, last=n == len(segs) - 1, number=n + 1, hi=hi)
         if isinstance(got, NoReading):
-            return got
-        if got is None:
-            keys = [key(x) for x in seg.lines]
-            places = orig.blocks(keys, lo)
-            prev_end = places[0] + len(keys) if len(places) == 1 else None
-        else:
-            prev_end = got.end
-        if isinstance(got, _Either):
-            either.append(got)
-            lo = got.end
-        elif got is not None:
-            placed.append(got)
-            lo = got.end
-    if either:  # a segment that changes nothing as it stands, or deletes the code between its two blocks
-        changes = any(tuple(ol[p.start : p.end]) != p.lines for p in placed)
-        if changes or len(either) > 1:
-            return NoReading(either[0].why, inherent=True)
-        if isinstance(either[0].deletion, NoReading):
-            return either[0].deletion
-        if not either[0].shown_around:  # one line of context at the cut: which block it ends is a guess
-            return NoReading(either[0].why, inherent=True)
-        placed = sorted([*placed, either[0].deletion], key=lambda p: p.start)
+            failed.append(got)
+            return
+        if isinstance(got, _Either):  # stands whole (changes nothing), or deletes the code between two blocks
+            if isinstance(got.deletion, NoReading) or not got.shown_around:  # one line at the cut: a guess
+                failed.append(got.deletion if isinstance(got.deletion, NoReading) else NoReading(got.why, True))
+                return
+            got = _Alts(got.why, (None, got.deletion), got.end)
+        alts = got.options if isinstance(got, _Alts) else (got,)
+        for k, option in enumerate(alts):
+            note = (*took, f"{got.why}: option {k + 1}") if isinstance(got, _Alts) else took
+            if isinstance(got, _Alts) and got.end is not None:  # an _Either's: the next segment starts past it
+                walk(n + 1, got.end, got.end, (*placed, option), note)
+            elif option is None:
+                keys = [key(x) for x in seg.lines]
+                places = orig.blocks(keys, start_lo)
+                walk(n + 1, start_lo, places[0] + len(keys) if len(places) == 1 else None, (*placed, None), note)
+            else:
+                walk(n + 1, option.end, option.end, (*placed, option), note)
+
+    try:
+        walk(0, 0, None, (), ())
+    except _TooMany:
+        return NoReading(f"the snippet reads more than {_READINGS} ways: too many to weigh", inherent=True)
+    if not done:
+        inherent = [f for f in failed if f.inherent]
+        return inherent[0] if inherent else failed[0] if failed else NoReading("no reading")
+    return done
+
+
+def _assemble(ol: list[str], placed: list[Placed]) -> tuple[str, ...] | None:
+    """The original with each place's lines put in (places in order, none overlapping), or None."""
     out: list[str] = []
     pos = 0
-    for p in placed:
+    for p in sorted(placed, key=lambda p: (p.start, p.end)):
+        if p.start < pos:
+            return None
         out += ol[pos : p.start]
         out += p.lines
         pos = p.end
@@ -210,7 +273,7 @@ def read(original: str, snippet: str, language: str | None = None) -> NoReading 
 
 def _attached(
     orig: _Original, seg: Segment, lo: int, first: bool, last: bool, number: int, hi: int | None
-) -> Placed | NoReading | None:
+) -> Placed | NoReading | _Alts | None:
     """A segment after a marker that opens with lines belonging to the line below them (decorators,
     annotations, attributes, comments: markers.attached) above a telling line (a definition's header,
     not `try:`): the rest is placed alone, and they stand right above it, in place of the original's
@@ -263,12 +326,23 @@ def _attached(
     while replaced > start and markers.attached(orig.lines[replaced - 1]) in kinds:
         replaced -= 1
     if got.start - replaced > n or any(markers.attached(x) in kinds for x in orig.lines[start:replaced]):
-        return NoReading(
+        return _Alts(
             f"segment {number} (from {lines[0].strip()!r}): its first lines could replace the original's "
             f"{got.start - start} line(s) above line {got.start + 1} or be added to them",
-            inherent=True,
+            (Placed(start, got.end, (*lines[:n], *got.lines)), Placed(got.start, got.end, (*lines[:n], *got.lines))),
         )
     return Placed(replaced, got.end, (*lines[:n], *got.lines))
+
+
+def _alike_run(orig: _Original, keys: list[str], i: int, j: int, step: int) -> int:
+    """How many lines, from segment line `i` and original line `j` on (`step` 1: down, -1: up), are each
+    an edit of the other (alike text, not blank): new lines that rewrite the original's there."""
+    n = 0
+    while 0 <= i < len(keys) and 0 <= j < len(orig.keys) and keys[i] and orig.keys[j]:
+        if difflib.SequenceMatcher(None, keys[i], orig.keys[j]).ratio() < 0.6:
+            break
+        n, i, j = n + 1, i + step, j + step
+    return n
 
 
 def _block_end(orig: _Original, header: int) -> int | None:
@@ -338,7 +412,7 @@ def _with_shortest(
 
 def _place(
     orig: _Original, seg: Segment, lo: int, first: bool, last: bool, number: int, hi: int | None = None
-) -> Placed | NoReading | _Either | None:
+) -> Placed | NoReading | _Either | _Alts | None:
     """Segment `number`'s place from original line `lo` on (and ending by `hi`, where a marker inside
     the block above bounds it): None when it changes nothing."""
     own = _attached(orig, seg, lo, first, last, number, hi)
@@ -365,14 +439,14 @@ def _place(
             return _Either(why, heads[0][1][0] + size, *split)
         p = heads[0][1][0]
         if open_end and orig.has_code(p + size, m):
-            return NoReading(
+            return _Alts(
                 f"{where} changes nothing and ends the snippet with no marker below: does the file end there?",
-                inherent=True,
+                (None, Placed(p + size, orig.last_code(p + size), ())),
             )
         if open_top and orig.has_code(0, p):
-            return NoReading(
+            return _Alts(
                 f"{where} changes nothing and starts the snippet with no marker above: does the file start there?",
-                inherent=True,
+                (None, Placed(orig.first_code(p), p, ())),
             )
         return None
     tails = _tails(orig, keys, lo)
@@ -415,15 +489,18 @@ def _place(
             other = appended  # else appending breaks more (a definition twice): not a reading
     if other is not None:
         first_place, second_place = sorted([chosen[1], other[1]])
-        return NoReading(
+        return _Alts(
             f"{where} could stand at original lines {first_place + 1} and {second_place + 1}, its context as "
             "telling at both",
-            inherent=True,
+            tuple(Placed(c[1], c[2], _keep(orig, seg.lines, c[3], c[1], c[4], c[2])) for c in (chosen, other)),
         )
     texts = sorted({(start, end, _keep(orig, seg.lines, h, start, t, end)) for start, end, h, t in top})
     if len({orig.result(start, end, lines) for start, end, lines in texts}) > 1:
         a, b = texts[:2]
-        return NoReading(f"{where} could stand at original lines {a[0] + 1} and {b[0] + 1}", inherent=True)
+        return _Alts(
+            f"{where} could stand at original lines {a[0] + 1} and {b[0] + 1}",
+            tuple(Placed(*x) for x in texts[:4]),
+        )
     start, end, lines = texts[0]
     h, t = next((h, t) for s0, e0, h, t in top if (s0, e0) == (start, end))
     # Much more deleted than another reading deletes, on the strength of context that may be new
@@ -433,10 +510,10 @@ def _place(
     if most > least[5] + _BIG_DELETION:
         kept_text = _keep(orig, seg.lines, least[3], least[1], least[4], least[2])
         if orig.result(least[1], least[2], kept_text) != orig.result(start, end, lines):
-            return NoReading(
+            return _Alts(
                 f"{where} reads as deleting {most} lines of code (original lines {start + 1}-{end}) or "
                 f"{least[5]} (at line {least[1] + 1})",
-                inherent=True,
+                (Placed(start, end, lines), Placed(least[1], least[2], kept_text)),
             )
     telling = [i for i, k in enumerate(keys) if _telling(k)]
     # An open end after new lines (the last line that says something is no context): the file ends
@@ -445,18 +522,28 @@ def _place(
     if open_end and telling and h <= telling[-1] < size - t:
         gone = sum(1 for x in orig.lines[start + h :] if x.strip())
         if orig.has_code(end, m) or gone > sum(1 for x in seg.lines[h:] if x.strip()):
-            return NoReading(
+            ends = (
+                (end, orig.last_code(end))
+                if t
+                else (start + h, start + h + _alike_run(orig, keys, h, start + h, 1), orig.last_code(end))
+            )
+            return _Alts(
                 f"{where} ends the snippet with new lines and no marker below, and the original goes on for "
                 f"{gone} lines of code: are they replaced (the file ends there) or kept?",
-                inherent=True,
+                tuple(Placed(start, e, lines) for e in sorted(set(ends))),
             )
     if open_top and telling and h <= telling[0] < size - t:
         gone = sum(1 for x in orig.lines[: end - t] if x.strip())
         if orig.has_code(0, start) or gone > sum(1 for x in seg.lines[: size - t] if x.strip()):
-            return NoReading(
+            starts = (
+                (start, orig.first_code(start))
+                if h
+                else (end - t, end - t - _alike_run(orig, keys, size - t - 1, end - t - 1, -1), start)
+            )
+            return _Alts(
                 f"{where} starts the snippet with new lines and no marker above, and the original has {gone} "
                 "lines of code above its place: are they replaced (the file starts there) or kept?",
-                inherent=True,
+                tuple(Placed(b, end, lines) for b in sorted(set(starts))),
             )
     # An open start (end) at a line of the original with a few lines of code past it: the file may
     # start (end) there, unless deleting them would break something (a Go package clause, a class's
@@ -468,16 +555,16 @@ def _place(
         return orig.damage(lo, hi, lines, seg.lines) <= orig.damage(start, end, lines, seg.lines)
 
     if open_top and h and 0 < above <= _FEW_PAST and _telling(keys[0]) and question(orig.first_code(start), end):
-        return NoReading(
+        return _Alts(
             f"{where} starts the snippet with a line of the original and no marker above, and the original has "
             f"{above} line{'s' if above > 1 else ''} of code above it: does the file start there?",
-            inherent=True,
+            (Placed(start, end, lines), Placed(orig.first_code(start), end, lines)),
         )
     if open_end and t and 0 < below <= _FEW_PAST and _telling(keys[-1]) and question(start, orig.last_code(end)):
-        return NoReading(
+        return _Alts(
             f"{where} ends the snippet with a line of the original and no marker below, and the original goes on "
             f"for {below} line{'s' if below > 1 else ''} of code: does the file end there?",
-            inherent=True,
+            (Placed(start, end, lines), Placed(start, orig.last_code(end), lines)),
         )
     return Placed(start, end, lines)
 

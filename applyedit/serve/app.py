@@ -265,7 +265,10 @@ def _add_error_handlers(app: Any) -> None:
 
     @app.exception_handler(ApplyEditError)
     async def on_error(request: Request, error: ApplyEditError) -> JSONResponse:
-        return JSONResponse(error_body(str(error), type(error).__name__, error.exit_code), status_for(error))
+        body = error_body(str(error), type(error).__name__, error.exit_code)
+        if error.readings:  # a refused snippet's readings: the caller may send `reading` to take one
+            body["error"].update(readings=error.readings, places=list(error.places))
+        return JSONResponse(body, status_for(error))
 
     @app.exception_handler(RequestValidationError)
     async def on_invalid(request: Request, error: RequestValidationError) -> JSONResponse:

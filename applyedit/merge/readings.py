@@ -1,0 +1,194 @@
+"""The careful reader's weighing of an update snippet's readings: every reading as a complete candidate
+file (the context reading's enumeration, merge/contextread.py's `readings`, and the merge's file,
+merge/__init__.py, as a cross-check: where it differs it is one more candidate, never a refusal by itself),
+each meeting every invariant (invariants.py; one that does not is no reading), each weighed by one
+explicit cost (`cost`), and those within `MARGIN` of the cheapest kept, cheapest first, with the places
+where they differ (`Place`). A reading that changes nothing is no reading of an edit.
+
+The cost of a reading is what a careful reader minimises: the lines it changes, and what it breaks.
+- Lines changed: the original and the reading compared line by line (whitespace-collapsed, blank lines
+  aside): each original line deleted costs 1, each line inserted 1, and a line replaced by one alike it
+  (an edit of that line: difflib ratio >= 0.6) 1 instead of 2. Context a reading matches costs nothing,
+  so the place where a segment's context stands costs less than a place where it would be new code, and
+  an open end read as "the rest is kept" costs less than one read as "the rest is deleted" by the lines
+  it would delete.
+- Broken: `DAMAGE` for each syntax error, each definition lost that the snippet never shows, each file
+  head moved, each definition standing twice where the original had it once (contextread's `damage`).
+
+Pure text in, `Weighed` out; knows nothing of the model (spec/tiebreak.py breaks ties among the
+candidates; decision.py decides).
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass
+
+from applyedit import interrupt, invariants
+from applyedit.merge import contextread
+from applyedit.textio import lines_of
+
+__all__ = ["DAMAGE", "MARGIN", "Candidate", "Place", "Weighed", "cost", "weigh"]
+
+MARGIN = 6.0  # readings this much costlier than the cheapest are still candidates (docs/eval/reader.md)
+DAMAGE = 4.0  # the cost of one thing a reading breaks
+ALIKE = 0.6  # a replaced line this alike (difflib ratio) the original's is an edit of it
+MOST = 5  # candidates handed on at most (the model's tie-break scores 2 to 5)
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One reading as a whole file: its text (LF), its cost, the options it took where the snippet left
+    a question open, and which readers gave it ("context", "merge")."""
+
+    text: str
+    cost: float
+    took: tuple[str, ...]
+    sources: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Place:
+    """Where candidates differ: the original lines [start, end) (0-based) each candidate puts something
+    else in, and its first line there (one per candidate, in the candidates' order)."""
+
+    start: int
+    end: int
+    firsts: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Weighed:
+    """The readings of a snippet: `candidates` within MARGIN of the cheapest (cheapest first); `rest`, the
+    valid readings past it; `refused`, readings an invariant refuses, with its message; `why`, the
+    question the snippet leaves open (where there are several candidates) or why there is no reading;
+    `inherent`: the snippet itself leaves the question open (no reader could choose without the model)."""
+
+    candidates: tuple[Candidate, ...]
+    rest: tuple[Candidate, ...] = ()
+    refused: tuple[tuple[Candidate, str], ...] = ()
+    why: str = ""
+    inherent: bool = False
+
+    def places(self, original: str) -> tuple[Place, ...]:
+        """The original's stretches where the candidates differ (`Place`)."""
+        return differ(original, [c.text for c in self.candidates])
+
+
+def _alike(a: str, b: str) -> bool:
+    return difflib.SequenceMatcher(None, a, b, autojunk=False).ratio() >= ALIKE
+
+
+def changed_lines(original: str, text: str) -> float:
+    """The lines `text` changes of `original` (the cost's first part)."""
+    a = [invariants.key(x) for x in lines_of(original) if x.strip()]
+    b = [invariants.key(x) for x in lines_of(text) if x.strip()]
+    total = 0.0
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+        if tag == "equal":
+            continue
+        pairs = min(i2 - i1, j2 - j1) if tag == "replace" else 0
+        total += (i2 - i1) + (j2 - j1) - sum(_alike(a[i1 + k], b[j1 + k]) for k in range(pairs))
+    return total
+
+
+def cost(original: str, text: str, snippet: str, language: str | None) -> float:
+    """A reading's cost (the module's docstring): lines changed, plus DAMAGE per thing broken."""
+    orig = contextread._Original(lines_of(original), language)
+    return changed_lines(original, text) + DAMAGE * orig.damage_of(text, tuple(lines_of(snippet)))
+
+
+def weigh(original: str, snippet: str, language: str, path: str | None = None, merged: str | None = None) -> Weighed:
+    """Every reading of `snippet` in `original` (LF-only), weighed; `merged`: the merge's file, when the
+    merge read one (a cross-check: one more candidate where it differs)."""
+    found = contextread.readings(original, snippet, language)
+    tail = "\n" if original.endswith("\n") or not original else ""
+    texts: list[tuple[str, tuple[str, ...], str]] = []
+    if merged is not None:
+        texts.append((merged, (), "merge"))
+    why, inherent = "", False
+    if isinstance(found, contextread.NoReading):
+        why, inherent = found.message, found.inherent
+    else:
+        for r in found:
+            texts.append(("\n".join(r.lines) + tail if r.lines else "", r.took, "context"))
+        asked = [t for r in found for t in r.took]
+        why = _question(asked[0]) if len(found) > 1 and asked else ""
+        inherent = len(found) > 1
+    # one candidate per file (texts equal up to trailing blanks and tab width: the merge's text kept)
+    merged_by: list[tuple[str, tuple[str, ...], list[str]]] = []
+    for text, took, source in texts:
+        for i, (have, had, sources) in enumerate(merged_by):
+            if _same_file(have, text):
+                merged_by[i] = (have, had or took, [*sources, source])
+                break
+        else:
+            merged_by.append((text, took, [source]))
+    valid: list[Candidate] = []
+    refused: list[tuple[Candidate, str]] = []
+    unchanged = False
+    for text, took, sources in merged_by:
+        interrupt.check()
+        if _same_file(text, original):
+            unchanged = True  # a reading that changes nothing is no reading of an edit
+            continue
+        c = Candidate(text, cost(original, text, snippet, language), took, tuple(sources))
+        broken = invariants.violations(original, text, snippet, "snippet", language, path)
+        if broken:
+            refused.append((c, broken[0].message))
+        else:
+            valid.append(c)
+    valid.sort(key=lambda c: c.cost)
+    if not valid:
+        if refused and not why:
+            why = refused[0][1]
+        elif unchanged and not why:
+            why = "its merge changes nothing in the file"
+        return Weighed((), (), tuple(refused), why or "no reading", inherent)
+    near = [c for c in valid if c.cost <= valid[0].cost + MARGIN]
+    if len(near) > 1 and not why:
+        why = "two readers of the snippet give two files"
+    return Weighed(tuple(near[:MOST]), tuple(near[MOST:] + valid[len(near) :]), tuple(refused), why, inherent)
+
+
+def _question(took: str) -> str:
+    return took.rsplit(": option ", 1)[0]
+
+
+def _same_file(a: str, b: str) -> bool:
+    la, lb = lines_of(a), lines_of(b)
+    return len(la) == len(lb) and all(invariants.same(x, y) for x, y in zip(la, lb, strict=True))
+
+
+def differ(original: str, texts: list[str]) -> tuple[Place, ...]:
+    """Where files that each edit `original` differ: per stretch of the original that not every file keeps
+    alike, each file's first line there (up to 5 stretches)."""
+    ol = lines_of(original)
+    spans: list[tuple[int, int]] = []
+    per_text: list[dict[int, tuple[int, int, tuple[str, ...]]]] = []
+    for text in texts:
+        nl = lines_of(text)
+        hunks = {}
+        for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, ol, nl, autojunk=False).get_opcodes():
+            if tag != "equal":
+                hunks[i1] = (i1, i2, tuple(nl[j1:j2]))
+        per_text.append(hunks)
+    starts = sorted({(h[0], h[1], h[2]) for hunks in per_text for h in hunks.values()})
+    common = {h for h in starts if all(h[0] in hunks and hunks[h[0]] == h for hunks in per_text)}
+    for a, b, _ in (h for h in starts if h not in common):
+        if spans and a <= spans[-1][1]:
+            spans[-1] = (spans[-1][0], max(spans[-1][1], b))
+        else:
+            spans.append((a, b))
+    out = []
+    for a, b in spans[:5]:
+        firsts = []
+        for hunks in per_text:
+            inside = [h for s, h in sorted(hunks.items()) if a <= s <= b]
+            line = next((x for h in inside for x in h[2] if any(ch.isalnum() for ch in x)), None)
+            if line is None and inside and not any(x.strip() for h in inside for x in h[2]):
+                line = "(deleted)"  # this reading puts nothing there
+            kept = next((x for x in ol[a : max(b, a + 1)] if any(ch.isalnum() for ch in x)), "")
+            firsts.append((line if line is not None else kept).strip())
+        out.append(Place(a, b, tuple(firsts)))
+    return tuple(out)

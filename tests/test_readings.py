@@ -1,0 +1,88 @@
+"""The careful reader (merge/readings.py over merge/contextread.py's enumeration): every reading of a
+snippet as a whole file with its cost, the decision in merge/confirm.py, and a refusal that names the
+candidate places as data (`--report-json`, `--reading N`), on the CLI with no model."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from applyedit.merge import confirm, contextread, readings
+
+TWICE = "def a():\n    x = 1\n    return x\n\n\ndef b():\n    x = 1\n    return x\n"
+AT_BOTH = "# ... existing code ...\n    x = 2\n    return x\n# ... existing code ...\n"
+
+
+def test_two_places_are_two_readings_each_a_whole_file() -> None:
+    found = contextread.readings(TWICE, AT_BOTH, "python")
+    assert not isinstance(found, contextread.NoReading) and len(found) == 2
+    files = {"\n".join(r.lines) + "\n" for r in found}
+    assert files == {TWICE.replace("    x = 1\n    return x\n\n\ndef b", "    x = 1\n    x = 2\n    return x\n\n\ndef b"),
+                     TWICE[: -len("    return x\n")] + "    x = 2\n    return x\n"}  # fmt: skip
+    assert all("could stand at original lines 3 and 8" in r.took[0] for r in found)
+
+
+def test_equal_costs_leave_the_choice_open_and_name_the_places() -> None:
+    weighed = readings.weigh(TWICE, AT_BOTH, "python")
+    assert len(weighed.candidates) == 2 and weighed.inherent
+    assert weighed.candidates[0].cost == weighed.candidates[1].cost == 1.0
+    result = confirm.confirmed(TWICE, AT_BOTH, "python", with_readings=True)
+    assert not result.ok and result.ambiguous and len(result.readings) == 2
+    assert [p.start for p in result.places] == [2, 7]
+    assert {f for p in result.places for f in p.firsts} == {"x = 2", "return x"}
+
+
+def test_cost_counts_lines_changed_and_an_edit_as_one() -> None:
+    original = "a = 1\nb = 2\nc = 3\n"
+    assert readings.changed_lines(original, original) == 0
+    assert readings.changed_lines(original, "a = 1\nb = 20\nc = 3\n") == 1  # an edit of the line
+    assert readings.changed_lines(original, "a = 1\nzzzzzzzz()\nc = 3\n") == 2  # deleted and inserted
+    assert readings.changed_lines(original, "a = 1\nc = 3\n") == 1
+
+
+def test_a_cheaper_reading_by_more_than_the_margin_is_the_answer() -> None:
+    """A last segment that changes nothing and ends the snippet with no marker below: "does the file end
+    there?" Keeping the eight lines of code after it changes none of them, deleting them eight: the
+    cheaper reading is the answer, and both readers give it."""
+    rest = "".join(f"v{i} = {i}\n" for i in range(8))
+    original = f"def f():\n    return 1\n\n\ndef g():\n    return 2\n\n\n{rest}"
+    snippet = "# ... existing code ...\ndef f():\n    return 9\n# ... existing code ...\ndef g():\n    return 2\n"
+    weighed = readings.weigh(original, snippet, "python")
+    assert [c.cost for c in weighed.candidates + weighed.rest] == [1.0, 9.0]
+    result = confirm.confirmed(original, snippet, "python")
+    assert result.ok and result.merged == original.replace("return 1", "return 9")
+
+
+def test_within_the_margin_the_choice_stays_open() -> None:
+    """Likewise with two lines after it: deleting them costs 2 more, within the margin: refused, naming
+    the place (the reading that deletes them shows nothing there)."""
+    original = "def f():\n    return 1\n\n\ndef g():\n    return 2\n\n\nx = 1\ny = 2\n"
+    snippet = "# ... existing code ...\ndef f():\n    return 9\n# ... existing code ...\ndef g():\n    return 2\n"
+    result = confirm.confirmed(original, snippet, "python", with_readings=True)
+    assert not result.ok and result.ambiguous and len(result.readings) == 2
+    assert [(p.start + 1, p.firsts) for p in result.places] == [(7, ("x = 1", "(deleted)"))]
+
+
+def _cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run([sys.executable, "-m", "applyedit", *args], cwd=cwd, capture_output=True, timeout=120)
+
+
+def test_a_refusal_lists_the_readings_and_reading_n_takes_one(tmp_path: Path) -> None:
+    (tmp_path / "f.py").write_text(TWICE)
+    (tmp_path / "e.txt").write_text(AT_BOTH)
+    refused = _cli("f.py", "--edit", "e.txt", "--report-json", "r.json", cwd=tmp_path)
+    assert refused.returncode == 1 and refused.stdout == b""
+    report = json.loads((tmp_path / "r.json").read_text())
+    assert report["readings"] == 2 and [p["line"] for p in report["places"]] == [3, 8]
+    assert "could stand at original lines 3 and 8" in report["refused"]
+    taken = {}
+    for n in (1, 2):
+        done = _cli("f.py", "--edit", "e.txt", "--reading", str(n), "--output", f"out{n}.py", cwd=tmp_path)
+        assert done.returncode == 0, done.stderr
+        taken[n] = (tmp_path / f"out{n}.py").read_text()
+    assert sorted(t.count("x = 2") for t in taken.values()) == [1, 1] and taken[1] != taken[2]
+    assert (tmp_path / "f.py").read_text() == TWICE
+    none = _cli("f.py", "--edit", "e.txt", "--reading", "3", cwd=tmp_path)
+    assert none.returncode == 1 and b"has 2 readings" in none.stderr
