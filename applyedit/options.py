@@ -144,7 +144,7 @@ class Option:
     `--server` sends it (cli/servecmd.py; the model options are the server's own)."""
 
     name: str  # the RunOptions field, and the flag (--k-policy for k_policy)
-    group: str  # "model", "draft", "k", "budget", "checks", "answer", "fallback" or "sampling"
+    group: str  # "model", "draft", "k", "budget", "checks", "answer", "fallback" or "sampling" (a run's own)
     help: str
     flags: tuple[str, ...] = ()  # the CLI's names; (): typer's own ("--name", and "--no-name" for a switch)
     choices: tuple[str, ...] = ()  # the values it takes (listed in --help; another is refused)
@@ -269,7 +269,7 @@ OPTIONS = (
     ),
     Option(
         "reading",
-        "answer",
+        "sampling",
         "Take reading N of those a refusal listed (--report-json's `readings`, the server's error body): the "
         "snippet read that way, held to every check, with no model.",
         ("--reading",),

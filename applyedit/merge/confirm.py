@@ -60,6 +60,8 @@ def confirmed(
     if valid:  # the merge's only reading; the context reading has none
         refused = [why for c, why in weighed.refused if "context" in c.sources]
         return _unsure(result, weighed.why or (refused[0] if refused else "the context reading has no reading"))
+    if not weighed.inherent and not result.ok and result.reason:  # neither reader reads it: the merge says why
+        return _unsure(result, result.reason)
     return _unsure(result, weighed.why, ambiguous=weighed.inherent)
 
 

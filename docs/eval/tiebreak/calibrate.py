@@ -1,14 +1,16 @@
-"""Calibration data for the model tie-break (spec/tiebreak.py, api.choose_reading) on the release corpus:
-for each case whose two readers give two files that both meet every invariant (`MergeResult.readings`,
-where a default run asks the model), score both with the default model after the product's prompt and
-record the gap (the expected file's log-likelihood minus the other's, nats), or, where neither reading
-is the expected file, the gap between them (any pick there is wrong). The margin that makes every pick
-right lies above the largest gap of a wrong pick.
+"""Calibration data for the model tie-break (spec/tiebreak.py, api.choose_reading): for each case whose
+snippet the product refuses with 2 to 5 candidate readings (`MergeResult.readings`, the careful reader's
+valid readings, cheapest first: merge/readings.py), score every candidate with the default model after
+the product's prompt and record each one's log-likelihood over the span where they differ (nats), its
+tokens there, and which one is the expected file (None: none is). A margin makes a pick when the best
+beats the second by it; the margin that makes every pick right lies above the largest gap of a wrong pick.
 
-    python docs/eval/tiebreak/calibrate.py OUT.jsonl [--max-lines 250] [--limit N]   # resumable
+    python docs/eval/tiebreak/calibrate.py OUT.jsonl [--set releases|assistant] [--max-lines 250] [--limit N]
+    python docs/eval/tiebreak/calibrate.py OUT.jsonl --table      # picks per margin, from OUT.jsonl
 
-Knows the corpus (corpus/releases/cases.py), the readers (merge/confirm.py) and the product's prompt
-(api.prepare); scores with spec/tiebreak.score on whichever backend the engine opens.
+Resumable (cases already in OUT are skipped). The assistant set's held-out fifth is skipped unless
+`--holdout`. Knows the corpora (corpus/releases/cases.py, corpus/assistant/), the reader (merge/confirm.py)
+and the product's prompt (api.prepare); scores with spec/tiebreak.score on whichever backend the engine opens.
 """
 
 from __future__ import annotations
@@ -17,50 +19,115 @@ import argparse
 import json
 import sys
 import tempfile
+import time
+from collections.abc import Iterator
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[3]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "corpus" / "releases"))
+MARGINS = (0.5, 1, 2, 3, 4, 6, 8, 12, 16, 24)
+
+
+def _cases(which: str, holdout: bool) -> Iterator[tuple[str, str, str, str, str, str]]:
+    """(name, path, language, before, snippet, after) of a set, as the product reads the snippet."""
+    from applyedit.markers import is_marker
+    from applyedit.merge import implied_snippet, reindent
+
+    if which == "releases":
+        import cases as release_cases
+
+        found = [(c.name, c.path, c.language, c.before, c.snippet, c.after) for c in release_cases.cases()]
+    else:
+        import importlib.util
+
+        spec = importlib.util.spec_from_file_location("assistant_score", ROOT / "corpus" / "assistant" / "score.py")
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        found = [
+            (c["name"], r["path"], c["language"], r["before"], c["snippet"], r["after"])
+            for c, r in module.joined(module.load())
+            if holdout or not c["holdout"]
+        ]
+    for name, path, language, before, snippet, after in found:
+        if not any(is_marker(x) for x in snippet.split("\n")):
+            snippet = implied_snippet(before, snippet, language) or snippet
+        yield name, path, language, before, reindent.to_file_style(before, snippet), after
+
+
+def picks(rows: list[dict], margin: float) -> tuple[int, int, int]:
+    """(right, wrong, abstained) when the best-scored reading is taken only by `margin` nats or more."""
+    right = wrong = abstained = 0
+    for row in rows:
+        ranked = sorted(range(len(row["logprob"])), key=lambda i: row["logprob"][i], reverse=True)
+        if row["logprob"][ranked[0]] - row["logprob"][ranked[1]] < margin:
+            abstained += 1
+        elif ranked[0] == row["truth"]:
+            right += 1
+        else:
+            wrong += 1
+    return right, wrong, abstained
+
+
+def table(rows: list[dict]) -> str:
+    held = sum(r["truth"] is not None for r in rows)
+    lines = [
+        f"{len(rows)} cases, the expected file among the candidates in {held}",
+        "",
+        "| margin (nats) | right | wrong | abstained |",
+        "|---|---|---|---|",
+    ]
+    for m in MARGINS:
+        lines.append("| {} | {} | {} | {} |".format(m, *picks(rows, m)))
+    return "\n".join(lines)
 
 
 def main(argv: list[str] | None = None) -> int:
-    import cases as release_cases
-
-    from applyedit import api
-    from applyedit.merge import confirm, reindent
-    from applyedit.spec.tiebreak import score
-
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("out", type=Path)
+    p.add_argument("--set", choices=("releases", "assistant"), default="releases")
+    p.add_argument("--holdout", action="store_true", help="the assistant set's held-out fifth too")
     p.add_argument("--max-lines", type=int, default=250)
     p.add_argument("--limit", type=int, default=0)
+    p.add_argument("--table", action="store_true", help="print the picks per margin of OUT and stop")
     args = p.parse_args(argv)
-    done = set()
-    if args.out.exists():
-        done = {json.loads(x)["name"] for x in args.out.read_text().splitlines() if x.strip()}
+    rows = [json.loads(x) for x in args.out.read_text().splitlines() if x.strip()] if args.out.exists() else []
+    if args.table:
+        print(table(rows))
+        return 0
+    from applyedit import api
+    from applyedit.merge import confirm
+    from applyedit.merge.readings import _same_file
+    from applyedit.spec.tiebreak import score
+
+    done = {r["name"] for r in rows}
     engine = api.Engine.open()
     count = 0
-    for c in release_cases.cases():
-        if c.name in done or len(c.before.split("\n")) > args.max_lines:
+    for name, path, language, before, snippet, after in _cases(args.set, args.holdout):
+        if name in done or len(before.split("\n")) > args.max_lines:
             continue
-        snippet = reindent.to_file_style(c.before, c.snippet)
-        result = confirm.confirmed(c.before, snippet, c.language, with_readings=True)
-        if len(result.readings) != 2:
+        result = confirm.confirmed(before, snippet, language, with_readings=True)
+        if result.ok or len(result.readings) < 2:
             continue
         readings = list(result.readings)
         with tempfile.TemporaryDirectory() as tmp:
-            path = Path(tmp) / Path(c.path).name
-            path.write_text(c.before, encoding="utf-8")
-            job = api.prepare(path, snippet, engine)
+            file = Path(tmp) / Path(path).name
+            file.write_text(before, encoding="utf-8")
+            job = api.prepare(file, snippet, engine)
+        t0 = time.perf_counter()
         got = score(engine.model, job.prompt_ids, [engine.encode(r) for r in readings])
-        row: dict = {"name": c.name, "tokens": [s.tokens for s in got], "prompt": len(job.prompt_ids)}
-        if c.after in readings:
-            right = readings.index(c.after)
-            row |= {"truth": "merge" if right == 0 else "context",
-                    "margin": round(got[right].logprob - got[1 - right].logprob, 3)}
-        else:  # any pick is wrong: the gap either way
-            row |= {"truth": "absent", "margin": round(-abs(got[0].logprob - got[1].logprob), 3)}
+        truth = next((i for i, r in enumerate(readings) if _same_file(r, after)), None)
+        row = {
+            "name": name,
+            "set": args.set,
+            "prompt": len(job.prompt_ids),
+            "seconds": round(time.perf_counter() - t0, 2),
+            "logprob": [round(s.logprob, 3) for s in got],
+            "tokens": [s.tokens for s in got],
+            "truth": truth,
+            "ambiguous": result.ambiguous,
+        }
         with args.out.open("a") as f:
             f.write(json.dumps(row) + "\n")
         print(row, flush=True)
