@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
 
-from applyedit import interrupt, invariants, markers, merge, prompts, textio
+from applyedit import decision, interrupt, invariants, markers, merge, prompts, textio
 from applyedit.diff import diff_path
 from applyedit.errors import AmbiguousEditError, InputError, PromptTooLongError
 from applyedit.merge import confirm, reindent
@@ -223,49 +223,28 @@ def _apply(
     decoding = sampling.settings(opts.temperature, opts.top_p, opts.seed)
     opened = engine or (lambda: Engine.open(opts.model, opts.device, opts.dtype, progress, opts.backend))
     got = read_inputs(file, edit, language=language, encoding=encoding, cwd=cwd, source=source)
-    # The snippet read against the original: the answer itself when the merge is confirmed (the only
-    # reading, every invariant met: merge/confirm.py; `answer` "merge"), else a draft source for the model.
+    # The snippet read against the original (merge/confirm.py): a certain reading, or the candidates.
+    src = got.src
     merged = (
-        confirm.confirmed(
-            got.src.text,
-            got.edit,
-            got.src.language,
-            str(got.src.path),
-            with_readings=True,
-        )
+        confirm.confirmed(src.text, got.edit, src.language, str(src.path), with_readings=True)
         if got.kind == "snippet"
         else None
     )
     if opts.reading is not None:
         merged = take_reading(got, merged, opts.reading)
-    if opts.answer != "model" and merged is not None and len(merged.readings) >= 2 and tiebreak.MARGIN is not None:
+    # What the run does with the edit, decided in one place (decision.py).
+    course = decision.decide(merged, opts, got.fragment, tiebreak.MARGIN is not None)
+    chosen = ""
+    if isinstance(course, decision.Choose):  # the model scores the readings, then the course is decided again
         job = prepare(file, edit, opened, max_new_tokens=opts.max_new_tokens, inputs=got)
-        merged, note = choose_reading(job, merged)
-        if merged.ok and (merge_only := answer_by_merge(got, merged, opts, encoding, chosen=note)) is not None:
+        merged, chosen = choose_reading(job, course.result)
+        course = decision.decide(merged, opts, got.fragment)
+    if isinstance(course, decision.Merge):
+        if (merge_only := answer_by_merge(got, course.result, opts, encoding, chosen=chosen)) is not None:
             return merge_only
-    if opts.answer != "model" and merged is not None and merged.ambiguous:
-        raise refusal(
-            f"the update snippet is ambiguous: {merged.reason}; nothing was written (add a line of context that "
-            "tells the places apart, or a lazy marker where code is kept; --reading N takes one of the readings; "
-            "--answer model lets the model choose)",
-            merged,
-        )
-    if opts.answer == "merge" and got.fragment:
-        raise AmbiguousEditError(
-            "the edit is a piece of code with no lazy markers, and it stands in the file at no single place; "
-            "nothing was written (show a line of the file around it and lazy markers where code is kept, or write "
-            "the edit as an instruction; --answer auto lets the model read it)"
-        )
-    if opts.answer != "model" and (merge_only := answer_by_merge(got, merged, opts, encoding)) is not None:
-        return merge_only
-    if opts.answer == "merge" and merged is not None:
-        why = merged.reason or "its merge changes nothing in the file"
-        raise refusal(
-            f"the update snippet has no reading certain enough to write: {why}; nothing was written (show more "
-            "context around each change, with lazy markers where code is kept; --answer auto lets the model "
-            "decide, held to the same checks)",
-            merged,
-        )
+        course = decision.unanswered(course.result, opts)
+    if isinstance(course, decision.Refuse):
+        raise refusal(course.why, course.result)
     job = prepare(file, edit, opened, max_new_tokens=opts.max_new_tokens, inputs=got)
     cold = not job.engine.loaded  # this run loads the weights: its report can show the startup
     if on_phase is not None and cold:

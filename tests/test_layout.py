@@ -48,7 +48,7 @@ LAYERS: dict[str, list[str]] = {
     # what composes the models with the layers above them: the engine reads the options; vLLM runs
     # spec's copy proposer and K policy as its drafter
     "engine": ["models.engine", "models.vllmdraft", "models.vllmengine"],
-    "run": ["", "checks", "refusal", "outcome", "api"],  # one run end to end, and the public API
+    "run": ["", "checks", "refusal", "decision", "outcome", "api"],  # one run end to end, and the public API
     "serve": ["serve", "serve.*"],  # `applyedit serve` and `--server`'s client
     "tools": ["tools", "tools.*"],  # the measuring tools
     "cli": ["cli", "cli.*", "__main__"],  # the command line

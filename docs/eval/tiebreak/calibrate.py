@@ -44,6 +44,7 @@ def _cases(which: str, holdout: bool) -> Iterator[tuple[str, str, str, str, str,
         spec = importlib.util.spec_from_file_location("assistant_score", ROOT / "corpus" / "assistant" / "score.py")
         assert spec is not None and spec.loader is not None
         module = importlib.util.module_from_spec(spec)
+        sys.modules["assistant_score"] = module  # its dataclasses look their module up
         spec.loader.exec_module(module)
         found = [
             (c["name"], r["path"], c["language"], r["before"], c["snippet"], r["after"])
