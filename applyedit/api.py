@@ -289,7 +289,7 @@ def choose_reading(job: Job, merged: merge.MergeResult) -> tuple[merge.MergeResu
     else `merged` with its reason saying how close they were. Runs only where `tiebreak.MARGIN` is set."""
     readings, margin = merged.readings, tiebreak.MARGIN
     assert margin is not None
-    scored = tiebreak.score(job.engine.model, job.prompt_ids, [job.engine.encode(r) for r in readings])
+    scored = tiebreak.score(job.engine.model, job.prompt_ids, [job.engine.encode(r + job.fence) for r in readings])
     best = tiebreak.pick(scored, margin)
     ranked = sorted(scored, key=lambda s: s.logprob, reverse=True)
     gap = ranked[0].logprob - ranked[1].logprob

@@ -117,7 +117,8 @@ def main(argv: list[str] | None = None) -> int:
             file.write_text(before, encoding="utf-8")
             job = api.prepare(file, snippet, engine)
         t0 = time.perf_counter()
-        got = score(engine.model, job.prompt_ids, [engine.encode(r) for r in readings])
+        # each file as the model would end it (its closing fence): a deletion at the end is scored too
+        got = score(engine.model, job.prompt_ids, [engine.encode(r + job.fence) for r in readings])
         truth = next((i for i, r in enumerate(readings) if _same_file(r, after)), None)
         row = {
             "name": name,
