@@ -290,7 +290,7 @@ def choose_reading(job: Job, merged: merge.MergeResult) -> tuple[merge.MergeResu
     readings, margin = merged.readings, tiebreak.MARGIN
     assert margin is not None
     scored = tiebreak.score(job.engine.model, job.prompt_ids, [job.engine.encode(r + job.fence) for r in readings])
-    best = tiebreak.pick(scored, margin)
+    best = tiebreak.pick(scored, margin, greedy=True)
     ranked = sorted(scored, key=lambda s: s.logprob, reverse=True)
     gap = ranked[0].logprob - ranked[1].logprob
     if best is None:
@@ -299,7 +299,10 @@ def choose_reading(job: Job, merged: merge.MergeResult) -> tuple[merge.MergeResu
             f"{ranked[0].index + 1} by {gap:.1f})"
         )
         return dataclasses.replace(merged, reason=why), ""
-    note = f"{merged.reason}: reading {best + 1} taken, the model prefers it by {gap:.1f} nats"
+    note = (
+        f"{merged.reason}: reading {best + 1} taken, the model prefers it by {gap:.1f} nats and writes it "
+        "itself (greedy decoding) where the readings differ"
+    )
     if merged.merged is not None and readings[best] == merged.merged:
         return dataclasses.replace(merged, ok=True, reason="", readings=(), ambiguous=False), note
     return merge.as_reading(job.src.text, readings[best], merged.notes), note

@@ -55,6 +55,33 @@ def test_scores_equal_a_plain_forward_and_the_prefix_is_computed_once(seed: int)
     assert model.cached_len == len(context) + 30 - 1
 
 
+def _greedy_after(seed: int, ids: list[int], count: int) -> list[int]:
+    """Plain greedy decoding of `count` tokens after `ids`, one full forward pass a token."""
+    out = list(ids)
+    model = tiny_model(seed)
+    for _ in range(count):
+        with torch.no_grad():
+            out.append(int(model(torch.tensor([out])).logits[0, -1].argmax()))
+    return out[len(ids) :]
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_accepted_counts_the_tokens_greedy_decoding_would_write(seed: int) -> None:
+    """A candidate that continues the shared prefix as plain greedy decoding does is accepted whole
+    (`greedy`); a random one is accepted as far as it agrees with greedy decoding, as a draft is."""
+    context = prompt_for(seed)
+    cands = _candidates(seed)
+    shared = cands[0][:30]
+    written = _greedy_after(seed, context + shared, 12)
+    cands = [shared + written, shared + [t + 1 if t + 1 < VOCAB else 2 for t in written[:1]] + written[1:]]
+    got = score(TorchModel(model=tiny_model(seed), eos_ids=frozenset()), context, cands, window=4)
+    assert got[0].greedy and got[0].accepted == got[0].tokens and got[0].span == 1 and got[0].tokens == 5
+    assert not got[1].greedy and got[1].accepted == 0
+    assert pick(got, margin=0.0, greedy=True) in (0, None)
+    got_reversed = [got[1], got[0]]
+    assert pick(got_reversed, margin=0.0, greedy=True) in (got[0].index, None)
+
+
 def test_pick_needs_the_margin() -> None:
     scored = [Scored(0, -10.0, 5, 0), Scored(1, -4.0, 5, 0), Scored(2, -7.5, 5, 0)]
     assert pick(scored, margin=3.0) == 1
@@ -70,7 +97,9 @@ def _disagreeing_case() -> object:
 
     cases = corpus_module("releases/cases")
     records = [r for r in cases.records() if r["package"] == "axios" and r["path"] == "lib/helpers/parseHeaders.js"]
-    return next(c for r in records for c in cases.cases_for(r) if c.name == "js_axios_1_19_0_helpers_parseheaders_js_0_clean")
+    return next(
+        c for r in records for c in cases.cases_for(r) if c.name == "js_axios_1_19_0_helpers_parseheaders_js_0_clean"
+    )
 
 
 def test_the_model_chooses_between_two_valid_readings(tokenizer, tmp_path, monkeypatch) -> None:  # noqa: ANN001

@@ -107,6 +107,7 @@ class Reading:
 
 
 _READINGS = 12  # complete readings enumerated at most; past it: too many to weigh (no reading)
+_PLACES = 5  # places of one segment offered as readings at most (the best and the contenders weighed)
 
 
 _PLAIN = frozenset("else try finally except pass return break continue end fi done do".split())
@@ -475,7 +476,7 @@ def _place(
     # readings that delete little, or whose edges are edits of the lines there (a rewrite)
     small = [c for c in cands if c[5] <= _BIG_DELETION or _edited_edge(orig, keys, c)]
     try:
-        other = _contender(orig, seg.lines, keys, chosen, small)
+        others = _contenders(orig, seg.lines, keys, chosen, small, most=_PLACES - 1)
     except _TooMany as many:
         return NoReading(
             f"{where} fits its context at original line {chosen[1] + 1} and at {many.args[0]} or more other "
@@ -483,6 +484,7 @@ def _place(
             "stands once in the file)",
             inherent=True,
         )
+    other = others[0] if others else None
     if other is None and chosen[5] and (open_end or open_top):
         appended = _at_an_end(orig, keys, heads, tails, open_end, open_top)
         if appended is not None and _damage(orig, seg.lines, appended) <= _damage(orig, seg.lines, chosen):
@@ -492,7 +494,10 @@ def _place(
         return _Alts(
             f"{where} could stand at original lines {first_place + 1} and {second_place + 1}, its context as "
             "telling at both",
-            tuple(Placed(c[1], c[2], _keep(orig, seg.lines, c[3], c[1], c[4], c[2])) for c in (chosen, other)),
+            tuple(
+                Placed(c[1], c[2], _keep(orig, seg.lines, c[3], c[1], c[4], c[2]))
+                for c in (chosen, *(others or [other]))
+            ),
         )
     texts = sorted({(start, end, _keep(orig, seg.lines, h, start, t, end)) for start, end, h, t in top})
     if len({orig.result(start, end, lines) for start, end, lines in texts}) > 1:
@@ -757,6 +762,14 @@ def _sides(keys: list[str], h: int, t: int) -> tuple[int, int]:
 def _contender(
     orig: _Original, lines: tuple[str, ...], keys: list[str], best: _Candidate, cands: list[_Candidate]
 ) -> _Candidate | None:
+    """The first of `_contenders`, or None."""
+    found = _contenders(orig, lines, keys, best, cands, most=1)
+    return found[0] if found else None
+
+
+def _contenders(
+    orig: _Original, lines: tuple[str, ...], keys: list[str], best: _Candidate, cands: list[_Candidate], most: int
+) -> list[_Candidate]:
     """Another reading of the segment that fits its text as well as the best one and gives another
     file: its head and tail each tell as much as the best one's do (where the best one's says
     nothing, `}` or `return`, as many of its lines), or, when it deletes nothing where the best one
@@ -768,6 +781,8 @@ def _contender(
     mine = orig.result(best[1], best[2], _keep(orig, lines, best[3], best[1], best[4], best[2]))
     broken: int | None = None
     weighed = 0
+    found: list[_Candidate] = []
+    files = {mine}
     for c in cands:
         interrupt.check()
         ch, ct = _sides(keys, c[3], c[4])
@@ -781,16 +796,21 @@ def _contender(
         if (ch < bh or ct < bt) and not (c[5] == 0 < best[5]):  # less context, unless it deletes nothing
             continue
         theirs = _keep(orig, lines, c[3], c[1], c[4], c[2])
-        if orig.result(c[1], c[2], theirs) == mine:
+        file = orig.result(c[1], c[2], theirs)
+        if file in files:
             continue
         if broken is None:
             broken = _damage(orig, lines, best)
         if orig.damage(c[1], c[2], theirs, lines) <= broken:  # one that breaks more is no reading
-            return c
+            found.append(c)
+            files.add(file)
+            if len(found) >= most:
+                return found
+            continue
         weighed += 1
         if weighed >= max(_WEIGHED, _WEIGH_LINES // max(1, len(orig.lines))):  # too many to tell apart
             raise _TooMany(weighed, c[1])
-    return None
+    return found
 
 
 class _TooMany(Exception):

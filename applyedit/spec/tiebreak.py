@@ -39,6 +39,14 @@ class Scored:
     logprob: float  # the sum of the scored tokens' log-probabilities (nats)
     tokens: int  # how many tokens were scored
     start: int  # where the scored span starts in the candidate (its shared prefix with the others)
+    accepted: int = 0  # how many of the scored tokens, from the first, are the model's own greedy choices
+    span: int = 0  # how many of the scored tokens are the divergent span (the rest: the window after it)
+
+    @property
+    def greedy(self) -> bool:
+        """Whether plain greedy decoding writes this reading where the readings differ: its divergent span
+        and the token after it (where a deletion shows)."""
+        return self.accepted >= min(self.tokens, self.span + 1)
 
 
 def _common_suffix(seqs: Sequence[Sequence[int]], limit: int) -> int:
@@ -73,15 +81,23 @@ def score(
         span = list(cand[shared:end])
         logits = model.forward([prefix[-1], *span], len(span) + 1)[: len(span)]
         logprobs = logits.float().log_softmax(dim=-1)
-        found.append(Scored(n, sum(float(logprobs[i, t]) for i, t in enumerate(span)), len(span), shared))
+        best = logprobs.argmax(dim=-1).tolist()
+        accepted = next((i for i, t in enumerate(span) if best[i] != t), len(span))
+        divergent = max(0, len(cand) - suffix - shared)
+        total = sum(float(logprobs[i, t]) for i, t in enumerate(span))
+        found.append(Scored(n, total, len(span), shared, accepted, divergent))
         model.crop_to(base)
     return found
 
 
-def pick(scored: Sequence[Scored], margin: float) -> int | None:
+def pick(scored: Sequence[Scored], margin: float, greedy: bool = False) -> int | None:
     """The index of the candidate whose log-likelihood beats every other's by at least `margin` nats,
-    else None (too close to call)."""
+    else None (too close to call); with `greedy`, only a candidate that plain greedy decoding would
+    write where the readings differ (`Scored.greedy`: the others may all be wrong, and the model then
+    writes none of them)."""
     ranked = sorted(scored, key=lambda s: s.logprob, reverse=True)
     if len(ranked) < 2 or not math.isfinite(ranked[0].logprob):
+        return None
+    if greedy and not ranked[0].greedy:
         return None
     return ranked[0].index if ranked[0].logprob - ranked[1].logprob >= margin else None
