@@ -70,16 +70,18 @@ def decide(merged: MergeResult | None, opts: RunOptions, fragment: bool = False,
     """The run's course for an edit: `merged` is its snippet's reading (None: an instruction),
     `fragment` whether it is marker-less code that places nowhere single, `tiebreak` whether the
     model may choose between readings (spec/tiebreak.MARGIN is set)."""
-    if merged is None or opts.answer == "model":
+    if opts.answer == "model":
         return Model(merged)
+    if opts.answer == "merge" and fragment and (merged is None or not merged.ok):
+        return Refuse(merged, FRAGMENT)
+    if merged is None:
+        return Model(None)
     if merged.ok:
         return Merge(merged)
     if tiebreak and 2 <= len(merged.readings) <= 5:
         return Choose(merged)
     if merged.ambiguous:
         return Refuse(merged, AMBIGUOUS.format(why=merged.reason))
-    if opts.answer == "merge" and fragment:
-        return Refuse(merged, FRAGMENT)
     return unanswered(merged, opts)
 
 

@@ -26,9 +26,9 @@ def test_each_course() -> None:
     assert isinstance(decision.decide(DISAGREE, merge), decision.Refuse)
     assert decision.decide(DISAGREE, auto) == decision.Model(DISAGREE)
     assert decision.decide(DISAGREE, auto, tiebreak=True) == decision.Choose(DISAGREE)
-    fragment = decision.decide(NONE, merge, fragment=True)
+    fragment = decision.decide(None, merge, fragment=True)
     assert isinstance(fragment, decision.Refuse) and "no lazy markers" in fragment.why
-    assert decision.decide(NONE, auto, fragment=True) == decision.Model(NONE)
+    assert decision.decide(None, auto, fragment=True) == decision.Model(None)
     uncertain = decision.decide(NONE, merge)
     assert isinstance(uncertain, decision.Refuse) and "no snippet line matches" in uncertain.why
 

@@ -31,7 +31,7 @@ def test_equal_costs_leave_the_choice_open_and_name_the_places() -> None:
     result = confirm.confirmed(TWICE, AT_BOTH, "python", with_readings=True)
     assert not result.ok and result.ambiguous and len(result.readings) == 2
     assert [p.start for p in result.places] == [2, 7]
-    assert {f for p in result.places for f in p.firsts} == {"x = 2", "return x"}
+    assert {f for p in result.places for f in p.firsts} == {"x = 2", "(nothing)"}
 
 
 def test_cost_counts_lines_changed_and_an_edit_as_one() -> None:
@@ -62,7 +62,7 @@ def test_within_the_margin_the_choice_stays_open() -> None:
     snippet = "# ... existing code ...\ndef f():\n    return 9\n# ... existing code ...\ndef g():\n    return 2\n"
     result = confirm.confirmed(original, snippet, "python", with_readings=True)
     assert not result.ok and result.ambiguous and len(result.readings) == 2
-    assert [(p.start + 1, p.firsts) for p in result.places] == [(7, ("x = 1", "(deleted)"))]
+    assert [(p.start + 1, p.firsts) for p in result.places] == [(7, ("x = 1", "(nothing)"))]
 
 
 def _cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[bytes]:

@@ -490,10 +490,14 @@ def _place(
         if appended is not None and _damage(orig, seg.lines, appended) <= _damage(orig, seg.lines, chosen):
             other = appended  # else appending breaks more (a definition twice): not a reading
     if other is not None:
-        first_place, second_place = sorted([chosen[1], other[1]])
+        starts = sorted({c[1] + 1 for c in (chosen, *(others or [other]))})
+        at = (
+            f"at original line {starts[0]} in more than one way (as new lines, or in place of the lines there)"
+            if len(starts) == 1
+            else f"at original lines {', '.join(map(str, starts[:-1]))} and {starts[-1]}"
+        )
         return _Alts(
-            f"{where} could stand at original lines {first_place + 1} and {second_place + 1}, its context as "
-            "telling at both",
+            f"{where} could stand {at}, its context as telling at each",
             tuple(
                 Placed(c[1], c[2], _keep(orig, seg.lines, c[3], c[1], c[4], c[2]))
                 for c in (chosen, *(others or [other]))
@@ -540,7 +544,7 @@ def _place(
     if open_top and telling and h <= telling[0] < size - t:
         gone = sum(1 for x in orig.lines[: end - t] if x.strip())
         if orig.has_code(0, start) or gone > sum(1 for x in seg.lines[: size - t] if x.strip()):
-            starts = (
+            tops = (
                 (start, orig.first_code(start))
                 if h
                 else (end - t, end - t - _alike_run(orig, keys, size - t - 1, end - t - 1, -1), start)
@@ -548,7 +552,7 @@ def _place(
             return _Alts(
                 f"{where} starts the snippet with new lines and no marker above, and the original has {gone} "
                 "lines of code above its place: are they replaced (the file starts there) or kept?",
-                tuple(Placed(b, end, lines) for b in sorted(set(starts))),
+                tuple(Placed(b, end, lines) for b in sorted(set(tops))),
             )
     # An open start (end) at a line of the original with a few lines of code past it: the file may
     # start (end) there, unless deleting them would break something (a Go package clause, a class's

@@ -22,6 +22,7 @@ candidates; decision.py decides).
 from __future__ import annotations
 
 import difflib
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from applyedit import interrupt, invariants
@@ -161,34 +162,47 @@ def _same_file(a: str, b: str) -> bool:
 
 
 def differ(original: str, texts: list[str]) -> tuple[Place, ...]:
-    """Where files that each edit `original` differ: per stretch of the original that not every file keeps
-    alike, each file's first line there (up to 5 stretches)."""
+    """Where files that each edit `original` differ: per stretch of the original that not every file gives
+    the same lines for, each file's first line there that is not every file's (up to 5 stretches;
+    "(nothing)" where a file puts no line, blank lines aside)."""
     ol = lines_of(original)
+    opcodes = [difflib.SequenceMatcher(None, ol, lines_of(t), autojunk=False).get_opcodes() for t in texts]
     spans: list[tuple[int, int]] = []
-    per_text: list[dict[int, tuple[int, int, tuple[str, ...]]]] = []
-    for text in texts:
-        nl = lines_of(text)
-        hunks = {}
-        for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, ol, nl, autojunk=False).get_opcodes():
-            if tag != "equal":
-                hunks[i1] = (i1, i2, tuple(nl[j1:j2]))
-        per_text.append(hunks)
-    starts = sorted({(h[0], h[1], h[2]) for hunks in per_text for h in hunks.values()})
-    common = {h for h in starts if all(h[0] in hunks and hunks[h[0]] == h for hunks in per_text)}
-    for a, b, _ in (h for h in starts if h not in common):
+    hunks = sorted({(i1, i2) for ops in opcodes for tag, i1, i2, _, _ in ops if tag != "equal"})
+    for a, b in hunks:
         if spans and a <= spans[-1][1]:
             spans[-1] = (spans[-1][0], max(spans[-1][1], b))
         else:
             spans.append((a, b))
     out = []
-    for a, b in spans[:5]:
-        firsts = []
-        for hunks in per_text:
-            inside = [h for s, h in sorted(hunks.items()) if a <= s <= b]
-            line = next((x for h in inside for x in h[2] if any(ch.isalnum() for ch in x)), None)
-            if line is None and inside and not any(x.strip() for h in inside for x in h[2]):
-                line = "(deleted)"  # this reading puts nothing there
-            kept = next((x for x in ol[a : max(b, a + 1)] if any(ch.isalnum() for ch in x)), "")
-            firsts.append((line if line is not None else kept).strip())
-        out.append(Place(a, b, tuple(firsts)))
+    for a, b in spans:
+        regions = [_region(lines_of(t), ops, a, b) for t, ops in zip(texts, opcodes, strict=True)]
+        if all(r == regions[0] for r in regions):
+            continue  # every file gives these lines here
+        same = 0
+        while all(len(r) > same for r in regions) and all(r[same] == regions[0][same] for r in regions):
+            same += 1
+        firsts = tuple(next((x.strip() for x in r[same:] if x.strip()), "(nothing)") for r in regions)
+        out.append(Place(a, b, firsts))
+        if len(out) == 5:
+            break
     return tuple(out)
+
+
+def _region(nl: list[str], ops: Sequence[tuple[str, int, int, int, int]], a: int, b: int) -> list[str]:
+    """The lines a file gives for the original's [a, b) (its line diff against the original: `ops`)."""
+
+    def start(i: int) -> int:  # the first operation at original line i
+        for tag, i1, i2, j1, _ in ops:
+            if i1 <= i < i2 or i1 == i2 == i:
+                return j1 + (i - i1) if tag == "equal" else j1
+        return len(nl)
+
+    def end(i: int) -> int:  # the last operation reaching original line i
+        found = len(nl) if not ops else 0
+        for tag, i1, i2, j1, j2 in ops:
+            if i1 < i <= i2 or i1 == i2 == i:
+                found = j1 + (i - i1) if tag == "equal" else j2
+        return found
+
+    return nl[start(a) : end(b) if b > a else max(start(a), end(b))]
