@@ -20,7 +20,7 @@ import dataclasses
 import logging
 import textwrap
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
@@ -282,6 +282,17 @@ def refusal(message: str, merged: merge.MergeResult | None) -> AmbiguousEditErro
     return error
 
 
+def fenced(encode: Callable[[str], list[int]], texts: Sequence[str], fence: str) -> tuple[list[list[int]], list[int]]:
+    """Each text with the closing fence after it, tokenized, and how many of those tokens are the text's
+    (the tokens it shares with the text alone): the tie-break scores a deletion at the file's end too."""
+    ids = [encode(t + fence) for t in texts]
+    alone = [encode(t) for t in texts]
+    return ids, [
+        next((i for i, (a, b) in enumerate(zip(x, y, strict=False)) if a != b), min(len(x), len(y)))
+        for x, y in zip(ids, alone, strict=True)
+    ]
+
+
 def choose_reading(job: Job, merged: merge.MergeResult) -> tuple[merge.MergeResult, str]:
     """The model's choice between the readings two readers gave (`merged.readings`, each meeting every
     invariant): the one whose log-likelihood after the prompt beats the other's by `tiebreak.MARGIN` nats
@@ -289,7 +300,8 @@ def choose_reading(job: Job, merged: merge.MergeResult) -> tuple[merge.MergeResu
     else `merged` with its reason saying how close they were. Runs only where `tiebreak.MARGIN` is set."""
     readings, margin = merged.readings, tiebreak.MARGIN
     assert margin is not None
-    scored = tiebreak.score(job.engine.model, job.prompt_ids, [job.engine.encode(r + job.fence) for r in readings])
+    ids, texts = fenced(job.engine.encode, readings, job.fence)
+    scored = tiebreak.score(job.engine.model, job.prompt_ids, ids, texts=texts)
     best = tiebreak.pick(scored, margin, greedy=True)
     ranked = sorted(scored, key=lambda s: s.logprob, reverse=True)
     gap = ranked[0].logprob - ranked[1].logprob

@@ -41,12 +41,14 @@ class Scored:
     start: int  # where the scored span starts in the candidate (its shared prefix with the others)
     accepted: int = 0  # how many of the scored tokens, from the first, are the model's own greedy choices
     span: int = 0  # how many of the scored tokens are the divergent span (the rest: the window after it)
+    required: int = 0  # how many of the scored tokens, from the first, greedy decoding must write (`greedy`)
 
     @property
     def greedy(self) -> bool:
         """Whether plain greedy decoding writes this reading where the readings differ: its divergent span
-        and the token after it (where a deletion shows)."""
-        return self.accepted >= min(self.tokens, self.span + 1)
+        and the window after it (a deletion shows only there: its span may hold no token), up to the end
+        of its text (`score`'s `texts`: what follows, a closing fence, is scored but not required)."""
+        return self.accepted >= self.required
 
 
 def _common_suffix(seqs: Sequence[Sequence[int]], limit: int) -> int:
@@ -57,10 +59,16 @@ def _common_suffix(seqs: Sequence[Sequence[int]], limit: int) -> int:
 
 
 def score(
-    model: TargetModel, context: Sequence[int], candidates: Sequence[Sequence[int]], window: int = WINDOW
+    model: TargetModel,
+    context: Sequence[int],
+    candidates: Sequence[Sequence[int]],
+    window: int = WINDOW,
+    texts: Sequence[int] | None = None,
 ) -> list[Scored]:
     """Each candidate's log-likelihood after `context`, over the tokens from the candidates' shared
-    prefix to `window` tokens past the start of their shared suffix (clipped to the candidate)."""
+    prefix to `window` tokens past the start of their shared suffix (clipped to the candidate), and how
+    far greedy decoding writes it; `texts`: per candidate, how many of its tokens are its text (the rest,
+    a closing fence, is scored but greedy decoding need not write it: its tokenization may differ)."""
     if len(candidates) < 2 or not context:
         raise ValueError("score needs a context and at least two candidates")
     shared = min(len(c) for c in candidates)
@@ -85,7 +93,8 @@ def score(
         accepted = next((i for i, t in enumerate(span) if best[i] != t), len(span))
         divergent = max(0, len(cand) - suffix - shared)
         total = sum(float(logprobs[i, t]) for i, t in enumerate(span))
-        found.append(Scored(n, total, len(span), shared, accepted, divergent))
+        required = len(span) if texts is None else max(0, min(len(span), texts[n] - shared))
+        found.append(Scored(n, total, len(span), shared, accepted, divergent, required))
         model.crop_to(base)
     return found
 

@@ -64,7 +64,7 @@ def picks(rows: list[dict], margin: float, greedy: bool = False) -> tuple[int, i
     for row in rows:
         ranked = sorted(range(len(row["logprob"])), key=lambda i: row["logprob"][i], reverse=True)
         top = ranked[0]
-        if greedy and not row["greedy"][top]:
+        if greedy and row["accepted"][top] < row.get("required", row["tokens"])[top]:
             abstained += 1
         elif row["logprob"][top] - row["logprob"][ranked[1]] < margin:
             abstained += 1
@@ -122,7 +122,8 @@ def main(argv: list[str] | None = None) -> int:
             job = api.prepare(file, snippet, engine)
         t0 = time.perf_counter()
         # each file as the model would end it (its closing fence): a deletion at the end is scored too
-        got = score(engine.model, job.prompt_ids, [engine.encode(r + job.fence) for r in readings])
+        ids, texts = api.fenced(engine.encode, readings, job.fence)
+        got = score(engine.model, job.prompt_ids, ids, texts=texts)
         truth = next((i for i, r in enumerate(readings) if _same_file(r, after)), None)
         row = {
             "name": name,
@@ -132,7 +133,7 @@ def main(argv: list[str] | None = None) -> int:
             "logprob": [round(s.logprob, 3) for s in got],
             "tokens": [s.tokens for s in got],
             "accepted": [s.accepted for s in got],
-            "greedy": [s.greedy for s in got],
+            "required": [s.required for s in got],
             "truth": truth,
             "ambiguous": result.ambiguous,
         }
