@@ -64,7 +64,15 @@ def answer_by_merge(
     except ApplyEditError:
         return None
     src = got.src
-    summary = merge_summary(time.perf_counter() - t0)
+    taken = any("as --reading asked" in n for n in (merged.notes if merged else ()))
+    how = (
+        "chosen by the model's tie-break, every invariant holds"
+        if chosen
+        else "the reading --reading took, every invariant holds"
+        if taken
+        else "certain: one reading, every invariant holds"
+    )
+    summary = merge_summary(time.perf_counter() - t0, how)
     found = find_regions(src.text, body, src.language, src.path)
     per_region, end, totals = attribute(found, [], [], 0)
     regions = report.report_data(found, per_region, end, totals, summary, merge_profile(summary.decode_s))

@@ -197,10 +197,8 @@ def brief_lines(data: Mapping[str, Any], summary: Summary, text: str | None = No
     lines = text.split("\n") if text is not None else []
     s = summary
     if s.stop_reason == "merge":  # outcome.answer_by_merge: the merge answered, no decode ran
-        head = (
-            f"applyedit: answered by the snippet's merge in {s.wall_s:.2f} s "
-            "(confirmed: one reading, every invariant holds); no model ran"
-        )
+        model = "the model scored the readings" if "model" in s.backend_reason else "no model ran"
+        head = f"applyedit: answered by the snippet's merge in {s.wall_s:.2f} s ({s.backend_reason}); {model}"
         return [head, *_region_lines(data, lines, "from the merge")]
     head = (
         f"applyedit: {s.tokens} tokens, {s.wall_s:.1f} s (prompt {s.prefill_s:.1f} s), "

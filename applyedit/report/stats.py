@@ -216,9 +216,10 @@ def summarise(
     )
 
 
-def merge_summary(wall_s: float) -> Summary:
-    """The summary of a run the snippet's merge answered (outcome.answer_by_merge): no model and no
-    decode ran, so every count is 0; `wall_s` is the merge's own time and `stop_reason` is "merge"."""
+def merge_summary(wall_s: float, how: str = "certain: one reading, every invariant holds") -> Summary:
+    """The summary of a run a reading of the snippet answered (outcome.answer_by_merge): no decode ran, so
+    every count is 0; `wall_s` is the reading's own time, `stop_reason` is "merge" and `backend_reason`
+    says how the reading was decided (`how`: certain, taken by --reading, or chosen by the model)."""
     return Summary(
         model="",
         device="",
@@ -234,7 +235,7 @@ def merge_summary(wall_s: float) -> Summary:
         first_token_s=0.0,
         stop_reason="merge",
         backend="none",
-        backend_reason="the merge answered",
+        backend_reason=how,
     )
 
 
