@@ -147,3 +147,17 @@ def test_without_a_margin_the_model_is_not_asked(tokenizer, tmp_path) -> None:  
     with pytest.raises(AmbiguousEditError, match="two readings of the snippet give two files"):
         api.apply(path, case.snippet, engine=engine)
     assert engine.model.num_forwards == 0
+
+
+def test_fenced_counts_the_tokens_of_each_text(tokenizer) -> None:  # noqa: ANN001
+    """Each reading tokenized with the closing fence after it, and how many of its tokens are its text's
+    (the fence may merge with the text's last newline: those tokens are the fence's)."""
+    from applyedit.api import fenced
+
+    _, tok = tokenizer
+    texts = ["x = 1\n", "x = 1\ny = 2\n", ""]
+    ids, counts = fenced(lambda t: tok.encode(t, add_special_tokens=False), texts, "```")
+    for text, got, n in zip(texts, ids, counts, strict=True):
+        alone = tok.encode(text, add_special_tokens=False)
+        assert got == tok.encode(text + "```", add_special_tokens=False)
+        assert got[:n] == alone[:n] and n <= len(alone) and n < len(got)
