@@ -161,3 +161,20 @@ def test_fenced_counts_the_tokens_of_each_text(tokenizer) -> None:  # noqa: ANN0
         alone = tok.encode(text, add_special_tokens=False)
         assert got == tok.encode(text + "```", add_special_tokens=False)
         assert got[:n] == alone[:n] and n <= len(alone) and n < len(got)
+
+
+def test_a_span_longer_than_a_block_is_scored_in_blocks() -> None:
+    """A divergent span longer than tiebreak.BLOCK goes in blocks (a backend's batch is bounded) and
+    scores as one plain forward pass does."""
+    seed = 1
+    g = torch.Generator().manual_seed(11)
+    shared = torch.randint(2, VOCAB, (10,), generator=g).tolist()
+    long = torch.randint(2, VOCAB, (tiebreak.BLOCK + 40,), generator=g).tolist()
+    cands = [shared + long, shared + long[:3]]
+    context = prompt_for(seed)
+    model = Counting(model=tiny_model(seed), eos_ids=frozenset())
+    model.fed = []
+    got = score(model, context, cands, window=4)
+    assert max(model.fed[2:]) <= tiebreak.BLOCK
+    for s, cand in zip(got, cands, strict=True):
+        assert s.logprob == pytest.approx(_reference(seed, context, cand, s.start, s.tokens), abs=1e-2)

@@ -87,8 +87,16 @@ def score(
     for n, cand in enumerate(candidates):
         end = min(len(cand), len(cand) - suffix + window)
         span = list(cand[shared:end])
-        logits = model.forward([prefix[-1], *span], len(span) + 1)[: len(span)]
-        logprobs = logits.float().log_softmax(dim=-1)
+        fed = [prefix[-1], *span]
+        # in blocks (a backend's batch holds BLOCK * 2 tokens): each block's logits score the next tokens
+        blocks = [model.forward(fed[at : at + BLOCK], len(fed[at : at + BLOCK])) for at in range(0, len(fed), BLOCK)]
+        if len(blocks) > 1:
+            import torch  # the backends' logits are torch tensors
+
+            logits = torch.cat(blocks, dim=0)
+        else:
+            logits = blocks[0]
+        logprobs = logits[: len(span)].float().log_softmax(dim=-1)
         best = logprobs.argmax(dim=-1).tolist()
         accepted = next((i for i, t in enumerate(span) if best[i] != t), len(span))
         divergent = max(0, len(cand) - suffix - shared)
