@@ -27,7 +27,7 @@ from typing import Any, cast
 
 from applyedit import decision, interrupt, invariants, markers, merge, prompts, textio
 from applyedit.diff import diff_path
-from applyedit.errors import AmbiguousEditError, InputError, PromptTooLongError
+from applyedit.errors import AmbiguousEditError, InputError, ModelError, PromptTooLongError
 from applyedit.merge import confirm, reindent
 from applyedit.models import modelstore
 from applyedit.models.backend import chat_ids
@@ -236,8 +236,12 @@ def _apply(
     course = decision.decide(merged, opts, got.fragment, tiebreak.MARGIN is not None)
     chosen = ""
     if isinstance(course, decision.Choose):  # the model scores the readings, then the course is decided again
-        job = prepare(file, edit, opened, max_new_tokens=opts.max_new_tokens, inputs=got)
-        merged, chosen = choose_reading(job, course.result)
+        try:
+            job = prepare(file, edit, opened, max_new_tokens=opts.max_new_tokens, inputs=got)
+            merged, chosen = choose_reading(job, course.result)
+        except (ModelError, PromptTooLongError) as e:  # no model to ask: the readings stay a question
+            why = f"{course.result.reason}; the model's tie-break could not run ({e})"
+            merged = dataclasses.replace(course.result, reason=why)
         course = decision.decide(merged, opts, got.fragment)
     if isinstance(course, decision.Merge):
         if (merge_only := answer_by_merge(got, course.result, opts, encoding, chosen=chosen)) is not None:

@@ -167,7 +167,7 @@ def test_the_snippet_reproducers_answer_exactly_without_the_model(
     engine = model(before + "```\n")  # a model that changes nothing: it must not be asked
     r = run("t.py", "--edit", "e.txt", "--in-place")
     assert r.code == 0 and target.read_text() == after, r.err
-    assert engine._model.num_forwards == 0 and "confirmed" in r.err
+    assert engine._model.num_forwards == 0 and "certain" in r.err
 
 
 def test_the_rename_reproducer_answers_with_the_renamed_file(

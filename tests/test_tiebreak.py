@@ -133,13 +133,13 @@ def test_the_model_chooses_between_two_valid_readings(tokenizer, tmp_path, monke
     assert path.read_text(encoding="utf-8") == case.before
 
 
-def test_without_a_margin_the_model_is_not_asked(tokenizer, tmp_path) -> None:  # noqa: ANN001
+def test_without_a_margin_the_model_is_not_asked(tokenizer, tmp_path, monkeypatch) -> None:  # noqa: ANN001
     from fakes import scripted_engine
 
     from applyedit import api
     from applyedit.errors import AmbiguousEditError
 
-    assert tiebreak.MARGIN is None
+    monkeypatch.setattr(tiebreak, "MARGIN", None)
     case = _disagreeing_case()
     path = tmp_path / "parseHeaders.js"
     path.write_text(case.before, encoding="utf-8")
@@ -178,3 +178,21 @@ def test_a_span_longer_than_a_block_is_scored_in_blocks() -> None:
     assert max(model.fed[2:]) <= tiebreak.BLOCK
     for s, cand in zip(got, cands, strict=True):
         assert s.logprob == pytest.approx(_reference(seed, context, cand, s.start, s.tokens), abs=1e-2)
+
+
+def test_twins_are_never_the_models_to_choose(tokenizer, tmp_path) -> None:  # noqa: ANN001
+    """One edit at two places that read the same (two identical functions): nothing in the file tells
+    them apart, so the model is not asked, whatever the margin; the refusal names both places."""
+    from fakes import scripted_engine
+
+    from applyedit import api
+    from applyedit.errors import AmbiguousEditError
+
+    assert tiebreak.MARGIN is not None
+    path = tmp_path / "twice.py"
+    twice = "def f():\n    return 1\n\n\ndef f():\n    return 1\n"
+    path.write_text(twice)
+    engine = scripted_engine(tokenizer, twice.replace("return 1", "return 2", 1) + "```\n", 40.0)
+    with pytest.raises(AmbiguousEditError, match="could stand at original lines 1 and 5"):
+        api.apply(path, "# ... existing code ...\ndef f():\n    return 2\n# ... existing code ...\n", engine=engine)
+    assert engine.model.num_forwards == 0 and path.read_text() == twice

@@ -66,6 +66,7 @@ class MergeResult:
     # files, the merge's first; the model may choose between them (api.py, spec/tiebreak.py)
     readings: tuple[str, ...] = ()
     places: tuple = ()  # where the readings differ (merge/readings.py's `Place`s), when it is ambiguous
+    twins: bool = False  # two readings that make one edit at two places reading the same: no model may choose
 
 
 IMPLIED_SHARE = 0.5  # a marker-less edit longer than this share of the file may be the whole new file

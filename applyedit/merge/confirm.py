@@ -50,10 +50,12 @@ def confirmed(
         shown = valid[: readings.MOST]
         why = weighed.why if weighed.inherent else "two readings of the snippet give two files"
         unsure = _unsure(result, f"{why}{_where(original, shown)}", ambiguous=weighed.inherent)
+        places = readings.differ(original, [c.text for c in shown])
         return dataclasses.replace(
             unsure,
             readings=tuple(c.text for c in shown) if with_readings else (),
-            places=readings.differ(original, [c.text for c in shown]),
+            places=places,
+            twins=readings.twins(original, places),
         )
     if valid and not result.ok:  # the context reading's only valid reading; the merge read none
         return _unsure(result, weighed.why if weighed.inherent else result.reason, ambiguous=weighed.inherent)

@@ -29,7 +29,7 @@ from applyedit import interrupt, invariants
 from applyedit.merge import contextread
 from applyedit.textio import lines_of
 
-__all__ = ["DAMAGE", "MARGIN", "Candidate", "Place", "Weighed", "cost", "weigh"]
+__all__ = ["DAMAGE", "MARGIN", "Candidate", "Place", "Weighed", "cost", "twins", "weigh"]
 
 MARGIN = 6.0  # readings this much costlier than the cheapest are still candidates (docs/eval/reader.md)
 DAMAGE = 4.0  # the cost of one thing a reading breaks
@@ -206,3 +206,19 @@ def _region(nl: list[str], ops: Sequence[tuple[str, int, int, int, int]], a: int
         return found
 
     return nl[start(a) : end(b) if b > a else max(start(a), end(b))]
+
+
+TWIN_LINES = 3  # lines around two places compared to call them twins
+
+
+def twins(original: str, places: Sequence[Place]) -> bool:
+    """Whether two readings are one edit made at two places that read the same in the original (the same
+    lines there and `TWIN_LINES` around): nothing in the file tells them apart, so no model should choose."""
+    if len(places) != 2 or places[0].firsts != tuple(reversed(places[1].firsts)):
+        return False
+    keys = [invariants.key(x) for x in lines_of(original)]
+    (a, b), (c, d) = (places[0].start, places[0].end), (places[1].start, places[1].end)
+    if b - a != d - c:
+        return False
+    k = min(TWIN_LINES, a, c, len(keys) - b, len(keys) - d)
+    return keys[a - k : b + k] == keys[c - k : d + k]

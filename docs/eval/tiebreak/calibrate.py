@@ -64,7 +64,7 @@ def picks(rows: list[dict], margin: float, greedy: bool = False) -> tuple[int, i
     for row in rows:
         ranked = sorted(range(len(row["logprob"])), key=lambda i: row["logprob"][i], reverse=True)
         top = ranked[0]
-        if greedy and row["accepted"][top] < row.get("required", row["tokens"])[top]:
+        if greedy and (row.get("twins") or row["accepted"][top] < row.get("required", row["tokens"])[top]):
             abstained += 1
         elif row["logprob"][top] - row["logprob"][ranked[1]] < margin:
             abstained += 1
@@ -136,6 +136,7 @@ def main(argv: list[str] | None = None) -> int:
             "required": [s.required for s in got],
             "truth": truth,
             "ambiguous": result.ambiguous,
+            "twins": result.twins,
         }
         with args.out.open("a") as f:
             f.write(json.dumps(row) + "\n")
