@@ -392,6 +392,25 @@ def test_checks_and_refusals_keep_the_cli_exit_codes(live: Live) -> None:
     still_serving(live)
 
 
+def test_a_refused_snippet_lists_its_readings_and_a_request_takes_one(live: Live) -> None:
+    """Twins (one edit at two places that read the same): refused with the readings and their places in
+    the error body, as data; a request's `reading` takes one, with no model."""
+    twice = "def f():\n    return 1\n\n\ndef f():\n    return 1\n"
+    body = {
+        "path": "t.py",
+        "content": twice,
+        "edit": "# ... existing code ...\ndef f():\n    return 2\n# ... existing code ...\n",
+    }
+    r = post_apply(live.url, body)
+    assert "could stand at original lines 1 and 5" in error_of(r, 400, 1)
+    error = r.json()["error"]
+    assert error["readings"] == 2 and [p["line"] for p in error["places"]] == [2, 6]
+    taken = post_apply(live.url, {**body, "options": {"reading": 2}})
+    assert taken.status_code == 200, taken.text
+    assert taken.json()["after"] == "def f():\n    return 2\n\n\ndef f():\n    return 1\n"  # as place 2 lists it
+    still_serving(live)
+
+
 def test_token_required_when_set(tokenizer: tuple[Path, Any]) -> None:
     server = Live(oracle_engine(tokenizer), Settings(token="s3cret"))
     try:
