@@ -575,6 +575,24 @@ def _place(
             f"for {below} line{'s' if below > 1 else ''} of code: does the file end there?",
             (Placed(start, end, lines), Placed(start, orig.last_code(end), lines)),
         )
+    # New lines between a marker and the segment's context, each alike the original line beside it there
+    # (a C function's return type changed on its own line above its name): new lines added beside them,
+    # or those lines edited in place? Both are readings.
+    new_above = size - t if not h and t and seg.marker_before else 0
+    above = _alike_run(orig, keys, new_above - 1, start - 1, -1) if new_above else 0
+    if 0 < above and start - above >= lo:
+        return _Alts(
+            f"{where}: its first lines could be new, or edits of the {above} line(s) above original line {start + 1}",
+            (Placed(start, end, lines), Placed(start - above, end, lines)),
+        )
+    new_below = size - h if h and not t and seg.marker_after and end == start + h else 0
+    below = _alike_run(orig, keys, h, end, 1) if new_below else 0
+    if 0 < below:
+        below = min(below, new_below)
+        return _Alts(
+            f"{where}: its last lines could be new, or edits of the {below} line(s) below original line {end}",
+            (Placed(start, end, lines), Placed(start, end + below, lines)),
+        )
     return Placed(start, end, lines)
 
 
