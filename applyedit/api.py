@@ -234,8 +234,9 @@ def _apply(
         merged = take_reading(got, merged, opts.reading)
     # What the run does with the edit, decided in one place (decision.py).
     course = decision.decide(merged, opts, got.fragment, tiebreak.MARGIN is not None)
-    chosen = ""
+    chosen, since = "", None
     if isinstance(course, decision.Choose):  # the model scores the readings, then the course is decided again
+        since = time.perf_counter()
         try:
             job = prepare(file, edit, opened, max_new_tokens=opts.max_new_tokens, inputs=got)
             merged, chosen = choose_reading(job, course.result)
@@ -244,7 +245,7 @@ def _apply(
             merged = dataclasses.replace(course.result, reason=why)
         course = decision.decide(merged, opts, got.fragment)
     if isinstance(course, decision.Merge):
-        if (merge_only := answer_by_merge(got, course.result, opts, encoding, chosen=chosen)) is not None:
+        if (merge_only := answer_by_merge(got, course.result, opts, encoding, chosen, since)) is not None:
             return merge_only
         course = decision.unanswered(course.result, opts)
     if isinstance(course, decision.Refuse):

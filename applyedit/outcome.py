@@ -47,13 +47,19 @@ IMPLIED_NOTE = (
 
 
 def answer_by_merge(
-    got: Inputs, merged: merge.MergeResult | None, opts: RunOptions, encoding: str, chosen: str = ""
+    got: Inputs,
+    merged: merge.MergeResult | None,
+    opts: RunOptions,
+    encoding: str,
+    chosen: str = "",
+    since: float | None = None,
 ) -> ApplyResult | None:
     """The unambiguous merge of an update snippet as the whole answer, without the model: when it
     changes the file, parses wherever the original did and passes every output check. None otherwise
     (the model runs, anchored by the merge when it is unambiguous). `chosen`: the note of the model's
-    choice between two readings (api.choose_reading), when the model chose this one."""
-    t0 = time.perf_counter()
+    choice between two readings (api.choose_reading), when the model chose this one; `since`: when that
+    choice began (`time.perf_counter`), so that the summary's time counts the model's scoring."""
+    t0 = time.perf_counter() if since is None else since
     body = checks.merge_answer(got.src, merged)
     if body is None or body == got.src.text:  # a merge that changes nothing is no confident answer
         return None
