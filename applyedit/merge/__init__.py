@@ -62,8 +62,8 @@ class MergeResult:
     whole_file: bool = False  # a marker-less snippet that replaced the whole file
     ambiguous: bool = False  # not ok because two readings fit the snippet equally (merge/confirm.py): refused
     notes: tuple[str, ...] = ()  # what a confirmed reading decided where the snippet left it open (open ends)
-    # not ok because the two readers (merge/confirm.py) gave two files, each meeting every invariant: both
-    # files, the merge's first; the model may choose between them (api.py, spec/tiebreak.py)
+    # not ok with several valid readings (merge/confirm.py, merge/readings.py): up to 5 whole files, the
+    # cheapest first; `--reading N` takes one, the model's tie-break may choose (api.py, spec/tiebreak.py)
     readings: tuple[str, ...] = ()
     places: tuple = ()  # where the readings differ (merge/readings.py's `Place`s), when it is ambiguous
     twins: bool = False  # two readings that make one edit at two places reading the same: no model may choose

@@ -1,16 +1,13 @@
-"""When the merge may answer alone: `confirmed` holds the snippet's merge (merge/__init__.py) to a second,
-independently written reading (merge/contextread.py) and to the invariants (invariants.py), and returns it
-only when the snippet forces every decision.
-
-A merge that is not confirmed is returned with ok=False and the reason: by default the run is then
-refused (api.py, `--answer merge`); with `--answer auto` the model decides, unanchored, under the same
-invariants, and the merge's file still serves as a draft source (drafts are verified, so a wrong one
-costs only time). When the snippet itself fits two readings equally (two places for a segment; "does
-the file end here?"), `ambiguous` is set and the run is refused unless `--answer model`. When the two
-readers give two files that both meet every invariant, both are returned (`readings`) when asked for
-(`with_readings`: the invariants then run on both): the model may choose between them (api.py,
-spec/tiebreak.py). Also says
-which reading an open end took (`MergeResult.notes`). Pure text in, `MergeResult` out.
+"""When a snippet's reading may answer alone: `confirmed` weighs every reading (merge/readings.py: the
+context reader's enumeration, merge/contextread.py, and the merge's file, merge/__init__.py, where it
+differs; each held to the invariants and costed) and returns the cheapest as an ok result when it is
+certain: both readers give it, no other valid reading lies within `readings.MARGIN` of it, and it
+decided no open start or end after new lines. Otherwise a not-ok result says why: `ambiguous` where the
+snippet itself leaves the question open (several readings of the context reader), with the candidate
+files (`readings`, when asked for), the places where they differ (`places`) and whether they are twins;
+what the run then does is decision.py's. Also says which reading an open end took, and what a certain
+reading decided where the snippet left a question open (`MergeResult.notes`). Pure text in,
+`MergeResult` out.
 """
 
 from __future__ import annotations
@@ -49,8 +46,8 @@ def confirmed(
     if len(valid) > 1:
         shown = valid[: readings.MOST]
         why = weighed.why if weighed.inherent else "two readings of the snippet give two files"
-        unsure = _unsure(result, f"{why}{_where(original, shown)}", ambiguous=weighed.inherent)
         places = readings.differ(original, [c.text for c in shown])
+        unsure = _unsure(result, f"{why}{_where(places)}", ambiguous=weighed.inherent)
         return dataclasses.replace(
             unsure,
             readings=tuple(c.text for c in shown) if with_readings else (),
@@ -92,9 +89,8 @@ def _took(best: readings.Candidate, weighed: readings.Weighed) -> list[str]:
     ][:2]
 
 
-def _where(original: str, shown: list[readings.Candidate]) -> str:
-    """The candidate places, for the refusal's message."""
-    found = readings.differ(original, [c.text for c in shown])
+def _where(found: tuple[readings.Place, ...]) -> str:
+    """The places where the candidates differ, for the refusal's message."""
     if not found:
         return ""
     text = "; ".join(

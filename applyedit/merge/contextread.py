@@ -1,7 +1,10 @@
 """The context reading of an update snippet: a second, independently written merge that places each
-segment by its context alone, as `patch` places a hunk with no fuzz. The merge (merge/__init__.py) answers
-without the model only when this reading exists, is the only one, and gives the same file
-(merge/confirm.py).
+segment by its context alone, as `patch` places a hunk with no fuzz. Where the snippet leaves a question
+open, each option is one reading (`readings`: every combination, each a whole file; merge/readings.py
+weighs them and merge/confirm.py decides); where a segment has no place, there is no reading. Below,
+"no reading" after a question that names its options (two places, "does the file end there?", deletion
+or nothing, replaced or added) means each option is one reading, the choice left open; elsewhere it
+means the snippet has none.
 
 A segment (the snippet lines between two lazy markers) has a head, its longest leading run of lines
 that stands as a block in the original, and a tail, its longest trailing such run. The segment stands
@@ -25,7 +28,8 @@ the original lines between them are replaced by the segment's lines between them
   they would replace: no reading), unless they show a telling line of the original's there;
 - a segment with neither head nor tail: no reading where the original has code (new code at the
   file's end, or an edit somewhere? On real commits such snippets were never the file's end);
-- two places for a segment: no reading. Also when a second place fits as well (`_contender`): its
+- two places for a segment: no reading (each place one, up to 5). Also when a second place fits
+  as well (`_contender`): its
   head and tail tell as much, or it inserts where the best one deletes, it deletes at most a few more
   lines (any number, when the lines at its edges are edits of the original's there: a rewrite) and
   breaks no more (syntax, definitions, file heads; with the language given); and, where the snippet

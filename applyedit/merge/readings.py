@@ -71,10 +71,6 @@ class Weighed:
     why: str = ""
     inherent: bool = False
 
-    def places(self, original: str) -> tuple[Place, ...]:
-        """The original's stretches where the candidates differ (`Place`)."""
-        return differ(original, [c.text for c in self.candidates])
-
 
 def _alike(a: str, b: str) -> bool:
     return difflib.SequenceMatcher(None, a, b, autojunk=False).ratio() >= ALIKE
