@@ -68,7 +68,7 @@ from applyedit.invariants import (
     segments,
 )
 
-__all__ = ["NoReading", "Placed", "Reading", "read", "readings"]
+__all__ = ["NoReading", "Placed", "Reading", "read", "readings", "telling"]
 
 
 @dataclass(frozen=True)
@@ -117,7 +117,7 @@ _PLACES = 5  # places of one segment offered as readings at most (the best and t
 _PLAIN = frozenset("else try finally except pass return break continue end fi done do".split())
 
 
-def _telling(key: str) -> bool:
+def telling(key: str) -> bool:
     """A line that says something: a word that is not a bare keyword (`}`, `else:`, `*/` do not)."""
     words = re.sub(r"\W+", " ", key).split()
     return bool(words) and " ".join(words) not in _PLAIN
@@ -290,11 +290,11 @@ def _attached(
     they are fewer than the lines they would replace, or those are not right above the rest."""
     lines = seg.lines
     n = next((i for i, x in enumerate(lines) if markers.attached(x) is None), len(lines))
-    if not seg.marker_before or not n or n == len(lines) or not _telling(key(lines[n])):
+    if not seg.marker_before or not n or n == len(lines) or not telling(key(lines[n])):
         return None
     if any(depth(x) - depth(lines[n]) not in (0, 1) for x in lines[:n]):
         return None
-    prose = {key(x) for x in lines[:n] if markers.attached(x) == "comment" and _telling(key(x))}
+    prose = {key(x) for x in lines[:n] if markers.attached(x) == "comment" and telling(key(x))}
     if prose & set(orig.keys[lo:]):
         return None  # a comment that the original has is context (decorators repeat: they need not be)
     rest = Segment(lines[n:], seg.marker_depth, seg.marker_after)
@@ -322,9 +322,9 @@ def _attached(
     ):
         return None  # they open with the lines right above the rest (a `*/`): context, then new lines
     shown = set(orig.keys[start : got.start])
-    if any(_telling(key(x)) and key(x) in shown for x in lines[:n]):
+    if any(telling(key(x)) and key(x) in shown for x in lines[:n]):
         return None  # they show a line of that run
-    if not any(_telling(key(x)) and key(x) not in shown for x in lines[:n]):
+    if not any(telling(key(x)) and key(x) not in shown for x in lines[:n]):
         return None  # nothing new that tells something: `*/` closing the doc above is context
     kinds = {markers.attached(x) for x in lines[:n]}
     replaced = got.start
@@ -407,7 +407,7 @@ def _with_shortest(
         if found and n >= found[-1][0]:
             break
         run = keys[:n] if head else keys[size - n :]
-        if run[-1 if head else 0] and any(_telling(k) for k in run):
+        if run[-1 if head else 0] and any(telling(k) for k in run):
             places = orig.blocks(run, lo)
             if places:
                 found.append((n, places if head else [p + n for p in places]))
@@ -528,11 +528,11 @@ def _place(
                 f"{least[5]} (at line {least[1] + 1})",
                 (Placed(start, end, lines), Placed(least[1], least[2], kept_text)),
             )
-    telling = [i for i, k in enumerate(keys) if _telling(k)]
+    says = [i for i, k in enumerate(keys) if telling(k)]
     # An open end after new lines (the last line that says something is no context): the file ends
     # there, its last lines replaced, when that replaces no more code than the segment brings there;
     # else "replaced or kept?" is a guess. Likewise an open start before new lines.
-    if open_end and telling and h <= telling[-1] < size - t:
+    if open_end and says and h <= says[-1] < size - t:
         gone = sum(1 for x in orig.lines[start + h :] if x.strip())
         if orig.has_code(end, m) or gone > sum(1 for x in seg.lines[h:] if x.strip()):
             ends = (
@@ -545,7 +545,7 @@ def _place(
                 f"{gone} lines of code: are they replaced (the file ends there) or kept?",
                 tuple(Placed(start, e, lines) for e in sorted(set(ends))),
             )
-    if open_top and telling and h <= telling[0] < size - t:
+    if open_top and says and h <= says[0] < size - t:
         gone = sum(1 for x in orig.lines[: end - t] if x.strip())
         if orig.has_code(0, start) or gone > sum(1 for x in seg.lines[: size - t] if x.strip()):
             tops = (
@@ -567,13 +567,13 @@ def _place(
     def question(lo: int, hi: int) -> bool:  # deleting past the open end breaks no more than keeping
         return orig.damage(lo, hi, lines, seg.lines) <= orig.damage(start, end, lines, seg.lines)
 
-    if open_top and h and 0 < above <= _FEW_PAST and _telling(keys[0]) and question(orig.first_code(start), end):
+    if open_top and h and 0 < above <= _FEW_PAST and telling(keys[0]) and question(orig.first_code(start), end):
         return _Alts(
             f"{where} starts the snippet with a line of the original and no marker above, and the original has "
             f"{above} line{'s' if above > 1 else ''} of code above it: does the file start there?",
             (Placed(start, end, lines), Placed(orig.first_code(start), end, lines)),
         )
-    if open_end and t and 0 < below <= _FEW_PAST and _telling(keys[-1]) and question(start, orig.last_code(end)):
+    if open_end and t and 0 < below <= _FEW_PAST and telling(keys[-1]) and question(start, orig.last_code(end)):
         return _Alts(
             f"{where} ends the snippet with a line of the original and no marker below, and the original goes on "
             f"for {below} line{'s' if below > 1 else ''} of code: does the file end there?",
@@ -590,14 +590,43 @@ def _place(
             (Placed(start, end, lines), Placed(start - above, end, lines)),
         )
     new_below = size - h if h and not t and seg.marker_after and end == start + h else 0
-    below = _alike_run(orig, keys, h, end, 1) if new_below else 0
-    if 0 < below:
-        below = min(below, new_below)
+    below = min(_alike_run(orig, keys, h, end, 1), new_below) if new_below else 0
+    through = _through(orig, keys, h, end) if new_below else None
+    ends = sorted({end, *([end + below] if below else []), *([through] if through else [])})
+    if len(ends) > 1:
         return _Alts(
-            f"{where}: its last lines could be new, or edits of the {below} line(s) below original line {end}",
-            (Placed(start, end, lines), Placed(start, end + below, lines)),
+            f"{where}: its last lines could be new, or edits of the line(s) below original line {end}",
+            tuple(Placed(start, e, lines) for e in ends),
         )
     return Placed(start, end, lines)
+
+
+def _through(orig: _Original, keys: list[str], h: int, end: int) -> int | None:
+    """Where a segment with a head and no tail, its head ending at original line `end`, rewrites the block
+    its head opens through: its lines after the head matched in order against the block's lines below
+    `end`, past the last matched line that says something and the alike lines after it (the segment's
+    own context inside the block, kept in place, and the lines it edits after it), or through the block's
+    body when the segment's last line is an edit of the body's last; None where no such line matches."""
+    bound = _block_end(orig, end - 1)
+    if bound is None:
+        return None
+    stretch = orig.keys[end:bound]
+    rest = keys[h:]
+    sm = difflib.SequenceMatcher(None, rest, stretch, autojunk=False)
+    last = None
+    for i, j, n in sm.get_matching_blocks():
+        for k in range(n):
+            if telling(rest[i + k]):
+                last = (i + k, j + k)
+    if last is None:
+        return None
+    i, j = last
+    level = depth(orig.lines[end - 1])
+    body = [x for x in range(end + j + 1, bound) if orig.lines[x].strip() and depth(orig.lines[x]) > level]
+    said = [x for x in range(i + 1, len(rest)) if rest[x]]
+    if body and said and _alike_run(orig, keys, h + said[-1], body[-1], 1):
+        return body[-1] + 1  # its last line an edit of the body's last: it rewrites the body through there
+    return min(end + j + 1 + min(_alike_run(orig, keys, h + i + 1, end + j + 1, 1), len(rest) - i - 1), bound)
 
 
 _Candidate = tuple[tuple[int, int, int], int, int, int, int, int]  # score, start, end, head, tail, gone
@@ -623,8 +652,8 @@ def _candidates(
         """The head's and tail's lines that say something (`}` and `else:` do not), two at most on each
         side: a snippet shows two lines of context; a longer run is new code that repeats old code
         (a function copied, then changed) as often as it is context."""
-        return min(_SAID, sum(1 for k in keys[:h] if _telling(k))) + min(
-            _SAID, sum(1 for k in keys[size - t :] if _telling(k))
+        return min(_SAID, sum(1 for k in keys[:h] if telling(k))) + min(
+            _SAID, sum(1 for k in keys[size - t :] if telling(k))
         )
 
     def gone(a: int, b: int, h: int = 0, t: int = 0) -> int:
@@ -713,7 +742,7 @@ def _alike_anywhere(orig: _Original, keys: list[str], lo: int) -> tuple[int, int
     """A line of the segment that says something and is alike (or equal to) a line of the original
     from `lo` on: (segment index, original index)."""
     for i, k in enumerate(keys):
-        if not _telling(k):
+        if not telling(k):
             continue
         for j in range(lo, len(orig.keys)):
             o = orig.keys[j]
@@ -780,8 +809,8 @@ def _edited_edge(orig: _Original, keys: list[str], c: _Candidate) -> bool:
 
 def _sides(keys: list[str], h: int, t: int) -> tuple[int, int]:
     """Telling lines of context in a reading's head and tail, two at most each."""
-    return min(_SAID, sum(1 for k in keys[:h] if _telling(k))), min(
-        _SAID, sum(1 for k in keys[len(keys) - t :] if _telling(k))
+    return min(_SAID, sum(1 for k in keys[:h] if telling(k))), min(
+        _SAID, sum(1 for k in keys[len(keys) - t :] if telling(k))
     )
 
 

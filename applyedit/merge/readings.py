@@ -22,6 +22,7 @@ candidates; decision.py decides).
 from __future__ import annotations
 
 import difflib
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -33,6 +34,7 @@ __all__ = ["DAMAGE", "MARGIN", "Candidate", "Place", "Weighed", "cost", "twins",
 
 MARGIN = 6.0  # readings this much costlier than the cheapest are still candidates (docs/eval/reader.md)
 DAMAGE = 4.0  # the cost of one thing a reading breaks
+REPEAT = 2.0  # the cost of one line of the snippet's context read as new code (`repeated`)
 ALIKE = 0.6  # a replaced line this alike (difflib ratio) the original's is an edit of it
 MOST = 5  # candidates handed on at most (the model's tie-break scores 2 to 5)
 
@@ -89,10 +91,26 @@ def changed_lines(original: str, text: str) -> float:
     return total
 
 
+def repeated(original: str, text: str, snippet: str) -> int:
+    """The snippet's lines of context a reading takes for new code: lines that say something, standing once
+    in the original and in the snippet, that the reading has twice or more (the snippet's copy inserted,
+    the original's kept). Lines the original repeats (boilerplate a new block copies) do not count."""
+    telling = contextread.telling
+    have = Counter(k for k in (invariants.key(x) for x in lines_of(original)) if telling(k))
+    shown = {invariants.key(x) for x in lines_of(snippet)}
+    now = Counter(k for k in (invariants.key(x) for x in lines_of(text)) if have[k] == 1 and k in shown)
+    return sum(n - 1 for n in now.values())
+
+
 def cost(original: str, text: str, snippet: str, language: str | None) -> float:
-    """A reading's cost (the module's docstring): lines changed, plus DAMAGE per thing broken."""
+    """A reading's cost (the module's docstring): lines changed, plus DAMAGE per thing broken, plus REPEAT
+    per line of the snippet's context read as new code."""
     orig = contextread._Original(lines_of(original), language)
-    return changed_lines(original, text) + DAMAGE * orig.damage_of(text, tuple(lines_of(snippet)))
+    return (
+        changed_lines(original, text)
+        + DAMAGE * orig.damage_of(text, tuple(lines_of(snippet)))
+        + REPEAT * repeated(original, text, snippet)
+    )
 
 
 def weigh(original: str, snippet: str, language: str, path: str | None = None, merged: str | None = None) -> Weighed:
