@@ -91,15 +91,27 @@ def test_pick_needs_the_margin() -> None:
         score(Counting(model=tiny_model(0), eos_ids=frozenset()), [1, 2], [[3]])
 
 
+def test_greedy_pick_needs_a_token_of_its_own() -> None:
+    """Under the greedy rule the best reading is taken only where greedy decoding writes its scored span and
+    that span holds a token of the reading's own: a deletion at the file's end (no required token) is
+    "written" by any model, so it is never taken on the model's word (a wrong pick on the release corpus)."""
+    deletion = Scored(0, -1.0, 1, 0, accepted=0, span=0, required=0)
+    insertion = Scored(1, -20.0, 30, 0, accepted=5, span=29, required=29)
+    assert deletion.greedy and pick([deletion, insertion], margin=6.0) == 0
+    assert pick([deletion, insertion], margin=6.0, greedy=True) is None
+    written = Scored(1, -2.0, 30, 0, accepted=30, span=29, required=29)
+    assert pick([Scored(0, -9.0, 1, 0, accepted=0, span=0, required=0), written], margin=6.0, greedy=True) == 1
+    assert pick([Scored(0, -7.0, 1, 0, accepted=0, span=0, required=0), written], margin=6.0, greedy=True) is None
+
+
 def _disagreeing_case() -> object:
-    """A release-corpus case (axios 1.18.0 -> 1.19.0, from npm) whose two readers give two valid files."""
+    """A release-corpus case (koa 3.2.1, from npm) whose two readers give two valid files, their costs within
+    the margin (3 and 4: no reading is certain)."""
     from fakes import corpus_module
 
     cases = corpus_module("releases/cases")
-    records = [r for r in cases.records() if r["package"] == "axios" and r["path"] == "lib/helpers/parseHeaders.js"]
-    return next(
-        c for r in records for c in cases.cases_for(r) if c.name == "js_axios_1_19_0_helpers_parseheaders_js_0_clean"
-    )
+    records = [r for r in cases.records() if r["package"] == "koa" and r["path"] == "lib/request.js"]
+    return next(c for r in records for c in cases.cases_for(r) if c.name == "js_koa_3_2_1_lib_request_js_0_clean")
 
 
 def test_the_model_chooses_between_two_valid_readings(tokenizer, tmp_path, monkeypatch) -> None:  # noqa: ANN001
@@ -118,7 +130,7 @@ def test_the_model_chooses_between_two_valid_readings(tokenizer, tmp_path, monke
     result = confirm.confirmed(case.before, snippet, case.language, with_readings=True)
     assert not result.ok and result.reason.startswith("two readings") and len(result.readings) == 2
     assert case.after in result.readings
-    path = tmp_path / "parseHeaders.js"
+    path = tmp_path / "request.js"
     monkeypatch.setattr(tiebreak, "MARGIN", 4.0)  # the product leaves it off (tiebreak.MARGIN's comment)
     for reading in result.readings:
         path.write_text(case.before, encoding="utf-8")
@@ -141,7 +153,7 @@ def test_without_a_margin_the_model_is_not_asked(tokenizer, tmp_path, monkeypatc
 
     monkeypatch.setattr(tiebreak, "MARGIN", None)
     case = _disagreeing_case()
-    path = tmp_path / "parseHeaders.js"
+    path = tmp_path / "request.js"
     path.write_text(case.before, encoding="utf-8")
     engine = scripted_engine(tokenizer, case.after + "```\n", 40.0)
     with pytest.raises(AmbiguousEditError, match="two readings of the snippet give two files"):

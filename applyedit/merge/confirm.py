@@ -70,10 +70,14 @@ def _certain(weighed: readings.Weighed) -> bool:
     (replaced or kept: on the release corpus the cost read those wrongly both ways)."""
     valid = [*weighed.candidates, *weighed.rest]
     best = valid[0]
-    if set(best.sources) != {"merge", "context"}:
+    if "context" not in best.sources:
         return False
     if len(valid) > 1 and valid[1].cost - best.cost <= readings.MARGIN:
         return False
+    if "merge" not in best.sources:  # the readers disagree: the context reading's, if it is plainly the better
+        merged = next((c for c in valid if "merge" in c.sources), None)
+        if merged is None or best.dropped or best.repeats > merged.repeats:
+            return False
     return not any("new lines and no marker" in q for q in best.took)
 
 

@@ -30,7 +30,7 @@ from applyedit import interrupt, invariants
 from applyedit.merge import contextread
 from applyedit.textio import lines_of
 
-__all__ = ["DAMAGE", "MARGIN", "Candidate", "Place", "Weighed", "cost", "twins", "weigh"]
+__all__ = ["DAMAGE", "MARGIN", "Candidate", "Place", "Weighed", "cost", "dropped", "repeated", "twins", "weigh"]
 
 MARGIN = 6.0  # readings this much costlier than the cheapest are still candidates (docs/eval/reader.md)
 DAMAGE = 4.0  # the cost of one thing a reading breaks
@@ -48,6 +48,8 @@ class Candidate:
     cost: float
     took: tuple[str, ...]
     sources: tuple[str, ...]
+    repeats: int = 0  # the snippet's context lines it reads as new code (`repeated`)
+    dropped: int = 0  # the original's code lines it deletes with no alike line in their place (`dropped`)
 
 
 @dataclass(frozen=True)
@@ -89,6 +91,18 @@ def changed_lines(original: str, text: str) -> float:
         pairs = min(i2 - i1, j2 - j1) if tag == "replace" else 0
         total += (i2 - i1) + (j2 - j1) - sum(_alike(a[i1 + k], b[j1 + k]) for k in range(pairs))
     return total
+
+
+def dropped(original: str, text: str) -> int:
+    """The original's code lines `text` deletes that no line of its own in their place is alike (an
+    edit of): code a reading removes outright."""
+    a = [invariants.key(x) for x in lines_of(original) if x.strip()]
+    b = [invariants.key(x) for x in lines_of(text) if x.strip()]
+    gone = 0
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+        if tag in ("delete", "replace"):
+            gone += sum(1 for i in range(i1, i2) if not any(_alike(a[i], b[j]) for j in range(j1, j2)))
+    return gone
 
 
 def repeated(original: str, text: str, snippet: str) -> int:
@@ -147,7 +161,14 @@ def weigh(original: str, snippet: str, language: str, path: str | None = None, m
         if _same_file(text, original):
             unchanged = True  # a reading that changes nothing is no reading of an edit
             continue
-        c = Candidate(text, cost(original, text, snippet, language), took, tuple(sources))
+        c = Candidate(
+            text,
+            cost(original, text, snippet, language),
+            took,
+            tuple(sources),
+            repeated(original, text, snippet),
+            dropped(original, text),
+        )
         broken = invariants.violations(original, text, snippet, "snippet", language, path)
         if broken:
             refused.append((c, broken[0].message))

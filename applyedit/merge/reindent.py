@@ -10,6 +10,7 @@ the file indents with tabs only and the snippet with spaces only. Pure text.
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Iterable
 
 __all__ = ["to_file_style"]
@@ -20,13 +21,21 @@ def _lead(line: str) -> str:
 
 
 def _unit(widths: Iterable[int]) -> int:
-    found = [w for w in widths if w > 0]
-    return math.gcd(*found) if found else 0
+    """The width of one level: the gcd of the widths, but for rare ones (under 1 in `_RARE` of 20 or more
+    indented lines: a continuation line aligned under an opening bracket)."""
+    found = Counter(w for w in widths if w > 0)
+    total = sum(found.values())
+    common = [w for w, n in found.items() if total < 20 or n * _RARE >= total]
+    return math.gcd(*(common or found)) if found else 0
+
+
+_RARE = 20
 
 
 def _style(lines: list[str]) -> tuple[str, int]:
-    """("tabs" | "spaces" | "mixed" | "none", the space unit)."""
-    leads = [_lead(x) for x in lines if x.strip() and _lead(x)]
+    """("tabs" | "spaces" | "mixed" | "none", the space unit). A block comment's continuation lines
+    (` * text`, one space deeper than the comment's opening) say nothing of the unit."""
+    leads = [_lead(x) for x in lines if x.strip() and _lead(x) and not x.lstrip().startswith("*")]
     if not leads:
         return "none", 0
     tabs = sum(1 for x in leads if set(x) == {"\t"})

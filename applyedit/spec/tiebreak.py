@@ -111,10 +111,11 @@ def pick(scored: Sequence[Scored], margin: float, greedy: bool = False) -> int |
     """The index of the candidate whose log-likelihood beats every other's by at least `margin` nats,
     else None (too close to call); with `greedy`, only a candidate that plain greedy decoding would
     write where the readings differ (`Scored.greedy`: the others may all be wrong, and the model then
-    writes none of them)."""
+    writes none of them), and that has a token of its own there (`required`: a deletion at the file's
+    end has none, and "writes" it trivially)."""
     ranked = sorted(scored, key=lambda s: s.logprob, reverse=True)
     if len(ranked) < 2 or not math.isfinite(ranked[0].logprob):
         return None
-    if greedy and not ranked[0].greedy:
+    if greedy and not (ranked[0].greedy and ranked[0].required):
         return None
     return ranked[0].index if ranked[0].logprob - ranked[1].logprob >= margin else None
