@@ -592,11 +592,11 @@ def _place(
     new_below = size - h if h and not t and seg.marker_after and end == start + h else 0
     below = min(_alike_run(orig, keys, h, end, 1), new_below) if new_below else 0
     through = _through(orig, keys, h, end) if new_below else None
-    ends = sorted({end, *([end + below] if below else []), *([through] if through else [])})
-    if len(ends) > 1:
+    last_ends = sorted({end, *([end + below] if below else []), *([through] if through else [])})
+    if len(last_ends) > 1:
         return _Alts(
             f"{where}: its last lines could be new, or edits of the line(s) below original line {end}",
-            tuple(Placed(start, e, lines) for e in ends),
+            tuple(Placed(start, e, lines) for e in last_ends),
         )
     return Placed(start, end, lines)
 
