@@ -15,7 +15,7 @@ from __future__ import annotations
 import dataclasses
 
 from applyedit import invariants, merge
-from applyedit.merge import readings
+from applyedit.merge import contextread, readings
 
 __all__ = ["confirmed"]
 
@@ -37,7 +37,7 @@ def confirmed(
             ambiguous=True,
         )
     valid = [*weighed.candidates, *weighed.rest]
-    if valid and _certain(weighed):
+    if valid and _certain(weighed, original, snippet):
         best = valid[0]
         notes = tuple(_took(best, weighed))
         if result.ok and result.merged is not None and "merge" in best.sources:
@@ -64,21 +64,42 @@ def confirmed(
     return _unsure(result, weighed.why, ambiguous=weighed.inherent)
 
 
-def _certain(weighed: readings.Weighed) -> bool:
-    """Whether the cheapest reading is the answer with no model: both readers give it, no other reading
-    lies within `readings.MARGIN` of it, and no question it took is an open start or end after new lines
-    (replaced or kept: on the release corpus the cost read those wrongly both ways)."""
+def _certain(weighed: readings.Weighed, original: str, snippet: str) -> bool:
+    """Whether the cheapest reading is the answer with no model: it is the context reading's, no other
+    reading lies within `readings.MARGIN` of it, and where the merge reads the snippet otherwise, it
+    deletes no code outright and reads no more of the snippet's context as new code than the merge's
+    file does. An open start or end after new lines (replaced or kept: on the release corpus the cost
+    read those wrongly both ways) is decided only when both readers read it one way, the other way
+    costs `OPEN_GAP` more, and `PINS` lines of the snippet that say something stand once in the original
+    (a place no weak context, `*` or `## Example`, could have picked)."""
     valid = [*weighed.candidates, *weighed.rest]
     best = valid[0]
     if "context" not in best.sources:
         return False
-    if len(valid) > 1 and valid[1].cost - best.cost <= readings.MARGIN:
+    gap = valid[1].cost - best.cost if len(valid) > 1 else float("inf")
+    if gap <= readings.MARGIN:
         return False
     if "merge" not in best.sources:  # the readers disagree: the context reading's, if it is plainly the better
         merged = next((c for c in valid if "merge" in c.sources), None)
         if merged is None or best.dropped or best.repeats > merged.repeats:
             return False
-    return not any("new lines and no marker" in q for q in best.took)
+    if not any("new lines and no marker" in q for q in best.took):
+        return True
+    return "merge" in best.sources and gap >= OPEN_GAP and _pinned(original, snippet)
+
+
+OPEN_GAP = 20.0  # how much costlier the other reading of an open end after new lines must be
+PINS = 2  # lines of the snippet standing once in the original that pin such a reading (`_pinned`)
+
+
+def _pinned(original: str, snippet: str) -> bool:
+    """Whether `PINS` lines of the snippet that say something each stand exactly once in the original."""
+    from collections import Counter
+
+    counts = Counter(invariants.key(x) for x in original.split("\n"))
+    return (
+        sum(counts[k] == 1 and contextread.telling(k) for k in (invariants.key(x) for x in snippet.split("\n"))) >= PINS
+    )
 
 
 def _took(best: readings.Candidate, weighed: readings.Weighed) -> list[str]:
