@@ -6,6 +6,7 @@ tables (rendering is tools/tables.py's).
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 from typing import Annotated, Any
@@ -58,6 +59,27 @@ def bench_warm(
         log=lambda msg: console.print(msg, markup=False),
     )
     for line in benchwarm.render(report):
+        console.print(line, markup=False)
+
+
+def bench_reader(path: Path, edit: Path | None, repeats: int, json_path: Path | None, model: dict[str, Any]) -> None:
+    """`bench FILE --edit E --reader` (benchreader.py); the lines go to stderr, the record to --json."""
+    from applyedit.models.engine import Engine
+    from applyedit.tools import benchreader
+
+    if edit is None or path.is_dir():
+        raise UsageError("--reader needs a FILE and --edit SNIPPET")
+    if repeats < 1:
+        raise UsageError("--repeats must be 1 or more")
+    report = benchreader.run(
+        path,
+        edit,
+        repeats,
+        lambda: Engine.open(model["model"], model["device"], model["dtype"], backend=model["backend"]),
+    )
+    if json_path is not None:
+        files.write_atomic(json_path, (json.dumps(report, indent=1) + "\n").encode(), follow=False)
+    for line in benchreader.render(report):
         console.print(line, markup=False)
 
 
@@ -117,6 +139,14 @@ WarmOpt = Annotated[
     ),
 ]
 CacheMbOpt = Annotated[int, typer.Option(help="With --warm: the server's prompt cache in MiB.")]
+ReaderOpt = Annotated[
+    bool,
+    typer.Option(
+        "--reader",
+        help="With FILE and --edit (an update snippet): time its reading, a merge answer through the CLI, and "
+        "the model's tie-break between its readings against one prefill (tools/benchreader.py).",
+    ),
+]
 
 
 BENCH_HELP = """Compare plain greedy, transformers' prompt lookup and applyedit's K settings, one model, same prompt.
@@ -165,6 +195,7 @@ def bench_command(
     debug: DebugOpt = False,
     warm: WarmOpt = None,
     cache_mb: CacheMbOpt = 1024,
+    reader: ReaderOpt = False,
     **options: Any,
 ) -> None:
     from applyedit.tools import bench, benchmethods
@@ -173,6 +204,8 @@ def bench_command(
     model = {**options, **defaults(ctx, model=options["model"], backend=options["backend"])}
     if warm is not None:
         return bench_warm(path, edit, warm, repeats, json_path, cache_mb, model)
+    if reader:
+        return bench_reader(path, edit, repeats, json_path, model)
     if show is not None:
         from applyedit.tools.chart import load_report
 

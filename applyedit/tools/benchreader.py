@@ -1,0 +1,123 @@
+"""`applyedit bench FILE --edit E --reader`: what the careful reader costs on one snippet, in one run.
+
+Owns three timings, medians over the repeats: the reading in process (merge/confirm.py's `confirmed`:
+every reading enumerated, weighed and held to the invariants); a merge answer end to end, as a user
+runs it (a fresh `applyedit FILE --edit E --answer merge` process on a copy of the file, imports
+included), where the snippet answers alone; and, where it has 2 to 5 readings, the model's tie-break
+(spec/tiebreak.score, from an empty cache) against its baseline measured on the same engine in the
+same run: one prefill of the same prompt from an empty cache. The tokens behind the tie-break's cost
+are reported with it: the prompt, the output the readings share before they differ (fed once, after
+the prompt), and the tokens scored (each reading's divergent span and the window after it). Knows
+nothing of how readings are made or chosen: it times the product's own functions.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from applyedit.errors import InputError
+
+
+def run(file: Path, edit: Path, repeats: int, open_engine: Any) -> dict[str, Any]:
+    """The reader bench's record (plain data) for `file` and the snippet in `edit`; `open_engine()` opens
+    the model, and is called only where the snippet has readings for the tie-break."""
+    from applyedit import api
+    from applyedit.merge import confirm
+    from applyedit.spec import tiebreak
+
+    text = edit.read_text(encoding="utf-8")
+    got = api.read_inputs(file, text)
+    if got.kind != "snippet":
+        raise InputError("--reader times an update snippet's reading: the edit is an instruction")
+    src = got.src
+    report: dict[str, Any] = {"file": str(file), "lines": len(src.text.splitlines()), "repeats": repeats}
+    reading_s, result = [], None
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        result = confirm.confirmed(src.text, got.edit, src.language, str(src.path), with_readings=True)
+        reading_s.append(time.perf_counter() - t0)
+    assert result is not None
+    report.update(certain=result.ok, readings=1 if result.ok else len(result.readings), reading_s=reading_s)
+    if result.ok:
+        report["cli_s"] = [_cli(file, edit) for _ in range(repeats)]
+        return report
+    if not 2 <= len(result.readings) <= 5:
+        return report
+    engine = open_engine()
+    job = api.prepare(file, text, engine, inputs=got)
+    ids, texts = api.fenced(engine.encode, result.readings, job.fence)
+    shared = min(len(x) for x in ids)
+    for other in ids[1:]:
+        shared = min(shared, next((i for i, (a, b) in enumerate(zip(ids[0], other, strict=False)) if a != b), shared))
+    model, prompt = engine.model, list(job.prompt_ids)
+    prefill_s, tiebreak_s, scored = [], [], 0
+    for _ in range(repeats):  # interleaved: the baseline, then the tie-break, each from an empty cache
+        model.reset()
+        t0 = time.perf_counter()
+        model.prefill(prompt[:-1])
+        prefill_s.append(time.perf_counter() - t0)
+        model.reset()
+        t0 = time.perf_counter()
+        found = tiebreak.score(model, prompt, ids, texts=texts)
+        tiebreak_s.append(time.perf_counter() - t0)
+        scored = sum(s.tokens for s in found)
+    report.update(
+        prompt_tokens=len(prompt),
+        shared_tokens=shared,
+        scored_tokens=scored,
+        prefill_s=prefill_s,
+        tiebreak_s=tiebreak_s,
+        backend=engine.backend,
+    )
+    return report
+
+
+def _cli(file: Path, edit: Path) -> float:
+    """One merge answer through the CLI, a fresh process on a copy of the file (its diff discarded)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        copy = Path(tmp) / file.name
+        shutil.copyfile(file, copy)
+        t0 = time.perf_counter()
+        done = subprocess.run(
+            [sys.executable, "-m", "applyedit", str(copy), "--edit", str(edit.resolve()), "--answer", "merge"],
+            capture_output=True,
+            env={**os.environ, "NO_COLOR": "1"},
+            check=False,
+        )
+        took = time.perf_counter() - t0
+    if done.returncode != 0:
+        raise InputError(f"the merge answer failed (exit {done.returncode}): {done.stderr.decode()[-300:]}")
+    return took
+
+
+def render(report: dict[str, Any]) -> list[str]:
+    """The record as lines of text (medians; the tie-break's cost next to its baseline)."""
+
+    def med(key: str) -> float:
+        return statistics.median(report[key])
+
+    lines = [
+        f"{report['file']}: {report['lines']} lines, {report['readings']} reading"
+        f"{'s' if report['readings'] != 1 else ''}{' (certain)' if report['certain'] else ''}, "
+        f"median of {report['repeats']}",
+        f"  reading, in process      {med('reading_s'):8.3f} s",
+    ]
+    if "cli_s" in report:
+        lines.append(f"  merge answer, whole CLI  {med('cli_s'):8.3f} s")
+    if "tiebreak_s" in report:
+        prefill, tie = med("prefill_s"), med("tiebreak_s")
+        lines += [
+            f"  prefill (baseline)       {prefill:8.3f} s   {report['prompt_tokens']} prompt tokens "
+            f"({report['backend']})",
+            f"  tie-break                {tie:8.3f} s   {tie / prefill:.2f}x the prefill: the prompt, "
+            f"{report['shared_tokens']} shared output tokens, {report['scored_tokens']} scored",
+        ]
+    return lines
