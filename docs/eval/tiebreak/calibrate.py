@@ -59,12 +59,14 @@ def _cases(which: str, holdout: bool) -> Iterator[tuple[str, str, str, str, str,
 
 def picks(rows: list[dict], margin: float, greedy: bool = False) -> tuple[int, int, int]:
     """(right, wrong, abstained) when the best-scored reading is taken only by `margin` nats or more
-    (and, with `greedy`, only when greedy decoding writes its whole scored span)."""
+    (and, with `greedy`, only when greedy decoding writes its whole scored span, a token of its own
+    included: the product's rule, spec/tiebreak.pick)."""
     right = wrong = abstained = 0
     for row in rows:
         ranked = sorted(range(len(row["logprob"])), key=lambda i: row["logprob"][i], reverse=True)
         top = ranked[0]
-        if greedy and (row.get("twins") or row["accepted"][top] < row.get("required", row["tokens"])[top]):
+        required = row.get("required", row["tokens"])[top]
+        if greedy and (row.get("twins") or row["accepted"][top] < required or not required):
             abstained += 1
         elif row["logprob"][top] - row["logprob"][ranked[1]] < margin:
             abstained += 1
