@@ -27,7 +27,6 @@ openai = pytest.importorskip("openai")
 
 from test_server import (  # noqa: E402
     JSON_FILE,
-    TOTAL_EDIT,
     Live,
     error_of,
     expected,
@@ -362,6 +361,12 @@ def test_an_apply_run_out_of_budget_is_a_422_not_a_500(oracle: Live) -> None:
     assert "budget" in message and r.json()["error"]["type"] == "DecodeError"
 
 
+PRICES = (
+    "import json\n\n\ndef load(path):\n    with open(path) as f:\n        return json.load(f)\n\n\n"
+    "def count(items):\n    return len(items)\n\n\ndef total(prices):\n    return sum(prices)\n"
+)
+
+
 @pytest.mark.model
 @pytest.mark.timeout(1800)
 def test_real_model_on_llamacpp_greedy_with_and_without_a_prediction(tokenizer: tuple[Path, Any]) -> None:
@@ -375,7 +380,7 @@ def test_real_model_on_llamacpp_greedy_with_and_without_a_prediction(tokenizer: 
             {
                 "role": "user",
                 "content": "Rewrite this file with total() adding 0.0 as sum's start. Answer with the whole "
-                f"file in a ```python block and nothing else.\n\n```python\n{JSON_FILE}```",
+                f"file in a ```python block and nothing else.\n\n```python\n{PRICES}```",
             }
         ]
         plain = client.chat.completions.create(model="applyedit", messages=messages, max_tokens=200, temperature=0)
@@ -384,10 +389,11 @@ def test_real_model_on_llamacpp_greedy_with_and_without_a_prediction(tokenizer: 
             messages=messages,
             max_tokens=200,
             temperature=0,
-            prediction={"type": "content", "content": f"```python\n{JSON_FILE}```"},
+            prediction={"type": "content", "content": f"```python\n{PRICES}```"},
         )
         assert predicted.choices[0].message.content == plain.choices[0].message.content
-        assert TOTAL_EDIT.splitlines()[-1].strip() in plain.choices[0].message.content  # the model did the edit
+        text = plain.choices[0].message.content
+        assert "0.0" in text.split("def total")[1] and plain.choices[0].finish_reason == "stop"  # the edit, done
         details = predicted.usage.completion_tokens_details
         assert details.accepted_prediction_tokens > predicted.usage.completion_tokens // 2, predicted.usage
     finally:

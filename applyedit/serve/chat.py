@@ -287,7 +287,12 @@ def completion(model: str, done: Any, predicted: bool) -> dict[str, Any]:
             }
         ],
         "usage": usage_of(done.prompt_tokens, done.completion_tokens, predicted, done.accepted, done.rejected),
-        "applyedit": {"passes": done.passes, "prediction_tokens": done.prediction_tokens},
+        "applyedit": {
+            "passes": done.passes,
+            "prediction_tokens": done.prediction_tokens,
+            "prefill_s": round(done.prefill_s, 4),
+            "decode_s": round(done.decode_s, 4),
+        },
     }
 
 

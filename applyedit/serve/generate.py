@@ -179,6 +179,8 @@ class Generated:
     rejected: int  # prediction tokens drafted that it did not keep
     passes: int  # verify passes (forward passes after the prefill)
     prediction_tokens: int  # the prediction's length in tokens (0: none sent)
+    prefill_s: float = 0.0  # the prompt's prefill
+    decode_s: float = 0.0  # from the end of the prefill to the last pass
 
 
 def budget_for(engine: Any, chat: Chat, prompt: int, prediction: int) -> int:
@@ -269,4 +271,6 @@ def run(
         rejected=rejected,
         passes=len(result.steps),
         prediction_tokens=len(predicted),
+        prefill_s=result.prefill_s,
+        decode_s=result.decode_s,
     )
