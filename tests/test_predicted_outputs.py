@@ -25,6 +25,7 @@ pytest.importorskip("fastapi")
 httpx = pytest.importorskip("httpx")
 openai = pytest.importorskip("openai")
 
+from fakes import FakeVllm, fake_vllm_engine  # noqa: E402
 from test_server import (  # noqa: E402
     JSON_FILE,
     Live,
@@ -396,5 +397,27 @@ def test_real_model_on_llamacpp_greedy_with_and_without_a_prediction(tokenizer: 
         assert "0.0" in text.split("def total")[1] and plain.choices[0].finish_reason == "stop"  # the edit, done
         details = predicted.usage.completion_tokens_details
         assert details.accepted_prediction_tokens > predicted.usage.completion_tokens // 2, predicted.usage
+    finally:
+        server.stop()
+
+
+def test_a_general_chat_on_the_vllm_backend_runs_greedily_there(tokenizer: tuple[Path, Any]) -> None:
+    """The vLLM backend's own code (models/vllmengine.py) driving an engine with no model (vLLM is not
+    installed here): the request runs in it whole; the prediction is taken but vLLM's drafter reads the
+    prompt only, so its counts are 0; sampling is a 400 there, before anything runs."""
+    fake = FakeVllm(
+        len(tokenizer[1]), steps=2, tokens=tokenizer[1]("print('hi')\n", add_special_tokens=False)["input_ids"]
+    )
+    server = Live(fake_vllm_engine(tokenizer, fake), Settings())
+    try:
+        client = client_of(server)
+        reply = client.chat.completions.create(
+            model="applyedit", messages=QUESTION, max_tokens=50, prediction={"type": "content", "content": "x = 1\n"}
+        )
+        assert reply.choices[0].message.content == "print('hi')\n" and reply.choices[0].finish_reason == "stop"
+        details = reply.usage.completion_tokens_details
+        assert (details.accepted_prediction_tokens, details.rejected_prediction_tokens) == (0, 0)
+        with pytest.raises(openai.BadRequestError, match="greedily"):
+            client.chat.completions.create(model="applyedit", messages=QUESTION, max_tokens=5, temperature=0.5)
     finally:
         server.stop()

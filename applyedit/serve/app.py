@@ -1,15 +1,16 @@
 """`applyedit serve`: one loaded model behind a local HTTP API, for editors and agents.
 
 Owns the HTTP surface (FastAPI on uvicorn): `POST /v1/apply` (JSON {path, content, edit, options} ->
-{after, diff, report, notes}), `POST /v1/chat/completions` (OpenAI-compatible: a user message with
-`<instruction>`, `<code>` and `<update>` tags, answered with the merged file; `stream` sends it as
-server-sent events; the chat side is serve/chat.py's), `GET /v1/models`, `GET /health`; the guard in
-front (body size limit, bearer token), the mapping of errors to HTTP statuses (they carry the CLI's
-exit code; a bug is a JSON 500 too), and cancelling a run whose client went away. A request's limits
-are checked before it queues (options.py's bounds), and its engine never prepares a model for it.
-The runs themselves are the worker's (serve/worker.py: one at a time, in arrival order, from a
-bounded queue, each `api.apply` on a private temporary copy of the posted content), so the checks
-and refusals are the CLI's. The prompt cache
+{after, diff, report, notes}), `POST /v1/chat/completions` (OpenAI-compatible: the apply format, a
+user message with `<instruction>`, `<code>` and `<update>` tags answered with the merged file, or a
+general chat with OpenAI's `prediction`; `stream` sends server-sent events; the chat side is
+serve/chat.py's), `GET /v1/models`, `GET /health`; the guard in front (body size limit, bearer
+token), the mapping of errors to HTTP statuses (they carry the CLI's exit code; an output out of its
+budget is a 422, a timeout a 504; a bug is a JSON 500 too), and cancelling a run whose client went
+away (`Runner`). A request's limits are checked before it queues (options.py's bounds), and its
+engine never prepares a model for it. The runs themselves are the worker's (serve/worker.py: one at
+a time, in arrival order, from a bounded queue, each `api.apply` on a private temporary copy of the
+posted content, or a general chat run), so the checks and refusals are the CLI's. The prompt cache
 lives on the model (models/promptcache.py). Reads and writes no user file: the CLI does (serve/client.py).
 """
 

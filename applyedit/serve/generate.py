@@ -226,11 +226,11 @@ def run(
     decoding = sampling.settings(chat.temperature, None if greedy else chat.top_p, chat.seed)
     out = TextOut(engine.decode, chat.stop)
     model = engine.model
+    if model.decodes_whole_requests and not decoding.greedy:
+        raise InputError("this server's vLLM backend decodes greedily: send temperature 0")
     if on_start is not None:
         on_start(len(prompt))
     if model.decodes_whole_requests:  # vLLM: it drafts (from the prompt) and batches itself
-        if not decoding.greedy:
-            raise InputError("this server's vLLM backend decodes greedily: send temperature 0")
         result = model.decode_request(prompt, budget, out.stop_at, deadline)
         accepted = rejected = 0
     else:
