@@ -11,7 +11,7 @@ completion tokens, the verify passes, the server's prefill and decode times (the
 the answer), the wall time seen by the client, and the accepted and rejected prediction tokens of
 the usage; per case it checks that both answers are the same text (greedy decoding: they must be).
 
-    .venv/bin/python docs/bench/predicted_outputs.py --json docs/bench/predicted-outputs.json
+    .venv/bin/python docs/bench/predicted_outputs.py --json docs/bench/predicted-outputs.jsonl
 
 prints a Markdown table: decode tokens per second and passes without and with the prediction, their
 ratios, and the share of drafted prediction tokens the model accepted. Timings: run it on a quiet
@@ -97,7 +97,7 @@ def main() -> None:
     parser.add_argument("cases", nargs="*", default=list(CASES), help="fixture case names (fixtures/NAME)")
     parser.add_argument("--repeats", type=int, default=1)
     parser.add_argument("--max-tokens", type=int, default=1500)
-    parser.add_argument("--json", type=Path, help="write every request's record here")
+    parser.add_argument("--json", type=Path, help="append every request's record here as it ends (JSON lines)")
     args = parser.parse_args()
 
     import openai
@@ -116,6 +116,9 @@ def main() -> None:
                 for predicted in (False, True):
                     got = ask(client, engine, messages, prediction if predicted else None, args.max_tokens)
                     records.append({"case": name, "repeat": repeat, "prediction": predicted, **got})
+                    if args.json:  # written as it goes: a run stopped early keeps what it measured
+                        with args.json.open("a", encoding="utf-8") as out:
+                            out.write(json.dumps(records[-1]) + "\n")
                     print(
                         f"  {name} repeat {repeat + 1} {'with' if predicted else 'without'} prediction: "
                         f"{got['tokens']} tokens in {got['passes']} passes, decode {got['decode_s']:.2f} s, "
@@ -124,8 +127,6 @@ def main() -> None:
                     )
     finally:
         server.should_exit = True
-    if args.json:
-        args.json.write_text(json.dumps(records, indent=1) + "\n", encoding="utf-8")
     for line in table(records):
         print(line)
 
