@@ -333,11 +333,15 @@ def test_missing_or_wrong_fields(live: Live, body: dict[str, Any]) -> None:
     still_serving(live)
 
 
-def test_chat_without_code_or_update(live: Live) -> None:
+def test_chat_in_the_apply_format_with_an_empty_update(live: Live) -> None:
+    """A message without `<code>` and `<update>` is a general chat (tests/test_predicted_outputs.py); one
+    with both is the apply format, refused when its update is empty."""
+    message = f"<code>\n{source_file(3)}</code>\n<update>\n\n</update>"
     r = httpx.post(
-        live.url + "/v1/chat/completions", json={"model": "applyedit", "messages": [{"role": "user", "content": "hi"}]}
+        live.url + "/v1/chat/completions",
+        json={"model": "applyedit", "messages": [{"role": "user", "content": message}]},
     )
-    assert "<code>" in error_of(r, 400, 1)
+    assert "<update> is empty" in error_of(r, 400, 1)
     still_serving(live)
 
 

@@ -1,15 +1,16 @@
 """`applyedit serve`: one loaded model behind a local HTTP API, for editors and agents.
 
 Owns the HTTP surface (FastAPI on uvicorn): `POST /v1/apply` (JSON {path, content, edit, options} ->
-{after, diff, report, notes}), `POST /v1/chat/completions` (OpenAI-compatible: a user message with
-`<instruction>`, `<code>` and `<update>` tags, answered with the merged file; `stream` sends it as
-server-sent events; the chat side is serve/chat.py's), `GET /v1/models`, `GET /health`; the guard in
-front (body size limit, bearer token), the mapping of errors to HTTP statuses (they carry the CLI's
-exit code; a bug is a JSON 500 too), and cancelling a run whose client went away. A request's limits
-are checked before it queues (options.py's bounds), and its engine never prepares a model for it.
-The runs themselves are the worker's (serve/worker.py: one at a time, in arrival order, from a
-bounded queue, each `api.apply` on a private temporary copy of the posted content), so the checks
-and refusals are the CLI's. The prompt cache
+{after, diff, report, notes}), `POST /v1/chat/completions` (OpenAI-compatible: the apply format, a
+user message with `<instruction>`, `<code>` and `<update>` tags answered with the merged file, or a
+general chat with OpenAI's `prediction`; `stream` sends server-sent events; the chat side is
+serve/chat.py's), `GET /v1/models`, `GET /health`; the guard in front (body size limit, bearer
+token), the mapping of errors to HTTP statuses (they carry the CLI's exit code; an output out of its
+budget is a 422, a timeout a 504; a bug is a JSON 500 too), and cancelling a run whose client went
+away (`Runner`). A request's limits are checked before it queues (options.py's bounds), and its
+engine never prepares a model for it. The runs themselves are the worker's (serve/worker.py: one at
+a time, in arrival order, from a bounded queue, each `api.apply` on a private temporary copy of the
+posted content, or a general chat run), so the checks and refusals are the CLI's. The prompt cache
 lives on the model (models/promptcache.py). Reads and writes no user file: the CLI does (serve/client.py).
 """
 
@@ -27,9 +28,11 @@ from typing import Any
 
 from applyedit.errors import (
     ApplyEditError,
+    DecodeError,
     InputError,
     ModelNotPrepared,
     OutputCheckError,
+    PromptTooLongError,
     RunTimeout,
     UsageError,
 )
@@ -77,7 +80,7 @@ def status_for(error: ApplyEditError) -> int:
         return 499
     if isinstance(error, RunTimeout):
         return 504
-    if isinstance(error, OutputCheckError):
+    if isinstance(error, (OutputCheckError, DecodeError)):  # an output refused, or unusable (its budget ran out)
         return 422
     if isinstance(error, UsageError):
         return 400
@@ -247,7 +250,7 @@ def create_app(engine: Any, settings: Settings, cache: Any = None) -> Any:
     names = {API_MODEL, engine.source.name}
     app = FastAPI(title="applyedit", docs_url=None, redoc_url=None, openapi_url=None)
     _add_error_handlers(app)
-    run = _runner(worker, settings)
+    run = Runner(worker, settings)
     _add_info_routes(app, engine, worker, cache, names)
     _add_apply_route(app, run)
     add_chat_route(app, names, run)
@@ -265,7 +268,8 @@ def _add_error_handlers(app: Any) -> None:
 
     @app.exception_handler(ApplyEditError)
     async def on_error(request: Request, error: ApplyEditError) -> JSONResponse:
-        body = error_body(str(error), type(error).__name__, error.exit_code)
+        code = "context_length_exceeded" if isinstance(error, PromptTooLongError) else None  # OpenAI's code
+        body = error_body(str(error), type(error).__name__, error.exit_code, code)
         if error.readings:  # a refused snippet's readings: the caller may send `reading` to take one
             body["error"].update(readings=error.readings, places=list(error.places))
         return JSONResponse(body, status_for(error))
@@ -289,37 +293,56 @@ def _add_error_handlers(app: Any) -> None:
         return JSONResponse(error_body(message, "server_error", 2), 500)
 
 
-def _runner(worker: Worker, settings: Settings) -> Callable[..., Awaitable[Any]]:
-    """`run(request, path, content, edit, options, timeout)`: one job through the worker, cancelled
-    when its client goes away; the routes' one way to a run."""
+class Runner:
+    """The routes' one way to a run: a job through the worker, cancelled when its client goes away.
+    Called (`run(request, path, content, edit, options, timeout, prediction)`): an apply run, its
+    result; `start_chat` queues a general chat run and `settle` waits for a job's result."""
 
-    async def run(
-        request: Any, path: str, content: str, edit: str, options: dict[str, Any], timeout: float | None
+    def __init__(self, worker: Worker, settings: Settings) -> None:
+        self.worker, self.settings = worker, settings
+
+    async def __call__(
+        self,
+        request: Any,
+        path: str,
+        content: str,
+        edit: str,
+        options: dict[str, Any],
+        timeout: float | None,
+        prediction: str | None = None,
     ) -> Any:
-        for name, value in (("path", path), ("content", content), ("edit", edit)):
+        for name, value in (("path", path), ("content", content), ("edit", edit), ("prediction", prediction or "")):
             check_text(name, value)
         if "\x00" in edit:
             raise InputError("edit: it contains NUL characters (binary data is no edit)")
-        path = clean_path(path)
-        timeout = timeout if timeout is not None else settings.timeout
-        loop = asyncio.get_running_loop()
-        job = Job(
-            path,
-            content,
-            edit,
-            options,
-            None if timeout is None else time.monotonic() + timeout,
-            loop,
-            loop.create_future(),
-        )
-        worker.submit(job)
+        job = self._job(clean_path(path), content, edit, options, timeout, prediction=prediction)
+        self.worker.submit(job)
+        return await self.settle(request, job)
+
+    def start_chat(self, chat: Any, timeout: float | None) -> Job:
+        """Queue a general chat run (serve/generate.py); its events come on the job's `events` queue."""
+        for i, (_, text) in enumerate(chat.messages):
+            check_text(f"messages[{i}]", text)
+        check_text("prediction", chat.prediction or "")
+        job = self._job("", "", "", {}, timeout, chat=chat, events=asyncio.Queue())
+        self.worker.submit(job)
+        return job
+
+    async def settle(self, request: Any, job: Job) -> Any:
+        """The job's result (or its error), its run cancelled once its client has gone away."""
         while not job.future.done():
             await asyncio.wait({job.future}, timeout=0.2)
             if not job.future.done() and not job.cancel.is_set() and await request.is_disconnected():
                 job.cancel.set()  # the worker stops between verify passes; the answer goes nowhere
         return job.future.result()
 
-    return run
+    def _job(
+        self, path: str, content: str, edit: str, options: dict[str, Any], timeout: float | None, **more: Any
+    ) -> Job:
+        timeout = timeout if timeout is not None else self.settings.timeout
+        loop = asyncio.get_running_loop()
+        deadline = None if timeout is None else time.monotonic() + timeout
+        return Job(path, content, edit, options, deadline, loop, loop.create_future(), **more)
 
 
 def _add_info_routes(app: Any, engine: Any, worker: Worker, cache: Any, names: set[str]) -> None:

@@ -1,19 +1,24 @@
 """`applyedit serve`'s OpenAI-compatible side: `POST /v1/chat/completions`.
 
-Owns reading a chat request (the last user message's `<instruction>`, `<code>`, `<update>` and
-`<path>` tags, the sampling and length fields OpenAI clients send, and applyedit's own `path` and
-`answer`) into a run's inputs, refusing the fields it cannot honour (`n` above 1, tools,
-log-probabilities, another response format) with a 400 rather than ignoring them, and answering
-with the checked file as a chat completion, whole or as server-sent events; and OpenAI's error
-shape, which every route of the server answers with (`error_body`). Knows nothing of how a run is
-queued or guarded: serve/app.py registers the route and hands it the runner.
+Owns reading a chat request and telling its two kinds apart (`apply_format`): the apply format (the
+last user message's `<instruction>`, `<code>`, `<update>` and `<path>` tags, as `read_tags` finds
+them, read into a run's inputs by `parse_chat`, answered with the checked file, whole or as
+server-sent events after the run) and any other request, a general chat on the loaded model
+(serve/generate.py runs it; its text streams as its verify passes keep it). Owns the sampling and
+length fields OpenAI clients send, `stop`, OpenAI's `prediction` (Predicted Outputs: the copy
+proposer's source; in the apply format one more) and `stream_options.include_usage`, applyedit's
+own `path` and `answer`; refusing the fields it cannot honour (`n` above 1, tools, log-probabilities,
+another response format) with a 400 rather than ignoring them; the usage with the prediction's
+accepted and rejected tokens (`usage_of`); and OpenAI's error shape, which every route of the server
+answers with (`error_body`). Knows nothing of how a run is queued or guarded: serve/app.py registers
+the route and hands it the runner.
 """
 
+import asyncio
 import json  # no `from __future__ import annotations`: FastAPI reads the route's annotations at run time
 import re
 import time
 import uuid
-from collections.abc import Awaitable, Callable
 from typing import Any
 
 from applyedit.errors import InputError
@@ -158,22 +163,42 @@ def parse_chat(messages: list[dict[str, Any]]) -> tuple[str, str, str | None]:
     return code, edit, (found.get("path") or "").strip() or None
 
 
-def add_chat_route(app: Any, names: set[str], run: Callable[..., Awaitable[Any]]) -> None:
-    """Register `POST /v1/chat/completions` on `app`: models in `names` only, each request run by `run`."""
+def apply_format(messages: list[dict[str, Any]]) -> bool:
+    """Whether a request is in the apply format: its last user message's text holds a `<code>` and an
+    `<update>` block as `read_tags` finds them (which refuses a message whose tags read two ways).
+    Anything else is a general chat request (serve/generate.py)."""
+    user = [m for m in messages if isinstance(m, dict) and m.get("role") == "user"]
+    content = user[-1].get("content") if user else None
+    if isinstance(content, list):
+        content = "".join(p["text"] for p in content if isinstance(p, dict) and isinstance(p.get("text"), str))
+    if not isinstance(content, str):
+        return False
+    found = read_tags(content)
+    return "code" in found and "update" in found
+
+
+def add_chat_route(app: Any, names: set[str], run: Any) -> None:
+    """Register `POST /v1/chat/completions` on `app`: models in `names` only, each request run by `run`
+    (serve/app.py's Runner: called for an apply run, `start_chat` and `settle` for a general one)."""
     from fastapi import Request
     from fastapi.responses import JSONResponse
     from pydantic import BaseModel, ConfigDict, Field
+
+    from applyedit.serve import generate
 
     class ChatRequest(BaseModel):
         model_config = ConfigDict(extra="allow")  # OpenAI clients send more than applyedit uses
         model: str
         messages: list[dict[str, Any]]
         stream: bool = False
+        stream_options: dict[str, Any] | None = None  # {"include_usage": true}: a last chunk with the usage
         temperature: float | None = None
         top_p: float | None = None
         seed: int | None = None
         max_tokens: int | None = Field(default=None, ge=1)
         max_completion_tokens: int | None = Field(default=None, ge=1)
+        stop: str | list[str] | None = None
+        prediction: Any = None  # OpenAI's Predicted Outputs: {"type": "content", "content": text or parts}
         timeout: float | None = Field(default=None, gt=0, le=MAX_REQUEST_TIMEOUT)
         path: str | None = None  # applyedit's own: names the file's language (extra_body={"path": ...})
         answer: str | None = None  # applyedit's own: "model" runs the model even where the merge would answer
@@ -196,6 +221,28 @@ def add_chat_route(app: Any, names: set[str], run: Callable[..., Awaitable[Any]]
             return JSONResponse(
                 error_body(refused[1], "invalid_request_error", 1, "unsupported_parameter", refused[0]), 400
             )
+        try:
+            prediction = generate.read_prediction(body.prediction)
+            stop = generate.read_stop(body.stop)
+        except InputError as e:
+            param = "prediction" if str(e).startswith("prediction") else "stop"
+            return JSONResponse(error_body(str(e), "invalid_request_error", 1, "invalid_value", param), 400)
+        usage_too = bool((body.stream_options or {}).get("include_usage"))
+        if not apply_format(body.messages):
+            chat = generate.Chat.read(
+                body.messages,
+                prediction=prediction,
+                max_tokens=body.max_completion_tokens or body.max_tokens,
+                temperature=body.temperature,
+                top_p=body.top_p,
+                seed=body.seed,
+                stop=stop,
+            )
+            job = run.start_chat(chat, body.timeout)
+            if not body.stream:
+                return completion(body.model, await run.settle(request, job), prediction is not None)
+            await started(request, job, run)  # an error before the first token is the answer's status
+            return streamed(request, job, body.model, prediction is not None, usage_too)
         code, edit, tagged = parse_chat(body.messages)
         path = body.path or tagged or "file"  # no extension: plain text, no syntax check
         options: dict[str, Any] = {}
@@ -204,20 +251,135 @@ def add_chat_route(app: Any, names: set[str], run: Callable[..., Awaitable[Any]]
                 options[name] = getattr(body, name)
         if body.max_completion_tokens or body.max_tokens:
             options["max_new_tokens"] = body.max_completion_tokens or body.max_tokens
-        result = await run(request, path, code, edit, options, body.timeout)
-        return chat_response(body.model, body.stream, result)
+        result = await run(request, path, code, edit, options, body.timeout, prediction)
+        return chat_response(body.model, body.stream, result, prediction is not None, usage_too)
 
 
-def chat_response(model: str, stream: bool, result: Any) -> Any:
+def usage_of(prompt: int, completion: int, predicted: bool, accepted: int, rejected: int) -> dict[str, Any]:
+    """OpenAI's `usage`; with a prediction, `completion_tokens_details` counts its drafted tokens the model
+    kept (accepted) and did not keep (rejected)."""
+    usage: dict[str, Any] = {
+        "prompt_tokens": prompt,
+        "completion_tokens": completion,
+        "total_tokens": prompt + completion,
+    }
+    if predicted:
+        usage["completion_tokens_details"] = {
+            "accepted_prediction_tokens": accepted,
+            "rejected_prediction_tokens": rejected,
+        }
+    return usage
+
+
+def completion(model: str, done: Any, predicted: bool) -> dict[str, Any]:
+    """A general chat run's answer, whole (`done`: a generate.Generated)."""
+    return {
+        "id": f"chatcmpl-{uuid.uuid4().hex[:24]}",
+        "object": "chat.completion",
+        "created": int(time.time()),
+        "model": model,
+        "choices": [
+            {
+                "index": 0,
+                "message": {"role": "assistant", "content": done.text},
+                "finish_reason": done.finish_reason,
+                "logprobs": None,
+            }
+        ],
+        "usage": usage_of(done.prompt_tokens, done.completion_tokens, predicted, done.accepted, done.rejected),
+        "applyedit": {
+            "passes": done.passes,
+            "prediction_tokens": done.prediction_tokens,
+            "prefill_s": round(done.prefill_s, 4),
+            "decode_s": round(done.decode_s, 4),
+        },
+    }
+
+
+async def started(request: Any, job: Any, run: Any) -> None:
+    """Wait for a general chat run to start decoding (its prompt fits), or raise its error (which the
+    error handlers answer with its status): a stream's head is sent only for a run that began."""
+    while True:
+        try:
+            kind, _ = await asyncio.wait_for(job.events.get(), 0.2)
+        except TimeoutError:
+            if job.future.done() and job.events.empty():
+                await run.settle(request, job)  # raises the run's error
+                return  # (a run always says "start" first; finished without it, its answer still streams)
+            if not job.cancel.is_set() and await request.is_disconnected():
+                job.cancel.set()
+            continue
+        if kind == "start":
+            return
+
+
+def streamed(request: Any, job: Any, model: str, predicted: bool, usage_too: bool) -> Any:
+    """A general chat run as server-sent events: each verify pass's certain text as it comes, then the
+    finish reason, the usage (when asked for: `stream_options.include_usage`) and `[DONE]`; an error
+    after the head is an `error` event. A client that leaves stops the run at its next pass."""
+    from fastapi.responses import StreamingResponse
+
+    from applyedit.errors import ApplyEditError
+
+    ident, created = f"chatcmpl-{uuid.uuid4().hex[:24]}", int(time.time())
+
+    def event(data: dict[str, Any]) -> str:
+        return f"data: {json.dumps(data)}\n\n"
+
+    def chunk(delta: dict[str, Any], finish: str | None) -> str:
+        choice = {"index": 0, "delta": delta, "finish_reason": finish, "logprobs": None}
+        return event(_chunk_head(ident, created, model) | {"choices": [choice]})
+
+    async def events() -> Any:
+        try:
+            yield chunk({"role": "assistant", "content": ""}, None)
+            while True:
+                try:
+                    kind, value = await asyncio.wait_for(job.events.get(), 0.2)
+                except TimeoutError:
+                    if job.future.done() and job.events.empty():
+                        break
+                    if await request.is_disconnected():
+                        job.cancel.set()
+                        return
+                    continue
+                if kind == "text":
+                    yield chunk({"content": value}, None)
+            try:
+                done = job.future.result()
+            except ApplyEditError as e:
+                yield event(error_body(str(e), type(e).__name__, e.exit_code))
+                return
+            yield chunk({}, done.finish_reason)
+            if usage_too:
+                usage = usage_of(done.prompt_tokens, done.completion_tokens, predicted, done.accepted, done.rejected)
+                yield event(_chunk_head(ident, created, model) | {"choices": [], "usage": usage})
+            yield "data: [DONE]\n\n"
+        finally:
+            if not job.future.done():
+                job.cancel.set()  # the client left (the response was cancelled): the run stops at its next pass
+                job.future.add_done_callback(lambda f: f.cancelled() or f.exception())
+
+    return StreamingResponse(events(), media_type="text/event-stream")
+
+
+def _chunk_head(ident: str, created: int, model: str) -> dict[str, Any]:
+    return {"id": ident, "object": "chat.completion.chunk", "created": created, "model": model}
+
+
+def drafted(result: Any) -> tuple[int, int]:
+    """(kept, not kept) of an apply run's copy-drafted tokens: every copy source's (the prediction is one)."""
+    steps = [s for s in (result.decode.steps if result.decode is not None else ()) if s.drafter == "copy"]
+    kept = sum(s.num_accepted for s in steps)
+    return kept, sum(len(s.draft) for s in steps) - kept
+
+
+def chat_response(model: str, stream: bool, result: Any, predicted: bool = False, usage_too: bool = False) -> Any:
     """A chat completion answering with the checked file: whole, or as server-sent events."""
     from fastapi.responses import StreamingResponse
 
     ident, created = f"chatcmpl-{uuid.uuid4().hex[:24]}", int(time.time())
-    usage = {
-        "prompt_tokens": result.summary.prompt_tokens,
-        "completion_tokens": result.summary.tokens,
-        "total_tokens": result.summary.prompt_tokens + result.summary.tokens,
-    }
+    usage = usage_of(result.summary.prompt_tokens, result.summary.tokens, predicted, *drafted(result))
     extra = {
         "applyedit": {
             "diff": result.diff,
@@ -258,6 +420,8 @@ def chat_response(model: str, stream: bool, result: Any) -> Any:
         for line in result.after.splitlines(keepends=True):
             yield chunk({"content": line}, None)
         yield chunk({}, "stop")
+        if usage_too:
+            yield f"data: {json.dumps(_chunk_head(ident, created, model) | {'choices': [], 'usage': usage})}\n\n"
         yield "data: [DONE]\n\n"
 
     return StreamingResponse(events(), media_type="text/event-stream")

@@ -1,13 +1,16 @@
-"""The serve worker: runs `api.apply` for queued requests one at a time, in arrival order, on its
-own thread (or, for an engine that batches requests itself, vLLM's, on many threads at once), from
-a bounded queue (full: `Busy`, HTTP 503), with each request's deadline and a
-cancel flag checked between verify passes and between the prefill's chunks (`Cancelled` when its
-client went away).
+"""The serve worker: runs `api.apply` (or, for a general chat request, serve/generate.py's `run`) for
+queued requests one at a time, in arrival order, on its own thread (or, for an engine that batches
+requests itself, vLLM's, on many threads at once), from a bounded queue (full: `Busy`, HTTP 503),
+with each request's deadline and a cancel flag checked between verify passes and between the
+prefill's chunks (`Cancelled` when its client went away).
 
 Every run works on a private temporary copy of the posted content, with the server's warm engine
 and the request's settings as one RunOptions; its error messages name the request's path, never
 that folder. The cancel flag also stops the merge, the checks and an engine's wait (api.apply's
-`stop`). Knows nothing of HTTP: serve/app.py maps its outcomes.
+`stop`). A request's `prediction` is one more copy source of its apply run (registry.PREDICTION, set
+for that run only). A general chat run writes no file; it hands its text to the request's `events`
+queue as its passes verify it ("start" with the prompt's tokens, then "text" pieces). Knows nothing of
+HTTP: serve/app.py maps its outcomes.
 """
 
 import asyncio
@@ -43,6 +46,14 @@ class Job:
     loop: asyncio.AbstractEventLoop
     future: asyncio.Future[Any]
     cancel: threading.Event = field(default_factory=threading.Event)
+    prediction: str | None = None  # the request's predicted output: one more copy source of its apply run
+    chat: Any = None  # a generate.Chat: a general chat run instead of an apply run (path, content, edit unused)
+    events: asyncio.Queue[tuple[str, Any]] | None = None  # a chat run's ("start", prompt tokens), ("text", piece)
+
+    def post(self, kind: str, value: Any) -> None:
+        """Hand an event to the request's coroutine (from the worker's thread)."""
+        if self.events is not None:
+            self.loop.call_soon_threadsafe(self.events.put_nowait, (kind, value))
 
 
 class Worker:
@@ -104,6 +115,7 @@ class Worker:
     def _run(self, job: Job) -> Any:
         from applyedit import api
         from applyedit.options import RunOptions
+        from applyedit.spec import registry
 
         if job.cancel.is_set():
             raise Cancelled("the client closed the connection before its run began")
@@ -134,6 +146,18 @@ class Worker:
         if model is not None:
             model.between_chunks = between_chunks
         try:
+            if job.chat is not None:
+                from applyedit.serve import generate
+
+                return generate.run(
+                    self.engine,
+                    job.chat,
+                    deadline=job.deadline,
+                    timeout=timeout,
+                    on_step=step,
+                    on_text=lambda text: job.post("text", text),
+                    on_start=lambda tokens: job.post("start", tokens),
+                )
             with tempfile.TemporaryDirectory(prefix="applyedit-serve-") as tmp:
                 root = Path(tmp)
                 try:
@@ -141,16 +165,20 @@ class Worker:
                     target.parent.mkdir(parents=True, exist_ok=True)
                     files.write_atomic(target, job.content.encode("utf-8"), follow=False)
                     run = RunOptions(**options, timeout=timeout)  # the request's settings, the server's model
-                    return api.apply(
-                        target,
-                        job.edit,
-                        options=run,
-                        engine=self.engine,
-                        cwd=root,
-                        language=language,
-                        on_step=step,
-                        stop=gone,
-                    )
+                    predicted = registry.PREDICTION.set(job.prediction)
+                    try:
+                        return api.apply(
+                            target,
+                            job.edit,
+                            options=run,
+                            engine=self.engine,
+                            cwd=root,
+                            language=language,
+                            on_step=step,
+                            stop=gone,
+                        )
+                    finally:
+                        registry.PREDICTION.reset(predicted)
                 except ApplyEditError as e:  # its message names the request's path, not the server's folder
                     e.args = tuple(_unrooted(a, root) for a in e.args)
                     raise

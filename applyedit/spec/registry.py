@@ -3,14 +3,16 @@
 Owns the two tables, name -> what builds it for one run, and the builders: the copy proposer's
 sources (`make_proposer`), the draft model's drafter (`draft_model_proposer`), the K policies, and
 the default K. `RunOptions.check`, the CLI's choices and `api.plan_drafting` read the tables, so
-adding a proposer or a K policy is its own module plus one line here. The builders import what they
-build when called: `--help` reads the names only. The backends have their own table (models/base.py).
-Knows nothing of how a proposer drafts or a policy picks K.
+adding a proposer or a K policy is its own module plus one line here. `PREDICTION`: a predicted output
+a caller offers for the runs it starts (the server's requests send one as OpenAI's `prediction`), one
+more copy source. The builders import what they build when called: `--help` reads the names only.
+The backends have their own table (models/base.py). Knows nothing of how a proposer drafts or a policy picks K.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -27,6 +29,9 @@ if TYPE_CHECKING:
 
 DEFAULT_K = 64  # the draft length: the adaptive policy's cap, the fixed policy's value
 DRAFT_K_MAX = 8  # the longest draft a draft model makes (its length is chosen by policy.draft_k up to this)
+# A predicted output of the runs started in this context (None: none): the copy proposers draft from it
+# too, after the merged snippet and before the original. Drafts are verified: it never changes an output.
+PREDICTION: ContextVar[str | None] = ContextVar("applyedit_prediction", default=None)
 
 
 @dataclass(frozen=True)
@@ -88,8 +93,8 @@ def _fixed(engine: Engine, opts: RunOptions) -> KPolicy:
 def make_proposer(
     name: str, engine: Engine, body: str, fence: str, edit: str, kind: str, merged: MergeResult | None = None
 ) -> Proposer:
-    """Copy sources, in order of preference: the predicted output, the original, the edit
-    ("copy-original": the last two only, to measure what the prediction adds). "hybrid" gets the
+    """Copy sources, in order of preference: the predicted output, a caller's prediction (`PREDICTION`),
+    the original, the edit ("copy-original": the last two only, to measure what the prediction adds). "hybrid" gets the
     same copy sources as "copy" (its draft model is added by its builder, `_hybrid`); "draft" has none.
 
     The output is the file body followed by the closing fence, so each source text ends the same
@@ -106,6 +111,10 @@ def make_proposer(
         merged = merged or merge.merge(body, edit)  # an unconfirmed reading still drafts: drafts are verified
         if merged.merged is not None and merged.merged != body:
             sources.append(Source("merged", tuple(engine.encode(merged.merged + fence + "\n"))))
+    predicted = PREDICTION.get()
+    if predicted and name in ("copy", "hybrid"):  # a caller's prediction of the file, then the closing fence
+        ending = "" if predicted.endswith("\n") else "\n"
+        sources.append(Source("prediction", tuple(engine.encode(predicted + ending + fence + "\n"))))
     sources.append(Source("original", tuple(engine.encode(body + fence + "\n"))))
     sources.append(edit_source(engine, edit))
     return CopyProposer(sources)
