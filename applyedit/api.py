@@ -178,6 +178,7 @@ def apply(
     progress: modelstore.Progress | None = None,
     on_phase: Callable[[str, int, int], None] | None = None,
     stop: Callable[[], None] | None = None,
+    prediction: str | None = None,
     **settings: Any,
 ) -> ApplyResult:
     """Apply `edit` (an instruction or an update snippet) to `file` with the local model.
@@ -196,13 +197,16 @@ def apply(
 
     The timeout counts from the call: the merge's readings and the checks stop at it too
     (interrupt.py), and `stop()`, called between their steps, stops the run when it raises (a
-    server's client gone).
+    server's client gone). `prediction`: the caller's prediction of the new file, one more copy source
+    (the server's `prediction`; drafts are verified, so it never changes the output).
     """
     opts = (options or RunOptions()).replace(**settings)
     deadline = None if opts.timeout is None else time.monotonic() + opts.timeout
     opts.check()
     with interrupt.stopping(deadline, opts.timeout, stop):
-        return _apply(file, edit, opts, deadline, engine, language, encoding, cwd, source, on_step, progress, on_phase)
+        return _apply(
+            file, edit, opts, deadline, engine, language, encoding, cwd, source, on_step, progress, on_phase, prediction
+        )
 
 
 def _apply(
@@ -218,6 +222,7 @@ def _apply(
     on_step: Callable[[Step, int], None] | None,
     progress: modelstore.Progress | None,
     on_phase: Callable[[str, int, int], None] | None,
+    prediction: str | None = None,
 ) -> ApplyResult:
     """`apply`'s steps, under its stop rule."""
     decoding = sampling.settings(opts.temperature, opts.top_p, opts.seed)
@@ -254,7 +259,7 @@ def _apply(
     cold = not job.engine.loaded  # this run loads the weights: its report can show the startup
     if on_phase is not None and cold:
         on_phase("loading", 0, 0)  # the cost curve below may load them already
-    drafting = plan_drafting(job, merged, opts, decoding, progress)
+    drafting = plan_drafting(job, merged, opts, decoding, progress, prediction)
     result = decode_job(job, drafting, merged, opts, decoding, deadline, on_step, on_phase)
     answer = checked(job, result, merged, opts)
     return finish(job, encoding, result, answer, drafting.name, decoding, cold)
@@ -340,15 +345,18 @@ def plan_drafting(
     opts: RunOptions,
     decoding: sampling.Sampling,
     progress: modelstore.Progress | None = None,
+    prediction: str | None = None,
 ) -> Drafting:
-    """Build the K policy and the drafter the options name (spec/registry.py; the draft model loads here).
-    A Proposer object (Python API, `bench`'s break-it mode) drafts instead of a named one."""
+    """Build the K policy and the drafter the options name (spec/registry.py; the draft model loads here),
+    with the caller's `prediction` as one more copy source. A Proposer object (Python API, `bench`'s
+    break-it mode) drafts instead of a named one."""
     entry = registry.PROPOSERS[opts.proposer] if isinstance(opts.proposer, str) else None
     if entry is not None and not entry.drafts:
         policy: KPolicy = FixedK(0)
     else:
         policy = registry.K_POLICIES[opts.k_policy](job.engine, opts)
-    drafter = entry.build(registry.DraftPlan(job, merged, opts, policy, decoding, progress)) if entry else opts.proposer
+    plan = registry.DraftPlan(job, merged, opts, policy, decoding, progress, prediction)
+    drafter = entry.build(plan) if entry else opts.proposer
     proposer_name = opts.proposer_name
     if entry is not None and entry.draft_model:
         proposer_name += f" ({modelstore.resolve_draft(opts.draft_model).name})"

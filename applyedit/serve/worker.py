@@ -7,7 +7,7 @@ prefill's chunks (`Cancelled` when its client went away).
 Every run works on a private temporary copy of the posted content, with the server's warm engine
 and the request's settings as one RunOptions; its error messages name the request's path, never
 that folder. The cancel flag also stops the merge, the checks and an engine's wait (api.apply's
-`stop`). A request's `prediction` is one more copy source of its apply run (registry.PREDICTION, set
+`stop`). A request's `prediction` is one more copy source of its apply run (api.apply's `prediction`, set
 for that run only). A general chat run writes no file; it hands its text to the request's `events`
 queue as its passes verify it ("start" with the prompt's tokens, then "text" pieces). Knows nothing of
 HTTP: serve/app.py maps its outcomes.
@@ -115,7 +115,6 @@ class Worker:
     def _run(self, job: Job) -> Any:
         from applyedit import api
         from applyedit.options import RunOptions
-        from applyedit.spec import registry
 
         if job.cancel.is_set():
             raise Cancelled("the client closed the connection before its run began")
@@ -165,20 +164,17 @@ class Worker:
                     target.parent.mkdir(parents=True, exist_ok=True)
                     files.write_atomic(target, job.content.encode("utf-8"), follow=False)
                     run = RunOptions(**options, timeout=timeout)  # the request's settings, the server's model
-                    predicted = registry.PREDICTION.set(job.prediction)
-                    try:
-                        return api.apply(
-                            target,
-                            job.edit,
-                            options=run,
-                            engine=self.engine,
-                            cwd=root,
-                            language=language,
-                            on_step=step,
-                            stop=gone,
-                        )
-                    finally:
-                        registry.PREDICTION.reset(predicted)
+                    return api.apply(
+                        target,
+                        job.edit,
+                        options=run,
+                        engine=self.engine,
+                        cwd=root,
+                        language=language,
+                        on_step=step,
+                        stop=gone,
+                        prediction=job.prediction,
+                    )
                 except ApplyEditError as e:  # its message names the request's path, not the server's folder
                     e.args = tuple(_unrooted(a, root) for a in e.args)
                     raise

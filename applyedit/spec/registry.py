@@ -3,16 +3,15 @@
 Owns the two tables, name -> what builds it for one run, and the builders: the copy proposer's
 sources (`make_proposer`), the draft model's drafter (`draft_model_proposer`), the K policies, and
 the default K. `RunOptions.check`, the CLI's choices and `api.plan_drafting` read the tables, so
-adding a proposer or a K policy is its own module plus one line here. `PREDICTION`: a predicted output
-a caller offers for the runs it starts (the server's requests send one as OpenAI's `prediction`), one
-more copy source. The builders import what they build when called: `--help` reads the names only.
+adding a proposer or a K policy is its own module plus one line here. A caller's prediction of the
+output (`DraftPlan.prediction`: the server's requests send one as OpenAI's `prediction`) is one more
+copy source. The builders import what they build when called: `--help` reads the names only.
 The backends have their own table (models/base.py). Knows nothing of how a proposer drafts or a policy picks K.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -31,7 +30,6 @@ DEFAULT_K = 64  # the draft length: the adaptive policy's cap, the fixed policy'
 DRAFT_K_MAX = 8  # the longest draft a draft model makes (its length is chosen by policy.draft_k up to this)
 # A predicted output of the runs started in this context (None: none): the copy proposers draft from it
 # too, after the merged snippet and before the original. Drafts are verified: it never changes an output.
-PREDICTION: ContextVar[str | None] = ContextVar("applyedit_prediction", default=None)
 
 
 @dataclass(frozen=True)
@@ -45,6 +43,7 @@ class DraftPlan:
     policy: KPolicy
     decoding: Sampling
     progress: Progress | None = None
+    prediction: str | None = None  # a caller's prediction of the output (the server's `prediction`)
 
 
 @dataclass(frozen=True)
@@ -56,7 +55,9 @@ class ProposerEntry:
 
 def _copy(plan: DraftPlan) -> Proposer:
     job = plan.job
-    return make_proposer(plan.opts.proposer, job.engine, job.src.text, job.fence, job.edit, job.kind, plan.merged)
+    return make_proposer(
+        plan.opts.proposer, job.engine, job.src.text, job.fence, job.edit, job.kind, plan.merged, plan.prediction
+    )
 
 
 def _none(plan: DraftPlan) -> Proposer:
@@ -91,9 +92,16 @@ def _fixed(engine: Engine, opts: RunOptions) -> KPolicy:
 
 
 def make_proposer(
-    name: str, engine: Engine, body: str, fence: str, edit: str, kind: str, merged: MergeResult | None = None
+    name: str,
+    engine: Engine,
+    body: str,
+    fence: str,
+    edit: str,
+    kind: str,
+    merged: MergeResult | None = None,
+    predicted: str | None = None,
 ) -> Proposer:
-    """Copy sources, in order of preference: the predicted output, a caller's prediction (`PREDICTION`),
+    """Copy sources, in order of preference: the predicted output, a caller's prediction (`predicted`),
     the original, the edit ("copy-original": the last two only, to measure what the prediction adds). "hybrid" gets the
     same copy sources as "copy" (its draft model is added by its builder, `_hybrid`); "draft" has none.
 
@@ -111,7 +119,6 @@ def make_proposer(
         merged = merged or merge.merge(body, edit)  # an unconfirmed reading still drafts: drafts are verified
         if merged.merged is not None and merged.merged != body:
             sources.append(Source("merged", tuple(engine.encode(merged.merged + fence + "\n"))))
-    predicted = PREDICTION.get()
     if predicted and name in ("copy", "hybrid"):  # a caller's prediction of the file, then the closing fence
         ending = "" if predicted.endswith("\n") else "\n"
         sources.append(Source("prediction", tuple(engine.encode(predicted + ending + fence + "\n"))))
