@@ -107,14 +107,18 @@ def test_greedy_chat_is_the_same_text_with_a_prediction_without_one_and_with_a_w
     assert plain.usage.completion_tokens == 40 and plain.choices[0].finish_reason == "length"
     assert plain.usage.completion_tokens_details is None  # no prediction sent: no prediction counts
     assert passes.take() == [0] * 40  # no prediction, no drafts: one token per pass
+
+    def ask(prediction: Any) -> Any:
+        return client.chat.completions.create(
+            model="applyedit",
+            messages=QUESTION,
+            max_tokens=40,
+            temperature=0,
+            prediction={"type": "content", "content": prediction},
+        )
+
     # the model's own text as the prediction: drafted, kept, the same text in fewer passes
-    right = client.chat.completions.create(
-        model="applyedit",
-        messages=QUESTION,
-        max_tokens=40,
-        temperature=0,
-        prediction={"type": "content", "content": text},
-    )
+    right = ask(text)
     assert right.choices[0].message.content == text and right.choices[0].finish_reason == "length"
     drafts = passes.take()
     accepted, _ = checked(right, drafts)
@@ -122,13 +126,7 @@ def test_greedy_chat_is_the_same_text_with_a_prediction_without_one_and_with_a_w
     # a prediction wrong in its middle, and one of another text altogether (as text parts)
     wrong = text[: len(text) // 3] + "\nsomething else entirely = 1\n" + text[2 * len(text) // 3 :]
     for prediction in (wrong, [{"type": "text", "text": JSON_FILE[:200]}, {"type": "text", "text": JSON_FILE[200:]}]):
-        reply = client.chat.completions.create(
-            model="applyedit",
-            messages=QUESTION,
-            max_tokens=40,
-            temperature=0,
-            prediction={"type": "content", "content": prediction},
-        )
+        reply = ask(prediction)
         assert reply.choices[0].message.content == text
         checked(reply, passes.take())
 
