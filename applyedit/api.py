@@ -6,7 +6,7 @@ style); answer an update snippet with its confirmed merge (merge/confirm.py) wit
 passes the checks (`answer_by_merge`), or refuse it when its merge is not confirmed (`--answer merge`,
 the default); else build the prompt and check it fits the context before any weights load (`prepare`);
 build the K policy and the drafter (`plan_drafting`); decode (`decode_job`; an unambiguous merge of an
-update snippet anchors the lines it keeps, confirmed merges only: spec/anchor.py); extract the output
+update snippet anchors the lines it keeps, confirmed merges only: speculative/anchor.py); extract the output
 and run the checks (`checked`; the checks are checks.py's, a refused output may be answered by the
 merge); restore the file's text style, diff and report (`finish`). The last steps are outcome.py's;
 `Inputs`, `Job` and `ApplyResult` are result.py's (the names stay importable from here). The settings
@@ -37,12 +37,12 @@ from applyedit.options import RunOptions
 from applyedit.outcome import answer_by_merge, checked, finish
 from applyedit.report import spans
 from applyedit.result import ApplyResult, Inputs, Job
-from applyedit.spec import anchor as anchoring
-from applyedit.spec import registry, sampling, tiebreak
-from applyedit.spec.loop import DecodeResult, Step, run
-from applyedit.spec.policy import FixedK, KPolicy
-from applyedit.spec.proposers import Proposer
-from applyedit.spec.runwatch import FenceStop, follow_lines, watch
+from applyedit.speculative import anchor as anchoring
+from applyedit.speculative import registry, sampling, tiebreak
+from applyedit.speculative.loop import DecodeResult, Step, run
+from applyedit.speculative.policy import FixedK, KPolicy
+from applyedit.speculative.proposers import Proposer
+from applyedit.speculative.runwatch import FenceStop, follow_lines, watch
 
 logger = logging.getLogger(__name__)
 
@@ -306,7 +306,7 @@ def fenced(encode: Callable[[str], list[int]], texts: Sequence[str], fence: str)
 def choose_reading(job: Job, merged: merge.MergeResult) -> tuple[merge.MergeResult, str]:
     """The model's choice between the readings two readers gave (`merged.readings`, each meeting every
     invariant): the one whose log-likelihood after the prompt beats the other's by `tiebreak.MARGIN` nats
-    over the span where they differ (spec/tiebreak.py), as the confirmed merge, with a note saying so;
+    over the span where they differ (speculative/tiebreak.py), as the confirmed merge, with a note saying so;
     else `merged` with its reason saying how close they were. Runs only where `tiebreak.MARGIN` is set."""
     readings, margin = merged.readings, tiebreak.MARGIN
     assert margin is not None
@@ -347,7 +347,7 @@ def plan_drafting(
     progress: modelstore.Progress | None = None,
     prediction: str | None = None,
 ) -> Drafting:
-    """Build the K policy and the drafter the options name (spec/registry.py; the draft model loads here),
+    """Build the K policy and the drafter the options name (speculative/registry.py; the draft model loads here),
     with the caller's `prediction` as one more copy source. A Proposer object (Python API, `bench`'s
     break-it mode) drafts instead of a named one."""
     entry = registry.PROPOSERS[opts.proposer] if isinstance(opts.proposer, str) else None

@@ -70,7 +70,7 @@ UNCERTAIN = (
 def decide(merged: MergeResult | None, opts: RunOptions, fragment: bool = False, tiebreak: bool = False) -> Decision:
     """The run's course for an edit: `merged` is its snippet's reading (None: an instruction),
     `fragment` whether it is marker-less code that places nowhere single, `tiebreak` whether the
-    model may choose between readings (spec/tiebreak.MARGIN is set)."""
+    model may choose between readings (speculative/tiebreak.MARGIN is set)."""
     if opts.answer == "model":
         return Model(merged)
     if opts.answer == "merge" and fragment and (merged is None or not merged.ok):

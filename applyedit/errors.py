@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from applyedit.spec.loop import DecodeResult
+    from applyedit.speculative.loop import DecodeResult
 
 
 class ApplyEditError(Exception):

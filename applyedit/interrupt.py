@@ -7,7 +7,7 @@ segment at each of its candidate places, parsing a candidate file) calls `check(
 rule's error (`RunTimeout`, or the caller's own, such as the server's `Cancelled`) and costs a clock
 read otherwise. The rule lives in a context variable, so a thread or task sees only its own run's.
 Knows nothing of what is checked or why it takes long; the decode loop has its own per-pass watch
-(spec/runwatch.py).
+(speculative/runwatch.py).
 """
 
 from __future__ import annotations

@@ -16,8 +16,8 @@ from typing import Any
 
 from applyedit.errors import InputError
 from applyedit.models.base import BACKENDS
-from applyedit.spec import registry
-from applyedit.spec.registry import DEFAULT_K
+from applyedit.speculative import registry
+from applyedit.speculative.registry import DEFAULT_K
 
 ANCHORS = ("merge", "none")  # --anchor: force the original lines an unambiguous merge keeps, or not
 # --answer: a confirmed merge answers an update snippet and any other snippet is refused ("merge"), or the
@@ -51,7 +51,7 @@ class RunOptions:
     wrong with exit 0 on some. "auto": the model decides those, held to the invariants. "model" runs
     the model on every edit. Instructions always run the model.
     `anchor` "merge": when an update snippet merges unambiguously, the original lines it keeps away
-    from every hunk are forced output (spec/anchor.py); the model writes the rest. The output checks
+    from every hunk are forced output (speculative/anchor.py); the model writes the rest. The output checks
     (checks.py) refuse what would damage the file unless an `allow_*` switch accepts it; `fallback`
     "merge": a refused output is replaced by the merge when that is unambiguous and parses
     (`ApplyResult.answer` and a note say so).

@@ -33,8 +33,8 @@ from applyedit.report.stats import (
     summarise,
 )
 from applyedit.result import Answer, ApplyResult, Inputs, Job
-from applyedit.spec import sampling
-from applyedit.spec.loop import DecodeResult
+from applyedit.speculative import sampling
+from applyedit.speculative.loop import DecodeResult
 
 if TYPE_CHECKING:
     from applyedit.models.engine import Engine

@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from applyedit.models.engine import Engine
     from applyedit.report import Report
     from applyedit.report.stats import Summary
-    from applyedit.spec.loop import DecodeResult
+    from applyedit.speculative.loop import DecodeResult
 
 
 @dataclass(frozen=True)

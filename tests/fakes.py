@@ -26,8 +26,8 @@ from applyedit.models import modelstore
 from applyedit.models.backend import context_length, pick_dtype
 from applyedit.models.costmodel import CostCurve, prior
 from applyedit.models.kernels import use_cpu_kernels
-from applyedit.spec.policy import AdaptiveK, FixedK, KPolicy
-from applyedit.spec.proposers import Draft, Source
+from applyedit.speculative.policy import AdaptiveK, FixedK, KPolicy
+from applyedit.speculative.proposers import Draft, Source
 
 # A small Python file of two functions: the region and report tests edit it.
 TWO_FUNCTIONS = """def add(a, b):

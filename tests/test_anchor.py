@@ -1,4 +1,4 @@
-"""Anchored decoding (spec/anchor.py + the loop's constraint) on tiny in-process Qwen2 models: speculative
+"""Anchored decoding (speculative/anchor.py + the loop's constraint) on tiny in-process Qwen2 models: speculative
 output equals plain greedy under the same constraint, for every proposer, with exact pass counts; and
 which merged lines `stretches` anchors.
 
@@ -15,11 +15,11 @@ from collections.abc import Sequence
 import pytest
 
 from applyedit import merge
-from applyedit.spec.anchor import Anchor, Stretch, stretches
+from applyedit.speculative.anchor import Anchor, Stretch, stretches
 from applyedit.models.backend import TorchModel
-from applyedit.spec.loop import run
-from applyedit.spec.policy import AdaptiveK, FixedK
-from applyedit.spec.proposers import CopyProposer, NullProposer, Source
+from applyedit.speculative.loop import run
+from applyedit.speculative.policy import AdaptiveK, FixedK
+from applyedit.speculative.proposers import CopyProposer, NullProposer, Source
 from fakes import VOCAB, Contrarian, Oracle, prompt_for, tiny_model
 
 pytestmark = pytest.mark.usefixtures("one_thread")

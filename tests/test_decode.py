@@ -21,10 +21,10 @@ from fakes import (
     tiny_model,
 )
 
-from applyedit.spec.loop import Step, run, verify
+from applyedit.speculative.loop import Step, run, verify
 from applyedit.models.backend import TorchModel
-from applyedit.spec.policy import FixedK
-from applyedit.spec.proposers import CopyProposer, Draft, NullProposer, Source
+from applyedit.speculative.policy import FixedK
+from applyedit.speculative.proposers import CopyProposer, Draft, NullProposer, Source
 from applyedit.report.stats import process_age_s, profile
 
 

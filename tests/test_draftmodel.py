@@ -21,11 +21,11 @@ from transformers import Qwen2ForCausalLM
 from applyedit.tools import benchmethods
 from applyedit.models import modelstore
 from applyedit.models.backend import TorchModel
-from applyedit.spec.loop import run
-from applyedit.spec.draftmodel import DraftModelProposer, HybridProposer
+from applyedit.speculative.loop import run
+from applyedit.speculative.draftmodel import DraftModelProposer, HybridProposer
 from applyedit.errors import ModelError
-from applyedit.spec.policy import ALIGNED, IN_EDIT, AdaptiveK, FixedK, draft_k
-from applyedit.spec.proposers import MODEL, CopyProposer, Source
+from applyedit.speculative.policy import ALIGNED, IN_EDIT, AdaptiveK, FixedK, draft_k
+from applyedit.speculative.proposers import MODEL, CopyProposer, Source
 from applyedit.report import drafted_by
 from fakes import CPU, GPU, MAX_NEW, POLICIES, SEEDS, VOCAB, noisy_copy_source, prompt_for, reference, tiny_model
 
@@ -114,7 +114,7 @@ def test_draft_cache_is_the_prompt_plus_accepted_output(seed: int) -> None:
     prompt = prompt_for(seed)
     output: list[int] = []
     model = TorchModel(model=tiny_model(seed), eos_ids=frozenset())
-    from applyedit.spec.loop import decode
+    from applyedit.speculative.loop import decode
 
     for step in decode(model, prompt, draft, FixedK(4), MAX_NEW):
         output.extend(step.emitted)

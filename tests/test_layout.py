@@ -8,7 +8,7 @@ Which imports count:
 - A function-level ("lazy") import runs when the function does: it too must go to the same layer or a
   lower one, but it cannot close a load-time cycle, so the cycle check leaves it out.
 - An import under `if TYPE_CHECKING:` never runs (annotations only): left out of the layer and cycle
-  checks, but held to the last rule like any other (spec/, merge/, report/, models/ never name
+  checks, but held to the last rule like any other (speculative/, merge/, report/, models/ never name
   cli/, serve/ or tools/, not even for a type).
 - Importing `applyedit.a.b` loads the package `applyedit.a` first: a package's `__init__` may import
   at load time only what stands no higher than the lowest of its own modules.
@@ -42,11 +42,11 @@ LAYERS: dict[str, list[str]] = {
         "models", "models.base", "models.costmodel", "models.kernels", "models.modelstore", "models.hub",
         "models.backend", "models.llamacpp", "models.promptcache",
     ],
-    "spec": ["spec", "spec.*"],  # the speculative loop, proposers, K policies, sampling, the registry
+    "speculative": ["speculative", "speculative.*"],  # the speculative loop, proposers, K policies, sampling, the registry
     "options": ["options"],  # a run's settings, checked against the registry's and the backends' names
     "report": ["report", "report.*"],  # regions, spans, statistics, the report
     # what composes the models with the layers above them: the engine reads the options; vLLM runs
-    # spec's copy proposer and K policy as its drafter
+    # speculative/'s copy proposer and K policy as its drafter
     "engine": ["models.engine", "models.vllmdraft", "models.vllmengine"],
     "run": ["", "checks", "refusal", "decision", "outcome", "api"],  # one run end to end, and the public API
     "serve": ["serve", "serve.*"],  # `applyedit serve` and `--server`'s client
@@ -190,11 +190,11 @@ def test_a_package_loads_nothing_higher_than_its_modules() -> None:
 
 
 def test_nothing_below_the_server_imports_the_cli_the_server_or_the_tools() -> None:
-    """Not at load time, not lazily, not for type checking: spec/, merge/, report/, models/ and the
+    """Not at load time, not lazily, not for type checking: speculative/, merge/, report/, models/ and the
     run below them know nothing of cli/, serve/, tools/."""
     edges = [f"applyedit.{package}" for package in EDGES]
     below = [name for name in MODULES if rank(name) < ORDER.index("serve")]
-    assert {layer_of(f"applyedit.{p}") for p in ("spec", "merge", "report", "models")} <= {layer_of(n) for n in below}
+    assert {layer_of(f"applyedit.{p}") for p in ("speculative", "merge", "report", "models")} <= {layer_of(n) for n in below}
     wrong = [
         f"{name}:{line} imports {target}"
         for name in below
@@ -226,6 +226,6 @@ def test_the_layer_test_sees_imports() -> None:
     assert kinds == {"load", "lazy", "typing"}
     # api imports the loop at load time; the registry builds the copy proposer lazily; registry.py
     # names RunOptions for type checking only
-    assert ("applyedit.spec.loop", "load") in {(t, k) for t, _, k in GRAPH["applyedit.api"]}
-    assert ("applyedit.spec.proposers", "lazy") in {(t, k) for t, _, k in GRAPH["applyedit.spec.registry"]}
-    assert ("applyedit.options", "typing") in {(t, k) for t, _, k in GRAPH["applyedit.spec.registry"]}
+    assert ("applyedit.speculative.loop", "load") in {(t, k) for t, _, k in GRAPH["applyedit.api"]}
+    assert ("applyedit.speculative.proposers", "lazy") in {(t, k) for t, _, k in GRAPH["applyedit.speculative.registry"]}
+    assert ("applyedit.options", "typing") in {(t, k) for t, _, k in GRAPH["applyedit.speculative.registry"]}

@@ -12,13 +12,13 @@ from pathlib import Path
 import pytest
 
 from applyedit import api
-from applyedit.spec import registry
-from applyedit.spec.loop import run
+from applyedit.speculative import registry
+from applyedit.speculative.loop import run
 from applyedit.errors import ModelError
 from applyedit.models import modelstore
-from applyedit.spec.policy import AdaptiveK, FixedK
-from applyedit.spec.proposers import NullProposer
-from applyedit.spec.runwatch import FenceStop
+from applyedit.speculative.policy import AdaptiveK, FixedK
+from applyedit.speculative.proposers import NullProposer
+from applyedit.speculative.runwatch import FenceStop
 
 pytest.importorskip("llama_cpp")
 pytestmark = pytest.mark.model  # the real default model's GGUF, on llama.cpp

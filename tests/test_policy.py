@@ -11,9 +11,9 @@ import pytest
 import torch
 from fakes import CPU, GPU
 
-from applyedit.spec.draftmodel import HybridProposer
+from applyedit.speculative.draftmodel import HybridProposer
 from applyedit.models.costmodel import CostCurve, load_or_calibrate
-from applyedit.spec.policy import (
+from applyedit.speculative.policy import (
     ALIGNED,
     IN_EDIT,
     PROBE_SUPPORT_MAX,
@@ -24,7 +24,7 @@ from applyedit.spec.policy import (
     best_k,
     expected_tokens,
 )
-from applyedit.spec.proposers import COPY, MODEL, Draft
+from applyedit.speculative.proposers import COPY, MODEL, Draft
 
 
 @pytest.mark.parametrize(

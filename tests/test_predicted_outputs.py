@@ -192,7 +192,7 @@ def test_a_stop_string_ends_the_text_before_it(tiny: tuple[Live, Passes]) -> Non
 
 
 def test_seeded_sampling_with_a_prediction_repeats_itself(tiny: tuple[Live, Passes]) -> None:
-    """Sampling runs with a prediction too (spec/sampling.py's exact rule, proven in test_sampling.py); the
+    """Sampling runs with a prediction too (speculative/sampling.py's exact rule, proven in test_sampling.py); the
     same seed gives the same text, and the counts hold."""
     server, passes = tiny
     client = client_of(server)

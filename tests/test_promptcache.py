@@ -15,10 +15,10 @@ import torch
 from transformers import Qwen2ForCausalLM
 
 from applyedit.models.backend import PREFILL_CHUNK, TorchModel
-from applyedit.spec.loop import run
-from applyedit.spec.policy import AdaptiveK, FixedK
+from applyedit.speculative.loop import run
+from applyedit.speculative.policy import AdaptiveK, FixedK
 from applyedit.models.promptcache import BLOCK, PromptCache, block_hashes, common_prefix, reuse_report
-from applyedit.spec.proposers import CopyProposer, NullProposer, Source
+from applyedit.speculative.proposers import CopyProposer, NullProposer, Source
 from applyedit.models.costmodel import prior
 from fakes import tiny_qwen
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from applyedit.spec.proposers import COPY, CopyProposer, Draft, NullProposer, Source, build_index, common_prefix, nearest
+from applyedit.speculative.proposers import COPY, CopyProposer, Draft, NullProposer, Source, build_index, common_prefix, nearest
 
 
 def test_build_index_maps_ngrams_to_continuations() -> None:

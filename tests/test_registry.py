@@ -13,15 +13,15 @@ import pytest
 import torch
 
 from applyedit import api
-from applyedit.spec import registry
+from applyedit.speculative import registry
 from applyedit.errors import InputError
 from applyedit.models import base, modelstore
 from applyedit.models.backend import ExactPrefill, context_length, pick_dtype
 from applyedit.models.costmodel import prior
 from applyedit.models.engine import pick_backend
 from applyedit.options import RunOptions
-from applyedit.spec.policy import COPY, Alignment, Drafter
-from applyedit.spec.proposers import Draft
+from applyedit.speculative.policy import COPY, Alignment, Drafter
+from applyedit.speculative.proposers import Draft
 
 BEFORE, EDIT = "A = 1\nB = 2\n", "Set B to 3."
 WRITES = "A = 1\nB = 3\n```\n"  # the toy model's output after the opening fence: the new file, then the fence

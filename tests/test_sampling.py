@@ -24,14 +24,14 @@ import torch
 from transformers import Qwen2Config, Qwen2ForCausalLM
 
 from applyedit import api
-from applyedit.spec import sampling
+from applyedit.speculative import sampling
 from applyedit.models.backend import TorchModel
-from applyedit.spec.loop import run
-from applyedit.spec.draftmodel import DraftModelProposer, HybridProposer
+from applyedit.speculative.loop import run
+from applyedit.speculative.draftmodel import DraftModelProposer, HybridProposer
 from applyedit.errors import InputError
-from applyedit.spec.policy import AdaptiveK, Alignment, FixedK
-from applyedit.spec.proposers import MODEL, CopyProposer, Draft, NullProposer, Source
-from applyedit.spec.sampling import Sampling, accept, warp
+from applyedit.speculative.policy import AdaptiveK, Alignment, FixedK
+from applyedit.speculative.proposers import MODEL, CopyProposer, Draft, NullProposer, Source
+from applyedit.speculative.sampling import Sampling, accept, warp
 from fakes import Contrarian, Oracle  # point masses on (next to) the greedy continuation: often kept (mostly not)
 
 Joint = dict[tuple[int, ...], float]

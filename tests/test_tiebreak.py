@@ -1,4 +1,4 @@
-"""The tie-break scorer (spec/tiebreak.py): its log-likelihoods equal those of a plain forward pass
+"""The tie-break scorer (speculative/tiebreak.py): its log-likelihoods equal those of a plain forward pass
 over the whole context and candidate, on the fp32 tiny models, and it computes the shared prefix once."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ import torch
 from fakes import VOCAB, prompt_for, tiny_model
 
 from applyedit.models.backend import TorchModel
-from applyedit.spec import tiebreak
-from applyedit.spec.tiebreak import Scored, pick, score
+from applyedit.speculative import tiebreak
+from applyedit.speculative.tiebreak import Scored, pick, score
 
 
 class Counting(TorchModel):

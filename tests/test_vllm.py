@@ -21,8 +21,8 @@ from applyedit.models.backend import chat_ids
 from applyedit.models.costmodel import CostCurve, prior
 from applyedit.models.vllmdraft import RowsDrafter, cost_for, find_layout, probe_support
 from applyedit.report import spans
-from applyedit.spec.policy import SUPPORT_MIN
-from applyedit.spec.proposers import common_prefix
+from applyedit.speculative.policy import SUPPORT_MIN
+from applyedit.speculative.proposers import common_prefix
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 CASES = sorted(p.name for p in FIXTURES.iterdir() if (p / "edit.txt").is_file())

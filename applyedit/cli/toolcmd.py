@@ -159,7 +159,7 @@ Examples:
 
   applyedit bench app.py --edit edit.txt --baseline greedy --dtype bf16
 
-  applyedit bench fixtures --baseline greedy --break-it applyedit/spec/loop.py
+  applyedit bench fixtures --baseline greedy --break-it applyedit/speculative/loop.py
 
   applyedit bench fixtures --backend llamacpp --baseline greedy --baseline torch --repeats 3
 

@@ -63,7 +63,7 @@ class MergeResult:
     ambiguous: bool = False  # not ok because two readings fit the snippet equally (merge/confirm.py): refused
     notes: tuple[str, ...] = ()  # what a confirmed reading decided where the snippet left it open (open ends)
     # not ok with several valid readings (merge/confirm.py, merge/readings.py): up to 5 whole files, the
-    # cheapest first; `--reading N` takes one, the model's tie-break may choose (api.py, spec/tiebreak.py)
+    # cheapest first; `--reading N` takes one, the model's tie-break may choose (api.py, speculative/tiebreak.py)
     readings: tuple[str, ...] = ()
     places: tuple = ()  # where the readings differ (merge/readings.py's `Place`s), when it is ambiguous
     twins: bool = False  # two readings that make one edit at two places reading the same: no model may choose

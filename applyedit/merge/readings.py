@@ -15,7 +15,7 @@ The cost of a reading is what a careful reader minimises: the lines it changes, 
 - Broken: `DAMAGE` for each syntax error, each definition lost that the snippet never shows, each file
   head moved, each definition standing twice where the original had it once (contextread's `damage`).
 
-Pure text in, `Weighed` out; knows nothing of the model (spec/tiebreak.py breaks ties among the
+Pure text in, `Weighed` out; knows nothing of the model (speculative/tiebreak.py breaks ties among the
 candidates; decision.py decides).
 """
 

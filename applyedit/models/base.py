@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     import torch
 
     from applyedit.models.costmodel import CostCurve
-    from applyedit.spec.loop import DecodeResult
+    from applyedit.speculative.loop import DecodeResult
 
 # --backend, in the order --help lists them: the class of each, as "module:Class" (imported when
 # that backend runs) or the class itself

@@ -3,7 +3,7 @@
 Owns four things. `find_layout`: where, in one request's token ids, the file, the edit and the reply
 begin, read from the bytes of the tokens with the pattern of applyedit's own user templates
 (`prompts.user_pattern`: derived from prompts/*.user.txt, so a changed template is followed).
-`RowDrafter`: one request's copy proposer and adaptive K policy (spec/proposers.py, spec/policy.py,
+`RowDrafter`: one request's copy proposer and adaptive K policy (speculative/proposers.py, speculative/policy.py,
 reused as they are), told what the target accepted by the token ids themselves. The cost of vLLM's
 verify passes that policy reads (`cost_for`: measured on the CPU, a guess on GPUs) and the probe rule
 a flat curve calls for (`probe_support`). `CopyDrafter`: the class vLLM builds from
@@ -30,8 +30,8 @@ from typing import Any
 
 from applyedit import markers, prompts
 from applyedit.models.costmodel import CostCurve, prior
-from applyedit.spec.policy import SUPPORT_MIN, AdaptiveK
-from applyedit.spec.proposers import COPY, CopyProposer, Source, common_prefix
+from applyedit.speculative.policy import SUPPORT_MIN, AdaptiveK
+from applyedit.speculative.proposers import COPY, CopyProposer, Source, common_prefix
 
 __all__ = ["CopyDrafter", "Layout", "RowDrafter", "RowsDrafter", "find_layout"]
 

@@ -32,8 +32,8 @@ from applyedit import interrupt
 from applyedit.errors import ModelError, RunTimeout
 from applyedit.models.costmodel import CostCurve
 from applyedit.models.vllmdraft import RowDrafter, cost_for, find_layout
-from applyedit.spec.loop import DecodeResult, Step
-from applyedit.spec.proposers import common_prefix
+from applyedit.speculative.loop import DecodeResult, Step
+from applyedit.speculative.proposers import common_prefix
 
 logger = logging.getLogger(__name__)
 

@@ -29,8 +29,8 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from applyedit.report.regions import Region
-from applyedit.spec.loop import DecodeResult, Step
-from applyedit.spec.sampling import Sampling
+from applyedit.speculative.loop import DecodeResult, Step
+from applyedit.speculative.sampling import Sampling
 
 __all__ = [
     "LEGEND",

@@ -4,11 +4,11 @@ Owns what a chat completion that is no apply-format request runs: the messages c
 with the chat template the model ships (`Chat.read`, `prompt_ids`; each message's text is tokenized as
 text, so a `<|im_end|>` inside it forges no turn), the `prediction` read (`read_prediction`: a string
 or a list of text parts) and turned into the copy proposer's one source, with the adaptive K policy the
-apply runs use (registry.K_POLICIES["adaptive"]), decoded by the one decode loop (spec/loop.py) to
+apply runs use (registry.K_POLICIES["adaptive"]), decoded by the one decode loop (speculative/loop.py) to
 EOS, a `stop` string or the output budget (`run`), and the text as it is verified (`TextOut`: whole
 accepted blocks, held back only where a stop string or a UTF-8 character may still be completing).
 Greedy output does not depend on the prediction (the loop's invariant); sampling stays exactly
-distributed (spec/sampling.py). On an engine that decodes whole requests itself (vLLM) the request
+distributed (speculative/sampling.py). On an engine that decodes whole requests itself (vLLM) the request
 runs greedily there, whose drafter reads the prompt only: the prediction is then not drafted from,
 and its counts are 0.
 
@@ -214,10 +214,10 @@ def run(
     stop the run: a client gone); `on_text(text)` with the text each pass makes certain; the deadline
     raises RunTimeout between passes (runwatch.watch)."""
     from applyedit.options import RunOptions
-    from applyedit.spec import loop, registry, sampling
-    from applyedit.spec.policy import FixedK, KPolicy
-    from applyedit.spec.proposers import COPY, CopyProposer, NullProposer, Proposer, Source
-    from applyedit.spec.runwatch import watch
+    from applyedit.speculative import loop, registry, sampling
+    from applyedit.speculative.policy import FixedK, KPolicy
+    from applyedit.speculative.proposers import COPY, CopyProposer, NullProposer, Proposer, Source
+    from applyedit.speculative.runwatch import watch
 
     prompt = prompt_ids(engine.tokenizer, chat.messages)
     predicted = engine.encode(chat.prediction) if chat.prediction else []

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from applyedit import api
 from applyedit.errors import InputError
-from applyedit.spec.proposers import CopyProposer, Proposer, Source
+from applyedit.speculative.proposers import CopyProposer, Proposer, Source
 from applyedit.tools import baselines, evaluate
 from applyedit.tools.benchrecord import BenchRecord, CaseRecord, CaseSummary, Method, Pattern, Run, summarise_target
 

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from applyedit.errors import InputError
-from applyedit.spec.registry import K_POLICIES
+from applyedit.speculative.registry import K_POLICIES
 from applyedit.tools.benchrecord import Method
 
 BASELINES = (

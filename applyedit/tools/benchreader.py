@@ -4,7 +4,7 @@ Owns three timings, medians over the repeats: the reading in process (merge/conf
 every reading enumerated, weighed and held to the invariants); a merge answer end to end, as a user
 runs it (a fresh `applyedit FILE --edit E --answer merge` process on a copy of the file, imports
 included), where the snippet answers alone; and, where it has 2 to 5 readings, the model's tie-break
-(spec/tiebreak.score, from an empty cache) against its baseline measured on the same engine in the
+(speculative/tiebreak.score, from an empty cache) against its baseline measured on the same engine in the
 same run: one prefill of the same prompt from an empty cache. The tokens behind the tie-break's cost
 are reported with it: the prompt, the output the readings share before they differ (fed once, after
 the prompt), and the tokens scored (each reading's divergent span and the window after it). Knows
@@ -31,7 +31,7 @@ def run(file: Path, edit: Path, repeats: int, open_engine: Any) -> dict[str, Any
     the model, and is called only where the snippet has readings for the tie-break."""
     from applyedit import api
     from applyedit.merge import confirm
-    from applyedit.spec import tiebreak
+    from applyedit.speculative import tiebreak
 
     text = edit.read_text(encoding="utf-8")
     got = api.read_inputs(file, text)

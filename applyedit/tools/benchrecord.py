@@ -23,7 +23,7 @@ from applyedit import files, textio
 from applyedit.errors import InputError
 from applyedit.models.costmodel import CostCurve
 from applyedit.options import RunOptions
-from applyedit.spec.proposers import common_prefix
+from applyedit.speculative.proposers import common_prefix
 
 __all__ = [
     "BenchRecord",

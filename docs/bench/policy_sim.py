@@ -9,7 +9,7 @@ quiet real bench confirms them (the model's seconds are the curve's, not measure
 
     .venv/bin/python docs/bench/policy_sim.py docs/bench/issue6-suite-cpu-fp32.json
 
-Knows nothing the product does not: the policies are applyedit.spec.policy's; a variant is a class here.
+Knows nothing the product does not: the policies are applyedit.speculative.policy's; a variant is a class here.
 """
 
 from __future__ import annotations
@@ -32,11 +32,11 @@ from applyedit.tools import bench  # noqa: E402
 from applyedit.models import modelstore  # noqa: E402
 from applyedit.models.backend import context_length, load_tokenizer, pick_dtype  # noqa: E402
 from applyedit.models.costmodel import CostCurve  # noqa: E402
-from applyedit.spec.loop import run  # noqa: E402
-from applyedit.spec.runwatch import FenceStop  # noqa: E402
-from applyedit.spec.policy import AdaptiveK, FixedK  # noqa: E402
-from applyedit.spec import registry  # noqa: E402
-from applyedit.spec.proposers import Drafter  # noqa: E402
+from applyedit.speculative.loop import run  # noqa: E402
+from applyedit.speculative.runwatch import FenceStop  # noqa: E402
+from applyedit.speculative.policy import AdaptiveK, FixedK  # noqa: E402
+from applyedit.speculative import registry  # noqa: E402
+from applyedit.speculative.proposers import Drafter  # noqa: E402
 
 
 @dataclass

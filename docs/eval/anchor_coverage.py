@@ -13,7 +13,7 @@ from collections import Counter
 from pathlib import Path
 
 from applyedit import markers, merge, textio
-from applyedit.spec.anchor import stretches
+from applyedit.speculative.anchor import stretches
 from applyedit.tools.evaluate import discover
 
 

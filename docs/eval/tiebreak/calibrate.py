@@ -1,4 +1,4 @@
-"""Calibration data for the model tie-break (spec/tiebreak.py, api.choose_reading): for each case whose
+"""Calibration data for the model tie-break (speculative/tiebreak.py, api.choose_reading): for each case whose
 snippet the product refuses with 2 to 5 candidate readings (`MergeResult.readings`, the careful reader's
 valid readings, cheapest first: merge/readings.py), score every candidate with the default model after
 the product's prompt and record each one's log-likelihood over the span where they differ (nats), its
@@ -106,7 +106,7 @@ def main(argv: list[str] | None = None) -> int:
     from applyedit import api
     from applyedit.merge import confirm
     from applyedit.merge.readings import _same_file
-    from applyedit.spec.tiebreak import score
+    from applyedit.speculative.tiebreak import score
 
     done = {r["name"] for r in rows}
     engine = api.Engine.open()

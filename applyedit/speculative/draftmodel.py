@@ -20,9 +20,9 @@ from typing import TYPE_CHECKING
 
 from applyedit.models.backend import TargetModel
 from applyedit.models.costmodel import CostCurve
-from applyedit.spec.policy import Alignment, acceptance_ema, draft_k
-from applyedit.spec.proposers import COPY, MODEL, CopyProposer, Draft, Drafter, common_prefix
-from applyedit.spec.sampling import Sampling, warp
+from applyedit.speculative.policy import Alignment, acceptance_ema, draft_k
+from applyedit.speculative.proposers import COPY, MODEL, CopyProposer, Draft, Drafter, common_prefix
+from applyedit.speculative.sampling import Sampling, warp
 
 if TYPE_CHECKING:
     import torch

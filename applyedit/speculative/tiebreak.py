@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from applyedit.models.base import TargetModel
-from applyedit.spec.proposers import common_prefix
+from applyedit.speculative.proposers import common_prefix
 
 __all__ = ["Scored", "pick", "score"]
 

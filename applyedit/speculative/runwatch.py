@@ -10,7 +10,7 @@ import time
 from collections.abc import Callable, Sequence
 
 from applyedit.errors import RunTimeout
-from applyedit.spec.loop import Step
+from applyedit.speculative.loop import Step
 
 
 class FenceStop:

@@ -5,11 +5,11 @@ keep the matching prefix plus the target's own next token (the bonus) → crop t
 It reads a proposer only through the `Draft` it returns and a K policy only through `policy.KPolicy`;
 it yields one `Step` record per verify pass, and `run()` collects them with the run's `LoopState`
 (prefill, stop reason, clocks) into a `DecodeResult`. Invariant: for any proposer and any K schedule
-the emitted tokens equal plain greedy decoding of the same model. A `Constraint` (spec/anchor.py: the
+the emitted tokens equal plain greedy decoding of the same model. A `Constraint` (speculative/anchor.py: the
 stretches of the original an unambiguous merge keeps) may force tokens: they are fed with the next
 verify block like a prefill, need no acceptance, and the model decides only the other positions; the
 invariant then holds against plain greedy under the same constraint. With sampling (temperature > 0)
-`verify` hands the block to spec/sampling.py's exact rule instead, and the output is distributed as
+`verify` hands the block to speculative/sampling.py's exact rule instead, and the output is distributed as
 sampling from the model alone. Knows nothing of text, files, regions or rendering; stopping on text
 (the closing fence) comes in as a callback.
 """
@@ -22,9 +22,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
 from applyedit.models.base import TargetModel
-from applyedit.spec.policy import KPolicy
-from applyedit.spec.proposers import Proposer, common_prefix
-from applyedit.spec.sampling import Sampler, Sampling
+from applyedit.speculative.policy import KPolicy
+from applyedit.speculative.proposers import Proposer, common_prefix
+from applyedit.speculative.sampling import Sampler, Sampling
 
 if TYPE_CHECKING:
     import torch
@@ -96,7 +96,7 @@ def verify(
     """`(num_accepted, token)` for the verify pass's logits `(len(draft) + 1, V)` over `[last] + draft`:
     the leading draft tokens kept, then the target's own token after them (the correction at the first
     rejection, or the bonus after a fully kept draft). Greedy (`sampler` None): the draft prefix equal
-    to the target's argmax, then its argmax. Sampling: spec/sampling.py's exact rule (`draft_probs`: the
+    to the target's argmax, then its argmax. Sampling: speculative/sampling.py's exact rule (`draft_probs`: the
     draft's q rows, None for point masses)."""
     if sampler is None:
         predicted = logits.argmax(dim=-1).tolist()

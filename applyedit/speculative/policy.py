@@ -27,8 +27,8 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from applyedit.models.costmodel import CostCurve, prior
-from applyedit.spec.proposers import COPY, MODEL, Drafter
-from applyedit.spec.registry import DEFAULT_K
+from applyedit.speculative.proposers import COPY, MODEL, Drafter
+from applyedit.speculative.registry import DEFAULT_K
 
 ALIGNED, IN_EDIT = "aligned", "in-edit"
 SUPPORT_MIN = 3  # output tokens agreeing with the copy source that count as re-aligned

@@ -21,10 +21,10 @@ if TYPE_CHECKING:
     from applyedit.models.modelstore import Progress
     from applyedit.options import RunOptions
     from applyedit.result import Job
-    from applyedit.spec.draftmodel import DraftModelProposer
-    from applyedit.spec.policy import KPolicy
-    from applyedit.spec.proposers import Proposer, Source
-    from applyedit.spec.sampling import Sampling
+    from applyedit.speculative.draftmodel import DraftModelProposer
+    from applyedit.speculative.policy import KPolicy
+    from applyedit.speculative.proposers import Proposer, Source
+    from applyedit.speculative.sampling import Sampling
 
 DEFAULT_K = 64  # the draft length: the adaptive policy's cap, the fixed policy's value
 DRAFT_K_MAX = 8  # the longest draft a draft model makes (its length is chosen by policy.draft_k up to this)
@@ -61,7 +61,7 @@ def _copy(plan: DraftPlan) -> Proposer:
 
 
 def _none(plan: DraftPlan) -> Proposer:
-    from applyedit.spec.proposers import NullProposer
+    from applyedit.speculative.proposers import NullProposer
 
     return NullProposer()
 
@@ -71,8 +71,8 @@ def _draft(plan: DraftPlan) -> Proposer:
 
 
 def _hybrid(plan: DraftPlan) -> Proposer:
-    from applyedit.spec.draftmodel import HybridProposer
-    from applyedit.spec.proposers import CopyProposer
+    from applyedit.speculative.draftmodel import HybridProposer
+    from applyedit.speculative.proposers import CopyProposer
 
     copy = _copy(plan)
     assert isinstance(copy, CopyProposer)
@@ -80,13 +80,13 @@ def _hybrid(plan: DraftPlan) -> Proposer:
 
 
 def _adaptive(engine: Engine, opts: RunOptions) -> KPolicy:
-    from applyedit.spec.policy import AdaptiveK
+    from applyedit.speculative.policy import AdaptiveK
 
     return AdaptiveK(cost=engine.cost_curve(), k_max=opts.k)
 
 
 def _fixed(engine: Engine, opts: RunOptions) -> KPolicy:
-    from applyedit.spec.policy import FixedK
+    from applyedit.speculative.policy import FixedK
 
     return FixedK(opts.k)
 
@@ -110,7 +110,7 @@ def make_proposer(
     output, edits included; otherwise drafts come from the original and the edit's own lines.
     """
     from applyedit import merge
-    from applyedit.spec.proposers import CopyProposer, NullProposer, Source
+    from applyedit.speculative.proposers import CopyProposer, NullProposer, Source
 
     if name in ("none", "draft"):
         return NullProposer()
@@ -130,7 +130,7 @@ def make_proposer(
 def edit_source(engine: Engine, edit: str) -> Source:
     """The edit's tokens, with every token on a lazy-marker line blocked from drafting."""
     from applyedit import markers
-    from applyedit.spec.proposers import Source
+    from applyedit.speculative.proposers import Source
 
     enc = engine.tokenizer(edit, add_special_tokens=False, return_offsets_mapping=True, split_special_tokens=True)
     ids, offsets = enc["input_ids"], enc["offset_mapping"]
@@ -145,7 +145,7 @@ def edit_source(engine: Engine, edit: str) -> Source:
 
 def draft_model_proposer(plan: DraftPlan) -> DraftModelProposer:
     """The drafter of `--draft-model` on `--draft-backend` (proposers "draft" and "hybrid"; it loads here)."""
-    from applyedit.spec.draftmodel import DraftModelProposer
+    from applyedit.speculative.draftmodel import DraftModelProposer
 
     engine, opts = plan.job.engine, plan.opts
     small = engine.draft_model(opts.draft_model, opts.draft_backend, plan.progress)
