@@ -1,18 +1,21 @@
 """When a snippet's reading may answer alone: `confirmed` weighs every reading (merge/readings.py: the
 context reader's enumeration, merge/contextread.py, and the merge's file, merge/__init__.py, where it
 differs; each held to the invariants and costed) and returns the cheapest as an ok result when it is
-certain: both readers give it, no other valid reading lies within `readings.MARGIN` of it, and it
-decided no open start or end after new lines. Otherwise a not-ok result says why: `ambiguous` where the
-snippet itself leaves the question open (several readings of the context reader), with the candidate
-files (`readings`, when asked for), the places where they differ (`places`) and whether they are twins;
-what the run then does is decision.py's. Also says which reading an open end took, and what a certain
-reading decided where the snippet left a question open (`MergeResult.notes`). Pure text in,
-`MergeResult` out.
+certain (`_certain`): the context reader gives it, no other valid reading lies within
+`readings.MARGIN` of it, where the merge's file differs it is plainly the better (no code deleted
+outright, no more of the snippet's context read as new code), and an open start or end after new
+lines is decided only when both readers agree and nothing weak could have placed it. Otherwise a
+not-ok result says why: `ambiguous` where the snippet itself leaves the question open (several
+readings of the context reader), with the candidate files (`readings`, when asked for), the places
+where they differ (`places`) and whether they are twins; what the run then does is decision.py's.
+Also says which reading an open end took, and what a certain reading decided where the snippet left
+a question open (`MergeResult.notes`). Pure text in, `MergeResult` out.
 """
 
 from __future__ import annotations
 
 import dataclasses
+from collections import Counter
 
 from applyedit import invariants, merge
 from applyedit.merge import contextread, readings
@@ -94,8 +97,6 @@ PINS = 2  # lines of the snippet standing once in the original that pin such a r
 
 def _pinned(original: str, snippet: str) -> bool:
     """Whether `PINS` lines of the snippet that say something each stand exactly once in the original."""
-    from collections import Counter
-
     counts = Counter(invariants.key(x) for x in original.split("\n"))
     return (
         sum(counts[k] == 1 and contextread.telling(k) for k in (invariants.key(x) for x in snippet.split("\n"))) >= PINS

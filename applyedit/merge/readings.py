@@ -82,27 +82,27 @@ def _alike(a: str, b: str) -> bool:
 
 def changed_lines(original: str, text: str) -> float:
     """The lines `text` changes of `original` (the cost's first part)."""
-    a = [invariants.key(x) for x in lines_of(original) if x.strip()]
-    b = [invariants.key(x) for x in lines_of(text) if x.strip()]
-    total = 0.0
-    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
-        if tag == "equal":
-            continue
-        pairs = min(i2 - i1, j2 - j1) if tag == "replace" else 0
-        total += (i2 - i1) + (j2 - j1) - sum(_alike(a[i1 + k], b[j1 + k]) for k in range(pairs))
-    return total
+    return _line_diff(original, text)[0]
 
 
 def dropped(original: str, text: str) -> int:
     """The original's code lines `text` deletes that no line of its own in their place is alike (an
     edit of): code a reading removes outright."""
+    return _line_diff(original, text)[1]
+
+
+def _line_diff(original: str, text: str) -> tuple[float, int]:
+    """(`changed_lines`, `dropped`): both read off one line diff of the two texts (blank lines aside)."""
     a = [invariants.key(x) for x in lines_of(original) if x.strip()]
     b = [invariants.key(x) for x in lines_of(text) if x.strip()]
-    gone = 0
+    changed, gone = 0.0, 0
     for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
-        if tag in ("delete", "replace"):
-            gone += sum(1 for i in range(i1, i2) if not any(_alike(a[i], b[j]) for j in range(j1, j2)))
-    return gone
+        if tag == "equal":
+            continue
+        pairs = min(i2 - i1, j2 - j1) if tag == "replace" else 0
+        changed += (i2 - i1) + (j2 - j1) - sum(_alike(a[i1 + k], b[j1 + k]) for k in range(pairs))
+        gone += sum(1 for i in range(i1, i2) if not any(_alike(a[i], b[j]) for j in range(j1, j2)))
+    return changed, gone
 
 
 def repeated(original: str, text: str, snippet: str) -> int:
@@ -119,18 +119,30 @@ def repeated(original: str, text: str, snippet: str) -> int:
 def cost(original: str, text: str, snippet: str, language: str | None) -> float:
     """A reading's cost (the module's docstring): lines changed, plus DAMAGE per thing broken, plus REPEAT
     per line of the snippet's context read as new code."""
-    orig = contextread._Original(lines_of(original), language)
-    return (
-        changed_lines(original, text)
-        + DAMAGE * orig.damage_of(text, tuple(lines_of(snippet)))
-        + REPEAT * repeated(original, text, snippet)
-    )
+    return _candidate(contextread._Original(lines_of(original), language), original, text, snippet, (), ()).cost
+
+
+def _candidate(
+    orig: contextread._Original,
+    original: str,
+    text: str,
+    snippet: str,
+    took: tuple[str, ...],
+    sources: tuple[str, ...],
+) -> Candidate:
+    """`text` as a candidate: its cost (`cost`) and the parts the decision reads apart (`orig`: the
+    original, read once per snippet, whose syntax and definitions every candidate is compared with)."""
+    changed, gone = _line_diff(original, text)
+    repeats = repeated(original, text, snippet)
+    damage = orig.damage_of(text, tuple(lines_of(snippet)))
+    return Candidate(text, changed + DAMAGE * damage + REPEAT * repeats, took, sources, repeats, gone)
 
 
 def weigh(original: str, snippet: str, language: str, path: str | None = None, merged: str | None = None) -> Weighed:
     """Every reading of `snippet` in `original` (LF-only), weighed; `merged`: the merge's file, when the
     merge read one (a cross-check: one more candidate where it differs)."""
     found = contextread.readings(original, snippet, language)
+    orig = contextread._Original(lines_of(original), language)
     tail = "\n" if original.endswith("\n") or not original else ""
     texts: list[tuple[str, tuple[str, ...], str]] = []
     if merged is not None:
@@ -161,14 +173,7 @@ def weigh(original: str, snippet: str, language: str, path: str | None = None, m
         if _same_file(text, original):
             unchanged = True  # a reading that changes nothing is no reading of an edit
             continue
-        c = Candidate(
-            text,
-            cost(original, text, snippet, language),
-            took,
-            tuple(sources),
-            repeated(original, text, snippet),
-            dropped(original, text),
-        )
+        c = _candidate(orig, original, text, snippet, took, tuple(sources))
         broken = invariants.violations(original, text, snippet, "snippet", language, path)
         if broken:
             refused.append((c, broken[0].message))

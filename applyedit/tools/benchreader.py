@@ -32,6 +32,7 @@ def run(file: Path, edit: Path, repeats: int, open_engine: Any) -> dict[str, Any
     from applyedit import api
     from applyedit.merge import confirm
     from applyedit.speculative import tiebreak
+    from applyedit.speculative.proposers import common_prefix
 
     text = edit.read_text(encoding="utf-8")
     got = api.read_inputs(file, text)
@@ -54,9 +55,7 @@ def run(file: Path, edit: Path, repeats: int, open_engine: Any) -> dict[str, Any
     engine = open_engine()
     job = api.prepare(file, text, engine, inputs=got)
     ids, texts = api.fenced(engine.encode, result.readings, job.fence)
-    shared = min(len(x) for x in ids)
-    for other in ids[1:]:
-        shared = min(shared, next((i for i, (a, b) in enumerate(zip(ids[0], other, strict=False)) if a != b), shared))
+    shared = min(common_prefix(ids[0], other) for other in ids[1:])
     model, prompt = engine.model, list(job.prompt_ids)
     prefill_s, tiebreak_s, scored = [], [], 0
     for _ in range(repeats):  # interleaved: the baseline, then the tie-break, each from an empty cache
