@@ -55,6 +55,27 @@ def test_a_cheaper_reading_by_more_than_the_margin_is_the_answer() -> None:
     assert result.ok and result.merged == original.replace("return 1", "return 9")
 
 
+def test_a_reading_that_breaks_the_syntax_is_none_where_another_does_not() -> None:
+    """The merge reads `} else {` under a marker as a new line (an `else` after an `else`: a syntax error the
+    original does not have); the context reading replaces two lines. The broken one is no reading, and the
+    other, the context reading's, answers (the readers' disagreement is no refusal by itself)."""
+    original = (
+        "export function add(t: any): void {\n  if (t) {\n    if (closed) {\n      // run it now\n      runOld(t);\n"
+        "    } else {\n      keep(t);\n      more(t);\n    }\n  }\n}\n\nexport function other(): number {\n"
+        "  return 1;\n}\n"
+    )
+    snippet = "// ...\n    if (closed) {\n      // run it at once\n      runNew(t);\n    } else {\n      // ...\n"
+    from applyedit import merge
+
+    merged = merge.merge(original, snippet)
+    weighed = readings.weigh(original, snippet, "typescript", None, merged.merged)
+    assert [c.sources for c in weighed.candidates] == [("context",)]
+    assert [(c.sources, why) for c, why in weighed.refused] == [(("merge",), readings.BROKEN)]
+    result = confirm.confirmed(original, snippet, "typescript")
+    assert result.ok
+    assert result.merged == original.replace("run it now", "run it at once").replace("runOld", "runNew")
+
+
 def test_within_the_margin_the_choice_stays_open() -> None:
     """Likewise with two lines after it: deleting them costs 2 more, within the margin: refused, naming
     the place (the reading that deletes them shows nothing there)."""

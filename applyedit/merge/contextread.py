@@ -150,6 +150,22 @@ class _Original:
             found += 1
         return found
 
+    def broken(self, text: str) -> int:
+        """The syntax errors `text`, a reading of the whole file, has where the original has none: its parse
+        errors (a Python compile() that fails, one more); 0 where the original has some, or no grammar."""
+        if self.language is None or not self.clean:
+            return 0
+        interrupt.check()
+        found = len(syntax.parse_errors(text, self.language) or [])
+        if self.language == "python" and python_compile_error(self.text, text):
+            found += 1
+        return found
+
+    @functools.cached_property
+    def clean(self) -> bool:
+        """Whether the original parses with no error (the grammar's; `broken` asks Python's compile() itself)."""
+        return self.language is not None and syntax.parse_errors(self.text, self.language) == []
+
     @functools.cached_property
     def text(self) -> str:
         return "\n".join(self.lines) + "\n"
