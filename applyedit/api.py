@@ -292,6 +292,35 @@ def refusal(message: str, merged: merge.MergeResult | None) -> AmbiguousEditErro
     return error
 
 
+# Lines of the text all the readings share above their first difference that the tie-break keeps: the
+# model reads its output from there, after the prompt (which holds the whole file), not from the file's
+# first line; so on a long file the tie-break costs one prefill plus this lead and the divergent spans
+# (speculative/tiebreak.py). A short lead costs the model its judgement: with 24 lines, 3 of the 4 right
+# picks on the hand-written ties were lost, with 64 one of the 3 (docs/eval/tiebreak/README.md); with
+# 200, every development tie of a file up to 250 lines is read from the file's start, as calibrated.
+LEAD_LINES = 200
+
+
+def led(texts: Sequence[str], lead: int | None = None) -> list[str]:
+    """The texts without the lines they all share at their start, but for the last `lead` of those
+    (`LEAD_LINES` by default)."""
+    lead = LEAD_LINES if lead is None else lead
+    split = [t.splitlines(keepends=True) for t in texts]
+    shared = 0
+    while all(shared < len(s) for s in split) and all(s[shared] == split[0][shared] for s in split[1:]):
+        shared += 1
+    cut = max(0, shared - lead)
+    return ["".join(s[cut:]) for s in split]
+
+
+def tiebreak_ids(
+    encode: Callable[[str], list[int]], readings: Sequence[str], fence: str
+) -> tuple[list[list[int]], list[int]]:
+    """The readings as the tie-break scores them (`led`, then `fenced`): from a few lines above their first
+    difference to the closing fence."""
+    return fenced(encode, led(readings), fence)
+
+
 def fenced(encode: Callable[[str], list[int]], texts: Sequence[str], fence: str) -> tuple[list[list[int]], list[int]]:
     """Each text with the closing fence after it, tokenized, and how many of those tokens are the text's
     (the tokens it shares with the text alone): the tie-break scores a deletion at the file's end too."""
@@ -310,7 +339,7 @@ def choose_reading(job: Job, merged: merge.MergeResult) -> tuple[merge.MergeResu
     else `merged` with its reason saying how close they were. Runs only where `tiebreak.MARGIN` is set."""
     readings, margin = merged.readings, tiebreak.MARGIN
     assert margin is not None
-    ids, texts = fenced(job.engine.encode, readings, job.fence)
+    ids, texts = tiebreak_ids(job.engine.encode, readings, job.fence)
     scored = tiebreak.score(job.engine.model, job.prompt_ids, ids, texts=texts)
     best = tiebreak.pick(scored, margin, greedy=True)
     ranked = sorted(scored, key=lambda s: s.logprob, reverse=True)

@@ -132,9 +132,12 @@ def test_the_model_chooses_between_two_valid_readings(tokenizer, tmp_path, monke
     assert case.after in result.readings
     path = tmp_path / "request.js"
     monkeypatch.setattr(tiebreak, "MARGIN", 4.0)  # the product leaves it off (tiebreak.MARGIN's comment)
-    for reading in result.readings:
+    monkeypatch.setattr(api, "LEAD_LINES", 10)  # the readings differ lower than that in the file
+    # the scripted model writes a reading from where the tie-break reads it: a few lines above the first difference
+    for reading, led in zip(result.readings, api.led(result.readings), strict=True):
+        assert len(led) < len(reading)  # the readings' shared start is not fed to the model
         path.write_text(case.before, encoding="utf-8")
-        done = api.apply(path, case.snippet, engine=scripted_engine(tokenizer, reading + "```\n", 40.0))
+        done = api.apply(path, case.snippet, engine=scripted_engine(tokenizer, led + "```\n", 40.0))
         assert done.after == reading
         assert any("the model prefers it by" in n for n in done.notes), done.notes
     # a preference under the margin decides nothing: the refusal stands and says how close it was
@@ -143,6 +146,20 @@ def test_the_model_chooses_between_two_valid_readings(tokenizer, tmp_path, monke
     with pytest.raises(AmbiguousEditError, match="prefers neither by 1e"):
         api.apply(path, case.snippet, engine=scripted_engine(tokenizer, case.after + "```\n", 40.0))
     assert path.read_text(encoding="utf-8") == case.before
+
+
+def test_the_tiebreak_reads_from_a_few_lines_above_the_first_difference() -> None:
+    """`led` drops the lines every reading shares at its start, but for the last `lead` of them; readings
+    that differ early keep their whole text."""
+    from applyedit.api import led
+
+    shared = [f"line {n}\n" for n in range(40)]
+    a = "".join([*shared, "x = 1\n", "tail\n"])
+    b = "".join([*shared, "x = 2\n", "tail\n"])
+    assert led([a, b], lead=5) == ["".join([*shared[35:], "x = 1\n", "tail\n"]), "".join([*shared[35:], "x = 2\n", "tail\n"])]
+    assert led([a, b], lead=100) == [a, b]
+    assert led(["a\nb\n", "c\nb\n"], lead=0) == ["a\nb\n", "c\nb\n"]
+    assert led([a, a + "more\n"], lead=1) == ["tail\n", "tail\nmore\n"]
 
 
 def test_without_a_margin_the_model_is_not_asked(tokenizer, tmp_path, monkeypatch) -> None:  # noqa: ANN001

@@ -54,7 +54,7 @@ def run(file: Path, edit: Path, repeats: int, open_engine: Any) -> dict[str, Any
         return report
     engine = open_engine()
     job = api.prepare(file, text, engine, inputs=got)
-    ids, texts = api.fenced(engine.encode, result.readings, job.fence)
+    ids, texts = api.tiebreak_ids(engine.encode, result.readings, job.fence)
     shared = min(common_prefix(ids[0], other) for other in ids[1:])
     model, prompt = engine.model, list(job.prompt_ids)
     prefill_s, tiebreak_s, scored = [], [], 0

@@ -97,6 +97,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--holdout", action="store_true", help="the assistant set's held-out fifth too")
     p.add_argument("--max-lines", type=int, default=250)
     p.add_argument("--limit", type=int, default=0)
+    p.add_argument("--lead", type=int, help="lines kept above the first difference (api.LEAD_LINES)")
+    p.add_argument("--only", nargs="*", default=(), help="score only these cases")
+    p.add_argument("--names-from", type=Path, help="score only the cases of this earlier record")
+    p.add_argument(
+        "--led-only", action="store_true", help="only cases whose readings share more leading lines than api.LEAD_LINES"
+    )
     p.add_argument("--table", action="store_true", help="print the picks per margin of OUT and stop")
     args = p.parse_args(argv)
     rows = [json.loads(x) for x in args.out.read_text().splitlines() if x.strip()] if args.out.exists() else []
@@ -109,22 +115,32 @@ def main(argv: list[str] | None = None) -> int:
     from applyedit.speculative.tiebreak import score
 
     done = {r["name"] for r in rows}
+    if args.lead is not None:
+        api.LEAD_LINES = args.lead
+    only = None
+    if args.names_from:
+        only = {json.loads(x)["name"] for x in args.names_from.read_text().splitlines() if x.strip()}
+    if args.only:
+        only = set(args.only)
     engine = api.Engine.open()
     count = 0
     for name, path, language, before, snippet, after in _cases(args.set, args.holdout):
-        if name in done or len(before.split("\n")) > args.max_lines:
+        if name in done or len(before.split("\n")) > args.max_lines or (only is not None and name not in only):
             continue
         result = confirm.confirmed(before, snippet, language, with_readings=True)
         if result.ok or len(result.readings) < 2:
             continue
         readings = list(result.readings)
+        lead = len(readings[0].splitlines()) - len(api.led(readings)[0].splitlines())  # lines not fed
+        if args.led_only and not lead:
+            continue
         with tempfile.TemporaryDirectory() as tmp:
             file = Path(tmp) / Path(path).name
             file.write_text(before, encoding="utf-8")
             job = api.prepare(file, snippet, engine)
         t0 = time.perf_counter()
         # each file as the model would end it (its closing fence): a deletion at the end is scored too
-        ids, texts = api.fenced(engine.encode, readings, job.fence)
+        ids, texts = api.tiebreak_ids(engine.encode, readings, job.fence)
         got = score(engine.model, job.prompt_ids, ids, texts=texts)
         truth = next((i for i, r in enumerate(readings) if _same_file(r, after)), None)
         row = {
@@ -139,6 +155,7 @@ def main(argv: list[str] | None = None) -> int:
             "truth": truth,
             "ambiguous": result.ambiguous,
             "twins": result.twins,
+            "cut": lead,
         }
         with args.out.open("a") as f:
             f.write(json.dumps(row) + "\n")
