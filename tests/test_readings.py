@@ -76,6 +76,29 @@ def test_a_reading_that_breaks_the_syntax_is_none_where_another_does_not() -> No
     assert result.merged == original.replace("run it now", "run it at once").replace("runOld", "runNew")
 
 
+def test_a_new_line_beside_its_near_twin_unshown_is_an_edit_of_it() -> None:
+    """A snippet's new line next to its context, with a marker on its other side, alike the original line
+    standing there that the snippet never shows: that line is edited in place, not kept beside a near twin
+    (an import changed below its context line; a return type changed above the function's name)."""
+    rust = (
+        "use std::fmt;\nuse crate::ffi::PyUuidRef;\nuse crate::serialize::writer::{WriteExt, format_hyphenated};\n\n"
+        "pub fn hyphenated(x: u8) -> u8 {\n    x + 1\n}\n"
+    )
+    snippet = (
+        "// ... other imports ...\nuse crate::ffi::PyUuidRef;\nuse crate::serialize::writer::{JsonWriter, format_hyphenated};\n"
+        "// ... rest of the file ...\n"
+    )
+    result = confirm.confirmed(rust, snippet, "rust")
+    assert result.ok and result.merged == rust.replace("{WriteExt,", "{JsonWriter,")
+    c = (
+        "#include <stdio.h>\n\nstatic int\nparse(const char *s)\n{\n    return s[0];\n}\n\nstatic int\n"
+        "other(void)\n{\n    return 1;\n}\n"
+    )
+    snippet = "// ... existing code ...\nstatic long\nparse(const char *s)\n{\n// ... existing code ...\n"
+    result = confirm.confirmed(c, snippet, "c")
+    assert result.ok and result.merged == c.replace("static int\nparse", "static long\nparse")
+
+
 def test_within_the_margin_the_choice_stays_open() -> None:
     """Likewise with two lines after it: deleting them costs 2 more, within the margin: refused, naming
     the place (the reading that deletes them shows nothing there)."""

@@ -83,8 +83,8 @@ def _certain(weighed: readings.Weighed, original: str, snippet: str) -> bool:
     if gap <= readings.MARGIN:
         return False
     if "merge" not in best.sources:  # the readers disagree: the context reading's, if it is plainly the better
-        broken = (c for c, why in weighed.refused if why == readings.BROKEN)  # the merge's file may break the syntax
-        merged = next((c for c in [*valid, *broken] if "merge" in c.sources), None)
+        refused = (c for c, _ in weighed.refused)  # the merge's file may break the syntax or an invariant
+        merged = next((c for c in [*valid, *refused] if "merge" in c.sources), None)
         if merged is None or best.dropped or best.repeats > merged.repeats:
             return False
     if not any("new lines and no marker" in q for q in best.took):

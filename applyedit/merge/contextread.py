@@ -355,6 +355,11 @@ def _attached(
     return Placed(replaced, got.end, (*lines[:n], *got.lines))
 
 
+def _shown(orig: _Original, keys: list[str], lo: int, hi: int) -> bool:
+    """Whether the segment (`keys`) shows any of the original's lines [lo, hi) as they are."""
+    return any(orig.keys[j] in keys for j in range(lo, hi))
+
+
 def _alike_run(orig: _Original, keys: list[str], i: int, j: int, step: int) -> int:
     """How many lines, from segment line `i` and original line `j` on (`step` 1: down, -1: up), are each
     an edit of the other (alike text, not blank): new lines that rewrite the original's there."""
@@ -600,6 +605,10 @@ def _place(
     # or those lines edited in place? Both are readings.
     new_above = size - t if not h and t and seg.marker_before else 0
     above = _alike_run(orig, keys, new_above - 1, start - 1, -1) if new_above else 0
+    if 0 < above and start - above >= lo and not _shown(orig, keys, start - above, start):
+        # the original lines they are alike stand beside them, and the snippet never shows them: an insertion
+        # would leave each beside its near twin (a decorator, an attribute or a return type changed in place)
+        return Placed(start - above, end, lines)
     if 0 < above and start - above >= lo:
         return _Alts(
             f"{where}: its first lines could be new, or edits of the {above} line(s) above original line {start + 1}",
@@ -608,13 +617,14 @@ def _place(
     new_below = size - h if h and not t and seg.marker_after and end == start + h else 0
     below = min(_alike_run(orig, keys, h, end, 1), new_below) if new_below else 0
     through = _through(orig, keys, h, end) if new_below else None
-    last_ends = sorted({end, *([end + below] if below else []), *([through] if through else [])})
+    inserted = () if below and not _shown(orig, keys, end, end + below) else (end,)  # as above
+    last_ends = sorted({*inserted, *([end + below] if below else []), *([through] if through else [])})
     if len(last_ends) > 1:
         return _Alts(
             f"{where}: its last lines could be new, or edits of the line(s) below original line {end}",
             tuple(Placed(start, e, lines) for e in last_ends),
         )
-    return Placed(start, end, lines)
+    return Placed(start, last_ends[0], lines)
 
 
 def _through(orig: _Original, keys: list[str], h: int, end: int) -> int | None:
