@@ -99,6 +99,22 @@ def test_a_new_line_beside_its_near_twin_unshown_is_an_edit_of_it() -> None:
     assert result.ok and result.merged == c.replace("static int\nparse", "static long\nparse")
 
 
+def test_where_the_merge_reads_none_one_plain_context_reading_answers() -> None:
+    """The merge cannot place a first line that says nothing (a banner line); the context reading places
+    the segment at the file's start, leaves no question open, deletes nothing and repeats nothing: the answer."""
+    from applyedit import merge
+
+    banner = "/*" + "-" * 60
+    original = (
+        f"{banner}\n| Copyright (c) 2013-2024, Example Team.\n|\n| Distributed under the BSD License.\n"
+        f"|{'-' * 60}*/\n#include \"a.h\"\n\n/* helpers */\nstatic int one(void) {{ return 1; }}\n"
+    )
+    snippet = f"{banner}\n| Copyright (c) 2013-2025, Example Team.\n// ... existing code ...\n"
+    assert not merge.merge(original, snippet).ok
+    result = confirm.confirmed(original, snippet, "c")
+    assert result.ok and result.merged == original.replace("2013-2024", "2013-2025")
+
+
 def test_within_the_margin_the_choice_stays_open() -> None:
     """Likewise with two lines after it: deleting them costs 2 more, within the margin: refused, naming
     the place (the reading that deletes them shows nothing there)."""

@@ -69,12 +69,14 @@ def confirmed(
 
 def _certain(weighed: readings.Weighed, original: str, snippet: str) -> bool:
     """Whether the cheapest reading is the answer with no model: it is the context reading's, no other
-    reading lies within `readings.MARGIN` of it, and where the merge reads the snippet otherwise, it
-    deletes no code outright and reads no more of the snippet's context as new code than the merge's
-    file does. An open start or end after new lines (replaced or kept: on the release corpus the cost
-    read those wrongly both ways) is decided only when both readers read it one way, the other way
-    costs `OPEN_GAP` more, and `PINS` lines of the snippet that say something stand once in the original
-    (a place no weak context, `*` or `## Example`, could have picked)."""
+    reading lies within `readings.MARGIN` of it, and where the merge reads the snippet otherwise (its
+    file valid or not), it deletes no code outright and reads no more of the snippet's context as new
+    code than the merge's file does; where the merge reads nothing, it is the one valid reading, took
+    no option of an open question, deletes no code outright and reads none of the context as new code.
+    An open start or end after new lines (replaced or kept: on the release corpus the cost read those
+    wrongly both ways) is decided only when both readers read it one way, the other way costs
+    `OPEN_GAP` more, and `PINS` lines of the snippet that say something stand once in the original (a
+    place no weak context, `*` or `## Example`, could have picked)."""
     valid = [*weighed.candidates, *weighed.rest]
     best = valid[0]
     if "context" not in best.sources:
@@ -85,7 +87,9 @@ def _certain(weighed: readings.Weighed, original: str, snippet: str) -> bool:
     if "merge" not in best.sources:  # the readers disagree: the context reading's, if it is plainly the better
         refused = (c for c, _ in weighed.refused)  # the merge's file may break the syntax or an invariant
         merged = next((c for c in [*valid, *refused] if "merge" in c.sources), None)
-        if merged is None or best.dropped or best.repeats > merged.repeats:
+        if merged is None:  # the merge reads none: the context reading's, if it is the one reading and a plain one
+            return len(valid) == 1 and not best.took and not best.dropped and not best.repeats
+        if best.dropped or best.repeats > merged.repeats:
             return False
     if not any("new lines and no marker" in q for q in best.took):
         return True
