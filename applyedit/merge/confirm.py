@@ -88,7 +88,8 @@ def _certain(weighed: readings.Weighed, original: str, snippet: str) -> bool:
         refused = (c for c, _ in weighed.refused)  # the merge's file may break the syntax or an invariant
         merged = next((c for c in [*valid, *refused] if "merge" in c.sources), None)
         if merged is None:  # the merge reads none: the context reading's, if it is the one reading and a plain one
-            return len(valid) == 1 and not best.took and not best.dropped and not best.repeats
+            kept = all(UNCHANGED in q for q in best.took)  # its open end read as kept: the other way breaks something
+            return len(valid) == 1 and kept and not best.dropped and not best.repeats
         if best.dropped or best.repeats > merged.repeats:
             return False
     if not any("new lines and no marker" in q for q in best.took):
@@ -96,6 +97,7 @@ def _certain(weighed: readings.Weighed, original: str, snippet: str) -> bool:
     return "merge" in best.sources and gap >= OPEN_GAP and _pinned(original, snippet)
 
 
+UNCHANGED = "changes nothing and"  # contextread's question of a segment that changes nothing at an open end
 OPEN_GAP = 20.0  # how much costlier the other reading of an open end after new lines must be
 PINS = 2  # lines of the snippet standing once in the original that pin such a reading (`_pinned`)
 
