@@ -59,6 +59,8 @@ def confirmed(
         )
     if valid and not result.ok:  # the context reading's only valid reading; the merge read none
         return _unsure(result, weighed.why if weighed.inherent else result.reason, ambiguous=weighed.inherent)
+    if valid and "context" in valid[0].sources:  # the one valid reading, the merge's file refused or the same
+        return _unsure(result, weighed.why or _doubt(valid[0], original, weighed))
     if valid:  # the merge's only reading; the context reading has none
         refused = [why for c, why in weighed.refused if "context" in c.sources]
         return _unsure(result, weighed.why or (refused[0] if refused else "the context reading has no reading"))
@@ -120,6 +122,24 @@ def _took(best: readings.Candidate, weighed: readings.Weighed) -> list[str]:
         f"next reading {other.cost:g})"
         for q in best.took
     ][:2]
+
+
+def _doubt(only: readings.Candidate, original: str, weighed: readings.Weighed) -> str:
+    """Why the one reading that meets every check is not taken with no model: what it does that a plain
+    reading does not (deletes code outright, reads the snippet's context as new code), and how the other
+    reading of the snippet failed."""
+    what = []
+    if only.dropped:
+        what.append(f"deletes {only.dropped} line{'s' if only.dropped > 1 else ''} of code with nothing in their place")
+    if only.repeats:
+        what.append(f"reads {only.repeats} line{'s' if only.repeats > 1 else ''} of the snippet's context as new code")
+    place = readings.differ(original, [only.text, original])
+    where = f" (its first change at original line {place[0].start + 1})" if place else ""
+    other = next((why for c, why in weighed.refused if "merge" in c.sources), "")
+    return (
+        f"the snippet's one reading that meets every check{where} {' and '.join(what) or 'took an open question'}"
+        + (f"; the other reading fails a check ({other})" if other else "")
+    )
 
 
 def _where(found: tuple[readings.Place, ...]) -> str:
