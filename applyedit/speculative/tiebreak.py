@@ -5,8 +5,8 @@ Owns the scoring: the candidates' shared prefix is computed once (the prompt pre
 run prefills it, then the shared output in blocks), then each candidate's divergent span and a window
 of the tokens after it (where the candidates agree again) is fed in one forward pass and scored token
 by token, and the cache is cropped back to the shared prefix before the next one. So the cost is one
-prefill plus the divergent spans and their windows, whatever the length of the text the candidates
-share. `pick` says which candidate wins by at least a margin (in nats), or none. Reaches the model
+prefill, the shared output (the caller bounds it: api.led starts the candidates a few hundred lines
+above their first difference) and the divergent spans with their windows. `pick` says which candidate wins by at least a margin (in nats), or none. Reaches the model
 only through `TargetModel`; knows nothing of text, readings or files (the caller tokenizes the
 candidates and names them).
 """
