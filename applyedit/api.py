@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any, cast
 
 from applyedit import decision, interrupt, invariants, markers, merge, prompts, textio
+from applyedit.decoded import DecodeResult, Step
 from applyedit.diff import diff_path
 from applyedit.errors import AmbiguousEditError, InputError, ModelError, PromptTooLongError
 from applyedit.merge import confirm, reindent
@@ -39,7 +40,7 @@ from applyedit.report import spans
 from applyedit.result import ApplyResult, Inputs, Job
 from applyedit.speculative import anchor as anchoring
 from applyedit.speculative import registry, sampling, tiebreak
-from applyedit.speculative.loop import DecodeResult, Step, run
+from applyedit.speculative.loop import run
 from applyedit.speculative.policy import FixedK, KPolicy
 from applyedit.speculative.proposers import Proposer
 from applyedit.speculative.runwatch import FenceStop, follow_lines, watch

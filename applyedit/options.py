@@ -2,8 +2,9 @@
 
 Built once at the edge (the CLI's flags and the user's config file, a server request, a test) and
 passed whole to `api.apply`, the eval and the bench. Owns every default (the default K is written here
-and nowhere else), the choices each setting takes, and the checks that need no model (`check`), which
-run before any input is read. Knows nothing of how the settings are used.
+and nowhere else: the K policies below are told their cap), the choices each setting takes, and the
+checks that need no model (`check`), which run before any input is read. Knows nothing of how the
+settings are used.
 """
 
 from __future__ import annotations
@@ -14,17 +15,16 @@ import typing
 from dataclasses import dataclass
 from typing import Any
 
-from applyedit.errors import InputError
-from applyedit.models.base import BACKENDS
+from applyedit.errors import InputError, either
+from applyedit.models.base import BACKENDS, DRAFT_BACKENDS
 from applyedit.speculative import registry
-from applyedit.speculative.registry import DEFAULT_K
 
+DEFAULT_K = 64  # the draft length: the adaptive policy's cap, the fixed policy's value
 ANCHORS = ("merge", "none")  # --anchor: force the original lines an unambiguous merge keeps, or not
 # --answer: a confirmed merge answers an update snippet and any other snippet is refused ("merge"), or the
 # model decides those ("auto"), or the model always runs ("model")
 ANSWERS = ("merge", "auto", "model")
 FALLBACKS = ("merge", "none")  # --fallback: answer with the merge when the model's output fails a check
-DRAFT_BACKENDS = ("auto", "torch", "llamacpp")
 DTYPES = ("fp32", "float32", "bf16", "bfloat16", "fp16", "float16")
 ENGINE_FIELDS = ("model", "device", "dtype", "backend")  # what opens the model (Engine.open), not the run
 MAX_REQUEST_TIMEOUT = 86_400.0  # seconds: the longest `timeout` a server request may ask for (a day)
@@ -127,12 +127,6 @@ class RunOptions:
             raise InputError(f"unknown --anchor {self.anchor!r} or --fallback {self.fallback!r}; choose merge or none")
         if self.answer not in ANSWERS:
             raise InputError(f"unknown --answer {self.answer!r}; choose merge or model")
-
-
-def either(names: typing.Iterable[str]) -> str:
-    """'torch, llamacpp or vllm': the names for a message."""
-    *rest, last = names
-    return f"{', '.join(rest)} or {last}" if rest else last
 
 
 @dataclass(frozen=True)

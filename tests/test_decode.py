@@ -21,7 +21,8 @@ from fakes import (
     tiny_model,
 )
 
-from applyedit.speculative.loop import Step, run, verify
+from applyedit.decoded import Step
+from applyedit.speculative.loop import run, verify
 from applyedit.models.backend import TorchModel
 from applyedit.speculative.policy import FixedK
 from applyedit.speculative.proposers import CopyProposer, Draft, NullProposer, Source

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from applyedit import api
-from applyedit.speculative.loop import Step
+from applyedit.decoded import Step
 from applyedit.cli.progress import RunProgress, State, clock, status_line
 from fakes import scripted_engine
 

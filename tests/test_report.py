@@ -12,7 +12,7 @@ from rich.console import Console
 
 from applyedit import api, textio
 from applyedit.report import stats
-from applyedit.speculative.loop import DecodeResult, Step
+from applyedit.decoded import DecodeResult, Step
 from applyedit.report.regions import Region, find_regions
 from applyedit.report.stats import LEGEND, attribute
 from applyedit.report import legend, profile_line, render_table, report_data

@@ -19,8 +19,8 @@ from typing import TYPE_CHECKING, Any, Protocol, cast
 if TYPE_CHECKING:
     import torch
 
+    from applyedit.decoded import DecodeResult
     from applyedit.models.costmodel import CostCurve
-    from applyedit.speculative.loop import DecodeResult
 
 # --backend, in the order --help lists them: the class of each, as "module:Class" (imported when
 # that backend runs) or the class itself
@@ -29,6 +29,8 @@ BACKENDS: dict[str, str | type] = {
     "llamacpp": "applyedit.models.llamacpp:LlamaCppModel",  # the GGUF on the CPU (the llamacpp extra)
     "vllm": "applyedit.models.vllmengine:VllmModel",  # a vLLM engine with applyedit's drafter
 }
+
+DRAFT_BACKENDS = ("auto", "torch", "llamacpp")  # --draft-backend: what runs a draft model
 
 
 class TargetModel(Protocol):

@@ -16,12 +16,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from applyedit.errors import InputError, ModelError
+from applyedit.errors import InputError, ModelError, either
 from applyedit.models import modelstore
 from applyedit.models.backend import TorchModel, context_length, load_tokenizer, pick_device, pick_dtype, text_ids
-from applyedit.models.base import BACKENDS, Backend, loader
+from applyedit.models.base import BACKENDS, DRAFT_BACKENDS, Backend, loader
 from applyedit.models.costmodel import CostCurve, load_or_calibrate
-from applyedit.options import DRAFT_BACKENDS, either
 
 
 @dataclass

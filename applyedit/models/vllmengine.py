@@ -29,10 +29,10 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from applyedit import interrupt
+from applyedit.decoded import DecodeResult, Step
 from applyedit.errors import ModelError, RunTimeout
 from applyedit.models.costmodel import CostCurve
 from applyedit.models.vllmdraft import RowDrafter, cost_for, find_layout
-from applyedit.speculative.loop import DecodeResult, Step
 from applyedit.speculative.proposers import common_prefix
 
 logger = logging.getLogger(__name__)

@@ -21,6 +21,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
+from applyedit.decoded import DecodeResult, Step
 from applyedit.models.base import TargetModel
 from applyedit.speculative.policy import KPolicy
 from applyedit.speculative.proposers import Proposer, common_prefix
@@ -47,26 +48,6 @@ class Constraint(Protocol):
         ...
 
 
-@dataclass(frozen=True, slots=True)
-class Step:
-    """One verify pass. `emitted` = accepted draft tokens + the bonus, after any stop cut."""
-
-    index: int
-    k: int  # draft length the policy allowed (the draft itself may be shorter)
-    draft: tuple[int, ...]  # what the proposer offered (at most k)
-    num_accepted: int  # leading draft tokens kept: equal to the target's argmax (greedy) or kept by the rule
-    emitted: tuple[int, ...]
-    start_s: float  # since decoding began (after prefill)
-    time_s: float  # this pass, forward + bookkeeping
-    state: str = ""  # the K policy's alignment after this step ("aligned" | "in-edit")
-    # where time_s went (the rest of it is the loop's own bookkeeping: observe, stop rules, this record)
-    draft_s: float = 0.0  # proposer + K policy (step 2)
-    forward_s: float = 0.0  # the verify pass and its verdict: argmax read back and matched, or the sampling rule
-    crop_s: float = 0.0  # cropping the cache to the accepted prefix
-    drafter: str = ""  # who drafted: "copy" | "draft-model" | "" (no draft: a plain pass)
-    forced: int = 0  # leading tokens of `emitted` that the constraint forced (fed with the block, not drafted)
-
-
 @dataclass
 class LoopState:
     """What one `decode` run reports besides its steps, filled as it goes."""
@@ -76,18 +57,6 @@ class LoopState:
     prefill_s: float = 0.0
     stop_reason: str = ""  # set when the loop ends: "eos" | "stop" | "budget"
     decode_s: float = 0.0  # from the end of the prefill to the end of the last step
-
-
-@dataclass
-class DecodeResult:
-    tokens: list[int]  # emitted tokens, without the stop token (EOS) itself
-    steps: list[Step]
-    stop_reason: str  # "eos" | "stop" (the StopCheck cut) | "budget"
-    prompt_tokens: int
-    prefill_s: float
-    decode_s: float
-    prefilled: int = 0  # prompt tokens computed by the prefill (0 when a cached prefill was reused)
-    started_at: float = 0.0  # time.perf_counter() when the prefill began (the first forward)
 
 
 def verify(
