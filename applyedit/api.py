@@ -201,9 +201,8 @@ def apply(
     server's client gone). `prediction`: the caller's prediction of the new file, one more copy source
     (the server's `prediction`; drafts are verified, so it never changes the output).
     """
-    opts = (options or RunOptions()).replace(**settings)
+    opts = (options or RunOptions()).replace(**settings)  # checked as it is made (options.py)
     deadline = None if opts.timeout is None else time.monotonic() + opts.timeout
-    opts.check()
     with interrupt.stopping(deadline, opts.timeout, stop):
         return _apply(
             file, edit, opts, deadline, engine, language, encoding, cwd, source, on_step, progress, on_phase, prediction

@@ -90,16 +90,21 @@ class RunOptions:
     allow_unseen_changes: bool = False
     fallback: str = "merge"
 
+    def __post_init__(self) -> None:
+        self.check()  # where it is made: a RunOptions that exists has passed its checks
+
     def replace(self, **changes: Any) -> RunOptions:
-        """A copy with `changes` (field names; an unknown one is a TypeError)."""
-        return dataclasses.replace(self, **changes)
+        """A copy with `changes` (field names; an unknown one is a TypeError), checked as it is made;
+        this one when there are none."""
+        return dataclasses.replace(self, **changes) if changes else self
 
     @property
     def proposer_name(self) -> str:
         return self.proposer if isinstance(self.proposer, str) else type(self.proposer).__name__
 
     def check(self) -> None:
-        """Every check of the settings that needs no model: `apply` runs it before reading anything."""
+        """Every check of the settings that needs no model, run once, as the value is made (so before
+        `apply` reads anything): an InputError names the setting."""
         from applyedit.models.backend import check_device
 
         if self.timeout is not None and not (math.isfinite(self.timeout) and self.timeout > 0):

@@ -85,7 +85,7 @@ def test_the_switches_of_the_checks_travel_in_the_options(tokenizer: tuple[Path,
 )
 def test_check_refuses_bad_settings_before_anything_runs(changes: dict[str, Any], message: str) -> None:
     with pytest.raises(InputError, match=message):
-        RunOptions(**changes).check()
+        RunOptions(**changes)
 
 
 def test_one_table_makes_the_cli_options_the_server_fields_and_the_remote_list() -> None:
@@ -138,3 +138,31 @@ def test_the_request_model_keeps_the_bounds_of_the_table() -> None:
     for bad in ({"max_new_tokens": 0}, {"timeout": 0}, {"kk": 3}, {"model": "x"}):
         with pytest.raises(pydantic.ValidationError):
             model(**bad)
+
+
+def test_the_options_of_a_run_are_checked_once_where_they_are_made(
+    tokenizer: tuple[Path, Any], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`--k` walks from the CLI to the loop through one RunOptions: the flags and the config file's
+    defaults are made into it once, and its checks run then, never again on the way (counted here, on a
+    run answered by the merge through the CLI and on a model run through the API)."""
+    from applyedit.cli.main import main
+
+    made: list[RunOptions] = []
+    check = RunOptions.check
+    monkeypatch.setattr(RunOptions, "check", lambda self: (made.append(self), check(self))[1])
+    src = tmp_path / "f.py"
+    src.write_text("def a():\n    return 1\n\n\ndef b():\n    return 2\n")
+    edit = tmp_path / "edit.txt"
+    edit.write_text("# ... existing code ...\n\n\ndef b():\n    return 3\n")
+    config = tmp_path / "applyedit.toml"
+    config.write_text("k = 16\n")
+    monkeypatch.setenv("APPLYEDIT_CONFIG", str(config))
+    with pytest.raises(SystemExit) as done:
+        main([str(src), "--edit", str(edit), "--quiet"])
+    assert done.value.code == 0
+    assert [o.k for o in made] == [16]  # once, with the config file's K
+    made.clear()
+    out = "def a():\n    return 2\n\n\ndef b():\n    return 2\n```\n"
+    api.apply(src, "Make a() return 2.", options=RunOptions(k=8), engine=scripted_engine(tokenizer, out), cwd=tmp_path)
+    assert [o.k for o in made] == [8]

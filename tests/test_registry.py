@@ -169,8 +169,7 @@ def test_toys_registered_by_name_run_the_real_loop_and_equal_plain_greedy(
     rejects others, and its output equals plain greedy decoding (proposer none) on the same model."""
     src = tmp_path / "f.py"
     src.write_text(BEFORE)
-    options = RunOptions(backend="toy", proposer="toy", k_policy="toy")
-    options.check()  # the names are known: the check reads the tables
+    options = RunOptions(backend="toy", proposer="toy", k_policy="toy")  # checked: the names are known
     engine = toy_engine(tokenizer)
     spec = api.apply(src, EDIT, options=options, engine=engine, cwd=tmp_path)
     assert isinstance(engine.model, ToyBackend) and engine.threads == 1 and engine.dtype_name == "toy"
@@ -195,4 +194,4 @@ def test_unregistered_names_are_refused_before_anything_runs() -> None:
         ({"backend": "toy"}, "unknown --backend 'toy'; choose torch, llamacpp or vllm"),
     ):
         with pytest.raises(InputError, match=message):
-            RunOptions(**changes).check()
+            RunOptions(**changes)

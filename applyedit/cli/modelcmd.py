@@ -28,6 +28,7 @@ from applyedit.cli.parts import (
 )
 from applyedit.cli.progress import RunProgress
 from applyedit.errors import ApplyEditError, UsageError
+from applyedit.options import RunOptions
 
 model_app = typer.Typer(add_completion=False, help="Show or prepare the local model.", invoke_without_command=True)
 
@@ -254,7 +255,8 @@ def model_calibrate(
 
     if not draft and (draft_model or draft_backend):
         raise UsageError("--draft-model and --draft-backend go with --draft")
-    engine = Engine.open(model, device, dtype, backend=backend)
+    opts = RunOptions(model=model, device=device, dtype=dtype, backend=backend)  # checked as they are made
+    engine = Engine.open(opts.model, opts.device, opts.dtype, backend=opts.backend)
     if draft:
         source, chosen = engine.draft_choice(draft_model, draft_backend)
         curve = engine.draft_cost(draft_model, draft_backend, fresh=True)

@@ -16,6 +16,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, cast
 
+from applyedit.errors import InputError, either
+
 if TYPE_CHECKING:
     import torch
 
@@ -136,7 +138,9 @@ class Loader(Protocol):
 
 
 def loader(backend: str) -> Loader:
-    """The class that runs `backend` (BACKENDS)."""
+    """The class that runs `backend` (BACKENDS); an unknown name is an InputError."""
+    if backend not in BACKENDS:
+        raise InputError(f"unknown --backend {backend!r}; choose {either(BACKENDS)}")
     entry = BACKENDS[backend]
     if isinstance(entry, str):
         module, name = entry.split(":")

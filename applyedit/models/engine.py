@@ -16,10 +16,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from applyedit.errors import InputError, ModelError, either
+from applyedit.errors import InputError, ModelError
 from applyedit.models import modelstore
 from applyedit.models.backend import TorchModel, context_length, load_tokenizer, pick_device, pick_dtype, text_ids
-from applyedit.models.base import BACKENDS, DRAFT_BACKENDS, Backend, loader
+from applyedit.models.base import DRAFT_BACKENDS, Backend, loader
 from applyedit.models.costmodel import CostCurve, load_or_calibrate
 
 
@@ -53,8 +53,6 @@ class Engine:
         backend: str | None = None,
     ) -> Engine:
         source = modelstore.resolve(model)
-        if backend == "llamacpp" and dtype not in (None, "auto"):
-            raise InputError("--dtype applies to the torch backend; llama.cpp runs the GGUF's own quantisation")
         dev = pick_device(device)
         chosen, why = pick_backend(backend, dev, dtype=dtype, source=source)
         runs = loader(chosen)
@@ -189,10 +187,8 @@ def pick_backend(
     CPU only. Otherwise llama.cpp is the CPU default when the llamacpp extra is installed (the fastest
     path there); torch runs on CUDA, for a `--dtype` (llama.cpp runs the GGUF's own quantisation), for
     a model that is no GGUF file, and without the extra. torch fp32 stays the exactness reference."""
-    if backend not in (None, "auto", *BACKENDS):
-        raise InputError(f"unknown --backend {backend!r}; choose {either(BACKENDS)}")
     if backend not in (None, "auto"):
-        loader(backend).check(device)
+        loader(backend).check(device)  # an unknown name is an InputError there
         return backend, f"--backend {backend}"
     from applyedit.models import llamacpp
 
