@@ -23,7 +23,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 from applyedit import decision, interrupt, invariants, markers, merge, prompts, textio
 from applyedit.decoded import DecodeResult, Step
@@ -31,9 +31,9 @@ from applyedit.diff import diff_path
 from applyedit.errors import AmbiguousEditError, InputError, ModelError, PromptTooLongError
 from applyedit.merge import confirm, reindent
 from applyedit.models import modelstore
-from applyedit.models.backend import chat_ids
 from applyedit.models.base import WholeRequests
 from applyedit.models.engine import Engine
+from applyedit.models.torchmodel import chat_ids
 from applyedit.options import RunOptions
 from applyedit.outcome import answer_by_merge, checked, finish
 from applyedit.report import spans
@@ -376,12 +376,10 @@ def decode_job(
     """Run the decode loop on the job's prompt (the target's weights load here on first use)."""
     engine, src = job.engine, job.src
     target = engine.model  # loads the weights on first use
-    if target.decodes_whole_requests:  # vLLM: it drafts and batches itself (models/vllmengine.py)
+    if isinstance(target, WholeRequests):  # vLLM: it drafts and batches itself (models/vllmengine.py)
         if not decoding.greedy:
             raise InputError("--backend vllm decodes greedily: drop --temperature")
-        return cast(WholeRequests, target).decode_request(
-            job.prompt_ids, job.budget, FenceStop(engine.decode, job.fence), deadline
-        )
+        return target.decode_request(job.prompt_ids, job.budget, FenceStop(engine.decode, job.fence), deadline)
     constraint = anchor_constraint(engine, src.text, merged, job.fence) if opts.anchor == "merge" else None
     if on_phase is not None:
         lines = len(src.text.splitlines())

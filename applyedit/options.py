@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from applyedit.errors import InputError, either
-from applyedit.models.base import BACKENDS, DRAFT_BACKENDS
+from applyedit.models.base import draft_backends, target_backends
 from applyedit.speculative import registry
 
 DEFAULT_K = 64  # the draft length: the adaptive policy's cap, the fixed policy's value
@@ -105,7 +105,7 @@ class RunOptions:
     def check(self) -> None:
         """Every check of the settings that needs no model, run once, as the value is made (so before
         `apply` reads anything): an InputError names the setting."""
-        from applyedit.models.backend import check_device
+        from applyedit.models.torchmodel import check_device
 
         if self.timeout is not None and not (math.isfinite(self.timeout) and self.timeout > 0):
             raise InputError(f"--timeout must be a number of seconds above 0; got {self.timeout:g}")
@@ -119,10 +119,12 @@ class RunOptions:
             raise InputError("--k must be 0 or more")
         if self.draft_k is not None and self.draft_k < 1:
             raise InputError("--draft-k must be 1 or more")
-        if self.backend not in (None, "auto", *BACKENDS):
-            raise InputError(f"unknown --backend {self.backend!r}; choose {either(BACKENDS)}")
-        if self.draft_backend not in (None, *DRAFT_BACKENDS):
-            raise InputError(f"unknown --draft-backend {self.draft_backend!r}; choose {', '.join(DRAFT_BACKENDS)}")
+        if self.backend not in (None, "auto", *target_backends()):
+            raise InputError(f"unknown --backend {self.backend!r}; choose {either(target_backends())}")
+        if self.draft_backend not in (None, "auto", *draft_backends()):
+            raise InputError(
+                f"unknown --draft-backend {self.draft_backend!r}; choose {', '.join(('auto', *draft_backends()))}"
+            )
         if self.dtype not in (None, "auto", *DTYPES):
             raise InputError(f"unknown --dtype {self.dtype!r}; use fp32, bf16 or fp16")
         if self.backend == "llamacpp" and self.dtype not in (None, "auto"):
@@ -191,7 +193,7 @@ OPTIONS = (
         "torch (the exactness reference), llamacpp (the GGUF on the CPU; the llamacpp extra) or vllm "
         "(a vLLM engine with applyedit's drafter, in a venv with vLLM).",
         ("--backend",),
-        ("auto", *BACKENDS),
+        ("auto", *target_backends()),
         envvar="APPLYEDIT_BACKEND",
         request=False,
     ),
@@ -313,7 +315,7 @@ OPTIONS = (
         "draft",
         "Runs the draft model: auto (llama.cpp on the CPU when installed, else torch), torch or llamacpp.",
         ("--draft-backend",),
-        DRAFT_BACKENDS,
+        ("auto", *draft_backends()),
         request=False,
     ),
     Option(

@@ -23,7 +23,7 @@ from fakes import (
 
 from applyedit.decoded import Step
 from applyedit.speculative.loop import run, verify
-from applyedit.models.backend import TorchModel
+from applyedit.models.torchmodel import TorchModel
 from applyedit.speculative.policy import FixedK
 from applyedit.speculative.proposers import CopyProposer, Draft, NullProposer, Source
 from applyedit.report.stats import process_age_s, profile

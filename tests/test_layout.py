@@ -12,8 +12,8 @@ Which imports count:
   names, a decode's `Step` and `DecodeResult`, stands low: decoded.py). The cycle check leaves it out.
 - Importing `applyedit.a.b` loads the package `applyedit.a` first: a package's `__init__` may import
   at load time only what stands no higher than the lowest of its own modules.
-- `models/base.py`'s `BACKENDS` names its classes as "module:Class" strings, imported by name when a
-  backend runs; those modules are the models package's (checked here too).
+- `models/base.py`'s `BACKENDS` names its classes as "module:Class" strings (each `BackendEntry`'s),
+  imported by name when a backend runs; those modules are the models package's (checked here too).
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ LAYERS: dict[str, list[str]] = {
     # prompt cache (the torch and llama.cpp backends snapshot into it)
     "models": [
         "models", "models.base", "models.costmodel", "models.kernels", "models.modelstore", "models.hub",
-        "models.backend", "models.llamacpp", "models.promptcache",
+        "models.torchmodel", "models.llamacpp", "models.promptcache",
     ],
     # the speculative loop, proposers, K policies, sampling, the anchor, the tie-break (not the registry: it
     # builds them for a run, from the run's job and options)
@@ -225,8 +225,10 @@ def test_the_backends_table_names_modules_of_the_models_package() -> None:
     )
     assert isinstance(table, ast.Dict) and table.values
     for value in table.values:
-        assert isinstance(value, ast.Constant) and isinstance(value.value, str), ast.unparse(value)
-        module = value.value.split(":")[0]
+        assert isinstance(value, ast.Call) and ast.unparse(value.func) == "BackendEntry", ast.unparse(value)
+        named = value.args[0] if value.args else next(k.value for k in value.keywords if k.arg == "cls")
+        assert isinstance(named, ast.Constant) and isinstance(named.value, str), ast.unparse(value)
+        module = named.value.split(":")[0]
         assert module in MODULES and module.startswith("applyedit.models."), module
 
 

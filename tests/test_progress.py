@@ -94,11 +94,11 @@ def test_torch_prefill_reports_each_chunk(
     import torch
     from transformers import Qwen2Config, Qwen2ForCausalLM
 
-    from applyedit.models import backend
-    from applyedit.models.backend import TorchModel
+    from applyedit.models import torchmodel
+    from applyedit.models.torchmodel import TorchModel
 
     monkeypatch.setenv("APPLYEDIT_HOME", str(tmp_path / "home"))
-    monkeypatch.setattr(backend, "PREFILL_CHUNK", 64)
+    monkeypatch.setattr(torchmodel, "PREFILL_CHUNK", 64)
     torch.manual_seed(0)
     config = Qwen2Config(
         vocab_size=256,

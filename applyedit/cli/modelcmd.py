@@ -47,8 +47,8 @@ def model_show(ctx: typer.Context, model: ModelOpt = None, backend: BackendOpt =
         return
     from applyedit import userconfig
     from applyedit.models import modelstore
-    from applyedit.models.backend import pick_device
     from applyedit.models.engine import backend_label, pick_backend
+    from applyedit.models.torchmodel import pick_device
 
     try:
         chosen = defaults(ctx, model=model, backend=backend)
@@ -149,8 +149,8 @@ def model_prepare(
       APPLYEDIT_HOME=/data/applyedit applyedit model prepare
     """
     from applyedit.models import modelstore
-    from applyedit.models.backend import pick_device
     from applyedit.models.engine import backend_label, pick_backend
+    from applyedit.models.torchmodel import pick_device
 
     if from_hub is not None:
         _from_hub(from_hub, sha256, model, draft)
@@ -192,8 +192,8 @@ def _prepare_draft(backend: str | None, log: Any) -> None:
 
 def _fast_load_copy(model: str | None, path: Path) -> None:
     """On a CPU in fp32: write torch's fast-load copy of the prepared model, if it is missing."""
-    from applyedit.models.backend import TorchModel
     from applyedit.models.engine import Engine
+    from applyedit.models.torchmodel import TorchModel
 
     engine = Engine.open(model, backend="torch")
     fast = TorchModel.fast_load_file(path, engine.device, engine.dtype) if engine.backend == "torch" else None
