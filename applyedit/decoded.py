@@ -8,7 +8,7 @@ decodes whole requests returns one), the report, the run and the loop that fills
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,11 +33,15 @@ class Step:
 
 @dataclass
 class DecodeResult:
-    tokens: list[int]  # emitted tokens, without the stop token (EOS) itself
-    steps: list[Step]
-    stop_reason: str  # "eos" | "stop" (the StopCheck cut) | "budget"
-    prompt_tokens: int
-    prefill_s: float
-    decode_s: float
+    """One decode's record, filled as the loop runs (speculative/loop.py's `decode`; a backend that
+    decodes whole requests returns one too): the tokens, one `Step` per verify pass, why it stopped,
+    the prefill's figures and the clocks."""
+
+    tokens: list[int] = field(default_factory=list)  # emitted tokens, without the stop token (EOS) itself
+    steps: list[Step] = field(default_factory=list)
+    stop_reason: str = ""  # set when the decode ends: "eos" | "stop" (the StopCheck cut) | "budget"
+    prompt_tokens: int = 0
+    prefill_s: float = 0.0
+    decode_s: float = 0.0  # from the end of the prefill to the end of the last step
     prefilled: int = 0  # prompt tokens computed by the prefill (0 when a cached prefill was reused)
     started_at: float = 0.0  # time.perf_counter() when the prefill began (the first forward)
