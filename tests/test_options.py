@@ -166,3 +166,41 @@ def test_the_options_of_a_run_are_checked_once_where_they_are_made(
     out = "def a():\n    return 2\n\n\ndef b():\n    return 2\n```\n"
     api.apply(src, "Make a() return 2.", options=RunOptions(k=8), engine=scripted_engine(tokenizer, out), cwd=tmp_path)
     assert [o.k for o in made] == [8]
+
+
+def test_the_option_table_words_the_choices_names_the_config_keys_and_the_invariant_switches(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """One table (options.OPTIONS): a name none of an option's choices is refused in the same words by the
+    CLI's parser and by RunOptions; the config file's keys are the rows marked `config` and the apply
+    command's verbosity; each invariant invariants.py can report has the switch its row names."""
+    import ast
+    import inspect
+
+    from applyedit import invariants
+    from applyedit.cli.main import main
+    from applyedit.cli.parts import CONFIG_KEYS
+    from applyedit.options import INVARIANT_SWITCHES
+
+    with pytest.raises(InputError) as made:
+        RunOptions(answer="maybe")
+    assert str(made.value) == "unknown --answer 'maybe'; choose merge, auto or model"
+    (tmp_path / "f.py").write_text("A = 1\n")
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SystemExit) as parsed:
+        main(["f.py", "--edit-text", "x", "--answer", "maybe"])
+    assert parsed.value.code == 1 and str(made.value) in capsys.readouterr().err
+    assert CONFIG_KEYS == {"model": str, "backend": str, "k": int, "verbose": bool, "quiet": bool}
+    tree = ast.parse(inspect.getsource(invariants))
+    reported = {
+        c.value
+        for call in ast.walk(tree)
+        if isinstance(call, ast.Call) and ast.unparse(call.func) == "Violation"
+        for c in ast.walk(call.args[0])
+        if isinstance(c, ast.Constant) and isinstance(c.value, str)
+    }
+    assert reported == set(INVARIANT_SWITCHES) and len(reported) == 6
+    assert {s.flag for s in INVARIANT_SWITCHES.values()} == {
+        "--allow-mismatch", "--allow-drops", "--allow-lost-definitions", "--allow-syntax-errors",
+        "--allow-head-changes", "--allow-unseen-changes",
+    }

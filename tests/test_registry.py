@@ -236,7 +236,7 @@ def test_unregistered_names_are_refused_before_anything_runs() -> None:
     for changes, message in (
         ({"proposer": "toy"}, "unknown --proposer 'toy'"),
         ({"k_policy": "toy"}, "unknown --k-policy 'toy'; choose adaptive or fixed"),
-        ({"backend": "toy"}, "unknown --backend 'toy'; choose torch, llamacpp or vllm"),
+        ({"backend": "toy"}, "unknown --backend 'toy'; choose auto, torch, llamacpp or vllm"),
         ({"draft_backend": "toydraft"}, "unknown --draft-backend 'toydraft'"),
     ):
         with pytest.raises(InputError, match=message):
