@@ -1,10 +1,13 @@
-"""The settings of a run, as one frozen value: `RunOptions`.
+"""The settings of a run, as one frozen value: `RunOptions`, and the one table of the options (`OPTIONS`).
 
 Built once at the edge (the CLI's flags and the user's config file, a server request, a test) and
 passed whole to `api.apply`, the eval and the bench. Owns every default (the default K is written here
 and nowhere else: the K policies below are told their cap), the choices each setting takes, and the
-checks that need no model (`check`), which run before any input is read. Knows nothing of how the
-settings are used.
+checks that need no model (`check`), which run once, as a value is made (so before any input is read).
+The table makes the CLI's flags (cli/parts.py), the server's request fields (serve/app.py), what
+`--server` sends, the refusal of a name none of an option's choices, the config file's keys
+(`config_keys`) and the invariants' switches (`INVARIANT_SWITCHES`). It stands on the run's layer,
+beside the proposer registry whose names it checks. Knows nothing of how the settings are used.
 """
 
 from __future__ import annotations
