@@ -23,23 +23,24 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 from applyedit import decision, interrupt, invariants, markers, merge, prompts, textio
+from applyedit.decoded import DecodeResult, Step
 from applyedit.diff import diff_path
 from applyedit.errors import AmbiguousEditError, InputError, ModelError, PromptTooLongError
 from applyedit.merge import confirm, reindent
 from applyedit.models import modelstore
-from applyedit.models.backend import chat_ids
 from applyedit.models.base import WholeRequests
 from applyedit.models.engine import Engine
+from applyedit.models.torchmodel import chat_ids
 from applyedit.options import RunOptions
 from applyedit.outcome import answer_by_merge, checked, finish
 from applyedit.report import spans
 from applyedit.result import ApplyResult, Inputs, Job
 from applyedit.speculative import anchor as anchoring
 from applyedit.speculative import registry, sampling, tiebreak
-from applyedit.speculative.loop import DecodeResult, Step, run
+from applyedit.speculative.loop import run
 from applyedit.speculative.policy import FixedK, KPolicy
 from applyedit.speculative.proposers import Proposer
 from applyedit.speculative.runwatch import FenceStop, follow_lines, watch
@@ -200,9 +201,8 @@ def apply(
     server's client gone). `prediction`: the caller's prediction of the new file, one more copy source
     (the server's `prediction`; drafts are verified, so it never changes the output).
     """
-    opts = (options or RunOptions()).replace(**settings)
+    opts = (options or RunOptions()).replace(**settings)  # checked as it is made (options.py)
     deadline = None if opts.timeout is None else time.monotonic() + opts.timeout
-    opts.check()
     with interrupt.stopping(deadline, opts.timeout, stop):
         return _apply(
             file, edit, opts, deadline, engine, language, encoding, cwd, source, on_step, progress, on_phase, prediction
@@ -405,12 +405,10 @@ def decode_job(
     """Run the decode loop on the job's prompt (the target's weights load here on first use)."""
     engine, src = job.engine, job.src
     target = engine.model  # loads the weights on first use
-    if target.decodes_whole_requests:  # vLLM: it drafts and batches itself (models/vllmengine.py)
+    if isinstance(target, WholeRequests):  # vLLM: it drafts and batches itself (models/vllmengine.py)
         if not decoding.greedy:
             raise InputError("--backend vllm decodes greedily: drop --temperature")
-        return cast(WholeRequests, target).decode_request(
-            job.prompt_ids, job.budget, FenceStop(engine.decode, job.fence), deadline
-        )
+        return target.decode_request(job.prompt_ids, job.budget, FenceStop(engine.decode, job.fence), deadline)
     constraint = anchor_constraint(engine, src.text, merged, job.fence) if opts.anchor == "merge" else None
     if on_phase is not None:
         lines = len(src.text.splitlines())

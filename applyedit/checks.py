@@ -18,7 +18,7 @@ from pathlib import Path
 from applyedit import interrupt, invariants, markers, merge, textio
 from applyedit.errors import OutputCheckError
 from applyedit.invariants import ASKS_TO_DELETE
-from applyedit.options import RunOptions
+from applyedit.options import INVARIANT_SWITCHES, RunOptions
 
 LONG_SLACK = 10  # lines an output may run past the original plus the snippet before it is "far longer"
 DELETION_SHARE = 0.5  # an instruction's output keeping fewer than this share of the non-blank lines is refused
@@ -148,8 +148,8 @@ def check_invariants(src: textio.SourceFile, body: str, edit: str, kind: str, op
     if opts.allow_unchanged and body.rstrip("\n") == src.text.rstrip("\n"):
         return notes  # the original returned as it is, accepted: nothing else to hold it to
     for broken in invariants.violations(src.text, body, edit, kind, src.language, str(src.path)):
-        field = invariants.INVARIANTS[broken.name]
-        notes += _refuse(broken.message, getattr(opts, field), "--" + field.replace("_", "-"))
+        switch = INVARIANT_SWITCHES[broken.name]  # the option table names each invariant's switch
+        notes += _refuse(broken.message, getattr(opts, switch.name), switch.flag)
     return notes
 
 

@@ -3,7 +3,7 @@
 Every error a user can cause or meet is an `ApplyEditError` subclass carrying a message written for
 that user and an exit code (the CLI's `EXIT_CODES` table says what each code means). The CLI maps
 them to one stderr line; library code raises them and never prints. Third-party exceptions are
-wrapped where they happen, kept as `__cause__`.
+wrapped where they happen, kept as `__cause__`. `either` words a list of choices for a message.
 
 A refusal of the model's output carries what was refused: the model's raw text and its decode (for
 the eval) and the rejected file (kept in FILE.rej by the CLI); None on every other error.
@@ -11,10 +11,17 @@ the eval) and the rejected file (kept in FILE.rej by the CLI); None on every oth
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from applyedit.speculative.loop import DecodeResult
+    from applyedit.decoded import DecodeResult
+
+
+def either(names: Iterable[str]) -> str:
+    """'torch, llamacpp or vllm': names to choose from, for a message."""
+    *rest, last = names
+    return f"{', '.join(rest)} or {last}" if rest else last
 
 
 class ApplyEditError(Exception):

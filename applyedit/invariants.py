@@ -1,6 +1,7 @@
 """The invariants every answer meets before it is written: the merge's and the model's alike.
 
-Each invariant is a named check with its own refusal message and `--allow-*` switch (`INVARIANTS`):
+Each invariant is a named check with its own refusal message and `--allow-*` switch (the option
+table, options.py, names the switch of each):
 
 - `snippet` (--allow-mismatch): every segment of an update snippet stands in the answer as given,
   and the answer's other lines are the original's, in order; decorators, annotations, attributes or
@@ -47,7 +48,6 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ASKS_TO_DELETE",
-    "INVARIANTS",
     "Segment",
     "Violation",
     "attached_kept",
@@ -66,15 +66,6 @@ ASKS_TO_DELETE = re.compile(
     re.I,
 )
 
-# name -> the RunOptions switch that accepts a violation of it
-INVARIANTS = {
-    "snippet": "allow_mismatch",
-    "deletions": "allow_drops",
-    "definitions": "allow_lost_definitions",
-    "compiles": "allow_syntax_errors",
-    "heads": "allow_head_changes",
-    "unseen": "allow_unseen_changes",
-}
 _MISSING = "the answer does not hold the snippet's segment"
 _CHANGED = "the answer changes, adds or moves lines the snippet does not show"
 _SEARCH_BUDGET = 20_000  # placements tried before the decomposition gives up (then: no valid reading)
@@ -82,7 +73,7 @@ _SEARCH_BUDGET = 20_000  # placements tried before the decomposition gives up (t
 
 @dataclass(frozen=True)
 class Violation:
-    name: str  # a key of INVARIANTS
+    name: str  # "snippet", "deletions", "definitions", "compiles", "heads" or "unseen"
     message: str
 
 

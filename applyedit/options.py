@@ -1,9 +1,13 @@
-"""The settings of a run, as one frozen value: `RunOptions`.
+"""The settings of a run, as one frozen value: `RunOptions`, and the one table of the options (`OPTIONS`).
 
 Built once at the edge (the CLI's flags and the user's config file, a server request, a test) and
 passed whole to `api.apply`, the eval and the bench. Owns every default (the default K is written here
-and nowhere else), the choices each setting takes, and the checks that need no model (`check`), which
-run before any input is read. Knows nothing of how the settings are used.
+and nowhere else: the K policies below are told their cap), the choices each setting takes, and the
+checks that need no model (`check`), which run once, as a value is made (so before any input is read).
+The table makes the CLI's flags (cli/parts.py), the server's request fields (serve/app.py), what
+`--server` sends, the refusal of a name none of an option's choices, the config file's keys
+(`config_keys`) and the invariants' switches (`INVARIANT_SWITCHES`). It stands on the run's layer,
+beside the proposer registry whose names it checks. Knows nothing of how the settings are used.
 """
 
 from __future__ import annotations
@@ -11,20 +15,20 @@ from __future__ import annotations
 import dataclasses
 import math
 import typing
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from applyedit.errors import InputError
-from applyedit.models.base import BACKENDS
+from applyedit.errors import InputError, either
+from applyedit.models.base import draft_backends, target_backends
 from applyedit.speculative import registry
-from applyedit.speculative.registry import DEFAULT_K
 
+DEFAULT_K = 64  # the draft length: the adaptive policy's cap, the fixed policy's value
 ANCHORS = ("merge", "none")  # --anchor: force the original lines an unambiguous merge keeps, or not
 # --answer: a confirmed merge answers an update snippet and any other snippet is refused ("merge"), or the
 # model decides those ("auto"), or the model always runs ("model")
 ANSWERS = ("merge", "auto", "model")
 FALLBACKS = ("merge", "none")  # --fallback: answer with the merge when the model's output fails a check
-DRAFT_BACKENDS = ("auto", "torch", "llamacpp")
 DTYPES = ("fp32", "float32", "bf16", "bfloat16", "fp16", "float16")
 ENGINE_FIELDS = ("model", "device", "dtype", "backend")  # what opens the model (Engine.open), not the run
 MAX_REQUEST_TIMEOUT = 86_400.0  # seconds: the longest `timeout` a server request may ask for (a day)
@@ -90,49 +94,37 @@ class RunOptions:
     allow_unseen_changes: bool = False
     fallback: str = "merge"
 
+    def __post_init__(self) -> None:
+        self.check()  # where it is made: a RunOptions that exists has passed its checks
+
     def replace(self, **changes: Any) -> RunOptions:
-        """A copy with `changes` (field names; an unknown one is a TypeError)."""
-        return dataclasses.replace(self, **changes)
+        """A copy with `changes` (field names; an unknown one is a TypeError), checked as it is made;
+        this one when there are none."""
+        return dataclasses.replace(self, **changes) if changes else self
 
     @property
     def proposer_name(self) -> str:
         return self.proposer if isinstance(self.proposer, str) else type(self.proposer).__name__
 
     def check(self) -> None:
-        """Every check of the settings that needs no model: `apply` runs it before reading anything."""
-        from applyedit.models.backend import check_device
+        """Every check of the settings that needs no model, run once, as the value is made (so before
+        `apply` reads anything): an InputError names the setting."""
+        from applyedit.models.torchmodel import check_device
 
+        for option in OPTIONS:  # a name none of its choices: the table words the refusal
+            if (why := option.refusal(getattr(self, option.name))) is not None:
+                raise InputError(why)
         if self.timeout is not None and not (math.isfinite(self.timeout) and self.timeout > 0):
             raise InputError(f"--timeout must be a number of seconds above 0; got {self.timeout:g}")
         if self.max_new_tokens is not None and self.max_new_tokens < 1:
             raise InputError(f"--max-new-tokens must be 1 or more; got {self.max_new_tokens}")
-        if isinstance(self.proposer, str) and self.proposer not in registry.PROPOSERS:
-            raise InputError(f"unknown --proposer {self.proposer!r}; choose one of {', '.join(registry.PROPOSERS)}")
-        if self.k_policy not in registry.K_POLICIES:
-            raise InputError(f"unknown --k-policy {self.k_policy!r}; choose {either(registry.K_POLICIES)}")
         if self.k < 0:
             raise InputError("--k must be 0 or more")
         if self.draft_k is not None and self.draft_k < 1:
             raise InputError("--draft-k must be 1 or more")
-        if self.backend not in (None, "auto", *BACKENDS):
-            raise InputError(f"unknown --backend {self.backend!r}; choose {either(BACKENDS)}")
-        if self.draft_backend not in (None, *DRAFT_BACKENDS):
-            raise InputError(f"unknown --draft-backend {self.draft_backend!r}; choose {', '.join(DRAFT_BACKENDS)}")
-        if self.dtype not in (None, "auto", *DTYPES):
-            raise InputError(f"unknown --dtype {self.dtype!r}; use fp32, bf16 or fp16")
         if self.backend == "llamacpp" and self.dtype not in (None, "auto"):
             raise InputError("--dtype applies to the torch backend; llama.cpp runs the GGUF's own quantisation")
         check_device(self.device)
-        if self.anchor not in ANCHORS or self.fallback not in FALLBACKS:
-            raise InputError(f"unknown --anchor {self.anchor!r} or --fallback {self.fallback!r}; choose merge or none")
-        if self.answer not in ANSWERS:
-            raise InputError(f"unknown --answer {self.answer!r}; choose merge or model")
-
-
-def either(names: typing.Iterable[str]) -> str:
-    """'torch, llamacpp or vllm': the names for a message."""
-    *rest, last = names
-    return f"{', '.join(rest)} or {last}" if rest else last
 
 
 @dataclass(frozen=True)
@@ -140,19 +132,25 @@ class Option:
     """One run option as the CLI and the server take it; its default is `RunOptions`'s field's.
 
     `group` places it in the CLI (cli/parts.py adds each group to the commands that take it, where
-    --help lists it). `request`: a server request may set it (serve/app.py's request model), and
-    `--server` sends it (cli/servecmd.py; the model options are the server's own)."""
+    --help lists it). `choices`: the names it takes, listed in --help; another is refused, in the words
+    of `refusal` (the CLI's parser and `RunOptions.check` alike); a function reads a registry as it
+    holds them now. `request`: a server request may set it (serve/app.py's request model), and
+    `--server` sends it (cli/servecmd.py; the model options are the server's own). `config`: the user's
+    config file may set it (`config_keys`). `invariant`: the invariant (invariants.py) whose refusal
+    this switch turns into a warning (`INVARIANT_SWITCHES`)."""
 
     name: str  # the RunOptions field, and the flag (--k-policy for k_policy)
     group: str  # "model", "draft", "k", "budget", "checks", "answer", "fallback" or "sampling" (a run's own)
     help: str
     flags: tuple[str, ...] = ()  # the CLI's names; (): typer's own ("--name", and "--no-name" for a switch)
-    choices: tuple[str, ...] = ()  # the values it takes (listed in --help; another is refused)
+    choices: tuple[str, ...] | Callable[[], tuple[str, ...]] = ()
     envvar: str | None = None
     request: bool = True
     ge: int | None = None  # a request's value: at least this
     gt: float | None = None  # a request's value: above this
     le: float | None = None  # a request's value: at most this
+    config: bool = False
+    invariant: str = ""
 
     @property
     def default(self) -> Any:
@@ -163,6 +161,29 @@ class Option:
         """The value's type (a proposer is a name on the CLI and the wire)."""
         hint = typing.get_type_hints(RunOptions)[self.name]
         return str if hint is Any else hint
+
+    @property
+    def value_type(self) -> Any:
+        """The class a value set to it has (`str` for `str | None`)."""
+        kinds = [t for t in typing.get_args(self.type) if t is not type(None)]
+        return kinds[0] if kinds else self.type
+
+    @property
+    def flag(self) -> str:
+        """Its long flag: `--k-policy` for k_policy."""
+        return next((f for f in self.flags if f.startswith("--")), "--" + self.name.replace("_", "-"))
+
+    def allowed(self) -> tuple[str, ...]:
+        """The names it takes, as the tables hold them now (); any value: no choices."""
+        return self.choices() if callable(self.choices) else self.choices
+
+    def refusal(self, value: Any) -> str | None:
+        """Why `value` is none of its choices ("unknown --anchor 'maybe'; choose merge or none"); None
+        when it is one, when it is unset or no name (a Proposer object), or when any value goes."""
+        allowed = self.allowed()
+        if not allowed or not isinstance(value, str) or value in allowed:
+            return None
+        return f"unknown {self.flag} {value!r}; choose {either(allowed)}"
 
 
 _FIELDS = {f.name: f for f in dataclasses.fields(RunOptions)}
@@ -176,6 +197,7 @@ OPTIONS = (
         ("--model", "-m"),
         envvar="APPLYEDIT_MODEL",
         request=False,
+        config=True,
     ),
     Option("device", "model", "cpu, cuda or auto.", request=False),
     Option(
@@ -192,9 +214,10 @@ OPTIONS = (
         "torch (the exactness reference), llamacpp (the GGUF on the CPU; the llamacpp extra) or vllm "
         "(a vLLM engine with applyedit's drafter, in a venv with vLLM).",
         ("--backend",),
-        ("auto", *BACKENDS),
+        lambda: ("auto", *target_backends()),
         envvar="APPLYEDIT_BACKEND",
         request=False,
+        config=True,
     ),
     Option(
         "proposer",
@@ -202,21 +225,37 @@ OPTIONS = (
         "copy (speculative), copy-original (no drafts from the merged snippet), none (plain greedy), "
         "draft (a small draft model drafts) or hybrid (copy drafts while aligned, the draft model inside edits).",
         ("--proposer",),
-        tuple(registry.PROPOSERS),
+        lambda: tuple(registry.PROPOSERS),
     ),
-    Option("k", "k", "Draft length: the cap for adaptive, the value for fixed.", ("--k",), ge=0, le=MAX_REQUEST_K),
+    Option(
+        "k",
+        "k",
+        "Draft length: the cap for adaptive, the value for fixed.",
+        ("--k",),
+        ge=0,
+        le=MAX_REQUEST_K,
+        config=True,
+    ),
     Option(
         "k_policy",
         "k",
         "adaptive (region-aware, cost-model K) or fixed.",
         ("--k-policy",),
-        tuple(registry.K_POLICIES),
+        lambda: tuple(registry.K_POLICIES),
     ),
     Option("max_new_tokens", "budget", "Output token budget (default: from the file and edit sizes).", ge=1),
     Option("allow_markers", "checks", "Accept output that still holds lazy markers."),
-    Option("allow_drops", "checks", "Accept output that lost original lines an update snippet left alone."),
     Option(
-        "allow_syntax_errors", "checks", "Accept output that no longer parses (tree-sitter) although the original did."
+        "allow_drops",
+        "checks",
+        "Accept output that lost original lines an update snippet left alone.",
+        invariant="deletions",
+    ),
+    Option(
+        "allow_syntax_errors",
+        "checks",
+        "Accept output that no longer parses (tree-sitter) although the original did.",
+        invariant="compiles",
     ),
     Option("allow_deletion", "checks", "Accept an instruction's output that lost most of the file's lines."),
     Option("allow_unchanged", "checks", "Accept output equal to the original although the edit changes something."),
@@ -225,22 +264,26 @@ OPTIONS = (
         "checks",
         "Accept output that lacks lines the snippet adds, differs from its unambiguous merge, or is far longer "
         "than the original plus the snippet.",
+        invariant="snippet",
     ),
     Option(
         "allow_lost_definitions",
         "checks",
         "Accept output that lost a definition (function, class, ...) the edit never names.",
+        invariant="definitions",
     ),
     Option(
         "allow_head_changes",
         "checks",
         "Accept output that moved a shebang, Go's package clause or code outside an include guard.",
+        invariant="heads",
     ),
     Option(
         "allow_unseen_changes",
         "checks",
         "Accept output that changed a line only in characters no reader sees (invisible, separators, "
         "look-alike letters) where the edit never names them.",
+        invariant="unseen",
     ),
     Option(
         "anchor",
@@ -314,7 +357,7 @@ OPTIONS = (
         "draft",
         "Runs the draft model: auto (llama.cpp on the CPU when installed, else torch), torch or llamacpp.",
         ("--draft-backend",),
-        DRAFT_BACKENDS,
+        lambda: ("auto", *draft_backends()),
         request=False,
     ),
     Option(
@@ -330,3 +373,12 @@ OPTIONS = (
 def group(name: str) -> tuple[Option, ...]:
     """The options of one CLI group, in the order --help lists them."""
     return tuple(o for o in OPTIONS if o.group == name)
+
+
+def config_keys() -> dict[str, type]:
+    """The run options the user's config file (applyedit.toml) may set, with the class of each value."""
+    return {o.name: o.value_type for o in OPTIONS if o.config}
+
+
+# invariant (invariants.py's name for it) -> the switch that turns its refusal into a warning
+INVARIANT_SWITCHES = {o.invariant: o for o in OPTIONS if o.invariant}

@@ -16,6 +16,7 @@ import time
 from typing import TYPE_CHECKING
 
 from applyedit import checks, merge, report, textio
+from applyedit.decoded import DecodeResult
 from applyedit.diff import unified_diff
 from applyedit.errors import ApplyEditError, DecodeError, OutputCheckError
 from applyedit.models.promptcache import reuse_report
@@ -34,7 +35,6 @@ from applyedit.report.stats import (
 )
 from applyedit.result import Answer, ApplyResult, Inputs, Job
 from applyedit.speculative import sampling
-from applyedit.speculative.loop import DecodeResult
 
 if TYPE_CHECKING:
     from applyedit.models.engine import Engine

@@ -13,10 +13,10 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from applyedit import textio
+    from applyedit.decoded import DecodeResult
     from applyedit.models.engine import Engine
     from applyedit.report import Report
     from applyedit.report.stats import Summary
-    from applyedit.speculative.loop import DecodeResult
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,8 @@ Owns two things every command shares:
 - the optional config file `applyedit.toml` in the platform's user config folder (on Linux
   `$XDG_CONFIG_HOME/applyedit/applyedit.toml`, by default `~/.config/applyedit/applyedit.toml`;
   `$APPLYEDIT_CONFIG` names another file) holding the defaults a user would otherwise type every
-  time: `backend`, `model`, `k` (the draft length cap) and `verbose` / `quiet`.
+  time. Which keys it may hold, and the type of each, its caller says (the CLI's `parts.CONFIG_KEYS`,
+  made from the option table: `model`, `backend`, `k` (the draft length cap), and `verbose` / `quiet`).
 
 Precedence, highest first: a flag on the command line, an environment variable (`APPLYEDIT_MODEL`,
 `APPLYEDIT_BACKEND`), the config file, the built-in default. `resolve` applies it to the values of a
@@ -19,15 +20,15 @@ from __future__ import annotations
 
 import os
 import tomllib
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from applyedit.errors import UsageError
 
-__all__ = ["KEYS", "cache_home", "config_path", "load", "resolve"]
+__all__ = ["cache_home", "config_path", "load", "resolve"]
 
 APP = "applyedit"
-KEYS: dict[str, type] = {"backend": str, "model": str, "k": int, "verbose": bool, "quiet": bool}
 
 
 def cache_home() -> Path:
@@ -48,9 +49,10 @@ def config_path() -> Path:
     return Path(platformdirs.user_config_dir(APP, appauthor=False)) / "applyedit.toml"
 
 
-def load(path: Path | None = None) -> dict[str, Any]:
-    """The config file's settings ({} when the default file does not exist); an unknown key, a wrong
-    type, or a file named by `path` or `$APPLYEDIT_CONFIG` that is missing or no file, is a usage error."""
+def load(keys: Mapping[str, type], path: Path | None = None) -> dict[str, Any]:
+    """The config file's settings ({} when the default file does not exist); a key not in `keys`, a
+    value not of its type there, or a file named by `path` or `$APPLYEDIT_CONFIG` that is missing or no
+    file, is a usage error."""
     named = path is not None or bool(os.environ.get("APPLYEDIT_CONFIG"))
     path = path or config_path()
     if str(path) == os.devnull:  # `APPLYEDIT_CONFIG=/dev/null`: no file, on purpose
@@ -67,17 +69,19 @@ def load(path: Path | None = None) -> dict[str, Any]:
     except RecursionError:
         raise UsageError(f"config file {path}: nested too deeply to read") from None
     for key, value in data.items():
-        if key not in KEYS:
-            raise UsageError(f"config file {path}: unknown setting {key!r}; known: {', '.join(KEYS)}")
-        if not isinstance(value, KEYS[key]) or (KEYS[key] is int and isinstance(value, bool)):
-            raise UsageError(f"config file {path}: {key} must be of type {KEYS[key].__name__}, not {value!r}")
+        if key not in keys:
+            raise UsageError(f"config file {path}: unknown setting {key!r}; known: {', '.join(keys)}")
+        if not isinstance(value, keys[key]) or (keys[key] is int and isinstance(value, bool)):
+            raise UsageError(f"config file {path}: {key} must be of type {keys[key].__name__}, not {value!r}")
     return data
 
 
-def resolve(ctx: Any, values: dict[str, Any], config: dict[str, Any] | None = None) -> dict[str, Any]:
-    """`values` (parameter name -> value) with the config file's setting taking the place of each
-    value that came from the built-in default (not from a flag or an environment variable)."""
-    config = load() if config is None else config
+def resolve(
+    ctx: Any, values: dict[str, Any], keys: Mapping[str, type], config: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    """`values` (parameter name -> value) with the config file's setting (of `keys`) taking the place
+    of each value that came from the built-in default (not from a flag or an environment variable)."""
+    config = load(keys) if config is None else config
     out = dict(values)
     for name in values:
         source = ctx.get_parameter_source(name)  # compared by name: typer may bring its own click

@@ -23,7 +23,7 @@ import torch
 
 from applyedit import api
 from applyedit.models import modelstore
-from applyedit.models.backend import context_length, pick_dtype
+from applyedit.models.torchmodel import context_length, pick_dtype
 from applyedit.models.costmodel import CostCurve, prior
 from applyedit.models.kernels import use_cpu_kernels
 from applyedit.speculative.policy import AdaptiveK, FixedK, KPolicy
@@ -55,7 +55,6 @@ class ScriptedModel:
         self._base: int | None = None  # cache length when decoding began (prompt minus its last token)
 
     kernels = ""  # no matmul kernels to choose (the engine keys cost curves by them)
-    decodes_whole_requests = False  # the decode loop runs it
     concurrent_runs = 1
     prompt_cache = None
     on_prefill = None  # a run may set it; a script has no prefill to report

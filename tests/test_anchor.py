@@ -16,7 +16,7 @@ import pytest
 
 from applyedit import merge
 from applyedit.speculative.anchor import Anchor, Stretch, stretches
-from applyedit.models.backend import TorchModel
+from applyedit.models.torchmodel import TorchModel
 from applyedit.speculative.loop import run
 from applyedit.speculative.policy import AdaptiveK, FixedK
 from applyedit.speculative.proposers import CopyProposer, NullProposer, Source

@@ -13,7 +13,7 @@ import pytest
 import torch
 from transformers import Qwen2Config, Qwen2ForCausalLM
 
-from applyedit.models.backend import TorchModel
+from applyedit.models.torchmodel import TorchModel
 from applyedit.models.kernels import CPU_LAYOUT, load_cpu_weights, use_cpu_kernels
 from applyedit.errors import ModelError
 from applyedit.models.modelstore import cpu_weights_file
@@ -162,7 +162,7 @@ def test_padded_prompt_chunks_leave_the_cache_and_logits_as_without(
     """A prompt chunk of PAD_MIN rows or more is padded to a multiple of PAD_ROWS and the padding
     cropped: the cache holds exactly the real tokens, and the logits (of the prompt's last tokens and
     of the next pass) are those of the model over the real tokens alone."""
-    import applyedit.models.backend as backend
+    import applyedit.models.torchmodel as backend
 
     path = save_tiny(home / "model", tied=False)
     model = TorchModel.load(path, "cpu", torch.float32, tok)

@@ -21,8 +21,9 @@ from fakes import (
     tiny_model,
 )
 
-from applyedit.speculative.loop import Step, run, verify
-from applyedit.models.backend import TorchModel
+from applyedit.decoded import Step
+from applyedit.speculative.loop import run, verify
+from applyedit.models.torchmodel import TorchModel
 from applyedit.speculative.policy import FixedK
 from applyedit.speculative.proposers import CopyProposer, Draft, NullProposer, Source
 from applyedit.report.stats import process_age_s, profile

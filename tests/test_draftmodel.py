@@ -20,7 +20,7 @@ from transformers import Qwen2ForCausalLM
 
 from applyedit.tools import benchmethods
 from applyedit.models import modelstore
-from applyedit.models.backend import TorchModel
+from applyedit.models.torchmodel import TorchModel
 from applyedit.speculative.loop import run
 from applyedit.speculative.draftmodel import DraftModelProposer, HybridProposer
 from applyedit.errors import ModelError

@@ -85,7 +85,7 @@ def test_the_switches_of_the_checks_travel_in_the_options(tokenizer: tuple[Path,
 )
 def test_check_refuses_bad_settings_before_anything_runs(changes: dict[str, Any], message: str) -> None:
     with pytest.raises(InputError, match=message):
-        RunOptions(**changes).check()
+        RunOptions(**changes)
 
 
 def test_one_table_makes_the_cli_options_the_server_fields_and_the_remote_list() -> None:
@@ -138,3 +138,69 @@ def test_the_request_model_keeps_the_bounds_of_the_table() -> None:
     for bad in ({"max_new_tokens": 0}, {"timeout": 0}, {"kk": 3}, {"model": "x"}):
         with pytest.raises(pydantic.ValidationError):
             model(**bad)
+
+
+def test_the_options_of_a_run_are_checked_once_where_they_are_made(
+    tokenizer: tuple[Path, Any], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`--k` walks from the CLI to the loop through one RunOptions: the flags and the config file's
+    defaults are made into it once, and its checks run then, never again on the way (counted here, on a
+    run answered by the merge through the CLI and on a model run through the API)."""
+    from applyedit.cli.main import main
+
+    made: list[RunOptions] = []
+    check = RunOptions.check
+    monkeypatch.setattr(RunOptions, "check", lambda self: (made.append(self), check(self))[1])
+    src = tmp_path / "f.py"
+    src.write_text("def a():\n    return 1\n\n\ndef b():\n    return 2\n")
+    edit = tmp_path / "edit.txt"
+    edit.write_text("# ... existing code ...\n\n\ndef b():\n    return 3\n")
+    config = tmp_path / "applyedit.toml"
+    config.write_text("k = 16\n")
+    monkeypatch.setenv("APPLYEDIT_CONFIG", str(config))
+    with pytest.raises(SystemExit) as done:
+        main([str(src), "--edit", str(edit), "--quiet"])
+    assert done.value.code == 0
+    assert [o.k for o in made] == [16]  # once, with the config file's K
+    made.clear()
+    out = "def a():\n    return 2\n\n\ndef b():\n    return 2\n```\n"
+    api.apply(src, "Make a() return 2.", options=RunOptions(k=8), engine=scripted_engine(tokenizer, out), cwd=tmp_path)
+    assert [o.k for o in made] == [8]
+
+
+def test_the_option_table_words_the_choices_names_the_config_keys_and_the_invariant_switches(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """One table (options.OPTIONS): a name none of an option's choices is refused in the same words by the
+    CLI's parser and by RunOptions; the config file's keys are the rows marked `config` and the apply
+    command's verbosity; each invariant invariants.py can report has the switch its row names."""
+    import ast
+    import inspect
+
+    from applyedit import invariants
+    from applyedit.cli.main import main
+    from applyedit.cli.parts import CONFIG_KEYS
+    from applyedit.options import INVARIANT_SWITCHES
+
+    with pytest.raises(InputError) as made:
+        RunOptions(answer="maybe")
+    assert str(made.value) == "unknown --answer 'maybe'; choose merge, auto or model"
+    (tmp_path / "f.py").write_text("A = 1\n")
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SystemExit) as parsed:
+        main(["f.py", "--edit-text", "x", "--answer", "maybe"])
+    assert parsed.value.code == 1 and str(made.value) in capsys.readouterr().err
+    assert CONFIG_KEYS == {"model": str, "backend": str, "k": int, "verbose": bool, "quiet": bool}
+    tree = ast.parse(inspect.getsource(invariants))
+    reported = {
+        c.value
+        for call in ast.walk(tree)
+        if isinstance(call, ast.Call) and ast.unparse(call.func) == "Violation"
+        for c in ast.walk(call.args[0])
+        if isinstance(c, ast.Constant) and isinstance(c.value, str)
+    }
+    assert reported == set(INVARIANT_SWITCHES) and len(reported) == 6
+    assert {s.flag for s in INVARIANT_SWITCHES.values()} == {
+        "--allow-mismatch", "--allow-drops", "--allow-lost-definitions", "--allow-syntax-errors",
+        "--allow-head-changes", "--allow-unseen-changes",
+    }

@@ -99,7 +99,7 @@ def test_adaptive_ramps_drops_and_realigns() -> None:
 @pytest.mark.parametrize("offered", [0])
 def test_nothing_offered_means_k_zero(offered: int) -> None:
     """With no draft on offer the adaptive policy asks for none."""
-    assert AdaptiveK(cost=CPU).next_k(offered, 10) == 0
+    assert AdaptiveK(cost=CPU, k_max=64).next_k(offered, 10) == 0
 
 
 @pytest.mark.parametrize("k_max", [0, 1, 7, 64])
@@ -137,7 +137,7 @@ def test_alignment_moves_on_copy_drafts_only() -> None:
 
 def test_the_policy_and_the_hybrid_share_one_alignment() -> None:
     """The adaptive policy moves the alignment it was built with; its support_min is the alignment's."""
-    p = AdaptiveK(cost=CPU, support_min=5)
+    p = AdaptiveK(cost=CPU, k_max=64, support_min=5)
     shared = p.alignment
     p.observe(8, 2)
     assert shared.state == IN_EDIT and shared.support_min == 5

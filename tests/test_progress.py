@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from applyedit import api
-from applyedit.speculative.loop import Step
+from applyedit.decoded import Step
 from applyedit.cli.progress import RunProgress, State, clock, status_line
 from fakes import scripted_engine
 
@@ -94,11 +94,11 @@ def test_torch_prefill_reports_each_chunk(
     import torch
     from transformers import Qwen2Config, Qwen2ForCausalLM
 
-    from applyedit.models import backend
-    from applyedit.models.backend import TorchModel
+    from applyedit.models import torchmodel
+    from applyedit.models.torchmodel import TorchModel
 
     monkeypatch.setenv("APPLYEDIT_HOME", str(tmp_path / "home"))
-    monkeypatch.setattr(backend, "PREFILL_CHUNK", 64)
+    monkeypatch.setattr(torchmodel, "PREFILL_CHUNK", 64)
     torch.manual_seed(0)
     config = Qwen2Config(
         vocab_size=256,

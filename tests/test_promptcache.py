@@ -14,7 +14,7 @@ import pytest
 import torch
 from transformers import Qwen2ForCausalLM
 
-from applyedit.models.backend import PREFILL_CHUNK, TorchModel
+from applyedit.models.torchmodel import PREFILL_CHUNK, TorchModel
 from applyedit.speculative.loop import run
 from applyedit.speculative.policy import AdaptiveK, FixedK
 from applyedit.models.promptcache import BLOCK, PromptCache, block_hashes, common_prefix, reuse_report

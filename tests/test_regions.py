@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from fakes import TWO_FUNCTIONS
 
-from applyedit.speculative.loop import Step
+from applyedit.decoded import Step
 from applyedit.report.regions import Region, find_regions
 from applyedit.report.stats import RegionStats, anchored_lines, attribute
 

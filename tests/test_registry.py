@@ -1,7 +1,7 @@
-"""Adding a proposer, a K policy or a backend is its own code plus one line in a table: this file alone
-registers a toy of each (registry.PROPOSERS, registry.K_POLICIES, models/base.BACKENDS), runs
-`api.apply` on them by name through the real decode loop, and finds the output of plain greedy
-decoding, token for token."""
+"""Adding a proposer, a K policy or a backend (for the target or for a draft model) is its own code plus
+one line in a table: this file alone registers a toy of each (registry.PROPOSERS, registry.K_POLICIES,
+models/base.BACKENDS), runs `api.apply` on them by name through the real decode loop, and finds the
+output of plain greedy decoding, token for token."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from applyedit import api
 from applyedit.speculative import registry
 from applyedit.errors import InputError
 from applyedit.models import base, modelstore
-from applyedit.models.backend import ExactPrefill, context_length, pick_dtype
+from applyedit.models.torchmodel import ExactPrefill, context_length, pick_dtype
 from applyedit.models.costmodel import prior
 from applyedit.models.engine import pick_backend
 from applyedit.options import RunOptions
@@ -94,6 +94,25 @@ class ToyBackend(ExactPrefill):
         self._ids = list(ids)
 
 
+class ToyDraft(ToyBackend):
+    """A draft model for the toy target: it guesses the next token from the last one, by the first place
+    that token takes in the script (right on most tokens, wrong after a repeated one)."""
+
+    @classmethod
+    def draft(cls, source: Any, engine: Any, progress: Any = None) -> ToyDraft:
+        made = cls.target(engine)
+        return cls(made.script[:-1], next(iter(made.eos_ids)), made.vocab)
+
+    def forward(self, ids: list[int], num_logits: int) -> torch.Tensor:
+        self._ids.extend(ids)
+        self.passes += 1
+        logits = torch.zeros(num_logits, self.vocab)
+        for row in range(num_logits):
+            last = self._ids[len(self._ids) - num_logits + row]
+            logits[row, self.script[self.script.index(last) + 1 if last in self.script[:-1] else 0]] = 1.0
+        return logits
+
+
 class ToyProposer:
     """Drafts the original file's tokens at the output's position, every fourth one made wrong."""
 
@@ -142,7 +161,7 @@ def toys(monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
         made["policy"] = ToyK()
         return made["policy"]
 
-    monkeypatch.setitem(base.BACKENDS, "toy", ToyBackend)
+    monkeypatch.setitem(base.BACKENDS, "toy", base.BackendEntry(ToyBackend, draft=False))
     monkeypatch.setitem(registry.PROPOSERS, "toy", registry.ProposerEntry(proposer))
     monkeypatch.setitem(registry.K_POLICIES, "toy", policy)
     return made
@@ -169,8 +188,7 @@ def test_toys_registered_by_name_run_the_real_loop_and_equal_plain_greedy(
     rejects others, and its output equals plain greedy decoding (proposer none) on the same model."""
     src = tmp_path / "f.py"
     src.write_text(BEFORE)
-    options = RunOptions(backend="toy", proposer="toy", k_policy="toy")
-    options.check()  # the names are known: the check reads the tables
+    options = RunOptions(backend="toy", proposer="toy", k_policy="toy")  # checked: the names are known
     engine = toy_engine(tokenizer)
     spec = api.apply(src, EDIT, options=options, engine=engine, cwd=tmp_path)
     assert isinstance(engine.model, ToyBackend) and engine.threads == 1 and engine.dtype_name == "toy"
@@ -187,12 +205,39 @@ def test_toys_registered_by_name_run_the_real_loop_and_equal_plain_greedy(
         pick_backend("toy", "cuda")
 
 
+def test_a_draft_backend_registered_by_one_line_drafts_for_the_real_loop(
+    toys: dict[str, Any], tokenizer: tuple[Path, Any], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A backend registered for drafts only runs `--proposer draft` by its name: the engine loads it
+    through its class (`Loader.draft`), its drafts are verified by the toy target, and the output equals
+    plain greedy decoding. It is no target backend, and the toy target is no draft backend."""
+    monkeypatch.setitem(base.BACKENDS, "toydraft", base.BackendEntry(ToyDraft, target=False))
+    src = tmp_path / "f.py"
+    src.write_text(BEFORE)
+    engine = toy_engine(tokenizer)
+    options = RunOptions(backend="toy", proposer="draft", draft_backend="toydraft", draft_k=3)
+    drafted = api.apply(src, EDIT, options=options, engine=engine, cwd=tmp_path)
+    greedy = api.apply(src, EDIT, proposer="none", engine=toy_engine(tokenizer), cwd=tmp_path)
+    assert drafted.decode.tokens == greedy.decode.tokens and drafted.after == "A = 1\nB = 3\n"
+    assert [type(m) for m in engine._drafts.values()] == [ToyDraft]
+    steps = drafted.decode.steps
+    assert {s.drafter for s in steps if s.draft} == {"draft-model"} and sum(s.num_accepted for s in steps) > 0
+    assert len(steps) < len(greedy.decode.steps)  # kept drafts saved passes
+    for changes, message in (
+        ({"backend": "toydraft"}, "unknown --backend 'toydraft'"),
+        ({"draft_backend": "toy"}, "unknown --draft-backend 'toy'"),
+    ):
+        with pytest.raises(InputError, match=message):
+            RunOptions(**changes)
+
+
 def test_unregistered_names_are_refused_before_anything_runs() -> None:
     """Without their table lines the same names are unknown."""
     for changes, message in (
         ({"proposer": "toy"}, "unknown --proposer 'toy'"),
         ({"k_policy": "toy"}, "unknown --k-policy 'toy'; choose adaptive or fixed"),
-        ({"backend": "toy"}, "unknown --backend 'toy'; choose torch, llamacpp or vllm"),
+        ({"backend": "toy"}, "unknown --backend 'toy'; choose auto, torch, llamacpp or vllm"),
+        ({"draft_backend": "toydraft"}, "unknown --draft-backend 'toydraft'"),
     ):
         with pytest.raises(InputError, match=message):
-            RunOptions(**changes).check()
+            RunOptions(**changes)

@@ -12,7 +12,7 @@ from rich.console import Console
 
 from applyedit import api, textio
 from applyedit.report import stats
-from applyedit.speculative.loop import DecodeResult, Step
+from applyedit.decoded import DecodeResult, Step
 from applyedit.report.regions import Region, find_regions
 from applyedit.report.stats import LEGEND, attribute
 from applyedit.report import legend, profile_line, render_table, report_data
@@ -196,7 +196,7 @@ def test_a_run_that_loads_the_model_reports_its_startup(
     tokenizer: tuple[Path, Any], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """When apply loads the weights itself (the CLI's case), the report carries process start → first forward."""
-    from applyedit.models.backend import TorchModel
+    from applyedit.models.torchmodel import TorchModel
     from applyedit.report.stats import process_age_s
 
     engine = scripted_engine(tokenizer, ORIGINAL + "```\n")

@@ -492,7 +492,7 @@ MODEL_OPENED: list[str] = []
 def no_model(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """Spies on every way to the weights: opening an engine, preparing or loading a model. A case
     that trips one fails loudly (exit 2, internal error) and the list says which."""
-    from applyedit.models import backend, llamacpp
+    from applyedit.models import llamacpp, torchmodel
 
     opened: list[str] = []
 
@@ -505,7 +505,7 @@ def no_model(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 
     monkeypatch.setattr(api.Engine, "open", classmethod(spy("Engine.open")))
     monkeypatch.setattr(modelstore, "prepare", spy("modelstore.prepare"))
-    monkeypatch.setattr(backend.TorchModel, "load", classmethod(spy("TorchModel.load")))
+    monkeypatch.setattr(torchmodel.TorchModel, "load", classmethod(spy("TorchModel.load")))
     monkeypatch.setattr(llamacpp.LlamaCppModel, "load", classmethod(spy("LlamaCppModel.load")))
     return opened
 
@@ -753,7 +753,7 @@ def test_control_token_strings_in_file_and_edit_stay_text(
 def test_chat_ids_of_plain_text_are_unchanged(tokenizer: tuple[Path, Any]) -> None:
     """Splitting the template from the messages tokenizes ordinary prompts exactly as one string did."""
     from applyedit import prompts
-    from applyedit.models.backend import chat_ids
+    from applyedit.models.torchmodel import chat_ids
 
     _, tok = tokenizer
     for edit in ("Make a() return 10.\n", "# ... existing code ...\ndef b():\n    return 3\n"):

@@ -25,7 +25,7 @@ from transformers import Qwen2Config, Qwen2ForCausalLM
 
 from applyedit import api
 from applyedit.speculative import sampling
-from applyedit.models.backend import TorchModel
+from applyedit.models.torchmodel import TorchModel
 from applyedit.speculative.loop import run
 from applyedit.speculative.draftmodel import DraftModelProposer, HybridProposer
 from applyedit.errors import InputError

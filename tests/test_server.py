@@ -37,7 +37,7 @@ from fakes import FakeVllm, fake_vllm_engine  # noqa: E402
 
 from applyedit import api, merge  # noqa: E402
 from applyedit.models import modelstore  # noqa: E402
-from applyedit.models.backend import ExactPrefill, context_length, pick_dtype  # noqa: E402
+from applyedit.models.torchmodel import ExactPrefill, context_length, pick_dtype  # noqa: E402
 from applyedit.models.costmodel import prior  # noqa: E402
 from applyedit.models.promptcache import PromptCache  # noqa: E402
 from applyedit.serve.app import Settings, create_app, uvicorn_config  # noqa: E402
@@ -833,7 +833,7 @@ def tiny_torch_engine(tokenizer: tuple[Path, Any]) -> api.Engine:
     tokenizer's vocabulary; its outputs are noise, which a test of cancelling never reads."""
     from fakes import tiny_qwen
 
-    from applyedit.models.backend import TorchModel
+    from applyedit.models.torchmodel import TorchModel
 
     path, tok = tokenizer
     engine = api.Engine(

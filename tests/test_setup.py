@@ -80,7 +80,7 @@ def recorded(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> list[str]:
     monkeypatch.delenv("APPLYEDIT_BACKEND", raising=False)
     monkeypatch.delenv("APPLYEDIT_MODEL", raising=False)
     monkeypatch.setattr(llamacpp, "available", lambda: True)
-    monkeypatch.setattr("applyedit.models.backend.pick_device", lambda device: "cpu")
+    monkeypatch.setattr("applyedit.models.torchmodel.pick_device", lambda device: "cpu")
     monkeypatch.setattr(modelstore, "prepare_tokenizer", lambda source, progress=None: calls.append("gguf") or tmp_path)
     monkeypatch.setattr(modelstore, "prepare", lambda source, progress=None: calls.append("torch copy") or tmp_path)
 
@@ -97,7 +97,7 @@ def recorded(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> list[str]:
 
     monkeypatch.setattr(api.Engine, "open", classmethod(open_engine))
     monkeypatch.setattr(
-        "applyedit.models.backend.TorchModel.fast_load_file", lambda path, device, dtype: tmp_path / "absent"
+        "applyedit.models.torchmodel.TorchModel.fast_load_file", lambda path, device, dtype: tmp_path / "absent"
     )
     return calls
 

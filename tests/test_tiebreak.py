@@ -7,7 +7,7 @@ import pytest
 import torch
 from fakes import VOCAB, prompt_for, tiny_model
 
-from applyedit.models.backend import TorchModel
+from applyedit.models.torchmodel import TorchModel
 from applyedit.speculative import tiebreak
 from applyedit.speculative.tiebreak import Scored, pick, score
 

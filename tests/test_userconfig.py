@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from applyedit import api, userconfig
+from applyedit.cli.parts import CONFIG_KEYS
 from applyedit.models import modelstore
 from applyedit.errors import InputError
 from clihelp import Run, run  # noqa: F401  (fixture)
@@ -32,10 +33,10 @@ def test_config_file_lives_in_the_xdg_config_folder(tmp_path: Path, monkeypatch:
     monkeypatch.delenv("APPLYEDIT_CONFIG", raising=False)
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "cfg"))
     assert userconfig.config_path() == tmp_path / "cfg" / "applyedit" / "applyedit.toml"
-    assert userconfig.load() == {}  # no file: no settings
+    assert userconfig.load(CONFIG_KEYS) == {}  # no file: no settings
     userconfig.config_path().parent.mkdir(parents=True)
     userconfig.config_path().write_text('backend = "llamacpp"\nk = 8\nverbose = true\n')
-    assert userconfig.load() == {"backend": "llamacpp", "k": 8, "verbose": True}
+    assert userconfig.load(CONFIG_KEYS) == {"backend": "llamacpp", "k": 8, "verbose": True}
 
 
 @pytest.fixture

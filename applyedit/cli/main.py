@@ -166,32 +166,29 @@ def apply_command(
     out = Delivery(
         file, edit, in_place, output, print_file, backup, filename, report_json, reject_file, encoding, verbose, quiet
     )
-    settings = RunOptions(**options)
-    _apply(ctx, out, settings, (edit, edit_text), language, debug, (server, token))
+    _apply(ctx, out, options, (edit, edit_text), language, debug, (server, token))
 
 
 def _apply(
     ctx: typer.Context,
     out: Delivery,
-    settings: RunOptions,
+    flags: dict[str, Any],
     edit: tuple[Path | None, str | None],
     language: str | None,
     debug: bool,
     server: tuple[str | None, str | None],
 ) -> None:
-    """The apply command, once its flags are gathered: the user's defaults, the checks, the run (here
-    or on a server), then the delivery; every error mapped to its exit code (a refused output kept)."""
+    """The apply command, once its flags are gathered: the user's defaults, the run's options (made
+    once, and checked as they are made), the run (here or on a server), then the delivery; every error
+    mapped to its exit code (a refused output kept)."""
     from applyedit import api
 
     written: list[Path] = []
     try:
-        chosen = defaults(
-            ctx, model=settings.model, backend=settings.backend, k=settings.k, verbose=out.verbose, quiet=out.quiet
-        )
-        out = dataclasses.replace(out, verbose=chosen["verbose"], quiet=chosen["quiet"])
+        chosen = defaults(ctx, **flags, verbose=out.verbose, quiet=out.quiet)
+        out = dataclasses.replace(out, verbose=chosen.pop("verbose"), quiet=chosen.pop("quiet"))
         out.check()
-        options = settings.replace(model=chosen["model"], backend=chosen["backend"], k=chosen["k"])
-        options.check()
+        options = RunOptions(**chosen)
         target = out.plan()
         edit_value = read_edit(*edit)
         source = read_stdin("the source on stdin (FILE '-')") if out.stdin_source else None

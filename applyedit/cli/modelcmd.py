@@ -28,6 +28,7 @@ from applyedit.cli.parts import (
 )
 from applyedit.cli.progress import RunProgress
 from applyedit.errors import ApplyEditError, UsageError
+from applyedit.options import RunOptions
 
 model_app = typer.Typer(add_completion=False, help="Show or prepare the local model.", invoke_without_command=True)
 
@@ -46,8 +47,8 @@ def model_show(ctx: typer.Context, model: ModelOpt = None, backend: BackendOpt =
         return
     from applyedit import userconfig
     from applyedit.models import modelstore
-    from applyedit.models.backend import pick_device
     from applyedit.models.engine import backend_label, pick_backend
+    from applyedit.models.torchmodel import pick_device
 
     try:
         chosen = defaults(ctx, model=model, backend=backend)
@@ -148,8 +149,8 @@ def model_prepare(
       APPLYEDIT_HOME=/data/applyedit applyedit model prepare
     """
     from applyedit.models import modelstore
-    from applyedit.models.backend import pick_device
     from applyedit.models.engine import backend_label, pick_backend
+    from applyedit.models.torchmodel import pick_device
 
     if from_hub is not None:
         _from_hub(from_hub, sha256, model, draft)
@@ -191,8 +192,8 @@ def _prepare_draft(backend: str | None, log: Any) -> None:
 
 def _fast_load_copy(model: str | None, path: Path) -> None:
     """On a CPU in fp32: write torch's fast-load copy of the prepared model, if it is missing."""
-    from applyedit.models.backend import TorchModel
     from applyedit.models.engine import Engine
+    from applyedit.models.torchmodel import TorchModel
 
     engine = Engine.open(model, backend="torch")
     fast = TorchModel.fast_load_file(path, engine.device, engine.dtype) if engine.backend == "torch" else None
@@ -254,7 +255,8 @@ def model_calibrate(
 
     if not draft and (draft_model or draft_backend):
         raise UsageError("--draft-model and --draft-backend go with --draft")
-    engine = Engine.open(model, device, dtype, backend=backend)
+    opts = RunOptions(model=model, device=device, dtype=dtype, backend=backend)  # checked as they are made
+    engine = Engine.open(opts.model, opts.device, opts.dtype, backend=opts.backend)
     if draft:
         source, chosen = engine.draft_choice(draft_model, draft_backend)
         curve = engine.draft_cost(draft_model, draft_backend, fresh=True)

@@ -18,7 +18,7 @@ import typer
 from rich.console import Console
 
 from applyedit.errors import ApplyEditError
-from applyedit.options import OPTIONS, Option, group
+from applyedit.options import OPTIONS, Option, config_keys, group
 
 EXIT_OK, EXIT_USAGE, EXIT_MODEL, EXIT_CHECK, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
 EXIT_CODES = {  # the one table; --help and the README quote it
@@ -38,22 +38,23 @@ if not stdout.is_terminal:
     stdout.width = 160
 
 
-def choice(flag: str, values: Sequence[str], default: str | None = None, **option: Any) -> Any:
-    """A typer option taking one of `values` (listed in --help); another is refused as
-    "unknown FLAG 'x'; choose ..." (exit 1)."""
+def choice(option: Option) -> Any:
+    """A typer option taking one of a run option's choices (listed in --help); another is refused in
+    the table's words (`Option.refusal`: "unknown FLAG 'x'; choose ...", exit 1)."""
 
     def parse(value: str | None) -> str | None:
-        if value is not None and value not in values:
-            raise typer.BadParameter(f"unknown {flag} {value!r}; choose {', '.join(values)}")
+        if (why := option.refusal(value)) is not None:
+            raise typer.BadParameter(why)
         return value
 
-    return typer.Option(flag, parser=parse, metavar=f"<{'|'.join(values)}>", **option)
+    metavar = f"<{'|'.join(option.allowed())}>"
+    return typer.Option(option.flags[0], parser=parse, metavar=metavar, envvar=option.envvar, help=option.help)
 
 
 def _info(option: Option) -> Any:
     """The typer option of a run option (options.OPTIONS)."""
-    if option.choices:
-        return choice(option.flags[0], option.choices, envvar=option.envvar, help=option.help)
+    if option.allowed():
+        return choice(option)
     return typer.Option(*option.flags, envvar=option.envvar, help=option.help)
 
 
@@ -106,12 +107,17 @@ def with_options(**after: Sequence[inspect.Parameter]) -> Callable[[Command], Co
     return declare
 
 
+# What the user's config file (applyedit.toml) may set: the run options the table marks, and the apply
+# command's own verbosity.
+CONFIG_KEYS: dict[str, type] = {**config_keys(), "verbose": bool, "quiet": bool}
+
+
 def defaults(ctx: typer.Context, **values: Any) -> dict[str, Any]:
-    """The command's values with the user's config file (applyedit.toml) in place of built-in
-    defaults: a flag or an environment variable still wins (userconfig.py)."""
+    """The command's values with the user's config file (applyedit.toml, its keys CONFIG_KEYS) in
+    place of built-in defaults: a flag or an environment variable still wins (userconfig.py)."""
     from applyedit import userconfig
 
-    return userconfig.resolve(ctx, values)
+    return userconfig.resolve(ctx, values, CONFIG_KEYS)
 
 
 def print_summary(summary: Any, soft_wrap: bool | None = None) -> None:

@@ -166,7 +166,8 @@ def serve_command(
         if engine_name == "vllm" and options["backend"] not in (None, "auto", "vllm"):
             raise UsageError("--engine vllm runs the model on vLLM: drop --backend")
         backend = "vllm" if engine_name == "vllm" else options["backend"]
-        engine = Engine.open(options["model"], options["device"], options["dtype"], backend=backend)
+        chosen = RunOptions(**{**options, "backend": backend})  # the model options, checked as they are made
+        engine = Engine.open(chosen.model, chosen.device, chosen.dtype, backend=chosen.backend)
         # vLLM keeps its own prefix cache; applyedit's prompt cache is for its own decode loop
         cache = PromptCache(cache_mb << 20) if cache_mb and engine.backend != "vllm" else None
         if cache is not None and cache_dir is not None:

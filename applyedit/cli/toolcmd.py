@@ -201,7 +201,8 @@ def bench_command(
     from applyedit.tools import bench, benchmethods
 
     plan_bench_outputs(path, edit, warm, show, json_path, chart)
-    model = {**options, **defaults(ctx, model=options["model"], backend=options["backend"])}
+    chosen = RunOptions(**defaults(ctx, **options))  # the model options, checked as they are made
+    model = {name: getattr(chosen, name) for name in options}
     if warm is not None:
         return bench_warm(path, edit, warm, repeats, json_path, cache_mb, model)
     if reader:
@@ -333,7 +334,7 @@ def eval_command(
             f"eval: {case.name}: {status} ({r.tokens} tokens, {r.passes} passes, {r.wall_s:.1f} s)", markup=False
         )
 
-    chosen = defaults(ctx, model=options["model"], backend=options["backend"], k=options["k"])
+    chosen = RunOptions(**defaults(ctx, **options))
     if not directory.is_dir():
         raise InputError(f"{directory} is not a directory of cases")
     report = evaluate.evaluate(
@@ -341,7 +342,7 @@ def eval_command(
         filter_,
         on_case=on_case,
         on_start=on_start,
-        options=RunOptions(**{**options, **chosen}),
+        options=chosen,
         json_path=json_path,
         resume=resume,
     )

@@ -1,5 +1,5 @@
 """The target-model seam (base.py: `Backend`, and `BACKENDS`, the backends by name) and what stands
-behind it: the torch backend with its CPU kernels and fast-load weights (backend.py), llama.cpp
+behind it: the torch backend with its CPU kernels and fast-load weights (torchmodel.py), llama.cpp
 (llamacpp.py), vLLM (vllmengine.py, with applyedit's drafter in vllmdraft.py), the model store that
 resolves, prepares and caches models (modelstore.py, hub.py), the verify-pass cost curve
 (costmodel.py), the exact prompt cache the backends snapshot into (promptcache.py), and the engine

@@ -1,34 +1,61 @@
-"""The backend seam: what a model must offer to run the target, and the one table of backends.
+"""The backend seam: what a model must offer to run the target or a draft, and the one table of backends.
 
 Owns `TargetModel` (what the decode loop needs: a draft model offers it too), `Backend` (the target as
 the engine, the run, the server and the prompt cache see it: the loop's seam plus the prompt cache's
-snapshots, the hooks a run sets, and what the engine reads), `Loader` (what a backend's class
-answers before any weights load, and how it loads the engine's target), `WholeRequests` (a backend
-that decodes whole requests itself) and `BACKENDS` (name -> the backend's class), which `--backend`,
-`RunOptions.check` and the engine read. Adding a backend is its own module plus one line here.
-Imports nothing heavy: `--help` reads the names.
+snapshots, the hooks a run sets, and what the engine reads), `WholeRequests` (a backend that decodes
+whole requests itself, known by that method: vLLM), `Loader` (what a backend's class answers before
+any weights load, and how it loads the engine's target or a draft model, from what `EngineView` shows
+of the engine) and `BACKENDS` (name -> `BackendEntry`: the class and whether it runs the target, a
+draft model or both), which `--backend`, `--draft-backend`, `RunOptions.check` and the engine read.
+Adding a backend, for the target or for drafts, is its own module plus one line here. Imports nothing
+heavy: `--help` reads the names.
 """
 
 from __future__ import annotations
 
 import importlib
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol, cast
+from typing import TYPE_CHECKING, Any, Protocol, cast, runtime_checkable
+
+from applyedit.errors import InputError, either
 
 if TYPE_CHECKING:
     import torch
 
+    from applyedit.decoded import DecodeResult
     from applyedit.models.costmodel import CostCurve
-    from applyedit.speculative.loop import DecodeResult
+    from applyedit.models.modelstore import ModelSource, Progress
 
-# --backend, in the order --help lists them: the class of each, as "module:Class" (imported when
-# that backend runs) or the class itself
-BACKENDS: dict[str, str | type] = {
-    "torch": "applyedit.models.backend:TorchModel",  # transformers: the exactness reference
-    "llamacpp": "applyedit.models.llamacpp:LlamaCppModel",  # the GGUF on the CPU (the llamacpp extra)
-    "vllm": "applyedit.models.vllmengine:VllmModel",  # a vLLM engine with applyedit's drafter
+
+@dataclass(frozen=True)
+class BackendEntry:
+    """One backend: its class, as "module:Class" (imported when that backend runs) or the class itself,
+    and what it runs: the target (`--backend`), a draft model (`--draft-backend`), or both."""
+
+    cls: str | type
+    target: bool = True
+    draft: bool = True
+
+
+# The backends, in the order --help lists them.
+BACKENDS: dict[str, BackendEntry] = {
+    "torch": BackendEntry("applyedit.models.torchmodel:TorchModel"),  # transformers: the exactness reference
+    "llamacpp": BackendEntry("applyedit.models.llamacpp:LlamaCppModel"),  # the GGUF on the CPU (the llamacpp extra)
+    # a vLLM engine with applyedit's drafter; it decodes whole requests, so it runs no draft model
+    "vllm": BackendEntry("applyedit.models.vllmengine:VllmModel", draft=False),
 }
+
+
+def target_backends() -> tuple[str, ...]:
+    """The names `--backend` takes (besides "auto"), as the table holds them now."""
+    return tuple(name for name, entry in BACKENDS.items() if entry.target)
+
+
+def draft_backends() -> tuple[str, ...]:
+    """The names `--draft-backend` takes (besides "auto"), as the table holds them now."""
+    return tuple(name for name, entry in BACKENDS.items() if entry.draft)
 
 
 class TargetModel(Protocol):
@@ -57,9 +84,6 @@ class TargetModel(Protocol):
 class Backend(TargetModel, Protocol):
     """The loaded target, as the engine, a run, the server and the prompt cache see it."""
 
-    # True: the backend decodes whole requests itself (`WholeRequests`; vLLM drafts and batches), and
-    # a run hands it the prompt instead of running the decode loop on it.
-    decodes_whole_requests: bool
     concurrent_runs: int  # requests the server runs at once (applyedit's own loop: one)
     kernels: str  # the CPU matmul kernels, where the backend chooses them ("" elsewhere)
     prompt_cache: Any  # a promptcache.PromptCache (`applyedit serve` attaches one); None: no reuse
@@ -89,26 +113,44 @@ class Backend(TargetModel, Protocol):
         ...
 
 
+@runtime_checkable
 class WholeRequests(Protocol):
-    """A backend whose `decodes_whole_requests` is True: it decodes a request from its prompt to its stop."""
+    """A backend that decodes a request from its prompt to its stop itself (vLLM drafts and batches): a
+    run hands it the prompt instead of running the decode loop on it."""
 
     def decode_request(
         self, prompt: Sequence[int], budget: int, stop: Callable[[list[int]], int | None], deadline: float | None
     ) -> DecodeResult: ...
 
 
+class EngineView(Protocol):
+    """What a backend reads of the engine it loads a model for (models/engine.py's `Engine` is one)."""
+
+    source: ModelSource  # the target's
+    path: Path  # the folder the target's tokenizer (and the torch backend's weights) are read from
+    tokenizer: Any
+    device: str
+    dtype: Any  # torch.dtype
+    context: int
+    prepares: bool  # False: nothing may be prepared to disk (a server's engine)
+
+
 class Loader(Protocol):
     """What a backend's class answers for the engine (models/engine.py), before any weights load."""
 
-    def target(self, engine: Any) -> Backend:
+    def target(self, engine: EngineView) -> Backend:
         """The engine's target model (the engine's path, device, dtype and tokenizer), loaded."""
+        ...
+
+    def draft(self, source: ModelSource, engine: EngineView, progress: Progress | None = None) -> TargetModel:
+        """The draft model `source`, loaded to draft for the engine's target (its tokenizer, device, dtype)."""
         ...
 
     def check(self, device: str) -> None:
         """Refuse, with the reason, to run on `device` or without what this backend needs installed."""
         ...
 
-    def prepare(self, source: Any, progress: Any = None) -> Path:
+    def prepare(self, source: ModelSource, progress: Progress | None = None) -> Path:
         """The folder the tokenizer (and what this backend loads) is read from, prepared by the model store."""
         ...
 
@@ -128,15 +170,20 @@ class Loader(Protocol):
         """ "float32", "bfloat16", ... ; "gguf" where the file's own quantisation runs."""
         ...
 
-    def weights_file(self, source: Any, path: Path) -> Path | None:
+    def weights_file(self, source: ModelSource, path: Path) -> Path | None:
         """The file the target's weights come from (what a disk prompt cache is keyed by); None: none."""
         ...
 
 
-def loader(backend: str) -> Loader:
-    """The class that runs `backend` (BACKENDS)."""
-    entry = BACKENDS[backend]
-    if isinstance(entry, str):
-        module, name = entry.split(":")
-        entry = getattr(importlib.import_module(module), name)
-    return cast(Loader, entry)  # a class: its class-side methods are Loader's
+def loader(backend: str, role: str = "target") -> Loader:
+    """The class that runs `backend` (BACKENDS) for `role`, "target" or "draft"; a name the table does
+    not hold for that role is an InputError."""
+    names = target_backends() if role == "target" else draft_backends()
+    if backend not in names:
+        flag = "--backend" if role == "target" else "--draft-backend"
+        raise InputError(f"unknown {flag} {backend!r}; choose {either(names)}")
+    cls = BACKENDS[backend].cls
+    if isinstance(cls, str):
+        module, name = cls.split(":")
+        cls = getattr(importlib.import_module(module), name)
+    return cast(Loader, cls)  # a class: its class-side methods are Loader's

@@ -4,9 +4,10 @@ several runs (eval, bench, serve).
 Owns backend choice (`pick_backend`, the draft's in `Engine.draft_choice`), resolving and preparing
 the model through the model store (never, for an engine whose `prepares` is off: a server's, whose
 requests write no model files), and the cost-curve keys. What differs between backends (vocab
-size, threads, dtype, matmul kernels, the folder it reads, whether it runs here, how a target loads)
-is the backend class's business (models/base.py's `Loader`, found by name in `BACKENDS`): the engine
-reads it and never branches on the backend's name for it. Knows nothing of prompts, proposers or checks.
+size, threads, dtype, matmul kernels, the folder it reads, whether it runs here, how a target or a
+draft model loads) is the backend class's business (models/base.py's `Loader`, found by name and role
+in `BACKENDS`): the engine reads it and never branches on the backend's name for it ("auto" picks a
+name: `pick_backend`, `draft_choice`). Knows nothing of prompts, proposers or checks.
 """
 
 from __future__ import annotations
@@ -16,12 +17,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from applyedit.errors import InputError, ModelError
 from applyedit.models import modelstore
-from applyedit.models.backend import TorchModel, context_length, load_tokenizer, pick_device, pick_dtype, text_ids
-from applyedit.models.base import BACKENDS, Backend, loader
+from applyedit.models.base import Backend, loader
 from applyedit.models.costmodel import CostCurve, load_or_calibrate
-from applyedit.options import DRAFT_BACKENDS, either
+from applyedit.models.torchmodel import context_length, load_tokenizer, pick_device, pick_dtype, text_ids
 
 
 @dataclass
@@ -54,8 +53,6 @@ class Engine:
         backend: str | None = None,
     ) -> Engine:
         source = modelstore.resolve(model)
-        if backend == "llamacpp" and dtype not in (None, "auto"):
-            raise InputError("--dtype applies to the torch backend; llama.cpp runs the GGUF's own quantisation")
         dev = pick_device(device)
         chosen, why = pick_backend(backend, dev, dtype=dtype, source=source)
         runs = loader(chosen)
@@ -87,50 +84,31 @@ class Engine:
         self, spec: str | None = None, backend: str | None = None, progress: modelstore.Progress | None = None
     ) -> Any:
         """The draft model of `--draft-model` (default: the packaged Qwen2.5-Coder-0.5B-Instruct) behind
-        the `TargetModel` seam, loaded once. Backend "auto": llama.cpp on the CPU when it is installed
-        and the draft is a GGUF (far faster per token there than torch fp32), else torch like the target."""
-        from applyedit.models import llamacpp
-        from applyedit.models.backend import stop_ids
-
+        the `TargetModel` seam, loaded once by the backend `draft_choice` picks (its `Loader.draft`)."""
         source, chosen = self.draft_choice(spec, backend)
         key = f"{source.name}-{chosen}"
         if key not in self._drafts:
-            if chosen == "llamacpp":
-                gguf = modelstore.draft_gguf(source, progress, build=self.prepares)
-                if gguf is None:
-                    raise ModelError(f"--draft-backend llamacpp runs GGUF files; {source.name} is not one")
-                if not llamacpp.available():
-                    raise ModelError("--draft-backend llamacpp needs llama-cpp-python: pip install -e '.[llamacpp]'")
-                self._drafts[key] = llamacpp.LlamaCppModel.load(gguf, stop_ids(self.tokenizer, None), self.context)
-            else:
-                path = modelstore.prepare(source, progress, build=self.prepares)
-                if source.kind != "draft" and load_tokenizer(path).get_vocab() != self.tokenizer.get_vocab():
-                    raise ModelError(
-                        f"--draft-model {source.name} has another tokenizer than {self.source.name}; "
-                        "a draft model must share the target's"
-                    )
-                self._drafts[key] = TorchModel.load(path, self.device, self.dtype, self.tokenizer)
+            self._drafts[key] = loader(chosen, "draft").draft(source, self, progress)
         return self._drafts[key]
 
     def draft_choice(self, spec: str | None, backend: str | None) -> tuple[modelstore.ModelSource, str]:
-        """The draft model's source and the backend that runs it (see `draft_model`)."""
+        """The draft model's source and the backend that runs it (see `draft_model`): the one asked for
+        (a draft backend of BACKENDS), or for "auto" llama.cpp on the CPU when it is installed and the
+        draft is a GGUF (far faster per token there than torch fp32), else torch like the target."""
         from applyedit.models import llamacpp
 
         source = modelstore.resolve_draft(spec)
-        if backend not in (None, *DRAFT_BACKENDS):
-            raise InputError(f"unknown --draft-backend {backend!r}; choose {', '.join(DRAFT_BACKENDS)}")
-        chosen = (
-            backend
-            if backend not in (None, "auto")
-            else ("llamacpp" if self.device == "cpu" and source.gguf is not None and llamacpp.available() else "torch")
-        )
-        return source, chosen
+        if backend not in (None, "auto"):
+            loader(backend, "draft")  # a name the table holds for drafts, else an InputError
+            return source, backend
+        auto = self.device == "cpu" and source.gguf is not None and llamacpp.available()
+        return source, "llamacpp" if auto else "torch"
 
     def draft_cost(self, spec: str | None = None, backend: str | None = None, fresh: bool = False) -> CostCurve:
         """The draft model's own cost curve (calibrated once per draft, backend and device, and cached;
         `fresh` measures it again): its t(0) is what one draft token costs."""
         source, chosen = self.draft_choice(spec, backend)
-        dtype = self.dtype_name if chosen == "torch" else "gguf"
+        dtype = loader(chosen, "draft").dtype_label(self.dtype)
         key = f"draft-{source.name}-{chosen}-{self.device}-{dtype}-{self.threads}t"
         if self.prepares:
             return load_or_calibrate(self.draft_model(spec, backend), modelstore.home(), key, fresh)
@@ -174,7 +152,7 @@ class Engine:
         return loader(self.backend).weights_file(self.source, self.path)
 
     def encode(self, text: str) -> list[int]:
-        """User text's ids: a special-token string in it (`<|im_end|>`) stays text (backend.text_ids)."""
+        """User text's ids: a special-token string in it (`<|im_end|>`) stays text (torchmodel.text_ids)."""
         return text_ids(self.tokenizer, text)
 
     def decode(self, ids: Sequence[int]) -> str:
@@ -190,10 +168,8 @@ def pick_backend(
     CPU only. Otherwise llama.cpp is the CPU default when the llamacpp extra is installed (the fastest
     path there); torch runs on CUDA, for a `--dtype` (llama.cpp runs the GGUF's own quantisation), for
     a model that is no GGUF file, and without the extra. torch fp32 stays the exactness reference."""
-    if backend not in (None, "auto", *BACKENDS):
-        raise InputError(f"unknown --backend {backend!r}; choose {either(BACKENDS)}")
     if backend not in (None, "auto"):
-        loader(backend).check(device)
+        loader(backend).check(device)  # an unknown name is an InputError there
         return backend, f"--backend {backend}"
     from applyedit.models import llamacpp
 

@@ -26,10 +26,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from applyedit.errors import InputError, ModelError
-from applyedit.models.backend import PREFILL_CHUNK, ExactPrefill
+from applyedit.models.torchmodel import PREFILL_CHUNK, ExactPrefill
 
 if TYPE_CHECKING:
     import torch
+
+    from applyedit.models.base import EngineView
+    from applyedit.models.modelstore import ModelSource, Progress
 
 N_BATCH = 512  # tokens per llama_decode call: prefill chunk and the largest verify block
 
@@ -143,12 +146,25 @@ class LlamaCppModel(ExactPrefill):
         )
 
     @classmethod
-    def target(cls, engine: Any) -> LlamaCppModel:
+    def target(cls, engine: EngineView) -> LlamaCppModel:
         """The engine's target model: its GGUF, stopping on the tokenizer's end ids, in its context."""
-        from applyedit.models.backend import stop_ids
+        from applyedit.models.torchmodel import stop_ids
 
         assert engine.source.gguf is not None
         return cls.load(engine.source.gguf, stop_ids(engine.tokenizer, None), engine.context)
+
+    @classmethod
+    def draft(cls, source: ModelSource, engine: EngineView, progress: Progress | None = None) -> LlamaCppModel:
+        """A draft model's GGUF (the packaged one assembled on first use), in the target's context."""
+        from applyedit.models import modelstore
+        from applyedit.models.torchmodel import stop_ids
+
+        gguf = modelstore.draft_gguf(source, progress, build=engine.prepares)
+        if gguf is None:
+            raise ModelError(f"--draft-backend llamacpp runs GGUF files; {source.name} is not one")
+        if not available():
+            raise ModelError("--draft-backend llamacpp needs llama-cpp-python: pip install -e '.[llamacpp]'")
+        return cls.load(gguf, stop_ids(engine.tokenizer, None), engine.context)
 
     @staticmethod
     def check(device: str) -> None:
@@ -158,7 +174,7 @@ class LlamaCppModel(ExactPrefill):
             raise ModelError("--backend llamacpp needs llama-cpp-python: pip install -e '.[llamacpp]'")
 
     @staticmethod
-    def prepare(source: Any, progress: Any = None) -> Path:
+    def prepare(source: ModelSource, progress: Progress | None = None) -> Path:
         """The tokenizer's folder only: llama.cpp reads the GGUF itself."""
         from applyedit.models import modelstore
 
@@ -173,7 +189,7 @@ class LlamaCppModel(ExactPrefill):
         return "gguf"  # the file's own quantisation
 
     @staticmethod
-    def weights_file(source: Any, path: Path) -> Path | None:
+    def weights_file(source: ModelSource, path: Path) -> Path | None:
         return source.gguf
 
     @property

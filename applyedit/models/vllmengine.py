@@ -26,14 +26,18 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from applyedit import interrupt
-from applyedit.errors import ModelError, RunTimeout
+from applyedit.decoded import DecodeResult, Step
+from applyedit.errors import InputError, ModelError, RunTimeout
 from applyedit.models.costmodel import CostCurve
 from applyedit.models.vllmdraft import RowDrafter, cost_for, find_layout
-from applyedit.speculative.loop import DecodeResult, Step
 from applyedit.speculative.proposers import common_prefix
+
+if TYPE_CHECKING:
+    from applyedit.models.base import EngineView
+    from applyedit.models.modelstore import ModelSource, Progress
 
 logger = logging.getLogger(__name__)
 
@@ -93,7 +97,6 @@ class VllmModel:
     """One vLLM engine for many concurrent runs (see the module docstring)."""
 
     kernels = ""
-    decodes_whole_requests = True  # api.py hands it the prompt, not the decode loop
 
     concurrent_runs = 64  # the server runs this many requests at once (vLLM batches them)
 
@@ -113,12 +116,12 @@ class VllmModel:
 
     # --- the class side the engine reads (models/base.py's Loader) ---
     @classmethod
-    def target(cls, engine: Any) -> VllmModel:
+    def target(cls, engine: EngineView) -> VllmModel:
         if not available():
             raise ModelError("--backend vllm needs vLLM in this venv (README: applyedit on vLLM)")
         from vllm import LLM
 
-        from applyedit.models.backend import stop_ids
+        from applyedit.models.torchmodel import stop_ids
 
         dtype = cls.dtype_label(engine.dtype)
         llm = LLM(
@@ -133,11 +136,16 @@ class VllmModel:
         return cls(llm, engine.tokenizer, stop_ids(engine.tokenizer, None), K, engine.device)
 
     @staticmethod
+    def draft(source: ModelSource, engine: EngineView, progress: Progress | None = None) -> NoReturn:
+        """None: vLLM decodes whole requests with applyedit's copy drafter (BACKENDS says so)."""
+        raise InputError("--draft-backend vllm: vLLM runs no draft model; use torch or llamacpp")
+
+    @staticmethod
     def check(device: str) -> None:
         pass  # a missing vLLM is refused when the engine starts (`target`)
 
     @staticmethod
-    def prepare(source: Any, progress: Any = None) -> Any:
+    def prepare(source: ModelSource, progress: Progress | None = None) -> Any:
         """The dequantized Hugging Face copy vLLM starts on."""
         from applyedit.models import modelstore
 
@@ -160,7 +168,7 @@ class VllmModel:
         return str(dtype).removeprefix("torch.")
 
     @staticmethod
-    def weights_file(source: Any, path: Any) -> None:
+    def weights_file(source: ModelSource, path: Any) -> None:
         return None  # no disk prompt cache: vLLM keeps its own prefix cache
 
     # --- runs ---

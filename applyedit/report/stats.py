@@ -28,8 +28,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
+from applyedit.decoded import DecodeResult, Step
 from applyedit.report.regions import Region
-from applyedit.speculative.loop import DecodeResult, Step
 from applyedit.speculative.sampling import Sampling
 
 __all__ = [

@@ -93,7 +93,7 @@ def prompt_ids(tokenizer: Any, messages: Sequence[tuple[str, str]]) -> list[int]
     """The prompt of `messages` in the model's own chat template, the assistant's turn opened. The
     template's control tokens stay control tokens; each message's text is tokenized as text (the
     template is rendered with a stand-in per message, as backend.chat_ids does for the apply prompt)."""
-    from applyedit.models.backend import text_ids
+    from applyedit.models.torchmodel import text_ids
 
     marks = [f"\x00applyedit-message-{i}\x00" for i in range(len(messages))]
     frame = tokenizer.apply_chat_template(
@@ -213,6 +213,7 @@ def run(
     context, before the prefill; `on_step(step, tokens so far)` after each verify pass (it may raise to
     stop the run: a client gone); `on_text(text)` with the text each pass makes certain; the deadline
     raises RunTimeout between passes (runwatch.watch)."""
+    from applyedit.models.base import WholeRequests
     from applyedit.options import RunOptions
     from applyedit.speculative import loop, registry, sampling
     from applyedit.speculative.policy import FixedK, KPolicy
@@ -226,11 +227,11 @@ def run(
     decoding = sampling.settings(chat.temperature, None if greedy else chat.top_p, chat.seed)
     out = TextOut(engine.decode, chat.stop)
     model = engine.model
-    if model.decodes_whole_requests and not decoding.greedy:
+    if isinstance(model, WholeRequests) and not decoding.greedy:
         raise InputError("this server's vLLM backend decodes greedily: send temperature 0")
     if on_start is not None:
         on_start(len(prompt))
-    if model.decodes_whole_requests:  # vLLM: it drafts (from the prompt) and batches itself
+    if isinstance(model, WholeRequests):  # vLLM: it drafts (from the prompt) and batches itself
         result = model.decode_request(prompt, budget, out.stop_at, deadline)
         accepted = rejected = 0
     else:

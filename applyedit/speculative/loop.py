@@ -3,24 +3,27 @@
 Owns the one loop: prefill, then per step draft → verify `[last] + draft` in one forward pass →
 keep the matching prefix plus the target's own next token (the bonus) → crop the cache → update K.
 It reads a proposer only through the `Draft` it returns and a K policy only through `policy.KPolicy`;
-it yields one `Step` record per verify pass, and `run()` collects them with the run's `LoopState`
-(prefill, stop reason, clocks) into a `DecodeResult`. Invariant: for any proposer and any K schedule
-the emitted tokens equal plain greedy decoding of the same model. A `Constraint` (speculative/anchor.py: the
-stretches of the original an unambiguous merge keeps) may force tokens: they are fed with the next
-verify block like a prefill, need no acceptance, and the model decides only the other positions; the
-invariant then holds against plain greedy under the same constraint. With sampling (temperature > 0)
-`verify` hands the block to speculative/sampling.py's exact rule instead, and the output is distributed as
-sampling from the model alone. Knows nothing of text, files, regions or rendering; stopping on text
-(the closing fence) comes in as a callback.
+it fills one `DecodeResult` as it goes (decoded.py: the tokens, one `Step` per verify pass, the
+prefill's figures, the stop reason) and yields each step; `run()` drives it to the end. The timing
+is the `Clock`'s (one lap per phase of a step), kept apart from the steps themselves.
+
+Invariant: for any proposer and any K schedule the emitted tokens equal plain greedy decoding of the
+same model. A `Constraint` (speculative/anchor.py: the stretches of the original an unambiguous merge
+keeps) may force tokens: they are fed with the next verify block like a prefill, need no acceptance,
+and the model decides only the other positions; the invariant then holds against plain greedy under
+the same constraint. With sampling (temperature > 0) `verify` hands the block to
+speculative/sampling.py's exact rule instead, and the output is distributed as sampling from the
+model alone. Knows nothing of text, files, regions or rendering; stopping on text (the closing
+fence) comes in as a callback.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Protocol, TypedDict
 
+from applyedit.decoded import DecodeResult, Step
 from applyedit.models.base import TargetModel
 from applyedit.speculative.policy import KPolicy
 from applyedit.speculative.proposers import Proposer, common_prefix
@@ -47,47 +50,49 @@ class Constraint(Protocol):
         ...
 
 
-@dataclass(frozen=True, slots=True)
-class Step:
-    """One verify pass. `emitted` = accepted draft tokens + the bonus, after any stop cut."""
+class StepTimes(TypedDict):
+    """A step's clock readings, as `Step` records them."""
 
-    index: int
-    k: int  # draft length the policy allowed (the draft itself may be shorter)
-    draft: tuple[int, ...]  # what the proposer offered (at most k)
-    num_accepted: int  # leading draft tokens kept: equal to the target's argmax (greedy) or kept by the rule
-    emitted: tuple[int, ...]
-    start_s: float  # since decoding began (after prefill)
-    time_s: float  # this pass, forward + bookkeeping
-    state: str = ""  # the K policy's alignment after this step ("aligned" | "in-edit")
-    # where time_s went (the rest of it is the loop's own bookkeeping: observe, stop rules, this record)
-    draft_s: float = 0.0  # proposer + K policy (step 2)
-    forward_s: float = 0.0  # the verify pass and its verdict: argmax read back and matched, or the sampling rule
-    crop_s: float = 0.0  # cropping the cache to the accepted prefix
-    drafter: str = ""  # who drafted: "copy" | "draft-model" | "" (no draft: a plain pass)
-    forced: int = 0  # leading tokens of `emitted` that the constraint forced (fed with the block, not drafted)
+    start_s: float
+    time_s: float
+    draft_s: float
+    forward_s: float
+    crop_s: float
 
 
-@dataclass
-class LoopState:
-    """What one `decode` run reports besides its steps, filled as it goes."""
+class Clock:
+    """The loop's timing, kept apart from its steps: when the prefill began, how long it took, and each
+    step's start and laps (`lap("draft")`, `lap("forward")`, `lap("crop")`: the time since the last)."""
 
-    started_at: float = 0.0  # time.perf_counter() when the prefill began (the first forward)
-    prefilled: int = 0  # prompt tokens computed by the prefill (0 when a cached prefill was reused)
-    prefill_s: float = 0.0
-    stop_reason: str = ""  # set when the loop ends: "eos" | "stop" | "budget"
-    decode_s: float = 0.0  # from the end of the prefill to the end of the last step
+    def __init__(self) -> None:
+        self.started_at = self.decoding_at = self.step_at = self.mark = time.perf_counter()
+        self.laps: dict[str, float] = {}
 
+    def prefilled(self) -> float:
+        """The prefill's seconds; decoding starts now."""
+        self.decoding_at = time.perf_counter()
+        return self.decoding_at - self.started_at
 
-@dataclass
-class DecodeResult:
-    tokens: list[int]  # emitted tokens, without the stop token (EOS) itself
-    steps: list[Step]
-    stop_reason: str  # "eos" | "stop" (the StopCheck cut) | "budget"
-    prompt_tokens: int
-    prefill_s: float
-    decode_s: float
-    prefilled: int = 0  # prompt tokens computed by the prefill (0 when a cached prefill was reused)
-    started_at: float = 0.0  # time.perf_counter() when the prefill began (the first forward)
+    def step(self) -> None:
+        self.step_at = self.mark = time.perf_counter()
+
+    def lap(self, name: str) -> None:
+        now = time.perf_counter()
+        self.laps[name], self.mark = now - self.mark, now
+
+    def times(self) -> StepTimes:
+        """This step's readings, its time counted to now."""
+        return StepTimes(
+            start_s=self.step_at - self.decoding_at,
+            time_s=time.perf_counter() - self.step_at,
+            draft_s=self.laps["draft"],
+            forward_s=self.laps["forward"],
+            crop_s=self.laps["crop"],
+        )
+
+    def decoding_s(self) -> float:
+        """Seconds since the prefill ended."""
+        return time.perf_counter() - self.decoding_at
 
 
 def verify(
@@ -112,32 +117,31 @@ def decode(
     policy: KPolicy,
     max_new_tokens: int,
     *,
-    state: LoopState | None = None,
+    state: DecodeResult | None = None,
     stop: StopCheck | None = None,
     sampling: Sampling | None = None,
     constraint: Constraint | None = None,
 ) -> Iterator[Step]:
-    """Yield verify steps until EOS, `stop` or `max_new_tokens`; `state` receives the prefill's
-    figures, the stop reason and the decode time.
+    """Yield verify steps until EOS, `stop` or `max_new_tokens`; `state` (a fresh `DecodeResult`) is
+    filled as it goes: the tokens, the steps, the prefill's figures, the stop reason and the clocks.
 
     `sampling` with a temperature above 0 samples (its seed seeds this run's one random stream);
     None or temperature 0 is greedy decoding. `constraint` forces tokens (see the module docstring).
     """
     assert len(prompt) >= 1 and max_new_tokens >= 1
-    state = state if state is not None else LoopState()
+    state = state if state is not None else DecodeResult(prompt_tokens=len(prompt))
+    assert not state.tokens and not state.steps, "a fresh record"
     sampler = Sampler(sampling) if sampling is not None and not sampling.greedy else None
-    output: list[int] = []
+    output, clock = state.tokens, Clock()
     # 0. Prefill all prompt tokens but the last: the last one opens the first verify block, so even
     #    the first output tokens can be drafted. A cache that already holds exactly this prefix is
     #    reused (`bench` runs several methods on one prompt).
-    t0 = state.started_at = time.perf_counter()
+    state.started_at = clock.started_at
     state.prefilled = model.prefill(list(prompt[:-1]))
-    state.prefill_s = time.perf_counter() - t0
+    state.prefill_s = clock.prefilled()
     last = prompt[-1]
-    t_start = time.perf_counter()
-    index = 0
     while True:
-        t_step = time.perf_counter()
+        clock.step()
         # 1. Forced: the tokens the constraint fixes next (an anchored stretch), never past the budget.
         #    They ride at the head of this pass's block like a prefill chunk; nothing verifies them.
         forced = list(constraint.forced(output))[: max_new_tokens - len(output)] if constraint else []
@@ -151,7 +155,7 @@ def decode(
         draft = list(offer.ids[: max(0, min(k, room))])
         # A sampled draft (a draft model's) carries the q it was drawn from; copied tokens are point masses.
         draft_probs = offer.probs[: len(draft)] if sampler is not None and offer.probs is not None else None
-        t_draft = time.perf_counter()
+        clock.lap("draft")
         # 3. Verify: one forward pass over [last] + forced + draft gives len(draft) + 1 next-token
         #    predictions after the forced tokens (a long forced run goes first, in a pass of its own,
         #    so a verify block always fits one backend batch). Keep the longest draft prefix the target
@@ -164,7 +168,7 @@ def decode(
             block = block[-1:]
         logits = model.forward([*block, *draft], num_logits=len(draft) + 1)
         num_accepted, token = verify(logits, draft, sampler, draft_probs)
-        t_forward = time.perf_counter()
+        clock.lap("forward")
         # 4. Where the constraint forces again (the output re-joined an anchored stretch) the block
         #    ends there, without a token of the model's own: the next pass feeds the forced ones.
         #    (Timed with the crop: `Step.crop_s`.)
@@ -176,49 +180,53 @@ def decode(
         # 5. Crop the cache back to the accepted prefix: it held [last] + forced + draft; it keeps
         #    [last] + every emitted token but the newest, which is the next step's `last`.
         model.crop_to(base + len(emitted))
-        t_crop = time.perf_counter()
+        clock.lap("crop")
         proposer.observe(len(draft), num_accepted)
         policy.observe(len(draft), num_accepted, offer.drafter)
-        # 6. Stop rules, in emission order: EOS ends the output before itself; the text stop check
-        #    may cut inside the block; the budget is checked last (never exceeded, by construction).
-        reason = None
-        for i, token in enumerate(emitted):
-            if token in model.eos_ids:
-                emitted, reason = emitted[:i], "eos"
-                break
-        output.extend(emitted)
-        if reason is None and stop is not None:
-            cut = stop(output)
-            if cut is not None:
-                del emitted[len(emitted) - (len(output) - cut) :]
-                del output[cut:]
-                reason = "stop"
-        if reason is None and len(output) >= max_new_tokens:
-            reason = "budget"
+        # 6. Stop rules (`stop_rules`): the output grows by what of `emitted` stands before the stop.
+        emitted, reason = stop_rules(output, emitted, model.eos_ids, stop, max_new_tokens)
         assert len(output) <= max_new_tokens
         assert reason is not None or model.cached_len == len(prompt) - 1 + len(output), "cache = accepted prefix"
-        now = time.perf_counter()
-        yield Step(
-            index=index,
+        step = Step(
+            index=len(state.steps),
             k=k,
             draft=tuple(draft),
             num_accepted=num_accepted,
             emitted=tuple(emitted),
-            start_s=t_step - t_start,
-            time_s=now - t_step,
             state=policy.alignment.state,
-            draft_s=t_draft - t_step,
-            forward_s=t_forward - t_draft,
-            crop_s=t_crop - t_forward,
             drafter=offer.drafter if draft else "",
             forced=min(len(forced), len(emitted)),
+            **clock.times(),
         )
-        index += 1
+        state.steps.append(step)
+        yield step
         if reason is not None:
-            state.stop_reason = reason
-            state.decode_s = time.perf_counter() - t_start
+            state.stop_reason, state.decode_s = reason, clock.decoding_s()
             return
         last = output[-1]
+
+
+def stop_rules(
+    output: list[int], emitted: list[int], eos_ids: frozenset[int], stop: StopCheck | None, max_new_tokens: int
+) -> tuple[list[int], str | None]:
+    """A step's stop rules, in emission order: EOS ends the output before itself; the text stop check
+    may cut inside the block; the budget is checked last (never exceeded, by construction). `output`
+    grows by the emitted tokens it keeps; returns those and the stop reason (None: go on)."""
+    reason = None
+    for i, token in enumerate(emitted):
+        if token in eos_ids:
+            emitted, reason = emitted[:i], "eos"
+            break
+    output.extend(emitted)
+    if reason is None and stop is not None:
+        cut = stop(output)
+        if cut is not None:
+            del emitted[len(emitted) - (len(output) - cut) :]
+            del output[cut:]
+            reason = "stop"
+    if reason is None and len(output) >= max_new_tokens:
+        reason = "budget"
+    return emitted, reason
 
 
 def run(
@@ -233,32 +241,21 @@ def run(
     sampling: Sampling | None = None,
     constraint: Constraint | None = None,
 ) -> DecodeResult:
-    """Collect `decode` into a `DecodeResult`; `on_step(step, tokens_so_far)` drives progress displays."""
-    state = LoopState()
-    steps: list[Step] = []
-    tokens: list[int] = []
-    for step in decode(
+    """Run `decode` to its end and return its `DecodeResult`; `on_step(step, tokens_so_far)` drives
+    progress displays."""
+    result = DecodeResult(prompt_tokens=len(prompt))
+    steps = decode(
         model,
         prompt,
         proposer,
         policy,
         max_new_tokens,
-        state=state,
+        state=result,
         stop=stop,
         sampling=sampling,
         constraint=constraint,
-    ):
-        steps.append(step)
-        tokens.extend(step.emitted)
-        if on_step is not None:
-            on_step(step, len(tokens))
-    return DecodeResult(
-        tokens=tokens,
-        steps=steps,
-        stop_reason=state.stop_reason,
-        prompt_tokens=len(prompt),
-        prefill_s=state.prefill_s,
-        decode_s=state.decode_s,
-        prefilled=state.prefilled,
-        started_at=state.started_at,
     )
+    for step in steps:
+        if on_step is not None:
+            on_step(step, len(result.tokens))
+    return result

@@ -28,7 +28,6 @@ from typing import Protocol
 
 from applyedit.models.costmodel import CostCurve, prior
 from applyedit.speculative.proposers import COPY, MODEL, Drafter
-from applyedit.speculative.registry import DEFAULT_K
 
 ALIGNED, IN_EDIT = "aligned", "in-edit"
 SUPPORT_MIN = 3  # output tokens agreeing with the copy source that count as re-aligned
@@ -156,7 +155,8 @@ class AdaptiveK:
     """Region-aware K: large while aligned with the original, 0 inside edits (see module docstring)."""
 
     cost: CostCurve = field(default_factory=prior)
-    k_max: int = DEFAULT_K  # the cap (--k)
+    # The cap (--k): a run's setting, so the caller passes it (its default is options.py's, above this layer).
+    k_max: int = field(kw_only=True)
     k_probe: int = 8  # first draft after re-aligning
     support_min: int = SUPPORT_MIN  # copy support that makes a probe inside an edit (see `Alignment`)
     alpha: float = 0.9  # per-token acceptance estimate while aligned

@@ -1,12 +1,14 @@
 """The drafting a run picks by name: proposers (`--proposer`) and K policies (`--k-policy`).
 
 Owns the two tables, name -> what builds it for one run, and the builders: the copy proposer's
-sources (`make_proposer`), the draft model's drafter (`draft_model_proposer`), the K policies, and
-the default K. `RunOptions.check`, the CLI's choices and `api.plan_drafting` read the tables, so
-adding a proposer or a K policy is its own module plus one line here. A caller's prediction of the
-output (`DraftPlan.prediction`: the server's requests send one as OpenAI's `prediction`) is one more
-copy source. The builders import what they build when called: `--help` reads the names only.
-The backends have their own table (models/base.py). Knows nothing of how a proposer drafts or a policy picks K.
+sources (`make_proposer`), the draft model's drafter (`draft_model_proposer`), the K policies (each
+told its cap, the run's `k`). `RunOptions.check`, the CLI's choices and `api.plan_drafting` read the
+tables, so adding a proposer or a K policy is its own module plus one line here. A caller's prediction
+of the output (`DraftPlan.prediction`: the server's requests send one as OpenAI's `prediction`) is one
+more copy source. The builders import what they build when called: `--help` reads the names only.
+It composes the engine, the options and the job, so it stands on the run's layer (tests/test_layout.py),
+above the loop, proposers and policies of speculative/ that it builds. The backends have their own
+table (models/base.py). Knows nothing of how a proposer drafts or a policy picks K.
 """
 
 from __future__ import annotations
@@ -26,7 +28,6 @@ if TYPE_CHECKING:
     from applyedit.speculative.proposers import Proposer, Source
     from applyedit.speculative.sampling import Sampling
 
-DEFAULT_K = 64  # the draft length: the adaptive policy's cap, the fixed policy's value
 DRAFT_K_MAX = 8  # the longest draft a draft model makes (its length is chosen by policy.draft_k up to this)
 # A predicted output of the runs started in this context (None: none): the copy proposers draft from it
 # too, after the merged snippet and before the original. Drafts are verified: it never changes an output.

@@ -9,8 +9,8 @@ import re
 import time
 from collections.abc import Callable, Sequence
 
+from applyedit.decoded import Step
 from applyedit.errors import RunTimeout
-from applyedit.speculative.loop import Step
 
 
 class FenceStop:

@@ -28,8 +28,8 @@ from applyedit.errors import InputError
 from applyedit.tools.benchrecord import Run
 
 if TYPE_CHECKING:
-    from applyedit.models.backend import TorchModel
     from applyedit.models.llamacpp import LlamaCppModel
+    from applyedit.models.torchmodel import TorchModel
 
 CONTEXT_STEP = 1024  # the context is rounded up to this, so cases of similar size share one load
 

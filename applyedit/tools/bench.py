@@ -31,7 +31,7 @@ from applyedit.tools import baselines, evaluate
 from applyedit.tools.benchrecord import BenchRecord, CaseRecord, CaseSummary, Method, Pattern, Run, summarise_target
 
 if TYPE_CHECKING:
-    from applyedit.models.backend import TorchModel
+    from applyedit.models.torchmodel import TorchModel
 
 
 @dataclass(frozen=True, slots=True)

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from applyedit import files
-from applyedit.models.backend import TorchModel, pick_dtype
+from applyedit.models.torchmodel import TorchModel, pick_dtype
 
 GREEDY = "plain greedy (replayed)"
 

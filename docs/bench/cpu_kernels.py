@@ -16,7 +16,7 @@ import time
 import torch
 
 from applyedit.models import modelstore
-from applyedit.models.backend import TorchModel, load_tokenizer
+from applyedit.models.torchmodel import TorchModel, load_tokenizer
 
 BLOCKS = (1, 2, 3, 5, 9, 17, 33, 65)
 

@@ -26,7 +26,9 @@ from applyedit.models.kernels import cpu_kernels, load_cpu_weights, load_pretrai
 if TYPE_CHECKING:
     import torch
 
+    from applyedit.models.base import EngineView
     from applyedit.models.costmodel import CostCurve
+    from applyedit.models.modelstore import ModelSource, Progress
 
 logger = logging.getLogger(__name__)
 
@@ -142,7 +144,6 @@ class ExactPrefill(ABC):
 
     _ids: list[int]
     eos_ids: frozenset[int]
-    decodes_whole_requests = False  # the decode loop runs it
     concurrent_runs = 1  # the server runs one request at a time
     kernels: str = ""  # the CPU matmul kernels, where the backend chooses them (part of cost and cache keys)
     prompt_cache: Any = None  # a promptcache.PromptCache (`applyedit serve` attaches one); None: no reuse
@@ -178,7 +179,7 @@ class ExactPrefill(ABC):
 
     # -- the class side the engine reads (models/base.py's Loader), as most backends answer it
     @staticmethod
-    def prepare(source: Any, progress: Any = None) -> Path:
+    def prepare(source: ModelSource, progress: Progress | None = None) -> Path:
         """The model's folder: its tokenizer, and the dequantized copy the torch backend reads (written
         here on first use; the fast-load copy at the first load)."""
         from applyedit.models import modelstore
@@ -235,9 +236,22 @@ class TorchModel(ExactPrefill):
     _ids: list[int] = field(default_factory=list, repr=False)  # the tokens the cache holds
 
     @classmethod
-    def target(cls, engine: Any) -> TorchModel:
+    def target(cls, engine: EngineView) -> TorchModel:
         """The engine's target model (models.engine.Engine: its path, device, dtype and tokenizer)."""
         return cls.load(engine.path, engine.device, engine.dtype, engine.tokenizer)
+
+    @classmethod
+    def draft(cls, source: ModelSource, engine: EngineView, progress: Progress | None = None) -> TorchModel:
+        """A draft model on the target's device and dtype; it must share the target's tokenizer."""
+        from applyedit.models import modelstore
+
+        path = modelstore.prepare(source, progress, build=engine.prepares)
+        if source.kind != "draft" and load_tokenizer(path).get_vocab() != engine.tokenizer.get_vocab():
+            raise ModelError(
+                f"--draft-model {source.name} has another tokenizer than {engine.source.name}; "
+                "a draft model must share the target's"
+            )
+        return cls.load(path, engine.device, engine.dtype, engine.tokenizer)
 
     @staticmethod
     def check(device: str) -> None:
@@ -254,7 +268,7 @@ class TorchModel(ExactPrefill):
         return str(dtype).removeprefix("torch.")
 
     @staticmethod
-    def weights_file(source: Any, path: Path) -> Path | None:
+    def weights_file(source: ModelSource, path: Path) -> Path | None:
         return path / "model.safetensors"
 
     @property
