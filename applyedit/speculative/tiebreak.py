@@ -6,9 +6,10 @@ run prefills it, then the shared output in blocks), then each candidate's diverg
 of the tokens after it (where the candidates agree again) is fed in one forward pass and scored token
 by token, and the cache is cropped back to the shared prefix before the next one. So the cost is one
 prefill, the shared output (the caller bounds it: api.led starts the candidates a few hundred lines
-above their first difference) and the divergent spans with their windows. `pick` says which candidate wins by at least a margin (in nats), or none. Reaches the model
-only through `TargetModel`; knows nothing of text, readings or files (the caller tokenizes the
-candidates and names them).
+above their first difference) and the divergent spans with their windows. `pick` says which
+candidate wins by at least a margin (in nats), or none. Reaches the model only through
+`TargetModel`; knows nothing of text, readings or files (the caller tokenizes the candidates and
+names them).
 """
 
 from __future__ import annotations
