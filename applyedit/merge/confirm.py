@@ -72,9 +72,11 @@ def confirmed(
 def _certain(weighed: readings.Weighed, original: str, snippet: str) -> bool:
     """Whether the cheapest reading is the answer with no model: it is the context reading's, no other
     reading lies within `readings.MARGIN` of it, and where the merge reads the snippet otherwise (its
-    file valid or not), it deletes no code outright and reads no more of the snippet's context as new
-    code than the merge's file does; where the merge reads nothing, it is the one valid reading, took
-    no option of an open question, deletes no code outright and reads none of the context as new code.
+    file valid or not), it deletes no code outright (at most `DROPPED` lines where the merge's file fails
+    a check) and reads no more of the snippet's context as new code than the merge's file does; where
+    the merge reads nothing, it is the one valid reading, took no option of an open question (but "the
+    rest is kept" of a segment that changes nothing), deletes at most `DROPPED` lines of code outright
+    and reads none of the context as new code.
     An open start or end after new lines (replaced or kept: on the release corpus the cost read those
     wrongly both ways) is decided only when both readers read it one way, the other way costs
     `OPEN_GAP` more, and `PINS` lines of the snippet that say something stand once in the original (a
@@ -91,14 +93,15 @@ def _certain(weighed: readings.Weighed, original: str, snippet: str) -> bool:
         merged = next((c for c in [*valid, *refused] if "merge" in c.sources), None)
         if merged is None:  # the merge reads none: the context reading's, if it is the one reading and a plain one
             kept = all(UNCHANGED in q for q in best.took)  # its open end read as kept: the other way breaks something
-            return len(valid) == 1 and kept and not best.dropped and not best.repeats
-        if best.dropped or best.repeats > merged.repeats:
+            return len(valid) == 1 and kept and best.dropped <= DROPPED and not best.repeats
+        if best.dropped > (DROPPED if merged not in valid else 0) or best.repeats > merged.repeats:
             return False
     if not any("new lines and no marker" in q for q in best.took):
         return True
     return "merge" in best.sources and gap >= OPEN_GAP and _pinned(original, snippet)
 
 
+DROPPED = 1  # code lines a context reading may delete outright where the merge's reading is refused or none
 UNCHANGED = "changes nothing and"  # contextread's question of a segment that changes nothing at an open end
 OPEN_GAP = 20.0  # how much costlier the other reading of an open end after new lines must be
 PINS = 2  # lines of the snippet standing once in the original that pin such a reading (`_pinned`)
@@ -130,7 +133,8 @@ def _doubt(only: readings.Candidate, original: str, weighed: readings.Weighed) -
     reading of the snippet failed."""
     what = []
     if only.dropped:
-        what.append(f"deletes {only.dropped} line{'s' if only.dropped > 1 else ''} of code with nothing in their place")
+        lines = f"{only.dropped} lines" if only.dropped > 1 else "1 line"
+        what.append(f"deletes {lines} of code with nothing in {'their' if only.dropped > 1 else 'its'} place")
     if only.repeats:
         what.append(f"reads {only.repeats} line{'s' if only.repeats > 1 else ''} of the snippet's context as new code")
     place = readings.differ(original, [only.text, original])
