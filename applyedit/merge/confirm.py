@@ -2,9 +2,10 @@
 context reader's enumeration, merge/contextread.py, and the merge's file, merge/__init__.py, where it
 differs; each held to the invariants and costed) and returns the cheapest as an ok result when it is
 certain (`_certain`): the context reader gives it, no other valid reading lies within
-`readings.MARGIN` of it, where the merge's file differs it is plainly the better (no code deleted
-outright, no more of the snippet's context read as new code), and an open start or end after new
-lines is decided only when both readers agree and nothing weak could have placed it. Otherwise a
+`readings.MARGIN` of it, where the merge's file differs (or fails a check, or the merge reads none)
+it is plainly the better (no code deleted outright, or one line at most where the merge's reading
+fails; no more of the snippet's context read as new code), and an open start or end after new lines
+is decided only when both readers agree and nothing weak could have placed it. Otherwise a
 not-ok result says why: `ambiguous` where the snippet itself leaves the question open (several
 readings of the context reader), with the candidate files (`readings`, when asked for), the places
 where they differ (`places`) and whether they are twins; what the run then does is decision.py's.
@@ -59,7 +60,7 @@ def confirmed(
         )
     if valid and not result.ok:  # the context reading's only valid reading; the merge read none
         return _unsure(result, weighed.why if weighed.inherent else result.reason, ambiguous=weighed.inherent)
-    if valid and "context" in valid[0].sources:  # the one valid reading, the merge's file refused or the same
+    if valid and "context" in valid[0].sources:  # the one valid reading: the merge's file refused or unchanged
         return _unsure(result, weighed.why or _doubt(valid[0], original, weighed))
     if valid:  # the merge's only reading; the context reading has none
         refused = [why for c, why in weighed.refused if "context" in c.sources]

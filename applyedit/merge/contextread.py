@@ -137,25 +137,23 @@ class _Original:
         it is also edited in place)."""
         return self.damage_of("\n".join([*self.lines[:start], *lines, *self.lines[end:]]) + "\n", shown)
 
-    def damage_of(self, text: str, shown: tuple[str, ...]) -> int:
-        """What `text`, a reading of the whole file, breaks (`damage`)."""
+    def damage_of(self, text: str, shown: tuple[str, ...], errors: int | None = None) -> int:
+        """What `text`, a reading of the whole file, breaks (`damage`); `errors`: its `syntax_errors`,
+        where the caller has them already."""
         if self.language is None:
             return 0
         interrupt.check()
-        found = len(syntax.parse_errors(text, self.language) or [])
+        found = self.syntax_errors(text) if errors is None else errors
         found += len(lost_definitions(self.text, text, "\n".join(shown), self.language))
         found += len(head_changes(self.text, text, self.language))
         found += max(0, _twice(text, self.language) - self.twice)
-        if self.language == "python" and python_compile_error(self.text, text):
-            found += 1
         return found
 
-    def broken(self, text: str) -> int:
-        """The syntax errors `text`, a reading of the whole file, has where the original has none: its parse
-        errors (a Python compile() that fails, one more); 0 where the original has some, or no grammar."""
-        if self.language is None or not self.clean:
+    def syntax_errors(self, text: str) -> int:
+        """The parse errors of `text`, a reading of the whole file (a Python compile() that fails where the
+        original's does not, one more); 0 with no grammar."""
+        if self.language is None:
             return 0
-        interrupt.check()
         found = len(syntax.parse_errors(text, self.language) or [])
         if self.language == "python" and python_compile_error(self.text, text):
             found += 1
@@ -163,7 +161,8 @@ class _Original:
 
     @functools.cached_property
     def clean(self) -> bool:
-        """Whether the original parses with no error (the grammar's; `broken` asks Python's compile() itself)."""
+        """Whether the original parses with no error (the grammar's): a reading's syntax errors are then
+        its own (readings.Candidate.broken)."""
         return self.language is not None and syntax.parse_errors(self.text, self.language) == []
 
     @functools.cached_property
@@ -601,8 +600,9 @@ def _place(
             (Placed(start, end, lines), Placed(start, orig.last_code(end), lines)),
         )
     # New lines between a marker and the segment's context, each alike the original line beside it there
-    # (a C function's return type changed on its own line above its name): new lines added beside them,
-    # or those lines edited in place? Both are readings.
+    # (a C function's return type changed on its own line above its name): those lines edited in place,
+    # where the snippet never shows them; else new lines added beside them, or those lines edited in
+    # place? Both are readings. Likewise new lines between the context and a marker below.
     new_above = size - t if not h and t and seg.marker_before else 0
     above = _alike_run(orig, keys, new_above - 1, start - 1, -1) if new_above else 0
     if 0 < above and start - above >= lo and not _shown(orig, keys, start - above, start):

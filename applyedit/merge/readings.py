@@ -53,7 +53,7 @@ class Candidate:
     sources: tuple[str, ...]
     repeats: int = 0  # the snippet's context lines it reads as new code (`repeated`)
     dropped: int = 0  # the original's code lines it deletes with no alike line in their place (`dropped`)
-    broken: int = 0  # syntax errors it has where the original has none (contextread._Original.broken)
+    broken: int = 0  # syntax errors it has where the original has none (contextread._Original.clean)
 
 
 @dataclass(frozen=True)
@@ -138,9 +138,10 @@ def _candidate(
     original, read once per snippet, whose syntax and definitions every candidate is compared with)."""
     changed, gone = _line_diff(original, text)
     repeats = repeated(original, text, snippet)
-    damage = orig.damage_of(text, tuple(lines_of(snippet)))
+    errors = orig.syntax_errors(text)  # parsed once: a cost, and where the original has none, `broken`
+    damage = orig.damage_of(text, tuple(lines_of(snippet)), errors)
     cost = changed + DAMAGE * damage + REPEAT * repeats
-    return Candidate(text, cost, took, sources, repeats, gone, orig.broken(text))
+    return Candidate(text, cost, took, sources, repeats, gone, errors if orig.clean else 0)
 
 
 def weigh(original: str, snippet: str, language: str, path: str | None = None, merged: str | None = None) -> Weighed:
