@@ -99,6 +99,15 @@ def test_a_new_line_beside_its_near_twin_unshown_is_an_edit_of_it() -> None:
     assert result.ok and result.merged == c.replace("static int\nparse", "static long\nparse")
 
 
+def test_a_near_twin_edit_that_breaks_the_file_stays_a_question() -> None:
+    """fixtures/py_unicode_snippet: a new constant under its context, alike the line below it (the first
+    line of a dict), is added, not an edit of that line: editing it would break the dict."""
+    fixture = Path(__file__).resolve().parent.parent / "fixtures" / "py_unicode_snippet"
+    original = (fixture / "before.py").read_text(encoding="utf-8")
+    result = confirm.confirmed(original, (fixture / "edit.txt").read_text(encoding="utf-8"), "python")
+    assert result.ok and result.merged == (fixture / "after.py").read_text(encoding="utf-8")
+
+
 def test_where_the_merge_reads_none_one_plain_context_reading_answers() -> None:
     """The merge cannot place a first line that says nothing (a banner line); the context reading places
     the segment at the file's start, leaves no question open, deletes nothing and repeats nothing: the answer."""

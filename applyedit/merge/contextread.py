@@ -584,7 +584,7 @@ def _place(
     above = sum(1 for x in orig.lines[:start] if x.strip())
     below = sum(1 for x in orig.lines[end:] if x.strip())
 
-    def question(lo: int, hi: int) -> bool:  # deleting past the open end breaks no more than keeping
+    def question(lo: int, hi: int) -> bool:  # replacing [lo, hi) breaks no more than [start, end) alone
         return orig.damage(lo, hi, lines, seg.lines) <= orig.damage(start, end, lines, seg.lines)
 
     if open_top and h and 0 < above <= _FEW_PAST and telling(keys[0]) and question(orig.first_code(start), end):
@@ -601,11 +601,13 @@ def _place(
         )
     # New lines between a marker and the segment's context, each alike the original line beside it there
     # (a C function's return type changed on its own line above its name): those lines edited in place,
-    # where the snippet never shows them; else new lines added beside them, or those lines edited in
-    # place? Both are readings. Likewise new lines between the context and a marker below.
+    # where the snippet never shows them and editing them breaks nothing more; else new lines added
+    # beside them, or those lines edited in place? Both are readings. Likewise new lines between the
+    # context and a marker below.
     new_above = size - t if not h and t and seg.marker_before else 0
     above = _alike_run(orig, keys, new_above - 1, start - 1, -1) if new_above else 0
-    if 0 < above and start - above >= lo and not _shown(orig, keys, start - above, start):
+    twins_above = 0 < above and not _shown(orig, keys, start - above, start)
+    if twins_above and start - above >= lo and question(start - above, end):
         # the original lines they are alike stand beside them, and the snippet never shows them: an insertion
         # would leave each beside its near twin (a decorator, an attribute or a return type changed in place)
         return Placed(start - above, end, lines)
@@ -617,7 +619,8 @@ def _place(
     new_below = size - h if h and not t and seg.marker_after and end == start + h else 0
     below = min(_alike_run(orig, keys, h, end, 1), new_below) if new_below else 0
     through = _through(orig, keys, h, end) if new_below else None
-    inserted = () if below and not _shown(orig, keys, end, end + below) else (end,)  # as above
+    edited = below and not _shown(orig, keys, end, end + below) and question(start, end + below)  # as above
+    inserted = () if edited else (end,)
     last_ends = sorted({*inserted, *([end + below] if below else []), *([through] if through else [])})
     if len(last_ends) > 1:
         return _Alts(
