@@ -108,6 +108,65 @@ def test_a_near_twin_edit_that_breaks_the_file_stays_a_question() -> None:
     assert result.ok and result.merged == (fixture / "after.py").read_text(encoding="utf-8")
 
 
+def test_a_closer_of_an_inner_block_is_no_nearer_context() -> None:
+    """A function rewritten whole, shown from its signature to its closing `}` with no marker below: the
+    nearest `}` under the signature closes an inner block (another depth), so the segment ends at the
+    function's own `}`; it used to read as no reading ("its first and last lines do not stand in that
+    order")."""
+    original = (
+        "#include <a.h>\n\nstatic int helper(void) {\n    return 1;\n}\n\nPyMODINIT_FUNC\nPyInit_mod(void)\n{\n"
+        "    PyObject *m = PyModule_Create(&def);\n    if (m == NULL) {\n        return NULL;\n    }\n"
+        "    set_gil(m);\n    register_types(m);\n    add_constants(m);\n    add_functions(m);\n    return m;\n}\n"
+    )
+    snippet = "// ... existing code ...\n\nPyMODINIT_FUNC\nPyInit_mod(void)\n{\n    return PyModuleDef_Init(&def);\n}\n"
+    expected = original[: original.index("    PyObject *m")] + "    return PyModuleDef_Init(&def);\n}\n"
+    words = contextread.readings(original, snippet, "c")
+    assert not isinstance(words, contextread.NoReading)
+    assert any("\n".join(r.lines) + "\n" == expected for r in words)
+
+
+def test_a_line_moved_into_a_new_block_is_still_context() -> None:
+    """A line wrapped into a new `if`/`else` (its tail one level deeper than the original's line) with a
+    head that says something above it: the segment replaces that line. The one place where head and tail
+    stand at one depth (the head's line in `first`) is far, and it used to read as no reading."""
+    original = (
+        "import sys\n\n\ndef first(a):\n    with raises(TypeError) as info:\n        a()\n    log(info)\n    count(info)\n"
+        "    return info\n\n\n"
+        "def check(op, a, b):\n    if a:\n        with raises(TypeError) as info:\n            op(a, b)\n"
+        "        assert 'kiwi.Expr' in info.exconly()\n    else:\n        return None\n"
+    )
+    snippet = (
+        "# ... existing code ...\n        with raises(TypeError) as info:\n            op(a, b)\n"
+        "        if 'PyPy' in sys.version:\n            assert 'Expr' in info.exconly()\n        else:\n"
+        "            assert 'kiwi.Expr' in info.exconly()\n# ... existing code ...\n"
+    )
+    expected = original.replace(
+        "        assert 'kiwi.Expr' in info.exconly()\n",
+        "        if 'PyPy' in sys.version:\n            assert 'Expr' in info.exconly()\n        else:\n"
+        "            assert 'kiwi.Expr' in info.exconly()\n",
+    )
+    result = confirm.confirmed(original, snippet, "python")
+    assert result.ok and result.merged == expected
+
+
+def test_a_reading_that_deletes_no_code_beats_one_that_deletes_unseen_code_at_one_place() -> None:
+    """A line changed under a signature: read in place of the line there (cost 1), or as reaching down to
+    a later `return NULL;` and deleting the code between (cost 4, within the margin). The second
+    deletes code the snippet never shows; a careful reader takes the first."""
+    original = (
+        "static PyObject*\nescape(PyObject *self, PyObject *s)\n{\n\tif (!PyUnicode_CheckExact(s))\n\t\treturn NULL;\n"
+        "\n\t// no longer needed on 3.12\n\tif (PyUnicode_READY(s))\n\t\treturn NULL;\n\treturn s;\n}\n"
+    )
+    snippet = (
+        "// ... existing code ...\nstatic PyObject*\nescape(PyObject *self, PyObject *s)\n{\n"
+        "\tif (!PyUnicode_Check(s))\n\t\treturn NULL;\n// ... existing code ...\n"
+    )
+    weighed = readings.weigh(original, snippet, "c")
+    assert len(weighed.candidates) == 2 and weighed.candidates[1].dropped  # a question within the margin
+    result = confirm.confirmed(original, snippet, "c")
+    assert result.ok and result.merged == original.replace("CheckExact", "Check")
+
+
 def test_where_the_merge_reads_none_one_plain_context_reading_answers() -> None:
     """The merge cannot place a first line that says nothing (a banner line); the context reading places
     the segment at the file's start, leaves no question open, deletes nothing and repeats nothing: the answer."""

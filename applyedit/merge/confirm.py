@@ -1,16 +1,17 @@
 """When a snippet's reading may answer alone: `confirmed` weighs every reading (merge/readings.py: the
 context reader's enumeration, merge/contextread.py, and the merge's file, merge/__init__.py, where it
 differs; each held to the invariants and costed) and returns the cheapest as an ok result when it is
-certain (`_certain`): the context reader gives it, no other valid reading lies within
-`readings.MARGIN` of it, where the merge's file differs (or fails a check, or the merge reads none)
-it is plainly the better (no code deleted outright, or one line at most where the merge's reading
-fails; no more of the snippet's context read as new code), and an open start or end after new lines
-is decided only when both readers agree and nothing weak could have placed it. Otherwise a
-not-ok result says why: `ambiguous` where the snippet itself leaves the question open (several
-readings of the context reader), with the candidate files (`readings`, when asked for), the places
-where they differ (`places`) and whether they are twins; what the run then does is decision.py's.
-Also says which reading an open end took, and what a certain reading decided where the snippet left
-a question open (`MergeResult.notes`). Pure text in, `MergeResult` out.
+certain (`_certain`): the context reader gives it, no other valid reading lies within `readings.MARGIN`
+of it (or, where a segment reads at one place as new lines or in place of the lines there, the others
+within it delete code the snippet never shows and it deletes none), where the merge's file differs (or
+fails a check, or the merge reads none) it is plainly the better (no code deleted outright, or one line
+at most where the merge's reading fails; no more of the snippet's context read as new code), and an open
+start or end after new lines is decided only when both readers agree and nothing weak could have placed
+it. Otherwise a not-ok result says why: `ambiguous` where the snippet itself leaves the question open
+(several readings of the context reader), with the candidate files (`readings`, when asked for), the
+places where they differ (`places`) and whether they are twins; what the run then does is decision.py's.
+Also says which reading an open end took, and what a certain reading decided where the snippet left a
+question open (`MergeResult.notes`). Pure text in, `MergeResult` out.
 """
 
 from __future__ import annotations
@@ -71,13 +72,14 @@ def confirmed(
 
 
 def _certain(weighed: readings.Weighed, original: str, snippet: str) -> bool:
-    """Whether the cheapest reading is the answer with no model: it is the context reading's, no other
-    reading lies within `readings.MARGIN` of it, and where the merge reads the snippet otherwise (its
-    file valid or not), it deletes no code outright (at most `DROPPED` lines where the merge's file fails
-    a check) and reads no more of the snippet's context as new code than the merge's file does; where
-    the merge reads nothing, it is the one valid reading, took no option of an open question (but "the
-    rest is kept" of a segment that changes nothing), deletes at most `DROPPED` lines of code outright
-    and reads none of the context as new code.
+    """Whether the cheapest reading is the answer with no model: it is the context reading's, no other reading
+    lies within `readings.MARGIN` of it (or those that do delete code the snippet never shows where it,
+    reading a segment at one place, deletes none: `_keeps_code`), and where the merge reads the snippet
+    otherwise (its file valid or not), it deletes no code outright (at most `DROPPED` lines where the
+    merge's file fails a check) and reads no more of the snippet's context as new code than the merge's
+    file does; where the merge reads nothing, it is the one valid reading, took no option of an open
+    question (but "the rest is kept" of a segment that changes nothing), deletes at most `DROPPED` lines
+    of code outright and reads none of the context as new code.
     An open start or end after new lines (replaced or kept: on the release corpus the cost read those
     wrongly both ways) is decided only when both readers read it one way, the other way costs
     `OPEN_GAP` more, and `PINS` lines of the snippet that say something stand once in the original (a
@@ -87,23 +89,40 @@ def _certain(weighed: readings.Weighed, original: str, snippet: str) -> bool:
     if "context" not in best.sources:
         return False
     gap = valid[1].cost - best.cost if len(valid) > 1 else float("inf")
-    if gap <= readings.MARGIN:
+    if gap <= readings.MARGIN and not _keeps_code(best, weighed):
         return False
     if "merge" not in best.sources:  # the readers disagree: the context reading's, if it is plainly the better
         refused = (c for c, _ in weighed.refused)  # the merge's file may break the syntax or an invariant
         merged = next((c for c in [*valid, *refused] if "merge" in c.sources), None)
         if merged is None:  # the merge reads none: the context reading's, if it is the one reading and a plain one
-            kept = all(UNCHANGED in q for q in best.took)  # its open end read as kept: the other way breaks something
-            return len(valid) == 1 and kept and best.dropped <= DROPPED and not best.repeats
+            kept = all(
+                k == contextread.UNCHANGED for k in best.asked
+            )  # an open end kept: the other way breaks something
+            one = (len(valid) == 1 and kept) or _keeps_code(best, weighed)
+            return one and best.dropped <= DROPPED and not best.repeats
         if best.dropped > (DROPPED if merged not in valid else 0) or best.repeats > merged.repeats:
             return False
-    if not any("new lines and no marker" in q for q in best.took):
+    if contextread.OPEN not in best.asked:
         return True
     return "merge" in best.sources and gap >= OPEN_GAP and _pinned(original, snippet)
 
 
+def _keeps_code(best: readings.Candidate, weighed: readings.Weighed) -> bool:
+    """Whether the cheapest reading, within the margin of others, is the one a careful reader takes: a
+    segment read at one place as new lines or in place of the lines there (contextread.WAY), and it alone
+    deletes no code outright and repeats none of the snippet's context, where every other reading near
+    it deletes code the snippet never shows."""
+    near = [c for c in weighed.candidates if c is not best]
+    return (
+        bool(best.asked)
+        and all(k == contextread.WAY for k in best.asked)
+        and not best.dropped
+        and not best.repeats
+        and all(c.dropped and c.cost > best.cost for c in near)
+    )
+
+
 DROPPED = 1  # code lines a context reading may delete outright where the merge's reading is refused or none
-UNCHANGED = "changes nothing and"  # contextread's question of a segment that changes nothing at an open end
 OPEN_GAP = 20.0  # how much costlier the other reading of an open end after new lines must be
 PINS = 2  # lines of the snippet standing once in the original that pin such a reading (`_pinned`)
 

@@ -97,6 +97,7 @@ class _Alts:
 
     why: str
     options: tuple[Placed | None, ...]
+    kind: str  # which question (`PLACES`, `WAY`, `OPEN`, ...): the decision reads it, the message is for people
     end: int | None = None  # where the next segment's search starts, when not past the option taken
 
 
@@ -108,7 +109,18 @@ class Reading:
     lines: tuple[str, ...]
     places: tuple[Placed | None, ...]
     took: tuple[str, ...]
+    asked: tuple[str, ...] = ()  # each question's kind (`_Alts.kind`), in `took`'s order
 
+
+# The kinds of question a segment leaves open (`_Alts.kind`)
+PLACES = "places"  # it stands at several places, its context as telling at each
+WAY = "way"  # at one place, as new lines or in place of the lines there
+DELETION = "deletion"  # as deleting many lines of code, or few
+OPEN = "open"  # new lines at an open start or end: the original's code there replaced, or kept
+AT_AN_END = "at an end"  # a line of the original at an open start or end: does the file start (end) there?
+UNCHANGED = "unchanged"  # it changes nothing at an open start or end: does the file start (end) there?
+SPLIT = "split"  # it stands as it is, and as two blocks (a deletion between them)
+EDGE = "edge"  # its first (last) lines new, or edits of the lines beside its place
 
 _READINGS = 12  # complete readings enumerated at most; past it: too many to weigh (no reading)
 _PLACES = 5  # places of one segment offered as readings at most (the best and the contenders weighed)
@@ -228,14 +240,21 @@ def readings(original: str, snippet: str, language: str | None = None) -> NoRead
     seen: set[tuple[str, ...]] = set()
     failed: list[NoReading] = []
 
-    def walk(n: int, lo: int, prev_end: int | None, placed: tuple[Placed | None, ...], took: tuple[str, ...]) -> None:
+    def walk(
+        n: int,
+        lo: int,
+        prev_end: int | None,
+        placed: tuple[Placed | None, ...],
+        took: tuple[str, ...],
+        asked: tuple[str, ...],
+    ) -> None:
         if n == len(segs):
             lines = _assemble(ol, [p for p in placed if p is not None])
             if lines is None:
                 failed.append(NoReading("two segments' places overlap"))
             elif lines not in seen:
                 seen.add(lines)
-                done.append(Reading(lines, placed, took))
+                done.append(Reading(lines, placed, took, asked))
                 if len(done) > _READINGS:
                     raise _TooMany(len(done), 0)
             return
@@ -254,21 +273,22 @@ def readings(original: str, snippet: str, language: str | None = None) -> NoRead
             if isinstance(got.deletion, NoReading) or not got.shown_around:  # one line at the cut: a guess
                 failed.append(got.deletion if isinstance(got.deletion, NoReading) else NoReading(got.why, True))
                 return
-            got = _Alts(got.why, (None, got.deletion), got.end)
+            got = _Alts(got.why, (None, got.deletion), SPLIT, got.end)
         alts = got.options if isinstance(got, _Alts) else (got,)
         for k, option in enumerate(alts):
             note = (*took, f"{got.why}: option {k + 1}") if isinstance(got, _Alts) else took
+            kinds = (*asked, got.kind) if isinstance(got, _Alts) else asked
             if isinstance(got, _Alts) and got.end is not None:  # an _Either's: the next segment starts past it
-                walk(n + 1, got.end, got.end, (*placed, option), note)
+                walk(n + 1, got.end, got.end, (*placed, option), note, kinds)
             elif option is None:
                 keys = [key(x) for x in seg.lines]
                 places = orig.blocks(keys, start_lo)
-                walk(n + 1, start_lo, places[0] + len(keys) if len(places) == 1 else None, (*placed, None), note)
+                walk(n + 1, start_lo, places[0] + len(keys) if len(places) == 1 else None, (*placed, None), note, kinds)
             else:
-                walk(n + 1, option.end, option.end, (*placed, option), note)
+                walk(n + 1, option.end, option.end, (*placed, option), note, kinds)
 
     try:
-        walk(0, 0, None, (), ())
+        walk(0, 0, None, (), (), ())
     except _TooMany:
         return NoReading(f"the snippet reads more than {_READINGS} ways: too many to weigh", inherent=True)
     if not done:
@@ -350,6 +370,7 @@ def _attached(
             f"segment {number} (from {lines[0].strip()!r}): its first lines could replace the original's "
             f"{got.start - start} line(s) above line {got.start + 1} or be added to them",
             (Placed(start, got.end, (*lines[:n], *got.lines)), Placed(got.start, got.end, (*lines[:n], *got.lines))),
+            EDGE,
         )
     return Placed(replaced, got.end, (*lines[:n], *got.lines))
 
@@ -467,11 +488,13 @@ def _place(
             return _Alts(
                 f"{where} changes nothing and ends the snippet with no marker below: does the file end there?",
                 (None, Placed(p + size, orig.last_code(p + size), ())),
+                UNCHANGED,
             )
         if open_top and orig.has_code(0, p):
             return _Alts(
                 f"{where} changes nothing and starts the snippet with no marker above: does the file start there?",
                 (None, Placed(orig.first_code(p), p, ())),
+                UNCHANGED,
             )
         return None
     tails = _tails(orig, keys, lo)
@@ -526,6 +549,7 @@ def _place(
                 Placed(c[1], c[2], _keep(orig, seg.lines, c[3], c[1], c[4], c[2]))
                 for c in (chosen, *(others or [other]))
             ),
+            WAY if len(starts) == 1 else PLACES,
         )
     texts = sorted({(start, end, _keep(orig, seg.lines, h, start, t, end)) for start, end, h, t in top})
     if len({orig.result(start, end, lines) for start, end, lines in texts}) > 1:
@@ -533,6 +557,7 @@ def _place(
         return _Alts(
             f"{where} could stand at original lines {a[0] + 1} and {b[0] + 1}",
             tuple(Placed(*x) for x in texts[:4]),
+            PLACES,
         )
     start, end, lines = texts[0]
     h, t = next((h, t) for s0, e0, h, t in top if (s0, e0) == (start, end))
@@ -547,6 +572,7 @@ def _place(
                 f"{where} reads as deleting {most} lines of code (original lines {start + 1}-{end}) or "
                 f"{least[5]} (at line {least[1] + 1})",
                 (Placed(start, end, lines), Placed(least[1], least[2], kept_text)),
+                DELETION,
             )
     says = [i for i, k in enumerate(keys) if telling(k)]
     # An open end after new lines (the last line that says something is no context): the file ends
@@ -564,6 +590,7 @@ def _place(
                 f"{where} ends the snippet with new lines and no marker below, and the original goes on for "
                 f"{gone} lines of code: are they replaced (the file ends there) or kept?",
                 tuple(Placed(start, e, lines) for e in sorted(set(ends))),
+                OPEN,
             )
     if open_top and says and h <= says[0] < size - t:
         gone = sum(1 for x in orig.lines[: end - t] if x.strip())
@@ -577,6 +604,7 @@ def _place(
                 f"{where} starts the snippet with new lines and no marker above, and the original has {gone} "
                 "lines of code above its place: are they replaced (the file starts there) or kept?",
                 tuple(Placed(b, end, lines) for b in sorted(set(tops))),
+                OPEN,
             )
     # An open start (end) at a line of the original with a few lines of code past it: the file may
     # start (end) there, unless deleting them would break something (a Go package clause, a class's
@@ -592,12 +620,14 @@ def _place(
             f"{where} starts the snippet with a line of the original and no marker above, and the original has "
             f"{above} line{'s' if above > 1 else ''} of code above it: does the file start there?",
             (Placed(start, end, lines), Placed(orig.first_code(start), end, lines)),
+            AT_AN_END,
         )
     if open_end and t and 0 < below <= _FEW_PAST and telling(keys[-1]) and question(start, orig.last_code(end)):
         return _Alts(
             f"{where} ends the snippet with a line of the original and no marker below, and the original goes on "
             f"for {below} line{'s' if below > 1 else ''} of code: does the file end there?",
             (Placed(start, end, lines), Placed(start, orig.last_code(end), lines)),
+            AT_AN_END,
         )
     # New lines between a marker and the segment's context, each alike the original line beside it there
     # (a C function's return type changed on its own line above its name): those lines edited in place,
@@ -615,6 +645,7 @@ def _place(
         return _Alts(
             f"{where}: its first lines could be new, or edits of the {above} line(s) above original line {start + 1}",
             (Placed(start, end, lines), Placed(start - above, end, lines)),
+            EDGE,
         )
     new_below = size - h if h and not t and seg.marker_after and end == start + h else 0
     below = min(_alike_run(orig, keys, h, end, 1), new_below) if new_below else 0
@@ -626,6 +657,7 @@ def _place(
         return _Alts(
             f"{where}: its last lines could be new, or edits of the line(s) below original line {end}",
             tuple(Placed(start, e, lines) for e in last_ends),
+            EDGE,
         )
     return Placed(start, last_ends[0], lines)
 
@@ -723,8 +755,20 @@ def _candidates(
                         score = (said(h, t), -gone(p + h, q - t, h, t), h + t)
                         both.append(((score, p, q, h, t, gone(p + h, q - t, h, t)), nearer_heads + nearer_tails))
     if both:
-        both = [c for c in both if _level(orig, lines, *c[0][1:5])] or both
-        return [c for c, nearer in both if not nearer or c[5] <= _BIG_DELETION or _edited_edge(orig, keys, c)]
+        level = [c for c in both if _level(orig, lines, *c[0][1:5])]
+        near = [c for c, nearer in level or both if not nearer or c[5] <= _BIG_DELETION or _edited_edge(orig, keys, c)]
+        if near or not level:
+            return near
+        # Every place at one depth is far, past nearer places of weak context: a nearer place at another
+        # depth is no nearer context (a `}` of an inner block), and a head and a tail that each say
+        # something place a segment with one of them at another depth (a line moved into a new block).
+        at = {c[1:5] for c, _ in level}
+        level = [
+            (c, sum((p == c[1] and c[2] > q) or (q == c[2] and p > c[1]) for p, q, h, t in at if (h, t) == c[3:5]))
+            for c, _ in level
+        ]
+        moved = [(c, n) for c, n in both if all(_sides(keys, c[3], c[4])) and not _level(orig, lines, *c[1:5])]
+        return [c for c, nearer in level + moved if not nearer or c[5] <= _BIG_DELETION or _edited_edge(orig, keys, c)]
     found: list[_Candidate] = []
     for h, hp in heads:  # no tail below the head: the new lines follow it, or rewrite the block's body
         for p in hp:

@@ -23,6 +23,7 @@ candidates; decision.py decides).
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 from collections import Counter
 from collections.abc import Sequence
@@ -54,6 +55,7 @@ class Candidate:
     repeats: int = 0  # the snippet's context lines it reads as new code (`repeated`)
     dropped: int = 0  # the original's code lines it deletes with no alike line in their place (`dropped`)
     broken: int = 0  # syntax errors it has where the original has none (contextread._Original.clean)
+    asked: tuple[str, ...] = ()  # the kind of each question in `took` (contextread.PLACES, ...)
 
 
 @dataclass(frozen=True)
@@ -150,36 +152,36 @@ def weigh(original: str, snippet: str, language: str, path: str | None = None, m
     found = contextread.readings(original, snippet, language)
     orig = contextread._Original(lines_of(original), language)
     tail = "\n" if original.endswith("\n") or not original else ""
-    texts: list[tuple[str, tuple[str, ...], str]] = []
+    texts: list[tuple[str, tuple[str, ...], tuple[str, ...], str]] = []
     if merged is not None:
-        texts.append((merged, (), "merge"))
+        texts.append((merged, (), (), "merge"))
     why, inherent = "", False
     if isinstance(found, contextread.NoReading):
         why, inherent = found.message, found.inherent
     else:
         for r in found:
-            texts.append(("\n".join(r.lines) + tail if r.lines else "", r.took, "context"))
-        asked = [t for r in found for t in r.took]
-        why = _question(asked[0]) if len(found) > 1 and asked else ""
+            texts.append(("\n".join(r.lines) + tail if r.lines else "", r.took, r.asked, "context"))
+        questions = [t for r in found for t in r.took]
+        why = _question(questions[0]) if len(found) > 1 and questions else ""
         inherent = len(found) > 1
     # one candidate per file (texts equal up to trailing blanks and tab width: the merge's text kept)
-    merged_by: list[tuple[str, tuple[str, ...], list[str]]] = []
-    for text, took, source in texts:
-        for i, (have, had, sources) in enumerate(merged_by):
+    merged_by: list[tuple[str, tuple[str, ...], tuple[str, ...], list[str]]] = []
+    for text, took, asked, source in texts:
+        for i, (have, had, kinds, sources) in enumerate(merged_by):
             if _same_file(have, text):
-                merged_by[i] = (have, had or took, [*sources, source])
+                merged_by[i] = (have, had or took, kinds if had else asked, [*sources, source])
                 break
         else:
-            merged_by.append((text, took, [source]))
+            merged_by.append((text, took, asked, [source]))
     valid: list[Candidate] = []
     refused: list[tuple[Candidate, str]] = []
     unchanged = False
-    for text, took, sources in merged_by:
+    for text, took, asked, sources in merged_by:
         interrupt.check()
         if _same_file(text, original):
             unchanged = True  # a reading that changes nothing is no reading of an edit
             continue
-        c = _candidate(orig, original, text, snippet, took, tuple(sources))
+        c = dataclasses.replace(_candidate(orig, original, text, snippet, took, tuple(sources)), asked=asked)
         broken = invariants.violations(original, text, snippet, "snippet", language, path)
         if broken:
             refused.append((c, broken[0].message))
