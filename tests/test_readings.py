@@ -167,6 +167,38 @@ def test_a_reading_that_deletes_no_code_beats_one_that_deletes_unseen_code_at_on
     assert result.ok and result.merged == original.replace("CheckExact", "Check")
 
 
+def test_a_context_reading_may_delete_code_where_the_merge_deletes_far_more() -> None:
+    """A block's body rewritten (two lines deleted with nothing alike in their place): the merge reads the
+    closing `}` as a later one and deletes a whole method besides; the context reading deletes those two
+    lines only, `confirm.FEWER` fewer than the merge's file, and is the answer."""
+    from applyedit import merge
+
+    original = (
+        "class App {\n  constructor(options) {\n    if (options.env) {\n      this.env = options.env\n    }\n"
+        "    if (options.store) {\n      const { Store } = require('hooks')\n      assert(Store, 'needs node 12')\n"
+        "      this.store = new Store()\n    }\n  }\n\n  listen(...args) {\n"
+        "    const server = http.createServer(this.callback())\n    server.on('error', onerror)\n"
+        "    log('listening')\n    count += 1\n    stats.push(args)\n    track(server)\n"
+        "    return server.listen(...args)\n  }\n}\n"
+    )
+    snippet = (
+        "// ... existing code ...\n    }\n    if (options.store) {\n      if (options.store instanceof Store) {\n"
+        "        this.store = options.store\n      } else {\n        this.store = new Store()\n      }\n    }\n  }\n"
+        "// ... existing code ...\n"
+    )
+    merged = merge.merge(original, snippet)
+    weighed = readings.weigh(original, snippet, "javascript", None, merged.merged)
+    best, other = weighed.candidates[0], next(c for c in weighed.rest if "merge" in c.sources)
+    assert "merge" not in best.sources and 0 < best.dropped and best.dropped + confirm.FEWER < other.dropped
+    result = confirm.confirmed(original, snippet, "javascript")
+    expected = original.replace(
+        "      const { Store } = require('hooks')\n      assert(Store, 'needs node 12')\n      this.store = new Store()\n",
+        "      if (options.store instanceof Store) {\n        this.store = options.store\n      } else {\n"
+        "        this.store = new Store()\n      }\n",
+    )
+    assert result.ok and result.merged == expected
+
+
 def test_where_the_merge_reads_none_one_plain_context_reading_answers() -> None:
     """The merge cannot place a first line that says nothing (a banner line); the context reading places
     the segment at the file's start, leaves no question open, deletes nothing and repeats nothing: the answer."""

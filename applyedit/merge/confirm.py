@@ -76,10 +76,11 @@ def _certain(weighed: readings.Weighed, original: str, snippet: str) -> bool:
     lies within `readings.MARGIN` of it (or those that do delete code the snippet never shows where it,
     reading a segment at one place, deletes none: `_keeps_code`), and where the merge reads the snippet
     otherwise (its file valid or not), it deletes no code outright (at most `DROPPED` lines where the
-    merge's file fails a check) and reads no more of the snippet's context as new code than the merge's
-    file does; where the merge reads nothing, it is the one valid reading, took no option of an open
-    question (but "the rest is kept" of a segment that changes nothing), deletes at most `DROPPED` lines
-    of code outright and reads none of the context as new code.
+    merge's file fails a check; any, where the merge's valid file deletes `FEWER` more) and reads no
+    more of the snippet's context as new code than the merge's file does; where the merge reads nothing,
+    it is the one valid reading, took no option of an open question (but "the rest is kept" of a segment
+    that changes nothing), deletes at most `DROPPED` lines of code outright and reads none of the
+    context as new code.
     An open start or end after new lines (replaced or kept: on the release corpus the cost read those
     wrongly both ways) is decided only when both readers read it one way, the other way costs
     `OPEN_GAP` more, and `PINS` lines of the snippet that say something stand once in the original (a
@@ -100,7 +101,8 @@ def _certain(weighed: readings.Weighed, original: str, snippet: str) -> bool:
             )  # an open end kept: the other way breaks something
             one = (len(valid) == 1 and kept) or _keeps_code(best, weighed)
             return one and best.dropped <= DROPPED and not best.repeats
-        if best.dropped > (DROPPED if merged not in valid else 0) or best.repeats > merged.repeats:
+        fewer = merged in valid and best.dropped + FEWER < merged.dropped  # the merge's reading deletes far more
+        if (best.dropped > (DROPPED if merged not in valid else 0) and not fewer) or best.repeats > merged.repeats:
             return False
     if contextread.OPEN not in best.asked:
         return True
@@ -122,6 +124,7 @@ def _keeps_code(best: readings.Candidate, weighed: readings.Weighed) -> bool:
     )
 
 
+FEWER = 5  # code lines deleted outright fewer than the merge's reading deletes, for a context reading to delete some
 DROPPED = 1  # code lines a context reading may delete outright where the merge's reading is refused or none
 OPEN_GAP = 20.0  # how much costlier the other reading of an open end after new lines must be
 PINS = 2  # lines of the snippet standing once in the original that pin such a reading (`_pinned`)
