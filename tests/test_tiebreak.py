@@ -225,3 +225,69 @@ def test_twins_are_never_the_models_to_choose(tokenizer, tmp_path, monkeypatch) 
     with pytest.raises(AmbiguousEditError, match="could stand at original lines 1 and 5"):
         api.apply(path, "# ... existing code ...\ndef f():\n    return 2\n# ... existing code ...\n", engine=engine)
     assert engine.model.num_forwards == 0 and path.read_text() == twice
+
+
+def test_places_are_where_the_candidates_differ_and_agree_again() -> None:
+    """Lines inserted at one place or at another, 30 tokens below: two places, each candidate's part of
+    each (an empty one where it keeps the text), found by the fewest divergent tokens in all."""
+    head, x, mid, tail = list(range(100, 120)), [7, 8, 9, 10], list(range(200, 230)), list(range(300, 320))
+    a, b = head + x + mid + tail, head + mid + x + tail
+    assert tiebreak.places([a, b], 20, window=5) == [((20, 24), (20, 20)), ((54, 54), (50, 54))]
+    assert tiebreak.places([a, a + [1]], 74, window=5) == [((74, 74), (74, 75))]  # one runs on: to its end
+
+
+def _moved(seed: int, break_later: bool) -> tuple[list[int], list[list[int]]]:
+    """Greedy decoding's own 60 tokens, and the same with a token inserted at 20 and 2 tokens of it
+    changed at 45 (two places at least: a tiny model's greedy text repeats itself, and the places found in
+    it may be more); with `break_later`, the greedy text itself changed at the second place."""
+    context = prompt_for(seed)
+    written = _greedy_after(seed, context, 60)
+    other = [*written[:20], 3, *written[20:45], *(t + 1 if t + 1 < VOCAB else 2 for t in written[45:47]), *written[47:]]
+    if break_later:
+        written = [*written[:45], *(t + 2 if t + 2 < VOCAB else 2 for t in written[45:47]), *written[47:]]
+    return context, [written, other]
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_the_first_place_is_scored_and_the_best_is_checked_at_the_later_ones(seed: int) -> None:
+    """Two places: each candidate is scored over the first place and the window after it (as a plain
+    forward pass scores it); the best-scored is fed once more through the later place, only it, and is
+    `greedy` only where greedy decoding writes it there too."""
+    context, cands = _moved(seed, break_later=False)
+    model = Counting(model=tiny_model(seed), eos_ids=frozenset())
+    model.fed = []
+    got = score(model, context, cands, window=4)
+    assert [s.tokens for s in got] == [4, 5]  # the first place: nothing / the inserted token, and 4 after it
+    for s, cand in zip(got, cands, strict=True):
+        assert s.logprob == pytest.approx(_reference(seed, context, cand, s.start, s.tokens), abs=1e-3)
+    assert got[0].logprob > got[1].logprob  # greedy decoding's own text scores best
+    assert got[0].later is True and got[1].later is None and got[0].greedy
+    last = tiebreak.places(cands, 20, window=4)[-1][0]  # the best-scored's part of the last place
+    assert model.fed == [len(context) - 1, 20, 1 + 4, 1 + 5, 1 + min(60, last[1] + 4) - 20]
+    assert pick(got, margin=0.0, greedy=True) == 0
+    context, cands = _moved(seed, break_later=True)
+    got = score(TorchModel(model=tiny_model(seed), eos_ids=frozenset()), context, cands, window=4)
+    assert got[0].logprob > got[1].logprob and got[0].later is False and not got[0].greedy
+    assert pick(got, margin=0.0, greedy=True) is None
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_candidates_that_share_the_best_first_place_are_scored_on_at_their_next(seed: int) -> None:
+    """A segment read at one of three places (tokens 15, 30 or 45 of greedy decoding's own text): at the
+    first place two candidates keep the text, and keeping it scores best, so those two are scored on at
+    their next place, after the text they share; each score is the sum of its places', each as a plain
+    forward pass scores it."""
+    context = prompt_for(seed)
+    written = _greedy_after(seed, context, 70)
+    inserted = [0, 1]
+    assert all(written[at] not in inserted for at in (15, 30, 45))
+    cands = [[*written[:at], *inserted, *written[at:]] for at in (15, 30, 45)]
+    got = score(TorchModel(model=tiny_model(seed), eos_ids=frozenset()), context, cands, window=4)
+
+    def ref(n: int, start: int, count: int) -> float:
+        return _reference(seed, context, cands[n], start, count)
+
+    assert got[0].logprob == pytest.approx(ref(0, 15, 2 + 4), abs=1e-3)  # its first place: the two tokens and 4
+    assert got[1].logprob == pytest.approx(ref(1, 15, 4) + ref(1, 30, 2 + 4), abs=1e-3)
+    assert got[2].logprob == pytest.approx(ref(2, 15, 4) + ref(2, 30, 4), abs=1e-3)
+    assert [s.tokens for s in got] == [6, 4 + 6, 4 + 4]

@@ -2,26 +2,34 @@
 context, the tree step of speculative decoding used to break a tie between readings of an edit.
 
 Owns the scoring: the candidates' shared prefix is computed once (the prompt prefilled as a decode
-run prefills it, then the shared output in blocks), then each candidate's divergent span and a window
-of the tokens after it (where the candidates agree again) is fed in one forward pass and scored token
-by token, and the cache is cropped back to the shared prefix before the next one. So the cost is one
-prefill, the shared output (the caller bounds it: api.led starts the candidates a few hundred lines
-above their first difference) and the divergent spans with their windows. `pick` says which
-candidate wins by at least a margin (in nats), or none. Reaches the model only through
-`TargetModel`; knows nothing of text, readings or files (the caller tokenizes the candidates and
-names them).
+run prefills it, then the shared output in blocks); the places where they differ are found in their
+tokens (`places`: each ends where they all agree again for a window of tokens); each candidate's part
+of the first place and the window after it is fed in one forward pass and scored token by token, the
+cache cropped back to the shared prefix after each. Where they differ at later places too (a segment
+read at line 88 or at line 140), the best-scored alone is fed on through them once, its logits kept
+only there, to check that greedy decoding writes it there too. So the cost is one prefill, the shared
+output (the caller bounds it: api.led starts the candidates a few hundred lines above their first
+difference), each candidate's first divergent span with its window, and the best one's text on to its
+last place. `pick` says which candidate wins by at least a margin (in nats), or none. Reaches the model
+only through `TargetModel`; knows nothing of text, readings or files (the caller tokenizes the
+candidates and names them).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from applyedit.models.base import TargetModel
 from applyedit.speculative.proposers import common_prefix
 
-__all__ = ["Scored", "pick", "score"]
+if TYPE_CHECKING:
+    import torch
+
+__all__ = ["Scored", "pick", "places", "score"]
 
 WINDOW = 16  # tokens scored past the end of the divergent span, where the candidates agree again
 BLOCK = 256  # shared tokens fed in one forward pass (backend batches hold 512)
@@ -35,7 +43,9 @@ MARGIN: float | None = 6.0
 
 @dataclass(frozen=True)
 class Scored:
-    """A candidate's log-likelihood over its scored tokens (the divergent span and the window after it)."""
+    """A candidate's log-likelihood over its scored tokens (the first place where the candidates differ and
+    the window after it), and whether greedy decoding writes it there (and, for the best-scored, at every
+    later place too)."""
 
     index: int  # the candidate's position in the list scored
     logprob: float  # the sum of the scored tokens' log-probabilities (nats)
@@ -44,13 +54,16 @@ class Scored:
     accepted: int = 0  # how many of the scored tokens, from the first, are the model's own greedy choices
     span: int = 0  # how many of the scored tokens are the divergent span (the rest: the window after it)
     required: int = 0  # how many of the scored tokens, from the first, greedy decoding must write (`greedy`)
+    later: bool | None = None  # greedy decoding writes its later places too (checked for the best-scored only)
+    verified: int = 0  # tokens fed to check its later places (the text between them included)
 
     @property
     def greedy(self) -> bool:
         """Whether plain greedy decoding writes this reading where the readings differ: its divergent span
         and the window after it (a deletion shows only there: its span may hold no token), up to the end
-        of its text (`score`'s `texts`: what follows, a closing fence, is scored but not required)."""
-        return self.accepted >= self.required
+        of its text (`score`'s `texts`: what follows, a closing fence, is scored but not required), and at
+        every later place where that was checked."""
+        return self.accepted >= self.required and self.later is not False
 
 
 def _common_suffix(seqs: Sequence[Sequence[int]], limit: int) -> int:
@@ -60,6 +73,49 @@ def _common_suffix(seqs: Sequence[Sequence[int]], limit: int) -> int:
     return n
 
 
+def places(candidates: Sequence[Sequence[int]], start: int, window: int = WINDOW) -> list[tuple[tuple[int, int], ...]]:
+    """Where candidates that share their first `start` tokens differ: per place, each candidate's
+    [begin, end), end where they all agree again for `window` tokens (the agreement that costs the fewest
+    divergent tokens in all), or their common suffix where they never do."""
+    found: list[tuple[tuple[int, int], ...]] = []
+    pos = [start] * len(candidates)
+    while True:
+        while all(p < len(c) for p, c in zip(pos, candidates, strict=True)) and all(
+            c[p] == candidates[0][pos[0]] for p, c in zip(pos, candidates, strict=True)
+        ):
+            pos = [p + 1 for p in pos]
+        if all(p == len(c) for p, c in zip(pos, candidates, strict=True)):
+            return found
+        ends = _agree_again(candidates, pos, window)
+        found.append(tuple(zip(pos, ends, strict=True)))
+        pos = ends
+
+
+def _agree_again(candidates: Sequence[Sequence[int]], pos: list[int], window: int) -> list[int]:
+    """Per candidate, where it agrees again with every other one for `window` tokens after differing at
+    `pos`, the fewest divergent tokens in all; else where their common suffix starts."""
+    rests = [c[p:] for c, p in zip(candidates, pos, strict=True)]
+    suffix = _common_suffix(rests, min(len(r) for r in rests))
+    best = [len(r) - suffix for r in rests]
+    first: list[dict[tuple[int, ...], int]] = []
+    for rest in rests[1:]:
+        grams: dict[tuple[int, ...], int] = {}
+        for at in range(len(rest) - window + 1):
+            grams.setdefault(tuple(rest[at : at + window]), at)
+        first.append(grams)
+    lead = rests[0]
+    for at in range(len(lead) - window + 1):
+        if at >= sum(best):
+            break
+        gram = tuple(lead[at : at + window])
+        found = [g.get(gram) for g in first]
+        if all(q is not None for q in found):
+            offsets = [at, *(q for q in found if q is not None)]
+            if sum(offsets) < sum(best):
+                best = offsets
+    return [p + b for p, b in zip(pos, best, strict=True)]
+
+
 def score(
     model: TargetModel,
     context: Sequence[int],
@@ -67,16 +123,19 @@ def score(
     window: int = WINDOW,
     texts: Sequence[int] | None = None,
 ) -> list[Scored]:
-    """Each candidate's log-likelihood after `context`, over the tokens from the candidates' shared
-    prefix to `window` tokens past the start of their shared suffix (clipped to the candidate), and how
-    far greedy decoding writes it; `texts`: per candidate, how many of its tokens are its text (the rest,
-    a closing fence, is scored but greedy decoding need not write it: its tokenization may differ)."""
+    """Each candidate's log-likelihood after `context` over the first place where the candidates differ
+    (`places`) and `window` tokens after it (clipped to the candidate), and how far greedy decoding writes
+    it there. Where the best-scored shares its part of that place with others (a segment kept there, read
+    at one of several later places), those are scored on at their own next place, as a new tie after the
+    text they share, and their scores add up. For the best-scored in the end, whether greedy decoding also
+    writes it at every later place (the text between fed once, logits kept only where read). `texts`: per
+    candidate, how many of its tokens are its text (the rest, a closing fence, is scored but greedy
+    decoding need not write it: its tokenization may differ)."""
     if len(candidates) < 2 or not context:
         raise ValueError("score needs a context and at least two candidates")
     shared = min(len(c) for c in candidates)
     for c in candidates[1:]:
         shared = min(shared, common_prefix(candidates[0], c))
-    suffix = _common_suffix(candidates, min(len(c) for c in candidates) - shared)
     # The prompt less its last token is prefilled, as a decode run prefills it (a prompt cache serves
     # it); the last prompt token and the shared output go in blocks, but for the last shared token,
     # which goes with each candidate: its logits score the candidate's first token.
@@ -85,28 +144,95 @@ def score(
     for at in range(0, len(prefix) - 1, BLOCK):
         model.forward(prefix[at : min(at + BLOCK, len(prefix) - 1)], 1)
     base = model.cached_len
-    found = []
-    for n, cand in enumerate(candidates):
-        end = min(len(cand), len(cand) - suffix + window)
-        span = list(cand[shared:end])
-        fed = [prefix[-1], *span]
-        # in blocks (a backend's batch holds BLOCK * 2 tokens): each block's logits score the next tokens
-        blocks = [model.forward(fed[at : at + BLOCK], len(fed[at : at + BLOCK])) for at in range(0, len(fed), BLOCK)]
-        if len(blocks) > 1:
-            import torch  # the backends' logits are torch tensors
-
-            logits = torch.cat(blocks, dim=0)
-        else:
-            logits = blocks[0]
-        logprobs = logits[: len(span)].float().log_softmax(dim=-1)
-        best = logprobs.argmax(dim=-1).tolist()
-        accepted = next((i for i, t in enumerate(span) if best[i] != t), len(span))
-        divergent = max(0, len(cand) - suffix - shared)
-        total = sum(float(logprobs[i, t]) for i, t in enumerate(span))
-        required = len(span) if texts is None else max(0, min(len(span), texts[n] - shared))
-        found.append(Scored(n, total, len(span), shared, accepted, divergent, required))
+    found = _scored(model, prefix[-1], candidates, list(range(len(candidates))), shared, window, texts)
+    where = places(candidates, shared, window)
+    if len(where) > 1:  # the best-scored at its later places: does greedy decoding write it there too?
+        best = max(found, key=lambda s: s.logprob)
+        cand = candidates[best.index]
+        spans = [(begin, min(len(cand), end + window)) for (begin, end) in (p[best.index] for p in where[1:])]
+        fed = [prefix[-1], *cand[shared : spans[-1][1]]]
+        logprobs = _fed(model, fed, spans[0][0] - shared)
+        written = True
+        for begin, end in spans:
+            until = end if texts is None else min(end, max(begin, texts[best.index]))
+            rows = logprobs[begin - spans[0][0] : until - spans[0][0]]
+            written = written and _read(rows, cand[begin:until])[1] == until - begin
+        found[best.index] = dataclasses.replace(best, later=written, verified=len(fed))
         model.crop_to(base)
     return found
+
+
+def _scored(
+    model: TargetModel,
+    last: int,
+    candidates: Sequence[Sequence[int]],
+    which: list[int],
+    start: int,
+    window: int,
+    texts: Sequence[int] | None,
+) -> list[Scored]:
+    """`score` of the candidates `which` (indices into `candidates`) that share their first `start` tokens,
+    the cache holding everything before their last shared token (`last`), left so."""
+    base = model.cached_len
+    group = [candidates[n] for n in which]
+    where = places(group, start, window)
+    firsts = [end for _, end in where[0]] if where else [len(c) for c in group]
+    found = []
+    for n, cand, first in zip(which, group, firsts, strict=True):
+        span = list(cand[start : min(len(cand), first + window)])
+        logprobs = _fed(model, [last, *span], 0)[: len(span)]
+        required = len(span) if texts is None else max(0, min(len(span), texts[n] - start))
+        total, accepted = _read(logprobs, span)
+        found.append(Scored(n, total, len(span), start, accepted, max(0, first - start), required))
+        model.crop_to(base)
+    top = max(range(len(group)), key=lambda i: found[i].logprob)
+    alike = [i for i in range(len(group)) if group[i][start : firsts[i]] == group[top][start : firsts[top]]]
+    if len(alike) > 1:  # they share the best part here: their tie is their next place's
+        after = min(common_prefix(group[alike[0]], group[i]) for i in alike[1:])
+        fed = [last, *group[top][start : after - 1]]
+        for at in range(0, len(fed), BLOCK):
+            model.forward(fed[at : at + BLOCK], 1)
+        on = _scored(model, group[top][after - 1], candidates, [which[i] for i in alike], after, window, texts)
+        model.crop_to(base)
+        for i, more in zip(alike, on, strict=True):
+            found[i] = _then(found[i], more)
+    return [dataclasses.replace(f, index=n) for f, n in zip(found, which, strict=True)]
+
+
+def _then(here: Scored, then: Scored) -> Scored:
+    """A candidate's score at one place and then at its next: summed; written by greedy decoding only
+    where both are."""
+    written = here.accepted >= here.required
+    return dataclasses.replace(
+        here,
+        logprob=here.logprob + then.logprob,
+        tokens=here.tokens + then.tokens,
+        accepted=here.required + then.accepted if written else here.accepted,
+        span=here.span + then.span,
+        required=here.required + then.required,
+    )
+
+
+def _fed(model: TargetModel, fed: list[int], read_from: int) -> torch.Tensor:
+    """Feed `fed` after the cache in blocks (a backend's batch holds BLOCK * 2 tokens); the log-probabilities
+    of the tokens after `fed[read_from:]`, one row each (logits kept only from there on)."""
+    import torch  # the backends' logits are torch tensors
+
+    rows = []
+    for at in range(0, len(fed), BLOCK):
+        block = fed[at : at + BLOCK]
+        keep = len(block) - max(0, read_from - at)
+        logits = model.forward(block, max(1, keep))
+        if keep > 0:
+            rows.append(logits[-keep:])
+    return torch.cat(rows, dim=0).float().log_softmax(dim=-1) if rows else torch.empty(0)
+
+
+def _read(logprobs: torch.Tensor, tokens: Sequence[int]) -> tuple[float, int]:
+    """The tokens' summed log-probability (one row each) and how many, from the first, are the greedy choice."""
+    best = logprobs.argmax(dim=-1).tolist() if len(tokens) else []
+    accepted = next((i for i, t in enumerate(tokens) if best[i] != t), len(tokens))
+    return sum(float(logprobs[i, t]) for i, t in enumerate(tokens)), accepted
 
 
 def pick(scored: Sequence[Scored], margin: float, greedy: bool = False) -> int | None:

@@ -7,7 +7,8 @@ included), where the snippet answers alone; and, where it has 2 to 5 readings, t
 (speculative/tiebreak.score, from an empty cache) against its baseline measured on the same engine in the
 same run: one prefill of the same prompt from an empty cache. The tokens behind the tie-break's cost
 are reported with it: the prompt, the output the readings share before they differ (fed once, after
-the prompt), and the tokens scored (each reading's divergent span and the window after it). Knows
+the prompt), the tokens scored (each reading's first divergent span and the window after it) and those
+fed to check the best one at its later places. Knows
 nothing of how readings are made or chosen: it times the product's own functions.
 """
 
@@ -57,7 +58,7 @@ def run(file: Path, edit: Path, repeats: int, open_engine: Any) -> dict[str, Any
     ids, texts = api.tiebreak_ids(engine.encode, result.readings, job.fence)
     shared = min(common_prefix(ids[0], other) for other in ids[1:])
     model, prompt = engine.model, list(job.prompt_ids)
-    prefill_s, tiebreak_s, scored = [], [], 0
+    prefill_s, tiebreak_s, scored, verified = [], [], 0, 0
     for _ in range(repeats):  # interleaved: the baseline, then the tie-break, each from an empty cache
         model.reset()
         t0 = time.perf_counter()
@@ -67,11 +68,12 @@ def run(file: Path, edit: Path, repeats: int, open_engine: Any) -> dict[str, Any
         t0 = time.perf_counter()
         found = tiebreak.score(model, prompt, ids, texts=texts)
         tiebreak_s.append(time.perf_counter() - t0)
-        scored = sum(s.tokens for s in found)
+        scored, verified = sum(s.tokens for s in found), sum(s.verified for s in found)
     report.update(
         prompt_tokens=len(prompt),
         shared_tokens=shared,
         scored_tokens=scored,
+        verified_tokens=verified,
         prefill_s=prefill_s,
         tiebreak_s=tiebreak_s,
         backend=engine.backend,
@@ -117,6 +119,7 @@ def render(report: dict[str, Any]) -> list[str]:
             f"  prefill (baseline)       {prefill:8.3f} s   {report['prompt_tokens']} prompt tokens "
             f"({report['backend']})",
             f"  tie-break                {tie:8.3f} s   {tie / prefill:.2f}x the prefill: the prompt, "
-            f"{report['shared_tokens']} shared output tokens, {report['scored_tokens']} scored",
+            f"{report['shared_tokens']} shared output tokens, {report['scored_tokens']} scored, "
+            f"{report.get('verified_tokens', 0)} fed to check the best at later places",
         ]
     return lines

@@ -66,7 +66,8 @@ def picks(rows: list[dict], margin: float, greedy: bool = False) -> tuple[int, i
         ranked = sorted(range(len(row["logprob"])), key=lambda i: row["logprob"][i], reverse=True)
         top = ranked[0]
         required = row.get("required", row["tokens"])[top]
-        if greedy and (row.get("twins") or row["accepted"][top] < required or not required):
+        later = row.get("later", [None] * len(ranked))[top]  # greedy at the later places (tiebreak.Scored.later)
+        if greedy and (row.get("twins") or row["accepted"][top] < required or not required or later is False):
             abstained += 1
         elif row["logprob"][top] - row["logprob"][ranked[1]] < margin:
             abstained += 1
@@ -112,7 +113,8 @@ def main(argv: list[str] | None = None) -> int:
     from applyedit import api
     from applyedit.merge import confirm
     from applyedit.merge.readings import _same_file
-    from applyedit.speculative.tiebreak import score
+    from applyedit.speculative.proposers import common_prefix
+    from applyedit.speculative.tiebreak import places, score
 
     done = {r["name"] for r in rows}
     if args.lead is not None:
@@ -152,6 +154,8 @@ def main(argv: list[str] | None = None) -> int:
             "tokens": [s.tokens for s in got],
             "accepted": [s.accepted for s in got],
             "required": [s.required for s in got],
+            "later": [s.later for s in got],
+            "places": len(places(ids, min(common_prefix(ids[0], x) for x in ids[1:]))),
             "truth": truth,
             "ambiguous": result.ambiguous,
             "twins": result.twins,
