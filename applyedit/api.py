@@ -340,7 +340,7 @@ def choose_reading(job: Job, merged: merge.MergeResult) -> tuple[merge.MergeResu
     readings, margin = merged.readings, tiebreak.MARGIN
     assert margin is not None
     ids, texts = tiebreak_ids(job.engine.encode, readings, job.fence)
-    scored = tiebreak.score(job.engine.model, job.prompt_ids, ids, texts=texts)
+    scored = tiebreak.score(job.engine.model, job.prompt_ids, ids, texts=texts, margin=margin)
     best = tiebreak.pick(scored, margin, greedy=True)
     ranked = sorted(scored, key=lambda s: s.logprob, reverse=True)
     gap = ranked[0].logprob - ranked[1].logprob

@@ -291,3 +291,20 @@ def test_candidates_that_share_the_best_first_place_are_scored_on_at_their_next(
     assert got[1].logprob == pytest.approx(ref(1, 15, 4) + ref(1, 30, 2 + 4), abs=1e-3)
     assert got[2].logprob == pytest.approx(ref(2, 15, 4) + ref(2, 30, 4), abs=1e-3)
     assert [s.tokens for s in got] == [6, 4 + 6, 4 + 4]
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_with_a_margin_no_pick_from_the_places_reads_the_whole_stretch(seed: int) -> None:
+    """Two places and a margin the first place cannot clear: every candidate is scored again over the
+    whole stretch where they differ, as one plain forward pass scores it (the later places' evidence)."""
+    context, cands = _moved(seed, break_later=False)
+    model = TorchModel(model=tiny_model(seed), eos_ids=frozenset())
+    alone = score(model, context, cands, window=4)
+    assert not any(s.whole for s in alone) and pick(alone, margin=1e6, greedy=True) is None
+    got = score(model, context, cands, window=4, margin=1e6)
+    suffix = next(n for n in range(60) if cands[0][-1 - n] != cands[1][-1 - n])
+    assert all(s.whole for s in got)
+    for s, cand in zip(got, cands, strict=True):
+        assert s.tokens == len(cand) - suffix + 4 - 20
+        assert s.logprob == pytest.approx(_reference(seed, context, cand, 20, s.tokens), abs=1e-3)
+    assert score(model, context, cands, window=4, margin=0.0) == alone  # a pick from the places: kept

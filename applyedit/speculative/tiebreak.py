@@ -1,17 +1,18 @@
 """Multi-candidate verification: the model's log-likelihood of a few candidate outputs after one shared
 context, the tree step of speculative decoding used to break a tie between readings of an edit.
 
-Owns the scoring: the candidates' shared prefix is computed once (the prompt prefilled as a decode
-run prefills it, then the shared output in blocks); the places where they differ are found in their
-tokens (`places`: each ends where they all agree again for a window of tokens); each candidate's part
-of the first place and the window after it is fed in one forward pass and scored token by token, the
-cache cropped back to the shared prefix after each. Where they differ at later places too (a segment
-read at line 88 or at line 140), the best-scored alone is fed on through them once, its logits kept
-only there, to check that greedy decoding writes it there too. So the cost is one prefill, the shared
-output (the caller bounds it: api.led starts the candidates a few hundred lines above their first
-difference), each candidate's first divergent span with its window, and the best one's text on to its
-last place. `pick` says which candidate wins by at least a margin (in nats), or none. Reaches the model
-only through `TargetModel`; knows nothing of text, readings or files (the caller tokenizes the
+Owns the scoring: the candidates' shared prefix is computed once (the prompt prefilled as a decode run
+prefills it, then the shared output in blocks); the places where they differ are found in their tokens
+(`places`: each ends where they all agree again for a window of tokens); each candidate's part of the
+first place and the window after it is fed in one forward pass and scored token by token, the cache
+cropped back to the shared prefix after each. Where they differ at later places too (a segment read at
+line 88 or at line 140), the best-scored alone is fed on through them once, its logits kept only there,
+to check that greedy decoding writes it there too. So the cost is one prefill, the shared output (the
+caller bounds it: api.led starts the candidates a few hundred lines above their first difference), each
+candidate's first divergent span with its window, and the best one's text on to its last place; where
+that makes no pick, the caller may have every candidate read over the whole stretch where they differ
+(`score`'s `margin`). `pick` says which candidate wins by at least a margin (in nats), or none. Reaches
+the model only through `TargetModel`; knows nothing of text, readings or files (the caller tokenizes the
 candidates and names them).
 """
 
@@ -55,7 +56,9 @@ class Scored:
     span: int = 0  # how many of the scored tokens are the divergent span (the rest: the window after it)
     required: int = 0  # how many of the scored tokens, from the first, greedy decoding must write (`greedy`)
     later: bool | None = None  # greedy decoding writes its later places too (checked for the best-scored only)
-    verified: int = 0  # tokens fed to check its later places (the text between them included)
+    verified: int = 0  # tokens fed to check its later places (the text between them included; on the first
+    # candidate where the scores are `whole`, those fed before they were)
+    whole: bool = False  # scored over the whole stretch where the candidates differ (`score`'s `margin`)
 
     @property
     def greedy(self) -> bool:
@@ -122,6 +125,7 @@ def score(
     candidates: Sequence[Sequence[int]],
     window: int = WINDOW,
     texts: Sequence[int] | None = None,
+    margin: float | None = None,
 ) -> list[Scored]:
     """Each candidate's log-likelihood after `context` over the first place where the candidates differ
     (`places`) and `window` tokens after it (clipped to the candidate), and how far greedy decoding writes
@@ -130,7 +134,10 @@ def score(
     text they share, and their scores add up. For the best-scored in the end, whether greedy decoding also
     writes it at every later place (the text between fed once, logits kept only where read). `texts`: per
     candidate, how many of its tokens are its text (the rest, a closing fence, is scored but greedy
-    decoding need not write it: its tokenization may differ)."""
+    decoding need not write it: its tokenization may differ). With `margin`, where they differ at more
+    than one place and that scoring makes no pick (`pick(..., margin, greedy=True)`), every candidate is
+    scored again over the whole stretch where they differ (`Scored.whole`): the later places' evidence
+    too, at the cost of the text between them, for each."""
     if len(candidates) < 2 or not context:
         raise ValueError("score needs a context and at least two candidates")
     shared = min(len(c) for c in candidates)
@@ -159,7 +166,33 @@ def score(
             written = written and _read(rows, cand[begin:until])[1] == until - begin
         found[best.index] = dataclasses.replace(best, later=written, verified=len(fed))
         model.crop_to(base)
+        if margin is not None and pick(found, margin, greedy=True) is None:
+            return _whole(model, prefix[-1], candidates, shared, window, texts, sum(f.verified for f in found))
     return found
+
+
+def _whole(
+    model: TargetModel,
+    last: int,
+    candidates: Sequence[Sequence[int]],
+    shared: int,
+    window: int,
+    texts: Sequence[int] | None,
+    verified: int,
+) -> list[Scored]:
+    """Each candidate scored from the shared prefix to `window` tokens into the candidates' common
+    suffix (clipped to the candidate), every token between read; the cache left as found."""
+    base = model.cached_len
+    suffix = _common_suffix(candidates, min(len(c) for c in candidates) - shared)
+    found = []
+    for n, cand in enumerate(candidates):
+        span = list(cand[shared : min(len(cand), len(cand) - suffix + window)])
+        total, accepted = _read(_fed(model, [last, *span], 0)[: len(span)], span)
+        required = len(span) if texts is None else max(0, min(len(span), texts[n] - shared))
+        divergent = max(0, len(cand) - suffix - shared)
+        found.append(Scored(n, total, len(span), shared, accepted, divergent, required, whole=True))
+        model.crop_to(base)
+    return [dataclasses.replace(f, verified=verified) if f.index == 0 else f for f in found]
 
 
 def _scored(

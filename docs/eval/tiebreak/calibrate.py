@@ -105,6 +105,10 @@ def main(argv: list[str] | None = None) -> int:
         "--led-only", action="store_true", help="only cases whose readings share more leading lines than api.LEAD_LINES"
     )
     p.add_argument("--table", action="store_true", help="print the picks per margin of OUT and stop")
+    p.add_argument(
+        "--margin", type=float, help="score as the product does at this margin (tiebreak.score): the whole stretch"
+        " where the readings differ where the places alone make no pick"
+    )
     args = p.parse_args(argv)
     rows = [json.loads(x) for x in args.out.read_text().splitlines() if x.strip()] if args.out.exists() else []
     if args.table:
@@ -143,7 +147,7 @@ def main(argv: list[str] | None = None) -> int:
         t0 = time.perf_counter()
         # each file as the model would end it (its closing fence): a deletion at the end is scored too
         ids, texts = api.tiebreak_ids(engine.encode, readings, job.fence)
-        got = score(engine.model, job.prompt_ids, ids, texts=texts)
+        got = score(engine.model, job.prompt_ids, ids, texts=texts, margin=args.margin)
         truth = next((i for i, r in enumerate(readings) if _same_file(r, after)), None)
         row = {
             "name": name,
@@ -155,6 +159,7 @@ def main(argv: list[str] | None = None) -> int:
             "accepted": [s.accepted for s in got],
             "required": [s.required for s in got],
             "later": [s.later for s in got],
+            "whole": got[0].whole,
             "places": len(places(ids, min(common_prefix(ids[0], x) for x in ids[1:]))),
             "truth": truth,
             "ambiguous": result.ambiguous,
