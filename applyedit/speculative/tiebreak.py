@@ -38,7 +38,8 @@ BLOCK = 256  # shared tokens fed in one forward pass (backend batches hold 512)
 # greedy decoding writes it, a token of its own included (api.choose_reading, `pick(..., greedy=True)`);
 # None: the model is not asked. Calibrated on the development ties (docs/eval/tiebreak/README.md): under
 # that rule every wrong pick had a margin under 5.6 nats (10 of them, release corpus); at 6, 60 right
-# picks, none wrong, on 145 ties, and none wrong on the ties scored after it was set.
+# picks, none wrong, on 145 ties, and none wrong on the ties scored after it was set (the 52 release ties
+# scored per place, with the whole-stretch fallback: 8 right, none wrong).
 MARGIN: float | None = 6.0
 
 
