@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import os.path
 import textwrap
 import time
 from collections.abc import Callable, Sequence
@@ -332,6 +333,13 @@ def fenced(encode: Callable[[str], list[int]], texts: Sequence[str], fence: str)
     ]
 
 
+def said(readings: Sequence[str], n: int) -> bool:
+    """Whether reading `n` has text of its own past the text every reading starts with, line breaks
+    aside: one that ends the file where the others go on has none (hand-written py-006: picked by 10
+    nats, the rest of the file deleted; its one token of its own was a tokenization of shared text)."""
+    return bool(readings[n][len(os.path.commonprefix(list(readings))) :].strip())
+
+
 def choose_reading(job: Job, merged: merge.MergeResult) -> tuple[merge.MergeResult, str]:
     """The model's choice between the readings two readers gave (`merged.readings`, each meeting every
     invariant): the one whose log-likelihood after the prompt beats the other's by `tiebreak.MARGIN` nats
@@ -342,6 +350,8 @@ def choose_reading(job: Job, merged: merge.MergeResult) -> tuple[merge.MergeResu
     ids, texts = tiebreak_ids(job.engine.encode, readings, job.fence)
     scored = tiebreak.score(job.engine.model, job.prompt_ids, ids, texts=texts, margin=margin)
     best = tiebreak.pick(scored, margin, greedy=True)
+    if best is not None and not said(readings, best):
+        best = None  # its own text where they differ is blank: a deletion at the file's end, "written" by any model
     ranked = sorted(scored, key=lambda s: s.logprob, reverse=True)
     gap = ranked[0].logprob - ranked[1].logprob
     if best is None:

@@ -308,3 +308,14 @@ def test_with_a_margin_no_pick_from_the_places_reads_the_whole_stretch(seed: int
         assert s.tokens == len(cand) - suffix + 4 - 20
         assert s.logprob == pytest.approx(_reference(seed, context, cand, 20, s.tokens), abs=1e-3)
     assert score(model, context, cands, window=4, margin=0.0) == alone  # a pick from the places: kept
+
+
+def test_a_reading_whose_own_text_there_is_blank_says_nothing() -> None:
+    """api.said: a reading that ends the file where the others go on has no text of its own (the
+    tie-break must not take it: any model "writes" it); one that goes on, or differs inside, has."""
+    from applyedit import api
+
+    readings = ["x = 1\ny = 2\n", "x = 1\n", "x = 1\nz = 3\n"]
+    assert api.said(readings, 0) and api.said(readings, 2)
+    assert not api.said(readings, 1)
+    assert api.said(["a\nb\nc\n", "a\nc\n"], 1)  # a deletion inside: the text after it is its own

@@ -67,7 +67,10 @@ def picks(rows: list[dict], margin: float, greedy: bool = False) -> tuple[int, i
         top = ranked[0]
         required = row.get("required", row["tokens"])[top]
         later = row.get("later", [None] * len(ranked))[top]  # greedy at the later places (tiebreak.Scored.later)
-        if greedy and (row.get("twins") or row["accepted"][top] < required or not required or later is False):
+        said = row.get("said", [True] * len(ranked))[top]  # its own text there not blank (api.said)
+        if greedy and (
+            row.get("twins") or row["accepted"][top] < required or not required or later is False or not said
+        ):
             abstained += 1
         elif row["logprob"][top] - row["logprob"][ranked[1]] < margin:
             abstained += 1
@@ -160,6 +163,7 @@ def main(argv: list[str] | None = None) -> int:
             "required": [s.required for s in got],
             "later": [s.later for s in got],
             "whole": got[0].whole,
+            "said": [api.said(readings, n) for n in range(len(readings))],
             "places": len(places(ids, min(common_prefix(ids[0], x) for x in ids[1:]))),
             "truth": truth,
             "ambiguous": result.ambiguous,
