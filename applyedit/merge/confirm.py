@@ -96,9 +96,8 @@ def _certain(weighed: readings.Weighed, original: str, snippet: str) -> bool:
         refused = (c for c, _ in weighed.refused)  # the merge's file may break the syntax or an invariant
         merged = next((c for c in [*valid, *refused] if "merge" in c.sources), None)
         if merged is None:  # the merge reads none: the context reading's, if it is the one reading and a plain one
-            kept = all(
-                k == contextread.UNCHANGED for k in best.asked
-            )  # an open end kept: the other way breaks something
+            # its open end read as kept, the other way breaking something
+            kept = all(k == contextread.UNCHANGED for k in best.asked)
             one = (len(valid) == 1 and kept) or _keeps_code(best, weighed)
             return one and best.dropped <= DROPPED and not best.repeats
         fewer = merged in valid and best.dropped + FEWER < merged.dropped  # the merge's reading deletes far more

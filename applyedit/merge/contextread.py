@@ -755,8 +755,13 @@ def _candidates(
                         score = (said(h, t), -gone(p + h, q - t, h, t), h + t)
                         both.append(((score, p, q, h, t, gone(p + h, q - t, h, t)), nearer_heads + nearer_tails))
     if both:
-        level = [c for c in both if _level(orig, lines, *c[0][1:5])]
-        near = [c for c, nearer in level or both if not nearer or c[5] <= _BIG_DELETION or _edited_edge(orig, keys, c)]
+
+        def kept(found: list[tuple[_Candidate, int]]) -> list[_Candidate]:  # near, or deleting little
+            return [c for c, nearer in found if not nearer or c[5] <= _BIG_DELETION or _edited_edge(orig, keys, c)]
+
+        flat = [_level(orig, lines, *c[1:5]) for c, _ in both]
+        level = [c for c, at_depth in zip(both, flat, strict=True) if at_depth]
+        near = kept(level or both)
         if near or not level:
             return near
         # Every place at one depth is far, past nearer places of weak context: a nearer place at another
@@ -767,8 +772,12 @@ def _candidates(
             (c, sum((p == c[1] and c[2] > q) or (q == c[2] and p > c[1]) for p, q, h, t in at if (h, t) == c[3:5]))
             for c, _ in level
         ]
-        moved = [(c, n) for c, n in both if all(_sides(keys, c[3], c[4])) and not _level(orig, lines, *c[1:5])]
-        return [c for c, nearer in level + moved if not nearer or c[5] <= _BIG_DELETION or _edited_edge(orig, keys, c)]
+        moved = [
+            (c, n)
+            for (c, n), at_depth in zip(both, flat, strict=True)
+            if not at_depth and all(_sides(keys, c[3], c[4]))
+        ]
+        return kept(level + moved)
     found: list[_Candidate] = []
     for h, hp in heads:  # no tail below the head: the new lines follow it, or rewrite the block's body
         for p in hp:
