@@ -105,6 +105,14 @@ def same(a: str, b: str) -> bool:
     return any(a.rstrip().expandtabs(t) == b.rstrip().expandtabs(t) for t in (4, 8))
 
 
+ALIKE = 0.6  # a line this alike (difflib ratio) another is an edit of it
+
+
+def alike(a: str, b: str) -> bool:
+    """Whether line `a` is an edit of line `b` (or the same): `ALIKE` of their text in common."""
+    return difflib.SequenceMatcher(None, a, b, autojunk=False).ratio() >= ALIKE
+
+
 def _trim(lines: Sequence[str]) -> tuple[int, int]:
     lo, hi = 0, len(lines)
     while lo < hi and not lines[lo].strip():
@@ -505,7 +513,9 @@ def lost_definitions(
 
 def _headers_shown(edit: str, text: str, defs: list[Definition]) -> set[str]:
     """The names of those `defs` (of `text`) whose header line (the first line of the definition that
-    holds its name, past decorators and attributes) the edit shows."""
+    holds its name, past decorators and attributes) the edit shows: as it is, or edited (a line of the
+    edit naming it, alike the header: `const handler = () => {` made `handler = () => {`, no longer a
+    definition, is shown and changed, not lost)."""
     rows = text.split("\n")
     lines = {key(x) for x in edit.split("\n") if x.strip()}
     found = set()
@@ -513,10 +523,25 @@ def _headers_shown(edit: str, text: str, defs: list[Definition]) -> set[str]:
         words = _names(d.name)
         for row in rows[d.start_line - 1 : d.end_line]:
             if words and words <= _names(row) and not row.lstrip().startswith(("@", "#[")):
-                if key(row) in lines:
+                header = key(row)
+                if header in lines or any(_edited_header(header, x, d.name) for x in lines):
                     found.add(d.name)
                 break
     return found
+
+
+def _edited_header(header: str, line: str, name: str) -> bool:
+    """Whether `line` is definition header `header` edited: the name in both after words alone
+    (keywords: `const`, `export`, `pub`), the text from the name on alike (`def session(user):` is no
+    edit of `def user():`, the name there inside another's parameters)."""
+    if not _IDENTIFIER.fullmatch(name):
+        return False
+    word = re.compile(rf"(?<!\w){re.escape(name)}(?!\w)")
+    a, b = word.search(header), word.search(line)
+    if a is None or b is None:
+        return False
+    keywords = re.fullmatch(r"[\w\s]*", header[: a.start()]) and re.fullmatch(r"[\w\s]*", line[: b.start()])
+    return bool(keywords) and alike(header[a.start() :], line[b.start() :])
 
 
 def _partly_kept(original: str, output: str, start: int, end: int) -> bool:

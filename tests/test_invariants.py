@@ -154,6 +154,25 @@ def test_a_snippet_shows_a_definition_by_its_header_not_by_a_use_of_its_name() -
     assert invariants.violations(FIXTURES, right, FIXTURE_SNIPPET, "snippet", "python") == []
 
 
+def test_a_header_the_snippet_shows_edited_is_no_lost_definition() -> None:
+    """`const onAbort = () => {` made `onAbort = () => {` (assigned to a `let` above): the output has no
+    function onAbort, and the snippet shows its header line, edited: a change it shows, not a loss. A
+    snippet that shows no line alike the header still loses it."""
+    original = (
+        "export function wait(ms, signal) {\n  let onAbort\n  return new Promise((resolve, reject) => {\n"
+        "    const timer = setTimeout(resolve, ms)\n    if (signal) {\n      const onAbort = () => {\n"
+        "        clearTimeout(timer)\n        reject(new Error('Aborted'))\n      }\n"
+        "      signal.addEventListener('abort', onAbort)\n    }\n  })\n}\n"
+    )
+    output = original.replace("      const onAbort = () => {", "      onAbort = () => {")
+    snippet = "// ... existing code ...\n    if (signal) {\n      onAbort = () => {\n// ... existing code ...\n"
+    assert invariants.violations(original, output, snippet, "snippet", "javascript") == []
+    unseen = "// ... existing code ...\n    const timer = setTimeout(resolve, ms * 2)\n// ... existing code ...\n"
+    output = output.replace("ms)", "ms * 2)")
+    found = invariants.violations(original, output, unseen, "snippet", "javascript")
+    assert "function onAbort" in " ".join(v.message for v in found)
+
+
 def test_a_context_only_segment_deletes_between_its_two_blocks() -> None:
     """A segment of context only, read as two blocks of the original with code between them: the
     deletion it shows is justified when it shows two lines of code on each side of the cut, or when
@@ -253,16 +272,18 @@ def test_a_moved_import_kept_twice_is_refused() -> None:
     right = "\n".join([lines[1], lines[0], *lines[2:]])
     assert invariants.imports_twice(IMPORTS_TS, right, snippet) == []
     # the same import in two functions, far apart, is no move
-    far = "def a():\n    import os\n    return os.sep\n\n\ndef b():\n    x = 1\n    y = 2\n    import os\n    return os\n"
-    assert invariants.imports_twice(far.replace("    import os\n    return os\n", "    return 0\n"), far, "# ...\n") == []
+    far = (
+        "def a():\n    import os\n    return os.sep\n\n\ndef b():\n    x = 1\n    y = 2\n    import os\n    return os\n"
+    )
+    assert (
+        invariants.imports_twice(far.replace("    import os\n    return os\n", "    return 0\n"), far, "# ...\n") == []
+    )
 
 
 def test_a_snippet_opening_with_a_closer_and_no_marker_is_refused() -> None:
     """`}` at a snippet's open start closes some block above: which one, and whether the code between is
     deleted, the snippet does not say (the answer alone was a wrong file)."""
-    original = (
-        "function a () {\n  return 1\n}\n\nfunction b () {\n  return 2\n}\n\nfunction c () {\n  return 3\n}\n"
-    )
+    original = "function a () {\n  return 1\n}\n\nfunction b () {\n  return 2\n}\n\nfunction c () {\n  return 3\n}\n"
     snippet = "}\n\nfunction c () {\n  return 4\n}\n// ... existing code ...\n"
     result = confirm.confirmed(original, snippet, "javascript")
     assert not result.ok and result.ambiguous and "starts with '}'" in result.reason
@@ -317,7 +338,12 @@ def test_a_line_changed_where_no_reader_sees_it_is_refused() -> None:
     edit = "Change the limit to 5."
     right = SEPARATED.replace("3", "5")
     assert invariants.violations(SEPARATED, right, edit, "instruction", "python") == []
-    for swapped in ("a\u2029b", "a\u00a0b", "a\u200b\u2028b", "\u0430\u2028b"):  # U+2029, no-break, zero-width, Cyrillic a
+    for swapped in (
+        "a\u2029b",
+        "a\u00a0b",
+        "a\u200b\u2028b",
+        "\u0430\u2028b",
+    ):  # U+2029, no-break, zero-width, Cyrillic a
         wrong = right.replace("a\u2028b", swapped)
         found = invariants.violations(SEPARATED, wrong, edit, "instruction", "python")
         assert names(found) == ["unseen"], swapped

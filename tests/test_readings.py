@@ -9,6 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from applyedit import merge
 from applyedit.merge import confirm, contextread, readings
 
 TWICE = "def a():\n    x = 1\n    return x\n\n\ndef b():\n    x = 1\n    return x\n"
@@ -65,8 +66,6 @@ def test_a_reading_that_breaks_the_syntax_is_none_where_another_does_not() -> No
         "  return 1;\n}\n"
     )
     snippet = "// ...\n    if (closed) {\n      // run it at once\n      runNew(t);\n    } else {\n      // ...\n"
-    from applyedit import merge
-
     merged = merge.merge(original, snippet)
     weighed = readings.weigh(original, snippet, "typescript", None, merged.merged)
     assert [c.sources for c in weighed.candidates] == [("context",)]
@@ -171,8 +170,6 @@ def test_a_context_reading_may_delete_code_where_the_merge_deletes_far_more() ->
     """A block's body rewritten (two lines deleted with nothing alike in their place): the merge reads the
     closing `}` as a later one and deletes a whole method besides; the context reading deletes those two
     lines only, `confirm.FEWER` fewer than the merge's file, and is the answer."""
-    from applyedit import merge
-
     original = (
         "class App {\n  constructor(options) {\n    if (options.env) {\n      this.env = options.env\n    }\n"
         "    if (options.store) {\n      const { Store } = require('hooks')\n      assert(Store, 'needs node 12')\n"
@@ -202,12 +199,10 @@ def test_a_context_reading_may_delete_code_where_the_merge_deletes_far_more() ->
 def test_where_the_merge_reads_none_one_plain_context_reading_answers() -> None:
     """The merge cannot place a first line that says nothing (a banner line); the context reading places
     the segment at the file's start, leaves no question open, deletes nothing and repeats nothing: the answer."""
-    from applyedit import merge
-
     banner = "/*" + "-" * 60
     original = (
         f"{banner}\n| Copyright (c) 2013-2024, Example Team.\n|\n| Distributed under the BSD License.\n"
-        f"|{'-' * 60}*/\n#include \"a.h\"\n\n/* helpers */\nstatic int one(void) {{ return 1; }}\n"
+        f'|{"-" * 60}*/\n#include "a.h"\n\n/* helpers */\nstatic int one(void) {{ return 1; }}\n'
     )
     snippet = f"{banner}\n| Copyright (c) 2013-2025, Example Team.\n// ... existing code ...\n"
     assert not merge.merge(original, snippet).ok
@@ -223,6 +218,70 @@ def test_within_the_margin_the_choice_stays_open() -> None:
     result = confirm.confirmed(original, snippet, "python", with_readings=True)
     assert not result.ok and result.ambiguous and len(result.readings) == 2
     assert [(p.start + 1, p.firsts) for p in result.places] == [(7, ("x = 1", "(nothing)"))]
+
+
+_HELPERS = "".join(f"\n\ndef helper_{i}(value):\n    total = value * {i}\n    return total + {i}\n" for i in range(8))
+
+
+def test_an_open_end_that_rewrites_the_lines_there_keeps_the_rest() -> None:
+    """A snippet ends with no marker below after lines that stand, in order, for the original's there (a
+    tuple's last entry deleted, a version changed): they rewrite those lines and the rest of the file is
+    kept; ending the file there deletes 24 lines of code, far costlier. No question left."""
+    original = (
+        '"""The package."""\n\nfrom .core import Alpha, Beta, Gamma\n\n__all__ = (\n    "Alpha",\n    "Beta",\n'
+        '    "Gamma",\n    "old_name",\n)\n\n__version__ = "1.0.0"\n' + _HELPERS
+    )
+    snippet = '# ... existing code ...\n    "Beta",\n    "Gamma",\n)\n\n__version__ = "1.1.0"\n'
+    weighed = readings.weigh(original, snippet, "python")
+    costs = [c.cost for c in weighed.candidates + weighed.rest]
+    assert costs[0] == 2.0 and costs[1] - costs[0] >= confirm.OPEN_GAP
+    result = confirm.confirmed(original, snippet, "python")
+    assert result.ok and result.merged == original.replace('    "old_name",\n', "").replace("1.0.0", "1.1.0")
+
+
+def test_an_open_end_of_edits_one_for_one_with_a_line_unchanged_among_them() -> None:
+    """New lines after the context, each an edit of the original line beside it (one the same): they
+    replace those lines, not stand as new lines above them; the file goes on after them."""
+    original = (
+        "try:\n    from _fast import OPT_A, OPT_B, OPT_C, OPT_D\nexcept ImportError:\n"
+        "    OPT_A = 0x100  # type: ignore[assignment]\n    OPT_B = 0x200  # type: ignore[assignment]\n"
+        "    OPT_C = 0x400\n    OPT_D = 0x800  # type: ignore[assignment]\n" + _HELPERS
+    )
+    snippet = (
+        "# ... existing code ...\nexcept ImportError:\n    OPT_A = 0x100  # type: ignore[assignment, misc]\n"
+        "    OPT_B = 0x200  # type: ignore[assignment, misc]\n    OPT_C = 0x400\n"
+        "    OPT_D = 0x800  # type: ignore[assignment, misc]\n"
+    )
+    weighed = readings.weigh(original, snippet, "python")
+    assert len(weighed.candidates + weighed.rest) == 2  # rewritten in place, or the file ends there
+    result = confirm.confirmed(original, snippet, "python")
+    assert result.ok and result.merged == original.replace("[assignment]", "[assignment, misc]")
+
+
+def test_the_merges_reading_answers_where_the_context_readers_fails_a_check() -> None:
+    """A new line that repeats a later method's line, after the method's first lines: the context reader
+    reads it as that later line (its tail), deleting the code between, a method with it: refused by the
+    invariants. The merge's reading inserts it, deletes nothing, repeats nothing, and no other reading
+    is near: the answer. Where the context reader's reading is valid and deletes code, it stays a question."""
+    original = (
+        "class Store {\n  each(cb: (v: any) => void) {\n    const state = this.state\n    check(state)\n"
+        "    state.items.forEach(cb)\n  }\n\n  put(key: string, value: any) {\n    const state = this.state\n"
+        "    check(state)\n    const old = state.items.get(key)\n    if (old === value) {\n      return\n    }\n"
+        "    prepareCopy(state)\n    state.items.set(key, value)\n  }\n\n  clear() {\n    prepareCopy(this.state)\n"
+        "    prepareCopy(state)\n  }\n}\n"
+    )
+    snippet = (
+        "  // ... existing code ...\n  each(cb: (v: any) => void) {\n    const state = this.state\n    check(state)\n"
+        "    prepareCopy(state)\n    // ... existing code ...\n"
+    )
+    weighed = readings.weigh(original, snippet, "typescript", None, merge.merge(original, snippet).merged)
+    assert [c.sources for c in weighed.candidates + weighed.rest] == [("merge",)]
+    assert [c.sources for c, _ in weighed.refused] == [("context",)]
+    result = confirm.confirmed(original, snippet, "typescript")
+    expected = original.replace(
+        "check(state)\n    state.items.forEach", "check(state)\n    prepareCopy(state)\n    state.items.forEach"
+    )
+    assert result.ok and result.merged == expected
 
 
 def _cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[bytes]:

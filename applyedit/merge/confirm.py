@@ -6,10 +6,11 @@ of it (or, where a segment reads at one place as new lines or in place of the li
 within it delete code the snippet never shows and it deletes none), where the merge's file differs (or
 fails a check, or the merge reads none) it is plainly the better (no code deleted outright, or one line
 at most where the merge's reading fails; no more of the snippet's context read as new code), and an open
-start or end after new lines is decided only when both readers agree and nothing weak could have placed
-it. Otherwise a not-ok result says why: `ambiguous` where the snippet itself leaves the question open
-(several readings of the context reader), with the candidate files (`readings`, when asked for), the
-places where they differ (`places`) and whether they are twins; what the run then does is decision.py's.
+start or end after new lines is decided only when both readers agree (or the merge's file fails a check)
+and nothing weak could have placed it. Otherwise a not-ok result says why: `ambiguous` where the snippet
+itself leaves the question open (several readings of the context reader), with the candidate files
+(`readings`, when asked for), the places where they differ (`places`) and whether they are twins; what
+the run then does is decision.py's.
 Also says which reading an open end took, and what a certain reading decided where the snippet left a
 question open (`MergeResult.notes`). Pure text in, `MergeResult` out.
 """
@@ -82,14 +83,15 @@ def _certain(weighed: readings.Weighed, original: str, snippet: str) -> bool:
     that changes nothing), deletes at most `DROPPED` lines of code outright and reads none of the
     context as new code.
     An open start or end after new lines (replaced or kept: on the release corpus the cost read those
-    wrongly both ways) is decided only when both readers read it one way, the other way costs
+    wrongly both ways) is decided only when both readers read it one way (or the merge's file, reading
+    it the other way, fails a check), the other way costs
     `OPEN_GAP` more, and `PINS` lines of the snippet that say something stand once in the original (a
     place no weak context, `*` or `## Example`, could have picked)."""
     valid = [*weighed.candidates, *weighed.rest]
     best = valid[0]
-    if "context" not in best.sources:
-        return False
     gap = valid[1].cost - best.cost if len(valid) > 1 else float("inf")
+    if "context" not in best.sources:  # the merge's reading: if the context reader's is plainly the worse
+        return _merge_plainly_better(best, weighed, gap)
     if gap <= readings.MARGIN and not _keeps_code(best, weighed):
         return False
     if "merge" not in best.sources:  # the readers disagree: the context reading's, if it is plainly the better
@@ -105,7 +107,22 @@ def _certain(weighed: readings.Weighed, original: str, snippet: str) -> bool:
             return False
     if contextread.OPEN not in best.asked:
         return True
-    return "merge" in best.sources and gap >= OPEN_GAP and _pinned(original, snippet)
+    # both readers read it so, or the merge's file (another reading) fails a check
+    agreed = "merge" in best.sources or not any("merge" in c.sources for c in valid)
+    return agreed and gap >= OPEN_GAP and _pinned(original, snippet)
+
+
+def _merge_plainly_better(best: readings.Candidate, weighed: readings.Weighed, gap: float) -> bool:
+    """Whether the merge's reading, where the context reader reads the snippet otherwise, is the answer:
+    no other reading within `readings.MARGIN` of it, it deletes no code outright, repeats none of the
+    snippet's context and asks nothing, and the context reader's reading, not a question the snippet
+    leaves open (`weighed.inherent`), fails a check. (Not where it is valid and deletes code outright:
+    on the release corpus that reading was the right one as often as not, a block's body rewritten.)"""
+    if gap <= readings.MARGIN or best.dropped or best.repeats or best.asked or weighed.inherent:
+        return False
+    valid = [*weighed.candidates, *weighed.rest]
+    refused = [c for c, _ in weighed.refused if "context" in c.sources]
+    return bool(refused) and not any("context" in c.sources for c in valid)
 
 
 def _keeps_code(best: readings.Candidate, weighed: readings.Weighed) -> bool:

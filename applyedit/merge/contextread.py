@@ -59,6 +59,7 @@ from dataclasses import dataclass
 from applyedit import interrupt, markers, syntax
 from applyedit.invariants import (
     Segment,
+    alike,
     depth,
     head_changes,
     key,
@@ -577,13 +578,18 @@ def _place(
     says = [i for i, k in enumerate(keys) if telling(k)]
     # An open end after new lines (the last line that says something is no context): the file ends
     # there, its last lines replaced, when that replaces no more code than the segment brings there;
-    # else "replaced or kept?" is a guess. Likewise an open start before new lines.
+    # else "replaced or kept?" is a guess: kept, the new lines in place of the lines they stand for one
+    # for one (`_aligned`: an edited list's end, a changed constant) or else added there (or in place
+    # of the alike lines there). Likewise an open start before new lines.
     if open_end and says and h <= says[-1] < size - t:
         gone = sum(1 for x in orig.lines[start + h :] if x.strip())
         if orig.has_code(end, m) or gone > sum(1 for x in seg.lines[h:] if x.strip()):
+            aligned = None if t else _aligned(orig, keys, h, start + h)
             ends = (
                 (end, orig.last_code(end))
                 if t
+                else (aligned, orig.last_code(end))
+                if aligned is not None
                 else (start + h, start + h + _alike_run(orig, keys, h, start + h, 1), orig.last_code(end))
             )
             return _Alts(
@@ -660,6 +666,41 @@ def _place(
             EDGE,
         )
     return Placed(start, last_ends[0], lines)
+
+
+def _aligned(orig: _Original, keys: list[str], i: int, j: int) -> int | None:
+    """Where the segment's lines from `i` on end when each stands, in order, for an original line from `j`
+    on (the same line, or an edit of it: alike text; a blank line for a blank line or for none), the
+    original lines between them deleted, `_BIG_DELETION` code lines at most: just past the last original
+    line they stand for, in the alignment that deletes the fewest code lines, then edits the fewest;
+    None where there is no such alignment. New lines that rewrite the original's there, one for one
+    (an edited tail of a list, a changed constant), end where the lines they rewrite end."""
+    size, m = len(keys), len(orig.keys)
+    if size - i > _ALIGNED:
+        return None
+
+    @functools.cache
+    def best(i: int, j: int, budget: int) -> tuple[int, int, int] | None:  # (deleted, edits, end)
+        if i == size:
+            return (0, 0, j)
+        found = []
+        if not keys[i] and (got := best(i + 1, j, budget)) is not None:  # a blank line standing for none
+            found.append(got)
+        if j < m and bool(keys[i]) == bool(orig.keys[j]):
+            same = keys[i] == orig.keys[j]
+            if same or alike(keys[i], orig.keys[j]):
+                if (got := best(i + 1, j + 1, budget)) is not None:
+                    found.append((got[0], got[1] + (not same), got[2]))
+        cost = 1 if j < m and orig.keys[j] else 0
+        if j < m and cost <= budget and (got := best(i, j + 1, budget - cost)) is not None:
+            found.append((got[0] + cost, got[1], got[2]))
+        return min(found, default=None)
+
+    got = best(i, j, _BIG_DELETION)
+    return None if got is None or got[2] == j else got[2]
+
+
+_ALIGNED = 200  # segment lines past the head, at most, that `_aligned` aligns
 
 
 def _through(orig: _Original, keys: list[str], h: int, end: int) -> int | None:

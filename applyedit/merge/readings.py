@@ -38,7 +38,7 @@ __all__ = ["DAMAGE", "MARGIN", "Candidate", "Place", "Weighed", "cost", "dropped
 MARGIN = 6.0  # readings this much costlier than the cheapest are still candidates (docs/eval/reader.md)
 DAMAGE = 4.0  # the cost of one thing a reading breaks
 REPEAT = 2.0  # the cost of one line of the snippet's context read as new code (`repeated`)
-ALIKE = 0.6  # a replaced line this alike (difflib ratio) the original's is an edit of it
+ALIKE = invariants.ALIKE  # a replaced line this alike (difflib ratio) the original's is an edit of it
 MOST = 5  # candidates handed on at most (the model's tie-break scores 2 to 5)
 BROKEN = "it breaks the file's syntax, where another reading does not"
 
@@ -82,8 +82,7 @@ class Weighed:
     inherent: bool = False
 
 
-def _alike(a: str, b: str) -> bool:
-    return difflib.SequenceMatcher(None, a, b, autojunk=False).ratio() >= ALIKE
+_alike = invariants.alike
 
 
 def changed_lines(original: str, text: str) -> float:
