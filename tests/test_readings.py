@@ -258,6 +258,26 @@ def test_an_open_end_of_edits_one_for_one_with_a_line_unchanged_among_them() -> 
     assert result.ok and result.merged == original.replace("[assignment]", "[assignment, misc]")
 
 
+def test_an_open_end_pinned_by_one_line_is_decided_where_the_other_way_is_a_reading() -> None:
+    """One line of the snippet stands once in the original: enough to decide the open end where ending
+    the file there is a valid reading whose cost is measured (56 more); not where it breaks the file
+    (a function left open), its gap then no measure: still a question."""
+    original = '__all__ = (\n    "Alpha",\n    "Beta",\n    "old_name",\n)\n\n__version__ = "1.0.0"\n' + _HELPERS
+    snippet = '# ... existing code ...\n    "Beta",\n)\n\n__version__ = "1.1.0"\n'
+    result = confirm.confirmed(original, snippet, "python")
+    assert result.ok and result.merged == original.replace('    "old_name",\n', "").replace("1.0.0", "1.1.0")
+    helpers = "".join(f"\nfunction helper{i}(value) {{\n  return value * {i}\n}}\n" for i in range(8))
+    original = (
+        "function config() {\n  const names = [\n    'alpha',\n    'beta',\n    'oldName',\n  ]\n"
+        "  const version = '1.0.0'\n  return { names, version }\n}\n" + helpers
+    )
+    snippet = "// ... existing code ...\n    'beta',\n  ]\n  const version = '1.1.0'\n"
+    weighed = readings.weigh(original, snippet, "javascript")
+    assert len(weighed.candidates + weighed.rest) == 1 and len(weighed.refused) == 1
+    result = confirm.confirmed(original, snippet, "javascript")
+    assert not result.ok and "ends the snippet with new lines" in result.reason
+
+
 def test_the_merges_reading_answers_where_the_context_readers_fails_a_check() -> None:
     """A new line that repeats a later method's line, after the method's first lines: the context reader
     reads it as that later line (its tail), deleting the code between, a method with it: refused by the

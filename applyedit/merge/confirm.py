@@ -84,9 +84,9 @@ def _certain(weighed: readings.Weighed, original: str, snippet: str) -> bool:
     context as new code.
     An open start or end after new lines (replaced or kept: on the release corpus the cost read those
     wrongly both ways) is decided only when both readers read it one way (or the merge's file, reading
-    it the other way, fails a check), the other way costs
-    `OPEN_GAP` more, and `PINS` lines of the snippet that say something stand once in the original (a
-    place no weak context, `*` or `## Example`, could have picked)."""
+    it the other way, fails a check), the other way costs `OPEN_GAP` more, and `PINS` lines of the
+    snippet that say something stand once in the original (a place no weak context, `*` or `## Example`,
+    could have picked); one such line where the other way is a valid reading, its cost measured."""
     valid = [*weighed.candidates, *weighed.rest]
     best = valid[0]
     gap = valid[1].cost - best.cost if len(valid) > 1 else float("inf")
@@ -109,7 +109,8 @@ def _certain(weighed: readings.Weighed, original: str, snippet: str) -> bool:
         return True
     # both readers read it so, or the merge's file (another reading) fails a check
     agreed = "merge" in best.sources or not any("merge" in c.sources for c in valid)
-    return agreed and gap >= OPEN_GAP and _pinned(original, snippet)
+    # one pin where the other way is a valid reading, its cost measured (not a refusal's infinite gap)
+    return agreed and gap >= OPEN_GAP and _pinned(original, snippet, PINS if len(valid) == 1 else 1)
 
 
 def _merge_plainly_better(best: readings.Candidate, weighed: readings.Weighed, gap: float) -> bool:
@@ -146,11 +147,11 @@ OPEN_GAP = 20.0  # how much costlier the other reading of an open end after new 
 PINS = 2  # lines of the snippet standing once in the original that pin such a reading (`_pinned`)
 
 
-def _pinned(original: str, snippet: str) -> bool:
-    """Whether `PINS` lines of the snippet that say something each stand exactly once in the original."""
+def _pinned(original: str, snippet: str, pins: int) -> bool:
+    """Whether `pins` lines of the snippet that say something each stand exactly once in the original."""
     counts = Counter(invariants.key(x) for x in original.split("\n"))
     return (
-        sum(counts[k] == 1 and contextread.telling(k) for k in (invariants.key(x) for x in snippet.split("\n"))) >= PINS
+        sum(counts[k] == 1 and contextread.telling(k) for k in (invariants.key(x) for x in snippet.split("\n"))) >= pins
     )
 
 
