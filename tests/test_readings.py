@@ -278,6 +278,20 @@ def test_an_open_end_pinned_by_one_line_is_decided_where_the_other_way_is_a_read
     assert not result.ok and "ends the snippet with new lines" in result.reason
 
 
+def test_a_snippet_whose_only_change_is_where_the_file_starts_deletes_a_few_lines_above() -> None:
+    """A snippet that starts at `import sys` with no marker above and changes nothing else: its one
+    change is that the file starts there, the two `__future__` lines above deleted (at most
+    `contextread._FEW_PAST` lines of code); four lines above stay a question."""
+    body = "import sys\n\nimport greenlet\n\n\ndef main():\n    return greenlet.getcurrent()\n"
+    snippet = "import sys\n\nimport greenlet\n# ... rest of the file is unchanged\n"
+    original = "from __future__ import print_function\nfrom __future__ import absolute_import\n\n" + body
+    result = confirm.confirmed(original, snippet, "python")
+    assert result.ok and result.merged == body
+    four = "from __future__ import annotations\nimport os\nimport re\nimport json\n\n" + body
+    result = confirm.confirmed(four, snippet, "python")
+    assert not result.ok and "does the file start there?" in result.reason
+
+
 def test_the_merges_reading_answers_where_the_context_readers_fails_a_check() -> None:
     """A new line that repeats a later method's line, after the method's first lines: the context reader
     reads it as that later line (its tail), deleting the code between, a method with it: refused by the

@@ -79,9 +79,10 @@ def _certain(weighed: readings.Weighed, original: str, snippet: str) -> bool:
     otherwise (its file valid or not), it deletes no code outright (at most `DROPPED` lines where the
     merge's file fails a check; any, where the merge's valid file deletes `FEWER` more) and reads no
     more of the snippet's context as new code than the merge's file does; where the merge reads nothing,
-    it is the one valid reading, took no option of an open question (but "the rest is kept" of a segment
-    that changes nothing), deletes at most `DROPPED` lines of code outright and reads none of the
-    context as new code.
+    it is the one valid reading, took no option of an open question but whether the file starts or ends
+    at a segment that changes nothing, deletes at most `DROPPED` lines of code outright (at most
+    `contextread._FEW_PAST` where that question was the snippet's only change: the lines above its first
+    line deleted) and reads none of the context as new code.
     An open start or end after new lines (replaced or kept: on the release corpus the cost read those
     wrongly both ways) is decided only when both readers read it one way (or the merge's file, reading
     it the other way, fails a check), the other way costs `OPEN_GAP` more, and `PINS` lines of the
@@ -101,7 +102,8 @@ def _certain(weighed: readings.Weighed, original: str, snippet: str) -> bool:
             # its open end read as kept, the other way breaking something
             kept = all(k == contextread.UNCHANGED for k in best.asked)
             one = (len(valid) == 1 and kept) or _keeps_code(best, weighed)
-            return one and best.dropped <= DROPPED and not best.repeats
+            few = contextread._FEW_PAST if kept and best.asked else DROPPED  # the file starts (ends) there
+            return one and best.dropped <= few and not best.repeats
         fewer = merged in valid and best.dropped + FEWER < merged.dropped  # the merge's reading deletes far more
         if (best.dropped > (DROPPED if merged not in valid else 0) and not fewer) or best.repeats > merged.repeats:
             return False
