@@ -38,7 +38,6 @@ __all__ = ["DAMAGE", "MARGIN", "Candidate", "Place", "Weighed", "cost", "dropped
 MARGIN = 6.0  # readings this much costlier than the cheapest are still candidates (docs/eval/reader.md)
 DAMAGE = 4.0  # the cost of one thing a reading breaks
 REPEAT = 2.0  # the cost of one line of the snippet's context read as new code (`repeated`)
-ALIKE = invariants.ALIKE  # a replaced line this alike (difflib ratio) the original's is an edit of it
 MOST = 5  # candidates handed on at most (the model's tie-break scores 2 to 5)
 BROKEN = "it breaks the file's syntax, where another reading does not"
 
@@ -82,9 +81,6 @@ class Weighed:
     inherent: bool = False
 
 
-_alike = invariants.alike
-
-
 def changed_lines(original: str, text: str) -> float:
     """The lines `text` changes of `original` (the cost's first part)."""
     return _line_diff(original, text)[0]
@@ -105,8 +101,8 @@ def _line_diff(original: str, text: str) -> tuple[float, int]:
         if tag == "equal":
             continue
         pairs = min(i2 - i1, j2 - j1) if tag == "replace" else 0
-        changed += (i2 - i1) + (j2 - j1) - sum(_alike(a[i1 + k], b[j1 + k]) for k in range(pairs))
-        gone += sum(1 for i in range(i1, i2) if not any(_alike(a[i], b[j]) for j in range(j1, j2)))
+        changed += (i2 - i1) + (j2 - j1) - sum(invariants.alike(a[i1 + k], b[j1 + k]) for k in range(pairs))
+        gone += sum(1 for i in range(i1, i2) if not any(invariants.alike(a[i], b[j]) for j in range(j1, j2)))
     return changed, gone
 
 
