@@ -210,6 +210,43 @@ def test_where_the_merge_reads_none_one_plain_context_reading_answers() -> None:
     assert result.ok and result.merged == original.replace("2013-2024", "2013-2025")
 
 
+def test_a_tail_that_says_nothing_far_below_may_be_the_new_lines_own() -> None:
+    """A line wrapped in a new `if` block, after a marker: the snippet's `}` stands in the original
+    only further down (an inner block's end), which would delete the 10 lines between. The other way
+    is a reading too: the `}` is the new block's, the wrapped line the original's, kept in place, and
+    the rest kept below the marker. Far cheaper: the answer."""
+    original = (
+        "class Cache {\n  remove(item) {\n    this.items = this.items.filter((x) => x !== item)\n\n"
+        "    this.collect()\n\n    this.notify({\n      type: 'removed',\n      item,\n    })\n  }\n\n"
+        "  prune() {\n    if (!this.items.length) {\n      if (this.busy) {\n        this.collect()\n"
+        "      } else {\n        this.drop(this)\n      }\n    }\n  }\n}\n"
+    )
+    snippet = (
+        "  // ... existing code ...\n  remove(item) {\n    this.items = this.items.filter((x) => x !== item)\n\n"
+        "    if (this.live) {\n      this.collect()\n    }\n\n    // ... existing code ...\n"
+    )
+    weighed = readings.weigh(original, snippet, "typescript")
+    valid = [*weighed.candidates, *weighed.rest]
+    assert len(valid) == 2 and valid[1].cost - valid[0].cost > readings.MARGIN and valid[1].dropped > 5
+    result = confirm.confirmed(original, snippet, "typescript")
+    want = original.replace("    this.collect()\n\n    this.notify", "    if (this.live) {\n      this.collect()\n    }\n\n    this.notify")
+    assert result.ok and result.merged == want
+
+
+def test_a_segment_whole_or_split_at_one_line_reads_whole() -> None:
+    """A function's return type on its own line, its name below, then a marker in the body: the two
+    header lines stand whole at the function, and also as two blocks (the type line of an earlier
+    function, then the name) with code between them. With one line above the cut, which block that
+    line ends is a guess, not a reading: the segment stands whole, and the body's edit answers."""
+    original = (
+        "int\nfirst(int a)\n{\n    return a + 1;\n}\n\nint\nsecond(int b)\n{\n    int c = b * 2;\n"
+        "    return c;\n}\n"
+    )
+    snippet = "// ... existing code ...\nint\nsecond(int b)\n{\n    // ... existing code ...\n    return c + 1;\n}\n"
+    result = confirm.confirmed(original, snippet, "c")
+    assert result.ok and result.merged == original.replace("return c;", "return c + 1;")
+
+
 def test_within_the_margin_the_choice_stays_open() -> None:
     """Likewise with two lines after it: deleting them costs 2 more, within the margin: refused, naming
     the place (the reading that deletes them shows nothing there)."""

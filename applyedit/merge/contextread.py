@@ -12,7 +12,9 @@ where its head and its tail do, the head above the tail with no other place of e
 the original lines between them are replaced by the segment's lines between them. Then:
 
 - a segment that is all head stands once (or nowhere differently: it changes nothing) unless its
-  lines also stand as two blocks with code between them (a deletion, or nothing: no reading);
+  lines also stand as two blocks with code between them, two lines of code or more on each side of
+  the cut (a deletion, or nothing: two readings; with one line there, which block it ends is a guess,
+  and it stands whole);
 - no head and a marker above: new lines inserted right above the tail; no tail and a marker below:
   right below the head, unless they rewrite the whole body of the block the head opens (as many
   lines, each alike the one it replaces, the block ending there);
@@ -26,6 +28,9 @@ the original lines between them are replaced by the segment's lines between them
   annotations, attributes, comments) is placed by the rest of its lines; those lines stand right above
   it, in place of the original's lines of their kinds there, or added when it has none (fewer than
   they would replace: no reading), unless they show a telling line of the original's there;
+- a head and a tail that says nothing (`}`) far below it, the segment's edges no edits of the lines
+  there: the brackets may be the new lines' own, the segment then rewriting the stretch below its
+  head through its own context there (`_through`), the rest kept: two readings;
 - a segment with neither head nor tail: no reading where the original has code (new code at the
   file's end, or an edit somewhere? On real commits such snippets were never the file's end);
 - two places for a segment: no reading (each place one, up to 5). Also when a second place fits
@@ -271,8 +276,8 @@ def readings(original: str, snippet: str, language: str | None = None) -> NoRead
             failed.append(got)
             return
         if isinstance(got, _Either):  # stands whole (changes nothing), or deletes the code between two blocks
-            if isinstance(got.deletion, NoReading) or not got.shown_around:  # one line at the cut: a guess
-                failed.append(got.deletion if isinstance(got.deletion, NoReading) else NoReading(got.why, True))
+            if isinstance(got.deletion, NoReading):
+                failed.append(got.deletion)
                 return
             got = _Alts(got.why, (None, got.deletion), SPLIT, got.end)
         alts = got.options if isinstance(got, _Alts) else (got,)
@@ -472,7 +477,7 @@ def _place(
     heads = _heads(orig, keys, lo)
     if heads and heads[0][0] == size:  # all of it stands in the original: it changes nothing
         split = _split(orig, keys, lo, where)
-        if split is not None:
+        if split is not None and split[1]:  # one line at the cut: which block it ends is a guess, not a reading
             cut = split[0]
             deleted = sum(1 for x in orig.lines[cut.start : cut.end] if x.strip()) if isinstance(cut, Placed) else 0
             edit = _edit_in_place(orig, seg.lines, keys, heads[1:], _tails(orig, keys, lo)[1:], lo, deleted)
@@ -483,7 +488,7 @@ def _place(
                     inherent=True,
                 )
             why = f"{where} stands in the original as it is and also as two blocks (a deletion between them)"
-            return _Either(why, heads[0][1][0] + size, *split)
+            return _Either(why, heads[0][1][0] + size, cut)
         p = heads[0][1][0]
         if open_end and orig.has_code(p + size, m):
             return _Alts(
@@ -533,6 +538,14 @@ def _place(
             inherent=True,
         )
     other = others[0] if others else None
+    if other is None and seg.marker_after and chosen[3] and chosen[4] and not _sides(keys, chosen[3], chosen[4])[1]:
+        # a tail that says nothing (`}`), far below: the brackets may be the new lines' own, the segment then
+        # rewriting the block its head opens through its own context there (`_through`)
+        p, h = chosen[1], chosen[3]
+        far = chosen[5] > _BIG_DELETION and not _edited_edge(orig, keys, chosen)  # not a rewrite of the stretch
+        through = _through(orig, keys, h, p + h, chosen[2] - chosen[4]) if far else None
+        if through is not None and through < chosen[2]:
+            other = ((0, 0, 0), chosen[1], through, chosen[3], 0, 0)
     if other is None and chosen[5] and (open_end or open_top):
         appended = _at_an_end(orig, keys, heads, tails, open_end, open_top)
         if appended is not None and _damage(orig, seg.lines, appended) <= _damage(orig, seg.lines, chosen):
@@ -703,13 +716,15 @@ def _aligned(orig: _Original, keys: list[str], i: int, j: int) -> int | None:
 _ALIGNED = 200  # segment lines past the head, at most, that `_aligned` aligns
 
 
-def _through(orig: _Original, keys: list[str], h: int, end: int) -> int | None:
+def _through(orig: _Original, keys: list[str], h: int, end: int, bound: int | None = None) -> int | None:
     """Where a segment with a head and no tail, its head ending at original line `end`, rewrites the block
-    its head opens through: its lines after the head matched in order against the block's lines below
-    `end`, past the last matched line that says something and the alike lines after it (the segment's
-    own context inside the block, kept in place, and the lines it edits after it), or through the block's
-    body when the segment's last line is an edit of the body's last; None where no such line matches."""
-    bound = _block_end(orig, end - 1)
+    its head opens through (or the stretch up to `bound`): its lines after the head matched in order
+    against the block's lines below `end`, past the last matched line that says something and the alike
+    lines after it (the segment's own context inside the block, kept in place, and the lines it edits
+    after it), or through the block's body when the segment's last line is an edit of the body's last;
+    None where no such line matches."""
+    block = bound is None
+    bound = _block_end(orig, end - 1) if bound is None else bound
     if bound is None:
         return None
     stretch = orig.keys[end:bound]
@@ -724,7 +739,7 @@ def _through(orig: _Original, keys: list[str], h: int, end: int) -> int | None:
         return None
     i, j = last
     level = depth(orig.lines[end - 1])
-    body = [x for x in range(end + j + 1, bound) if orig.lines[x].strip() and depth(orig.lines[x]) > level]
+    body = [x for x in range(end + j + 1, bound) if block and orig.lines[x].strip() and depth(orig.lines[x]) > level]
     said = [x for x in range(i + 1, len(rest)) if rest[x]]
     if body and said and _alike_run(orig, keys, h + said[-1], body[-1], 1):
         return body[-1] + 1  # its last line an edit of the body's last: it rewrites the body through there
@@ -1079,5 +1094,4 @@ class _Either:
 
     why: str
     end: int  # where it stands whole ends
-    deletion: Placed | NoReading
-    shown_around: bool  # two lines of code or more on both sides of the cut
+    deletion: Placed | NoReading  # two lines of code or more on both sides of its cut
