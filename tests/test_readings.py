@@ -247,6 +247,23 @@ def test_a_segment_whole_or_split_at_one_line_reads_whole() -> None:
     assert result.ok and result.merged == original.replace("return c;", "return c + 1;")
 
 
+def test_a_header_edited_past_a_blank_line_below_the_context() -> None:
+    """Context, a blank line, then a method's header edited (its return annotation unquoted), then a
+    marker inside its body: the header is an edit of the original's there, past the blank line both
+    have, not a new line above it (which would leave a header with no body)."""
+    original = (
+        "class Handler:\n    def emit(self, record):\n        try:\n            self.write(record)\n"
+        "        except Exception:\n            self.fail(record)\n\n"
+        '    def render(self, record) -> "Text":\n        """Render the record."""\n        return Text(record)\n'
+    )
+    snippet = (
+        "    # ... existing code ...\n        except Exception:\n            self.fail(record)\n\n"
+        "    def render(self, record) -> Text:\n        # ... existing code ...\n"
+    )
+    result = confirm.confirmed(original, snippet, "python")
+    assert result.ok and result.merged == original.replace('-> "Text":', "-> Text:")
+
+
 def test_within_the_margin_the_choice_stays_open() -> None:
     """Likewise with two lines after it: deleting them costs 2 more, within the margin: refused, naming
     the place (the reading that deletes them shows nothing there)."""

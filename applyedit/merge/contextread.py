@@ -652,7 +652,7 @@ def _place(
     # (a C function's return type changed on its own line above its name): those lines edited in place,
     # where the snippet never shows them and editing them breaks nothing more; else new lines added
     # beside them, or those lines edited in place? Both are readings. Likewise new lines between the
-    # context and a marker below.
+    # context and a marker below (past the blank lines both have there).
     new_above = size - t if not h and t and seg.marker_before else 0
     above = _alike_run(orig, keys, new_above - 1, start - 1, -1) if new_above else 0
     twins_above = 0 < above and not _shown(orig, keys, start - above, start)
@@ -667,11 +667,15 @@ def _place(
             EDGE,
         )
     new_below = size - h if h and not t and seg.marker_after and end == start + h else 0
-    below = min(_alike_run(orig, keys, h, end, 1), new_below) if new_below else 0
+    gap = 0  # blank lines below the head on both sides: the edited lines stand past them
+    while gap < new_below and end + gap < m and not keys[h + gap] and not orig.keys[end + gap]:
+        gap += 1
+    below = min(_alike_run(orig, keys, h + gap, end + gap, 1), new_below - gap) if new_below else 0
+    reach = end + gap + below
     through = _through(orig, keys, h, end) if new_below else None
-    edited = below and not _shown(orig, keys, end, end + below) and question(start, end + below)  # as above
+    edited = below and not _shown(orig, keys, end, reach) and question(start, reach)  # as above
     inserted = () if edited else (end,)
-    last_ends = sorted({*inserted, *([end + below] if below else []), *([through] if through else [])})
+    last_ends = sorted({*inserted, *([reach] if below else []), *([through] if through else [])})
     if len(last_ends) > 1:
         return _Alts(
             f"{where}: its last lines could be new, or edits of the line(s) below original line {end}",
