@@ -264,6 +264,25 @@ def test_a_header_edited_past_a_blank_line_below_the_context() -> None:
     assert result.ok and result.merged == original.replace('-> "Text":', "-> Text:")
 
 
+def test_a_segment_after_a_marker_in_a_body_stands_inside_that_body() -> None:
+    """A function's header, a marker inside its body, then a loop with its accumulation edited: the
+    segment fits best in the next function (which already has that line), but its marker is inside
+    the first one, where a place fits too: the context reader places it there."""
+    original = (
+        "def first(items):\n    total = 0\n    for item in items:\n        total += item.size\n        log(item)\n"
+        "    return total\n\n\ndef second(items):\n    total = 0\n    for item in items:\n"
+        "        total += item.weight()\n    return total\n"
+    )
+    snippet = (
+        "# ... existing code ...\ndef first(items):\n    # ... existing code ...\n    for item in items:\n"
+        "        total += item.weight()\n        count += 1\n    return total\n# ... existing code ...\n"
+    )
+    found = contextread.readings(original, snippet, "python")
+    assert not isinstance(found, contextread.NoReading) and len(found) == 1
+    want = original.replace("item.size\n        log(item)\n", "item.weight()\n        count += 1\n")
+    assert "\n".join(found[0].lines) + "\n" == want
+
+
 def test_within_the_margin_the_choice_stays_open() -> None:
     """Likewise with two lines after it: deleting them costs 2 more, within the margin: refused, naming
     the place (the reading that deletes them shows nothing there)."""

@@ -13,7 +13,7 @@ import pytest
 from fakes import corpus_module
 
 CLEAN_ALONE_FLOOR = 0.929  # clean snippets answered alone and exact, measured (2,151 of 2,313); may only rise
-MESSY_ALONE_FLOOR = 0.785  # messy ones likewise (1,816)
+MESSY_ALONE_FLOOR = 0.7859  # messy ones likewise (1,818)
 
 
 @pytest.fixture(scope="module")

@@ -41,8 +41,9 @@ the original lines between them are replaced by the segment's lines between them
   has an open end and the best place deletes code, new code appended after the file's last lines
   when the head stands there;
 - a segment after a marker indented inside the block that the line above it opens (a function's
-  header, then `# ... existing code ...` one level in) reads best inside that block: a best place
-  past its end, where a place inside it also fits, is no reading;
+  header, then `# ... existing code ...` one level in) stands inside that block: its places past the
+  block's end are not weighed where the best lies past it and a place inside it fits (new code that
+  repeats a later function's is more common than a snippet's marker at another depth);
 - a head and tail stand at one depth: a run that matches the original's text a level deeper or
   shallower than the rest is a moved block, not context; and past the longest runs, the shortest one
   that says something is tried too (new code that repeats old code makes long runs).
@@ -506,10 +507,7 @@ def _place(
     tails = _tails(orig, keys, lo)
     cands = _candidates(orig, seg.lines, keys, heads, tails, lo, open_top, open_end)
     if hi is not None and max(cands, default=(None, 0, 0))[2] > hi and any(c[2] <= hi for c in cands):
-        return NoReading(
-            f"{where} reads best past the end of the block that its marker is inside, and also inside it",
-            inherent=True,
-        )
+        cands = [c for c in cands if c[2] <= hi]  # the best past the block its marker is inside: inside it
     if not cands:
         if heads and tails:
             return NoReading(f"{where}: its first and last lines do not stand in that order in the original")
