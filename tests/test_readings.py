@@ -283,6 +283,23 @@ def test_a_segment_after_a_marker_in_a_body_stands_inside_that_body() -> None:
     assert "\n".join(found[0].lines) + "\n" == want
 
 
+def test_new_methods_and_the_closing_brace_with_no_marker_below_end_the_class() -> None:
+    """New methods, then the class's closing `}` and no marker below: the `}` is the file's last one,
+    not any of the nested closers `}` `}` that stand higher up."""
+    original = (
+        "public class Stats {\n  private static int count(int[] xs)\n  {\n    int n = 0;\n    for (int x : xs) {\n"
+        "      if (x > 0) {\n        n++;\n      }\n    }\n    return n;\n  }\n\n  private static int none()\n"
+        "  {\n    return 0;\n  }\n\n}\n"
+    )
+    snippet = (
+        "  // ... existing code ...\n\n  private static long total()\n  {\n    return Runtime.getRuntime().totalMemory();\n"
+        "  }\n}\n"
+    )
+    result = confirm.confirmed(original, snippet, "java")
+    added = "\n  private static long total()\n  {\n    return Runtime.getRuntime().totalMemory();\n  }\n"
+    assert result.ok and result.merged == original[: -len("}\n")] + added.lstrip("\n") + "}\n"
+
+
 def test_within_the_margin_the_choice_stays_open() -> None:
     """Likewise with two lines after it: deleting them costs 2 more, within the margin: refused, naming
     the place (the reading that deletes them shows nothing there)."""

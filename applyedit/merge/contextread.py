@@ -21,7 +21,8 @@ the original lines between them are replaced by the segment's lines between them
 - the snippet's first segment without a marker above starts at the file's start when its first line
   is new (the original lines above its tail are replaced, but for blank lines at the very top), and
   keeps the lines above its head when its first line is context; the last segment without a marker
-  below, likewise at the file's end;
+  below, likewise at the file's end (with new lines and a tail that says nothing, `}` closing a
+  class, the tail stands at the file's end where it stands there);
   but such a segment that would change nothing, where the original goes on past it, may mean that
   the file ends (starts) there: no reading; nor when 1 to 3 lines of code go on past it;
 - a segment after a marker that opens with lines belonging to the line below them (decorators,
@@ -843,6 +844,11 @@ def _candidates(
             found.append(((said(h, 0), -gone(p + h, end, h, 0), h), p, end, h, 0, gone(p + h, end, h, 0)))
     if found:
         return found
+    last = end_of_file(0)
+    if open_end and tails and any(last in tp for _, tp in tails):
+        if not any(telling(k) for k in keys[size - max(t for t, _ in tails) :]):
+            # a tail that says nothing (`}`) and no marker below: the file's end, where it stands there
+            tails = [(t, [last]) for t, tp in tails if last in tp]
     for t, tp in tails:  # no head: the new lines go right above the tail
         for q in tp:
             start = orig.first_code(q - t) if open_top else q - t
