@@ -300,6 +300,21 @@ def test_new_methods_and_the_closing_brace_with_no_marker_below_end_the_class() 
     assert result.ok and result.merged == original[: -len("}\n")] + added.lstrip("\n") + "}\n"
 
 
+def test_at_each_of_two_places_new_lines_below_the_context_may_edit_the_lines_there() -> None:
+    """Context that stands at two places, a blank line, then a test's header edited (`done =>` made
+    `(done) =>`) and a marker in its body: at each place the reading that edits the line below is
+    weighed, and the one at the header it is an edit of costs least (the model breaks the tie)."""
+    original = (
+        "describe('net', () => {\n  it('calls once', done => {\n    setTimeout(() => {\n      done();\n    }, 0);\n"
+        "  });\n\n  it('calls twice', done => {\n    setTimeout(() => {\n      done();\n    }, 0);\n  });\n\n"
+        "  it('does not call a removed listener at all', () => {\n    expect(1).toBe(1);\n  });\n});\n"
+    )
+    snippet = "  // ... existing code ...\n    }, 0);\n  });\n\n  it('calls twice', (done) => {\n    // ... existing code ...\n"
+    weighed = readings.weigh(original, snippet, "typescript")
+    want = original.replace("it('calls twice', done =>", "it('calls twice', (done) =>")
+    assert weighed.candidates[0].text == want and weighed.candidates[0].cost < weighed.candidates[1].cost
+
+
 def test_within_the_margin_the_choice_stays_open() -> None:
     """Likewise with two lines after it: deleting them costs 2 more, within the margin: refused, naming
     the place (the reading that deletes them shows nothing there)."""

@@ -384,8 +384,8 @@ def _attached(
 
 
 def _shown(orig: _Original, keys: list[str], lo: int, hi: int) -> bool:
-    """Whether the segment (`keys`) shows any of the original's lines [lo, hi) as they are."""
-    return any(orig.keys[j] in keys for j in range(lo, hi))
+    """Whether the segment (`keys`) shows any of the original's lines of code [lo, hi) as they are."""
+    return any(orig.keys[j] and orig.keys[j] in keys for j in range(lo, hi))
 
 
 def _alike_run(orig: _Original, keys: list[str], i: int, j: int, step: int) -> int:
@@ -558,10 +558,7 @@ def _place(
         )
         return _Alts(
             f"{where} could stand {at}, its context as telling at each",
-            tuple(
-                Placed(c[1], c[2], _keep(orig, seg.lines, c[3], c[1], c[4], c[2]))
-                for c in (chosen, *(others or [other]))
-            ),
+            tuple(_at(orig, seg, keys, c) for c in (chosen, *(others or [other]))),
             WAY if len(starts) == 1 else PLACES,
         )
     texts = sorted({(start, end, _keep(orig, seg.lines, h, start, t, end)) for start, end, h, t in top})
@@ -666,15 +663,11 @@ def _place(
             EDGE,
         )
     new_below = size - h if h and not t and seg.marker_after and end == start + h else 0
-    gap = 0  # blank lines below the head on both sides: the edited lines stand past them
-    while gap < new_below and end + gap < m and not keys[h + gap] and not orig.keys[end + gap]:
-        gap += 1
-    below = min(_alike_run(orig, keys, h + gap, end + gap, 1), new_below - gap) if new_below else 0
-    reach = end + gap + below
+    reach = _below(orig, keys, new_below, h, end)
     through = _through(orig, keys, h, end) if new_below else None
-    edited = below and not _shown(orig, keys, end, reach) and question(start, reach)  # as above
+    edited = reach > end and not _shown(orig, keys, end, reach) and question(start, reach)  # as above
     inserted = () if edited else (end,)
-    last_ends = sorted({*inserted, *([reach] if below else []), *([through] if through else [])})
+    last_ends = sorted({*inserted, *([reach] if reach > end else []), *([through] if through else [])})
     if len(last_ends) > 1:
         return _Alts(
             f"{where}: its last lines could be new, or edits of the line(s) below original line {end}",
@@ -682,6 +675,30 @@ def _place(
             EDGE,
         )
     return Placed(start, last_ends[0], lines)
+
+
+def _at(orig: _Original, seg: Segment, keys: list[str], c: _Candidate) -> Placed:
+    """One place of a segment among several: its lines between head and tail put in, and new lines after a
+    head (no tail, a marker below) in place of the lines they edit there where the segment never shows
+    those and replacing them breaks no more (`_below`)."""
+    _, start, end, h, t, _ = c
+    lines = _keep(orig, seg.lines, h, start, t, end)
+    new = len(keys) - h if h and not t and seg.marker_after and end == start + h else 0
+    reach = _below(orig, keys, new, h, end)
+    if reach > end and not _shown(orig, keys, end, reach):
+        if orig.damage(start, reach, lines, seg.lines) <= orig.damage(start, end, lines, seg.lines):
+            return Placed(start, reach, lines)
+    return Placed(start, end, lines)
+
+
+def _below(orig: _Original, keys: list[str], new: int, h: int, end: int) -> int:
+    """Where the `new` lines after a head ending at original line `end` end, read as edits of the lines
+    below it (alike text, one for one, past the blank lines both have there); `end` where none is."""
+    gap = 0
+    while gap < new and end + gap < len(orig.keys) and not keys[h + gap] and not orig.keys[end + gap]:
+        gap += 1
+    below = min(_alike_run(orig, keys, h + gap, end + gap, 1), new - gap) if new else 0
+    return end + gap + below if below else end
 
 
 def _aligned(orig: _Original, keys: list[str], i: int, j: int) -> int | None:
