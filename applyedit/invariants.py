@@ -470,6 +470,7 @@ def lost_definitions(
 
     after_quals = [qual(d) for d in after]
     left = Counter(after_quals)
+    before_quals = {qual(d) for d in before}
     # Each original definition's qualified name in the output, level by level (enclosing ones first,
     # so a renamed class's methods are looked for under its new name): the same name first, then a
     # rename into a new definition the edit names, of the same kind, in the same place.
@@ -493,6 +494,7 @@ def lost_definitions(
                     g
                     for g in after_quals
                     if left[g] > 0
+                    and g not in before_quals  # a name the original defines there already: a second one
                     and g[:-1] == q[:-1]
                     and g[-1].split(" ", 1)[0] == d.kind
                     and renamed(d.name, g[-1].split(" ", 1)[1])

@@ -193,6 +193,17 @@ def test_a_context_only_segment_deletes_between_its_two_blocks() -> None:
         assert names(found) == ([] if ok else ["deletions"]), snippet
 
 
+def test_a_rename_into_a_name_the_original_defines_loses_the_renamed_one() -> None:
+    """A function's header given another function's name: not a rename (that name stands already), but
+    the first function lost and the other defined twice."""
+    original = "def make_ascii(buf):\n    return 1\n\n\ndef make_four(buf):\n    return 4\n"
+    output = original.replace("def make_ascii(buf):", "def make_four(buf):")
+    snippet = "# ... existing code ...\ndef make_four(buf):\n    return 4\n"
+    assert invariants.lost_definitions(original, output, snippet, "python") == ["function make_ascii"]
+    renamed = original.replace("def make_ascii(buf):", "def make_text(buf):")
+    assert invariants.lost_definitions(original, renamed, "def make_text(buf):\n    return 1\n", "python") == []
+
+
 def test_the_context_reading() -> None:
     snippet = "# ... existing code ...\ndef b():\n    return 20\n\n\ndef c():\n# ... existing code ...\n"
     read = contextread.read(PY, snippet)

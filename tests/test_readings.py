@@ -315,6 +315,28 @@ def test_at_each_of_two_places_new_lines_below_the_context_may_edit_the_lines_th
     assert weighed.candidates[0].text == want and weighed.candidates[0].cost < weighed.candidates[1].cost
 
 
+_FOUR = "".join(
+    f"#[inline(never)]\npub fn make_{n}(buf: &str, count: usize) -> *mut ffi::Object {{\n    unsafe {{\n"
+    f"        build(buf, count, {i})\n    }}\n}}\n\n"
+    for i, n in enumerate(("ascii", "one", "two", "four"))
+).rstrip("\n") + "\n"
+_FOUR_SNIPPET = (
+    "// ... existing code ...\n#[inline(never)]\npub fn make_four(buf: &str, count: usize) -> *mut Object {\n"
+    "    // ... existing code ...\n"
+)
+
+
+def test_a_header_edited_at_the_one_place_whose_others_fail_a_check() -> None:
+    """An attribute that stands above four functions, then the last one's header edited: at the other
+    three places the reading renames another function into a second `make_four` (it loses that one,
+    which the snippet never shows: refused), so the place where the header is an edit of the original's
+    is the one reading, deleting nothing: the answer."""
+    found = contextread.readings(_FOUR, _FOUR_SNIPPET, "rust")
+    assert not isinstance(found, contextread.NoReading) and len(found) == 4
+    result = confirm.confirmed(_FOUR, _FOUR_SNIPPET, "rust")
+    assert result.ok and result.merged == _FOUR.replace("make_four(buf: &str, count: usize) -> *mut ffi::", "make_four(buf: &str, count: usize) -> *mut ")
+
+
 def test_within_the_margin_the_choice_stays_open() -> None:
     """Likewise with two lines after it: deleting them costs 2 more, within the margin: refused, naming
     the place (the reading that deletes them shows nothing there)."""

@@ -80,7 +80,8 @@ def _certain(weighed: readings.Weighed, original: str, snippet: str) -> bool:
     merge's file fails a check; any, where the merge's valid file deletes `FEWER` more) and reads no
     more of the snippet's context as new code than the merge's file does; where the merge reads nothing,
     it is the one valid reading, took no option of an open question but whether the file starts or ends
-    at a segment that changes nothing, deletes at most `DROPPED` lines of code outright (at most
+    at a segment that changes nothing (or which place or way of a segment, the others' readings failing
+    a check and this one deleting no code), deletes at most `DROPPED` lines of code outright (at most
     `contextread._FEW_PAST` where that question was the snippet's only change: the lines above its first
     line deleted) and reads none of the context as new code.
     An open start or end after new lines (replaced or kept: on the release corpus the cost read those
@@ -101,7 +102,13 @@ def _certain(weighed: readings.Weighed, original: str, snippet: str) -> bool:
         if merged is None:  # the merge reads none: the context reading's, if it is the one reading and a plain one
             # its open end read as kept, the other way breaking something
             kept = all(k == contextread.UNCHANGED for k in best.asked)
-            one = (len(valid) == 1 and kept) or _keeps_code(best, weighed)
+            # or the one place (way) of a segment whose other places' (ways') readings fail a check, deleting
+            # no code (one more of the snippet's places past `contextread._PLACES` was never weighed)
+            others_fail = any("context" in c.sources for c, _ in weighed.refused)
+            placed = (
+                others_fail and not best.dropped and all(k in (contextread.PLACES, contextread.WAY) for k in best.asked)
+            )
+            one = (len(valid) == 1 and (kept or placed)) or _keeps_code(best, weighed)
             few = contextread._FEW_PAST if kept and best.asked else DROPPED  # the file starts (ends) there
             return one and best.dropped <= few and not best.repeats
         fewer = merged in valid and best.dropped + FEWER < merged.dropped  # the merge's reading deletes far more
