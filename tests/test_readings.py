@@ -337,6 +337,19 @@ def test_a_header_edited_at_the_one_place_whose_others_fail_a_check() -> None:
     assert result.ok and result.merged == _FOUR.replace("make_four(buf: &str, count: usize) -> *mut ffi::", "make_four(buf: &str, count: usize) -> *mut ")
 
 
+def test_a_snippet_that_changes_nothing_by_its_context_names_that_in_its_refusal() -> None:
+    """A function's closing brace, then the next one's header: read by its context that changes
+    nothing (it stands so in the file), while the merge reads a deletion before the header. The
+    refusal says the snippet's question (no change, or a change), not that a reader has no reading."""
+    original = (
+        "function alpha() {\n  return 1\n}\n\nfunction beta() {\n  return 1\n}\n\nfunction gamma(items) {\n"
+        "  for (const x of items) {\n    handle(x)\n  }\n}\n"
+    )
+    snippet = "// ... existing code ...\n}\n\nfunction gamma(items) {\n// ... existing code ...\n"
+    result = confirm.confirmed(original, snippet, "javascript")
+    assert not result.ok and "changes nothing" in result.reason and "also reads as a change" in result.reason
+
+
 def test_within_the_margin_the_choice_stays_open() -> None:
     """Likewise with two lines after it: deleting them costs 2 more, within the margin: refused, naming
     the place (the reading that deletes them shows nothing there)."""

@@ -66,7 +66,7 @@ def confirmed(
         return _unsure(result, weighed.why or _doubt(valid[0], original, weighed))
     if valid:  # the merge's only reading; the context reading has none
         refused = [why for c, why in weighed.refused if "context" in c.sources]
-        return _unsure(result, weighed.why or (refused[0] if refused else "the context reading has no reading"))
+        return _unsure(result, weighed.why or (refused[0] if refused else _no_change(original, valid[0])))
     if not weighed.inherent and not result.ok and result.reason:  # neither reader reads it: the merge says why
         return _unsure(result, result.reason)
     return _unsure(result, weighed.why, ambiguous=weighed.inherent)
@@ -192,6 +192,19 @@ def _doubt(only: readings.Candidate, original: str, weighed: readings.Weighed) -
     return (
         f"the snippet's one reading that meets every check{where} {' and '.join(what) or 'took an open question'}"
         + (f"; the other reading fails a check ({other})" if other else "")
+    )
+
+
+def _no_change(original: str, merged: readings.Candidate) -> str:
+    """Why the merge's one reading is not taken where the snippet, read by its context, changes nothing
+    (its segments stand as they are; a segment that also stands as two blocks with one line at the cut,
+    `}` then the next function's header, does not show a deletion between them)."""
+    place = readings.differ(original, [merged.text, original])
+    where = f" (its first change at original line {place[0].start + 1})" if place else ""
+    return (
+        "read by its context the snippet changes nothing (its lines stand in the original as they are), and it "
+        f"also reads as a change{where}: which one, the snippet does not say (show two lines of code on each "
+        "side of a deletion)"
     )
 
 
