@@ -393,7 +393,7 @@ def _alike_run(orig: _Original, keys: list[str], i: int, j: int, step: int) -> i
     an edit of the other (alike text, not blank): new lines that rewrite the original's there."""
     n = 0
     while 0 <= i < len(keys) and 0 <= j < len(orig.keys) and keys[i] and orig.keys[j]:
-        if difflib.SequenceMatcher(None, keys[i], orig.keys[j]).ratio() < 0.6:
+        if not alike(keys[i], orig.keys[j]):
             break
         n, i, j = n + 1, i + step, j + step
     return n
@@ -514,10 +514,10 @@ def _place(
             return NoReading(f"{where}: its first and last lines do not stand in that order in the original")
         return NoReading(f"{where} has no line of the original to place it by")
     if not any(c[3] or c[4] for c in cands) and orig.has_code(lo, m):  # no context: the file's start or end
-        alike = _alike_anywhere(orig, keys, lo)
+        like = _alike_anywhere(orig, keys, lo)
         return NoReading(
             f"{where} has no line of the original around it"
-            + (f", and its line {alike[0] + 1} is alike original line {alike[1] + 1}" if alike else "")
+            + (f", and its line {like[0] + 1} is alike original line {like[1] + 1}" if like else "")
             + f": new code at the file's {'end' if open_end else 'start'}, or an edit somewhere? (show a line of "
             "context next to it)",
             inherent=True,
@@ -1061,8 +1061,8 @@ def _rewritten(orig: _Original, keys: list[str], p: int, h: int) -> int | None:
         return None
     if len(body) > len(new) and depth(orig.lines[body[len(new)]]) > depth(opener):
         return None  # the block goes on past them
-    alike = all(difflib.SequenceMatcher(None, a, orig.keys[j]).ratio() >= 0.6 for a, j in zip(new, body, strict=False))
-    return body[len(new) - 1] + 1 if alike else None
+    edits = all(alike(a, orig.keys[j]) for a, j in zip(new, body, strict=False))
+    return body[len(new) - 1] + 1 if edits else None
 
 
 def _keep(orig: _Original, lines: tuple[str, ...], h: int, p: int, t: int, q: int) -> tuple[str, ...]:
