@@ -526,24 +526,31 @@ def _headers_shown(edit: str, text: str, defs: list[Definition]) -> set[str]:
         for row in rows[d.start_line - 1 : d.end_line]:
             if words and words <= _names(row) and not row.lstrip().startswith(("@", "#[")):
                 header = key(row)
-                if header in lines or any(_edited_header(header, x, d.name) for x in lines):
+                if header in lines or _edited_header(header, lines, d.name):
                     found.add(d.name)
                 break
     return found
 
 
-def _edited_header(header: str, line: str, name: str) -> bool:
-    """Whether `line` is definition header `header` edited: the name in both after words alone
+def _edited_header(header: str, lines: set[str], name: str) -> bool:
+    """Whether one of `lines` is definition header `header` edited: the name in both after words alone
     (keywords: `const`, `export`, `pub`), the text from the name on alike (`def session(user):` is no
     edit of `def user():`, the name there inside another's parameters)."""
     if not _IDENTIFIER.fullmatch(name):
         return False
     word = re.compile(rf"(?<!\w){re.escape(name)}(?!\w)")
-    a, b = word.search(header), word.search(line)
-    if a is None or b is None:
+    a = word.search(header)
+    if a is None or not re.fullmatch(r"[\w\s]*", header[: a.start()]):
         return False
-    keywords = re.fullmatch(r"[\w\s]*", header[: a.start()]) and re.fullmatch(r"[\w\s]*", line[: b.start()])
-    return bool(keywords) and alike(header[a.start() :], line[b.start() :])
+    for line in lines:
+        b = word.search(line)
+        if (
+            b is not None
+            and re.fullmatch(r"[\w\s]*", line[: b.start()])
+            and alike(header[a.start() :], line[b.start() :])
+        ):
+            return True
+    return False
 
 
 def _partly_kept(original: str, output: str, start: int, end: int) -> bool:

@@ -662,10 +662,10 @@ def _place(
             (Placed(start, end, lines), Placed(start - above, end, lines)),
             EDGE,
         )
-    new_below = size - h if h and not t and seg.marker_after and end == start + h else 0
+    new_below = _new_below(seg, keys, start, end, h, t)
     reach = _below(orig, keys, new_below, h, end)
     through = _through(orig, keys, h, end) if new_below else None
-    edited = reach > end and not _shown(orig, keys, end, reach) and question(start, reach)  # as above
+    edited = _edits_below(orig, seg, keys, start, end, reach, lines)  # as above
     inserted = () if edited else (end,)
     last_ends = sorted({*inserted, *([reach] if reach > end else []), *([through] if through else [])})
     if len(last_ends) > 1:
@@ -683,12 +683,24 @@ def _at(orig: _Original, seg: Segment, keys: list[str], c: _Candidate) -> Placed
     those and replacing them breaks no more (`_below`)."""
     _, start, end, h, t, _ = c
     lines = _keep(orig, seg.lines, h, start, t, end)
-    new = len(keys) - h if h and not t and seg.marker_after and end == start + h else 0
-    reach = _below(orig, keys, new, h, end)
-    if reach > end and not _shown(orig, keys, end, reach):
-        if orig.damage(start, reach, lines, seg.lines) <= orig.damage(start, end, lines, seg.lines):
-            return Placed(start, reach, lines)
-    return Placed(start, end, lines)
+    reach = _below(orig, keys, _new_below(seg, keys, start, end, h, t), h, end)
+    return Placed(start, reach if _edits_below(orig, seg, keys, start, end, reach, lines) else end, lines)
+
+
+def _new_below(seg: Segment, keys: list[str], start: int, end: int, h: int, t: int) -> int:
+    """How many new lines a segment placed at original [start, end) has after its head and above a marker
+    below it (no tail; the head all it keeps there); 0 for any other shape."""
+    return len(keys) - h if h and not t and seg.marker_after and end == start + h else 0
+
+
+def _edits_below(
+    orig: _Original, seg: Segment, keys: list[str], start: int, end: int, reach: int, lines: tuple[str, ...]
+) -> bool:
+    """Whether the new lines below the head (through original line `reach`: `_below`) are edits of the
+    lines there: the segment never shows those lines, and replacing them breaks no more than keeping them."""
+    if reach <= end or _shown(orig, keys, end, reach):
+        return False
+    return orig.damage(start, reach, lines, seg.lines) <= orig.damage(start, end, lines, seg.lines)
 
 
 def _below(orig: _Original, keys: list[str], new: int, h: int, end: int) -> int:
@@ -759,7 +771,11 @@ def _through(orig: _Original, keys: list[str], h: int, end: int, bound: int | No
         return None
     i, j = last
     level = depth(orig.lines[end - 1])
-    body = [x for x in range(end + j + 1, bound) if block and orig.lines[x].strip() and depth(orig.lines[x]) > level]
+    body = (
+        [x for x in range(end + j + 1, bound) if orig.lines[x].strip() and depth(orig.lines[x]) > level]
+        if block
+        else []
+    )
     said = [x for x in range(i + 1, len(rest)) if rest[x]]
     if body and said and _alike_run(orig, keys, h + said[-1], body[-1], 1):
         return body[-1] + 1  # its last line an edit of the body's last: it rewrites the body through there
@@ -861,8 +877,8 @@ def _candidates(
             found.append(((said(h, 0), -gone(p + h, end, h, 0), h), p, end, h, 0, gone(p + h, end, h, 0)))
     if found:
         return found
-    last = end_of_file(0)
-    if open_end and tails and any(last in tp for _, tp in tails):
+    last = end_of_file(0) if open_end else None
+    if last is not None and any(last in tp for _, tp in tails):
         if not any(telling(k) for k in keys[size - max(t for t, _ in tails) :]):
             # a tail that says nothing (`}`) and no marker below: the file's end, where it stands there
             tails = [(t, [last]) for t, tp in tails if last in tp]
