@@ -421,14 +421,14 @@ def lost_definitions(
 ) -> list[str]:
     """Definitions of the original that the output lacks and the edit never names (by kind and name,
     nested ones by their enclosing names), beyond those a new definition the edit names took the place
-    of (a rename: same kind, same enclosing definitions). A renamed definition keeps its identity, so
-    what it encloses is found under the new name (a renamed class keeps its methods, a renamed Rust
-    type its impl blocks). An instruction names what its words say; an update snippet (`snippet`)
-    names only the definitions whose header line it shows, not every name it uses (`def
-    session(user):` shows session, not the fixture `user`). With `whole_ok`, one whose every line is
-    gone is no loss (an update snippet that deletes it shows the code around it: `deletions` holds
-    that to its anchors); one that lost some lines and kept others (its decorator now above another
-    method) still is."""
+    of (a rename: same kind, same enclosing definitions, a name the original does not define there).
+    A renamed definition keeps its identity, so what it encloses is found under the new name (a renamed
+    class keeps its methods, a renamed Rust type its impl blocks). An instruction names what its words
+    say; an update snippet (`snippet`) names only the definitions whose header line it shows, not every
+    name it uses (`def session(user):` shows session, not the fixture `user`). With `whole_ok`, one
+    whose every line is gone is no loss (an update snippet that deletes it shows the code around it:
+    `deletions` holds that to its anchors); one that lost some lines and kept others (its decorator now
+    above another method) still is."""
     from collections import Counter
 
     from applyedit import syntax
