@@ -102,9 +102,8 @@ def test_the_set_is_big_and_varied(cases: list[dict]) -> None:
     assert size >= 200 and len(languages) >= 6, languages
 
 
-# Answered wrong with exit 0, not fixed yet (docs/eval/reader.md): a new `if (...) { return NULL; }` block
-# whose closing lines are also the next block's, both readers reading them as that block's (deleting it).
-KNOWN_WRONG = {"c-016"}
+# Answered wrong with exit 0, not fixed yet (docs/eval/reader.md): none.
+KNOWN_WRONG: set[str] = set()
 
 
 def test_no_wrong_answer_on_the_cases_not_held_out(pairs: list[tuple[dict, dict]]) -> None:

@@ -233,6 +233,33 @@ def test_a_tail_that_says_nothing_far_below_may_be_the_new_lines_own() -> None:
     assert result.ok and result.merged == want
 
 
+def test_a_new_blocks_closing_lines_that_also_close_the_next_block_are_a_question() -> None:
+    """A call wrapped in a new `if (...) { return NULL; }` check, a marker below: the new block's
+    `return NULL;` `}` also stand right below, closing the next block. Read that way, the next block's
+    opening lines are deleted (no new line speaks of `PyErr_BadArgument`); read as the new block's
+    own, nothing is. Both are readings, at one cost: the choice is left open, never answered as the
+    deletion."""
+    original = (
+        "static PyObject*\nswitch_to(PyObject* self, PyObject* args)\n{\n    PyObject* g = NULL;\n\n"
+        "    PyArg_ParseTuple(args, \"O\", &g);\n\n    if (g == NULL) {\n        PyErr_BadArgument();\n"
+        "        return NULL;\n    }\n\n    if (do_switch(g) < 0) {\n        return NULL;\n    }\n"
+        "    Py_RETURN_NONE;\n}\n"
+    )
+    snippet = (
+        "// ... existing code ...\nswitch_to(PyObject* self, PyObject* args)\n{\n    PyObject* g = NULL;\n\n"
+        "    if (!PyArg_ParseTuple(args, \"O\", &g)) {\n        return NULL;\n    }\n\n    // ... existing code ...\n"
+    )
+    want = original.replace(
+        '    PyArg_ParseTuple(args, "O", &g);\n',
+        '    if (!PyArg_ParseTuple(args, "O", &g)) {\n        return NULL;\n    }\n',
+    )
+    weighed = readings.weigh(original, snippet, "c")
+    assert weighed.inherent and want in {r.text for r in weighed.candidates}
+    assert any(r.dropped for r in weighed.candidates)  # the reading that deletes the check is the other one
+    result = confirm.confirmed(original, snippet, "c")
+    assert not result.ok and result.ambiguous
+
+
 def test_a_segment_whole_or_split_at_one_line_reads_whole() -> None:
     """A function's return type on its own line, its name below, then a marker in the body: the two
     header lines stand whole at the function, and also as two blocks (the type line of an earlier

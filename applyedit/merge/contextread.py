@@ -31,7 +31,10 @@ the original lines between them are replaced by the segment's lines between them
   they would replace: no reading), unless they show a telling line of the original's there;
 - a head and a tail that says nothing (`}`) far below it, the segment's edges no edits of the lines
   there: the brackets may be the new lines' own, the segment then rewriting the stretch below its
-  head through its own context there (`_through`), the rest kept: two readings;
+  head through its own context there (`_through`), the rest kept: two readings; likewise a tail that
+  closes a bracket the new lines open (`return NULL;` `}` after a new `if (...) {`) and stands again
+  further down, where the reading deletes a few lines of code that no new line speaks of: the tail
+  the new block's own (`_closes_new`), or the next block's with that block's opening lines deleted;
 - a segment with neither head nor tail: no reading where the original has code (new code at the
   file's end, or an edit somewhere? On real commits such snippets were never the file's end);
 - two places for a segment: no reading (each place one, up to 5). Also when a second place fits
@@ -545,6 +548,8 @@ def _place(
         through = _through(orig, keys, h, p + h, chosen[2] - chosen[4]) if far else None
         if through is not None and through < chosen[2]:
             other = ((0, 0, 0), chosen[1], through, chosen[3], 0, 0)
+    if other is None and seg.marker_after and _closes_new(orig, keys, chosen):
+        other = ((0, 0, 0), chosen[1], chosen[1] + chosen[3], chosen[3], 0, 0)  # the new lines' own brackets
     if other is None and chosen[5] and (open_end or open_top):
         appended = _at_an_end(orig, keys, heads, tails, open_end, open_top)
         if appended is not None and _damage(orig, seg.lines, appended) <= _damage(orig, seg.lines, chosen):
@@ -984,6 +989,29 @@ def _edited_edge(orig: _Original, keys: list[str], c: _Candidate) -> bool:
         and difflib.SequenceMatcher(None, keys[i], orig.keys[j]).ratio() >= 0.75
         for i, j in pairs
     )
+
+
+def _closes_new(orig: _Original, keys: list[str], c: _Candidate) -> bool:
+    """Whether a reading's tail may be the closing lines of the new lines' own block, not the original's
+    there: new lines between head and tail open a bracket that the tail closes, the tail (`return NULL;`
+    `}`) stands again further down, and the reading deletes a few lines of code one of which no new line
+    speaks of (no word of it in them: not a rewrite of those lines) and keeps the lines at its edges
+    (`_edited_edge`). A new `if (...) {` block then reads both as closing at its own `}` and as taking over
+    the next block's `}`, deleting that block's opening lines: two readings."""
+    _, p, q, h, t, gone = c
+    if not (h and t and 0 < gone <= _BIG_DELETION) or _edited_edge(orig, keys, c):
+        return False
+    new, tail = keys[h : len(keys) - t], keys[len(keys) - t :]
+    if not _opens(new) > 0 > _opens(tail) or len(orig.blocks(tail, p + h)) < 2:
+        return False
+    words = set(re.findall(r"\w+", " ".join(new)))
+    return any(set(re.findall(r"\w+", k)).isdisjoint(words) for k in orig.keys[p + h : q - t] if telling(k))
+
+
+def _opens(keys: list[str]) -> int:
+    """Brackets the lines open and leave open (negative: close more than they open)."""
+    text = "".join(keys)
+    return sum(text.count(c) for c in "([{") - sum(text.count(c) for c in ")]}")
 
 
 def _sides(keys: list[str], h: int, t: int) -> tuple[int, int]:
