@@ -336,7 +336,10 @@ def fenced(encode: Callable[[str], list[int]], texts: Sequence[str], fence: str)
 def said(readings: Sequence[str], n: int) -> bool:
     """Whether reading `n` has text of its own past the text every reading starts with, line breaks
     aside: one that ends the file where the others go on has none (hand-written py-006: picked by 10
-    nats, the rest of the file deleted; its one token of its own was a tokenization of shared text)."""
+    nats, the rest of the file deleted; its one token of its own was a tokenization of shared text).
+    Such a reading is taken only where the reader weighs it as close as the others (`MergeResult.near`:
+    py-006's deleted 316 lines, 356 cost units over the cheapest; hand-written py-013 and ts-003, a few
+    lines at the file's end that the snippet shows deleted, are within the margin)."""
     return bool(readings[n][len(os.path.commonprefix(list(readings))) :].strip())
 
 
@@ -349,8 +352,9 @@ def choose_reading(job: Job, merged: merge.MergeResult) -> tuple[merge.MergeResu
     assert margin is not None
     ids, texts = tiebreak_ids(job.engine.encode, readings, job.fence)
     scored = tiebreak.score(job.engine.model, job.prompt_ids, ids, texts=texts, margin=margin)
-    best = tiebreak.pick(scored, margin, greedy=True)
-    if best is not None and not said(readings, best):
+    near = range(merged.near)  # a deletion at the file's end only where the reader weighs it as close
+    best = tiebreak.pick(scored, margin, greedy=True, bare=near)
+    if best is not None and not said(readings, best) and best not in near:
         best = None  # its own text where they differ is blank: a deletion at the file's end, "written" by any model
     ranked = sorted(scored, key=lambda s: s.logprob, reverse=True)
     gap = ranked[0].logprob - ranked[1].logprob

@@ -3,6 +3,8 @@ over the whole context and candidate, on the fp32 tiny models, and it computes t
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 import torch
 from fakes import VOCAB, prompt_for, tiny_model
@@ -102,6 +104,54 @@ def test_greedy_pick_needs_a_token_of_its_own() -> None:
     written = Scored(1, -2.0, 30, 0, accepted=30, span=29, required=29)
     assert pick([Scored(0, -9.0, 1, 0, accepted=0, span=0, required=0), written], margin=6.0, greedy=True) == 1
     assert pick([Scored(0, -7.0, 1, 0, accepted=0, span=0, required=0), written], margin=6.0, greedy=True) is None
+
+
+def test_a_deletion_the_reader_weighs_as_close_may_be_picked() -> None:
+    """No token of its own (a deletion at the file's end) is taken only for a reading listed in `bare`:
+    one the reader weighs within its margin of the cheapest (api.choose_reading passes those)."""
+    deletion = Scored(0, -1.0, 1, 0, accepted=1, span=0, required=0)
+    kept = Scored(1, -20.0, 30, 0, accepted=0, span=29, required=29)
+    assert pick([deletion, kept], margin=6.0, greedy=True) is None
+    assert pick([deletion, kept], margin=6.0, greedy=True, bare=range(2)) == 0
+    assert pick([deletion, kept], margin=6.0, greedy=True, bare=range(1, 2)) is None  # only its index counts
+    unwritten = Scored(0, -1.0, 1, 0, accepted=0, span=0, required=0)  # greedy decoding writes something else
+    assert pick([unwritten, kept], margin=6.0, greedy=True, bare=range(2)) is None
+
+
+def test_a_deletion_at_the_files_end_is_taken_only_where_the_reader_weighs_it_close(
+    tokenizer, tmp_path, monkeypatch  # noqa: ANN001
+) -> None:
+    """Hand-written py-013: the snippet shows a function's end with a line deleted, no marker below; the
+    readers read it two ways within the cost margin, the expected one ending the file where the other
+    keeps a line. A model that writes the expected file (a scripted one) has it taken, though its text
+    there is only the closing fence. Weighed far from the cheapest (as hand-written py-006's deletion
+    of 316 lines once was, picked wrongly by 10.5 nats), the same preference takes nothing."""
+    from fakes import corpus_module, scripted_engine
+
+    from applyedit import api, textio
+    from applyedit.errors import AmbiguousEditError
+    from applyedit.merge import confirm, reindent
+
+    score = corpus_module("assistant/score")
+    case, record = next((c, r) for c, r in score.joined(score.load()) if c["name"] == "py-013")
+    before, after = record["before"], record["after"]
+    snippet = reindent.to_file_style(before, case["snippet"])
+    result = confirm.confirmed(before, snippet, "python", with_readings=True)
+    assert not result.ok and result.near == len(result.readings) == 2 and after in result.readings
+    truth = result.readings.index(after)
+    assert not api.said(result.readings, truth)  # the expected reading's own text there is blank
+    path = tmp_path / "tags.py"
+    path.write_text(before, encoding="utf-8")
+    written = api.led(result.readings)[truth] + textio.fence_for(before, case["snippet"])  # it ends the file there
+    done = api.apply(path, case["snippet"], engine=scripted_engine(tokenizer, written, 40.0))
+    assert done.after == after and any("the model prefers it by" in n for n in done.notes)
+    # the same readings, the deletion weighed far from the cheapest (`near` 0)
+    far = dataclasses.replace(result, near=0)
+    monkeypatch.setattr(confirm, "confirmed", lambda *a, **k: far)
+    path.write_text(before, encoding="utf-8")
+    with pytest.raises(AmbiguousEditError, match="prefers neither"):
+        api.apply(path, case["snippet"], engine=scripted_engine(tokenizer, written, 40.0))
+    assert path.read_text(encoding="utf-8") == before
 
 
 def _disagreeing_case() -> object:

@@ -65,6 +65,7 @@ class MergeResult:
     # not ok with several valid readings (merge/confirm.py, merge/readings.py): up to 5 whole files, the
     # cheapest first; `--reading N` takes one, the model's tie-break may choose (api.py, speculative/tiebreak.py)
     readings: tuple[str, ...] = ()
+    near: int = 0  # of `readings`, the first this many lie within merge/readings.py's MARGIN of the cheapest
     places: tuple = ()  # where the readings differ (merge/readings.py's `Place`s), when it is ambiguous
     twins: bool = False  # two readings that make one edit at two places reading the same: no model may choose
 

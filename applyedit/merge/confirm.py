@@ -57,6 +57,7 @@ def confirmed(
         return dataclasses.replace(
             unsure,
             readings=tuple(c.text for c in shown) if with_readings else (),
+            near=min(len(weighed.candidates), len(shown)) if with_readings else 0,
             places=places,
             twins=readings.twins(original, places),
         )

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Sequence
+from collections.abc import Container, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -269,15 +269,20 @@ def _read(logprobs: torch.Tensor, tokens: Sequence[int]) -> tuple[float, int]:
     return sum(float(logprobs[i, t]) for i, t in enumerate(tokens)), accepted
 
 
-def pick(scored: Sequence[Scored], margin: float, greedy: bool = False) -> int | None:
+def pick(scored: Sequence[Scored], margin: float, greedy: bool = False, bare: Container[int] = ()) -> int | None:
     """The index of the candidate whose log-likelihood beats every other's by at least `margin` nats,
     else None (too close to call); with `greedy`, only a candidate that plain greedy decoding would
     write where the readings differ (`Scored.greedy`: the others may all be wrong, and the model then
     writes none of them), and that has a token of its own there (`required`: a deletion at the file's
-    end has none, and "writes" it trivially)."""
+    end has none, and "writes" it trivially) unless its index is in `bare` (a deletion the reader weighs
+    as likely as the others: api.choose_reading) and greedy decoding writes every token scored, the
+    closing fence after it included: the model itself ends the file there (on the release corpus it
+    did not where it preferred a wrong deletion by 16.9 nats)."""
     ranked = sorted(scored, key=lambda s: s.logprob, reverse=True)
     if len(ranked) < 2 or not math.isfinite(ranked[0].logprob):
         return None
-    if greedy and not (ranked[0].greedy and ranked[0].required):
+    top = ranked[0]
+    ends = top.index in bare and top.accepted >= top.tokens  # a deletion at the file's end the model writes
+    if greedy and not (top.greedy and (top.required or ends)):
         return None
     return ranked[0].index if ranked[0].logprob - ranked[1].logprob >= margin else None

@@ -60,7 +60,9 @@ def _cases(which: str, holdout: bool) -> Iterator[tuple[str, str, str, str, str,
 def picks(rows: list[dict], margin: float, greedy: bool = False) -> tuple[int, int, int]:
     """(right, wrong, abstained) when the best-scored reading is taken only by `margin` nats or more
     (and, with `greedy`, only when greedy decoding writes its whole scored span, a token of its own
-    included: the product's rule, spec/tiebreak.pick)."""
+    included, or, for a reading with none (a deletion at the file's end), when it is among the readings
+    the reader weighs within its margin (`near`; rows without it: none) and greedy decoding writes every
+    token scored, the closing fence included: the product's rule, spec/tiebreak.pick and api.choose_reading)."""
     right = wrong = abstained = 0
     for row in rows:
         ranked = sorted(range(len(row["logprob"])), key=lambda i: row["logprob"][i], reverse=True)
@@ -68,8 +70,12 @@ def picks(rows: list[dict], margin: float, greedy: bool = False) -> tuple[int, i
         required = row.get("required", row["tokens"])[top]
         later = row.get("later", [None] * len(ranked))[top]  # greedy at the later places (tiebreak.Scored.later)
         said = row.get("said", [True] * len(ranked))[top]  # its own text there not blank (api.said)
+        ends = top < row.get("near", 0) and row["accepted"][top] >= row["tokens"][top]  # the model ends the file
         if greedy and (
-            row.get("twins") or row["accepted"][top] < required or not required or later is False or not said
+            row.get("twins")
+            or row["accepted"][top] < required
+            or not (required and said or ends)
+            or later is False
         ):
             abstained += 1
         elif row["logprob"][top] - row["logprob"][ranked[1]] < margin:
@@ -164,6 +170,7 @@ def main(argv: list[str] | None = None) -> int:
             "later": [s.later for s in got],
             "whole": got[0].whole,
             "said": [api.said(readings, n) for n in range(len(readings))],
+            "near": result.near,
             "places": len(places(ids, min(common_prefix(ids[0], x) for x in ids[1:]))),
             "truth": truth,
             "ambiguous": result.ambiguous,
