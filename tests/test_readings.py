@@ -260,6 +260,29 @@ def test_a_new_blocks_closing_lines_that_also_close_the_next_block_are_a_questio
     assert not result.ok and result.ambiguous
 
 
+def test_a_header_at_the_files_start_with_no_context_is_an_edit_or_new_lines() -> None:
+    """A licence header rewritten, no marker above and one below, no line of the original in it: its
+    first line is alike the file's first, so it is an edit of the header there or new lines above it.
+    Both are readings (was: no reading, "new code at the file's start, or an edit somewhere?"), the
+    choice left open for the model; likewise at the file's end with no marker below."""
+    original = "// SPDX-License-Identifier: MIT\n\nuse core::ptr;\n\nfn main() {}\n"
+    snippet = "// SPDX-License-Identifier: (Apache-2.0 OR MIT)\n// Copyright the authors\n\n// ... rest of the file ...\n"
+    new = "// SPDX-License-Identifier: (Apache-2.0 OR MIT)\n// Copyright the authors\n"
+    found = contextread.readings(original, snippet, "rust")
+    assert not isinstance(found, contextread.NoReading)
+    files = {"\n".join(r.lines) + "\n" for r in found}
+    assert files == {new + original, original.replace("// SPDX-License-Identifier: MIT\n", new)}
+    result = confirm.confirmed(original, snippet, "rust", with_readings=True)
+    assert not result.ok and result.ambiguous and set(result.readings) >= files
+    ending = "x = 1\n\n\ndef main():\n    pass\n\n\n# end of version 1\n"
+    found = contextread.readings(ending, "# ... existing code ...\n# see NOTES\n# end of version 2\n", "python")
+    assert not isinstance(found, contextread.NoReading)
+    assert {"\n".join(r.lines) + "\n" for r in found} == {
+        ending + "# see NOTES\n# end of version 2\n",
+        ending.replace("# end of version 1\n", "# see NOTES\n# end of version 2\n"),
+    }
+
+
 def test_a_segment_whole_or_split_at_one_line_reads_whole() -> None:
     """A function's return type on its own line, its name below, then a marker in the body: the two
     header lines stand whole at the function, and also as two blocks (the type line of an earlier

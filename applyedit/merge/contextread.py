@@ -36,7 +36,10 @@ the original lines between them are replaced by the segment's lines between them
   further down, where the reading deletes a few lines of code that no new line speaks of: the tail
   the new block's own (`_closes_new`), or the next block's with that block's opening lines deleted;
 - a segment with neither head nor tail: no reading where the original has code (new code at the
-  file's end, or an edit somewhere? On real commits such snippets were never the file's end);
+  file's end, or an edit somewhere? On real commits such snippets were never the file's end); but
+  one that starts the snippet with no marker above (ends it with none below), its first (last) line
+  alike the original's first (last) line of code (a licence header edited), is an edit of those lines
+  in place or new lines beside them: two readings (`_edge_of_file`);
 - two places for a segment: no reading (each place one, up to 5). Also when a second place fits
   as well (`_contender`): its
   head and tail tell as much, or it inserts where the best one deletes, it deletes at most a few more
@@ -517,6 +520,9 @@ def _place(
             return NoReading(f"{where}: its first and last lines do not stand in that order in the original")
         return NoReading(f"{where} has no line of the original to place it by")
     if not any(c[3] or c[4] for c in cands) and orig.has_code(lo, m):  # no context: the file's start or end
+        edge = _edge_of_file(orig, seg, keys, lo, open_top, open_end, where)
+        if edge is not None:
+            return edge
         like = _alike_anywhere(orig, keys, lo)
         return NoReading(
             f"{where} has no line of the original around it"
@@ -919,6 +925,36 @@ def _edit_in_place(
         ch, ct = _sides(keys, c[3], c[4])
         if c[3] and c[4] and ch and ct and 0 < c[5] and deleted > c[5] + _BIG_DELETION:
             return c[1] + c[3]
+    return None
+
+
+def _edge_of_file(
+    orig: _Original, seg: Segment, keys: list[str], lo: int, open_top: bool, open_end: bool, where: str
+) -> _Alts | None:
+    """A segment with no line of the original that starts the snippet, no marker above and one below,
+    its first line alike the original's first line of code (a licence header edited): those lines
+    edited in place, one for one, or the new lines added above them; likewise one that ends the snippet,
+    its last line alike the original's last line of code. Two readings; else None."""
+    if open_top and not open_end and lo == 0:
+        j = orig.first_code(len(orig.lines))
+        run = _alike_run(orig, keys, 0, j, 1)
+        if run:
+            return _Alts(
+                f"{where} starts the snippet with no marker above: its first lines could be new, or edits of the "
+                f"{run} line(s) at the file's start",
+                (Placed(j, j, seg.lines), Placed(j, j + run, seg.lines)),
+                EDGE,
+            )
+    if open_end and not open_top:
+        j = orig.last_code(lo) - 1
+        run = _alike_run(orig, keys, len(keys) - 1, j, -1)
+        if j >= lo and run and j + 1 - run >= lo:
+            return _Alts(
+                f"{where} ends the snippet with no marker below: its last lines could be new, or edits of the "
+                f"{run} line(s) at the file's end",
+                (Placed(j + 1, j + 1, seg.lines), Placed(j + 1 - run, j + 1, seg.lines)),
+                EDGE,
+            )
     return None
 
 
