@@ -13,7 +13,7 @@ import pytest
 from fakes import corpus_module
 
 CLEAN_ALONE_FLOOR = 0.9316  # clean snippets answered alone and exact, measured (2,155 of 2,313); may only rise
-MESSY_ALONE_FLOOR = 0.7881  # messy ones likewise (1,823)
+MESSY_ALONE_FLOOR = 0.7885  # messy ones likewise (1,824)
 
 
 @pytest.fixture(scope="module")
