@@ -283,6 +283,29 @@ def test_a_header_at_the_files_start_with_no_context_is_an_edit_or_new_lines() -
     }
 
 
+def test_new_lines_between_two_lines_that_stand_once_replace_what_lies_between() -> None:
+    """Hand-written ts-011 (immer, from npm): a loop that fills an object rewritten as an object literal,
+    between a doc comment line and the next statement, each standing once in the file. The merge cannot
+    anchor the segment's first line (`/**`, one of several); the context reading is the one reading, and
+    it deletes the loop's 9 lines: a careful reader replaces what lies between the two lines that pin it."""
+    from fakes import corpus_module
+
+    from applyedit.merge import reindent
+
+    score = corpus_module("assistant/score")
+    case, record = next((c, r) for c, r in score.joined(score.load()) if c["name"] == "ts-011")
+    before, after = record["before"], record["after"]
+    snippet = reindent.to_file_style(before, case["snippet"])
+    assert not merge.merge(before, snippet).ok
+    weighed = readings.weigh(before, snippet, "typescript")
+    valid = [*weighed.candidates, *weighed.rest]
+    assert len(valid) == 1 and valid[0].dropped > confirm.DROPPED and not valid[0].asked
+    result = confirm.confirmed(before, snippet, "typescript")
+    assert result.ok and result.merged == after
+    # the pins must stand on both sides of new lines: a segment with none is not pinned so
+    assert not confirm._bounded("a = 1\nb = 2\nc = 3\n", "# ... existing code ...\na = 1\nb = 2\n# ...\n")
+
+
 def test_a_segment_whole_or_split_at_one_line_reads_whole() -> None:
     """A function's return type on its own line, its name below, then a marker in the body: the two
     header lines stand whole at the function, and also as two blocks (the type line of an earlier

@@ -84,7 +84,8 @@ def _certain(weighed: readings.Weighed, original: str, snippet: str) -> bool:
     at a segment that changes nothing (or which place or way of a segment, the others' readings failing
     a check and this one deleting no code), deletes at most `DROPPED` lines of code outright (at most
     `contextread._FEW_PAST` where that question was the snippet's only change: the lines above its first
-    line deleted) and reads none of the context as new code.
+    line deleted) and reads none of the context as new code; or, asking nothing, each segment's new lines
+    stand between two lines that stand once in the original (`_bounded`), whatever it deletes.
     An open start or end after new lines (replaced or kept: on the release corpus the cost read those
     wrongly both ways) is decided only when both readers read it one way (or the merge's file, reading
     it the other way, fails a check), the other way costs `OPEN_GAP` more, and `PINS` lines of the
@@ -111,6 +112,8 @@ def _certain(weighed: readings.Weighed, original: str, snippet: str) -> bool:
             )
             one = (len(valid) == 1 and (kept or placed)) or _keeps_code(best, weighed)
             few = contextread._FEW_PAST if kept and best.asked else DROPPED  # the file starts (ends) there
+            if len(valid) == 1 and not best.asked and _bounded(original, snippet):
+                return True  # it asked nothing, and each segment's edges pin it: what lies between is replaced
             return one and best.dropped <= few and not best.repeats
         fewer = merged in valid and best.dropped + FEWER < merged.dropped  # the merge's reading deletes far more
         if (best.dropped > (DROPPED if merged not in valid else 0) and not fewer) or best.repeats > merged.repeats:
@@ -155,6 +158,23 @@ FEWER = 5  # code lines deleted outright fewer than the merge's reading deletes,
 DROPPED = 1  # code lines a context reading may delete outright where the merge's reading is refused or none
 OPEN_GAP = 20.0  # how much costlier the other reading of an open end after new lines must be
 PINS = 2  # lines of the snippet standing once in the original that pin such a reading (`_pinned`)
+
+
+def _bounded(original: str, snippet: str) -> bool:
+    """Whether each segment of the snippet has new lines (no line of the original) and, above the first
+    of them and below the last, a line that says something and stands exactly once in the original: a
+    careful reader replaces what lies between those two, however much code that deletes (hand-written
+    ts-011: a loop rewritten as an object literal, 9 lines deleted). Pins sought only among a segment's
+    first and last three lines, with no new line between, made one wrong answer on the release corpus
+    (a 3-line segment, its `};` an edit of a `}` and standing elsewhere too, read as deleting 61 lines)."""
+    counts = Counter(invariants.key(x) for x in original.split("\n"))
+    for seg in invariants.segments(snippet):
+        ks = [invariants.key(x) for x in seg.lines if x.strip()]
+        new = [i for i, k in enumerate(ks) if not counts[k]]
+        pins = [i for i, k in enumerate(ks) if counts[k] == 1 and contextread.telling(k)]
+        if not new or not any(i < new[0] for i in pins) or not any(i > new[-1] for i in pins):
+            return False
+    return True
 
 
 def _pinned(original: str, snippet: str, pins: int) -> bool:
