@@ -306,6 +306,28 @@ def test_new_lines_between_two_lines_that_stand_once_replace_what_lies_between()
     assert not confirm._bounded("a = 1\nb = 2\nc = 3\n", "# ... existing code ...\na = 1\nb = 2\n# ...\n")
 
 
+def test_the_files_start_pins_a_head_comment_rewritten_with_no_marker_above() -> None:
+    """Hand-written js-026 (undici, from npm): the file's head doc comment rewritten, no marker above, the
+    first declaration below it as context. The snippet's first line is the file's first, so the file's
+    start pins the new lines above as the declaration pins them below: the comment is replaced (its old
+    lines deleted), not kept beside the new one."""
+    from fakes import corpus_module
+
+    from applyedit.merge import reindent
+
+    score = corpus_module("assistant/score")
+    case, record = next((c, r) for c, r in score.joined(score.load()) if c["name"] == "js-026")
+    before, after = record["before"], record["after"]
+    snippet = reindent.to_file_style(before, case["snippet"])
+    assert not merge.merge(before, snippet).ok
+    valid = [*readings.weigh(before, snippet, "javascript").candidates]
+    assert len(valid) == 1 and valid[0].asked == (contextread.OPEN,) and valid[0].dropped > confirm.DROPPED
+    result = confirm.confirmed(before, snippet, "javascript")
+    assert result.ok and result.merged == after
+    # with a line of code above the snippet's first line, the file's start pins nothing
+    assert not confirm._bounded("x = 0\n" + before, snippet)
+
+
 def test_a_segment_whole_or_split_at_one_line_reads_whole() -> None:
     """A function's return type on its own line, its name below, then a marker in the body: the two
     header lines stand whole at the function, and also as two blocks (the type line of an earlier

@@ -84,8 +84,9 @@ def _certain(weighed: readings.Weighed, original: str, snippet: str) -> bool:
     at a segment that changes nothing (or which place or way of a segment, the others' readings failing
     a check and this one deleting no code), deletes at most `DROPPED` lines of code outright (at most
     `contextread._FEW_PAST` where that question was the snippet's only change: the lines above its first
-    line deleted) and reads none of the context as new code; or, asking nothing, each segment's new lines
-    stand between two lines that stand once in the original (`_bounded`), whatever it deletes.
+    line deleted) and reads none of the context as new code; or, asking nothing but whether an open start
+    or end is replaced, each segment's new lines stand between two lines that stand once in the original
+    (or the file's start or end: `_bounded`), whatever it deletes.
     An open start or end after new lines (replaced or kept: on the release corpus the cost read those
     wrongly both ways) is decided only when both readers read it one way (or the merge's file, reading
     it the other way, fails a check), the other way costs `OPEN_GAP` more, and `PINS` lines of the
@@ -112,8 +113,8 @@ def _certain(weighed: readings.Weighed, original: str, snippet: str) -> bool:
             )
             one = (len(valid) == 1 and (kept or placed)) or _keeps_code(best, weighed)
             few = contextread._FEW_PAST if kept and best.asked else DROPPED  # the file starts (ends) there
-            if len(valid) == 1 and not best.asked and _bounded(original, snippet):
-                return True  # it asked nothing, and each segment's edges pin it: what lies between is replaced
+            if len(valid) == 1 and all(k == contextread.OPEN for k in best.asked) and _bounded(original, snippet):
+                return True  # each segment's new lines pinned above and below: what lies between is replaced
             return one and best.dropped <= few and not best.repeats
         fewer = merged in valid and best.dropped + FEWER < merged.dropped  # the merge's reading deletes far more
         if (best.dropped > (DROPPED if merged not in valid else 0) and not fewer) or best.repeats > merged.repeats:
@@ -166,12 +167,20 @@ def _bounded(original: str, snippet: str) -> bool:
     careful reader replaces what lies between those two, however much code that deletes (hand-written
     ts-011: a loop rewritten as an object literal, 9 lines deleted). Pins sought only among a segment's
     first and last three lines, with no new line between, made one wrong answer on the release corpus
-    (a 3-line segment, its `};` an edit of a `}` and standing elsewhere too, read as deleting 61 lines)."""
+    (a 3-line segment, its `};` an edit of a `}` and standing elsewhere too, read as deleting 61 lines).
+    The file's start pins a first segment with no marker above whose first line is the original's first
+    line of code (hand-written js-026: a file's head doc comment rewritten); likewise its end."""
     counts = Counter(invariants.key(x) for x in original.split("\n"))
-    for seg in invariants.segments(snippet):
+    code = [invariants.key(x) for x in original.split("\n") if x.strip()]
+    segs = invariants.segments(snippet)
+    for n, seg in enumerate(segs):
         ks = [invariants.key(x) for x in seg.lines if x.strip()]
         new = [i for i, k in enumerate(ks) if not counts[k]]
         pins = [i for i, k in enumerate(ks) if counts[k] == 1 and contextread.telling(k)]
+        if code and n == 0 and not seg.marker_before and ks and ks[0] == code[0]:
+            pins.append(-1)  # the file's start: no marker above, and its first line the original's first
+        if code and n == len(segs) - 1 and not seg.marker_after and ks and ks[-1] == code[-1]:
+            pins.append(len(ks))  # likewise the file's end
         if not new or not any(i < new[0] for i in pins) or not any(i > new[-1] for i in pins):
             return False
     return True
