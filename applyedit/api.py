@@ -338,8 +338,8 @@ def said(readings: Sequence[str], n: int) -> bool:
     aside: one that ends the file where the others go on has none (hand-written py-006: picked by 10
     nats, the rest of the file deleted; its one token of its own was a tokenization of shared text).
     Such a reading is taken only where the reader weighs it as close as the others (`MergeResult.near`:
-    py-006's deleted 316 lines, 356 cost units over the cheapest; hand-written py-013 and ts-003, a few
-    lines at the file's end that the snippet shows deleted, are within the margin)."""
+    py-006's deleted 316 lines, 356 cost units over the cheapest; hand-written ts-003, a few lines at the
+    file's end that the snippet shows deleted, is within the margin)."""
     return bool(readings[n][len(os.path.commonprefix(list(readings))) :].strip())
 
 

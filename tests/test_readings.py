@@ -303,7 +303,8 @@ def test_new_lines_between_two_lines_that_stand_once_replace_what_lies_between()
     result = confirm.confirmed(before, snippet, "typescript")
     assert result.ok and result.merged == after
     # the pins must stand on both sides of new lines: a segment with none is not pinned so
-    assert not confirm._bounded("a = 1\nb = 2\nc = 3\n", "# ... existing code ...\na = 1\nb = 2\n# ...\n")
+    original = "a = 1\nb = 2\nc = 3\n"
+    assert not confirm._bounded(original, "# ... existing code ...\na = 1\nb = 2\n# ...\n", original)
 
 
 def test_the_files_start_pins_a_head_comment_rewritten_with_no_marker_above() -> None:
@@ -325,7 +326,29 @@ def test_the_files_start_pins_a_head_comment_rewritten_with_no_marker_above() ->
     result = confirm.confirmed(before, snippet, "javascript")
     assert result.ok and result.merged == after
     # with a line of code above the snippet's first line, the file's start pins nothing
-    assert not confirm._bounded("x = 0\n" + before, snippet)
+    assert confirm._bounded(before, snippet, after) and not confirm._bounded("x = 0\n" + before, snippet, after)
+
+
+def test_a_pinned_context_reading_answers_where_the_merge_reads_otherwise() -> None:
+    """Hand-written py-013 (packaging, from PyPI): a loop's body rewritten, its last lines the file's last,
+    no marker below. The merge keeps a line the snippet no longer shows (cost 7); the context reading
+    replaces everything between the loop's header lines and the last line, each standing once in the
+    file (cost 6, deleting 3 lines of code). Pinned on both sides and the cheaper: the answer, with no
+    model (it was a tie for the model)."""
+    from fakes import corpus_module
+
+    from applyedit.merge import reindent
+
+    score = corpus_module("assistant/score")
+    case, record = next((c, r) for c, r in score.joined(score.load()) if c["name"] == "py-013")
+    before, after = record["before"], record["after"]
+    snippet = reindent.to_file_style(before, case["snippet"])
+    weighed = readings.weigh(before, snippet, "python", None, merge.merge(before, snippet).merged)
+    best, other = weighed.candidates
+    assert best.sources == ("context",) and best.dropped and other.sources == ("merge",) and other.cost > best.cost
+    assert confirm._bounded(before, snippet, best.text)
+    result = confirm.confirmed(before, snippet, "python")
+    assert result.ok and result.merged == after
 
 
 def test_a_segment_whole_or_split_at_one_line_reads_whole() -> None:

@@ -121,9 +121,9 @@ def test_a_deletion_the_reader_weighs_as_close_may_be_picked() -> None:
 def test_a_deletion_at_the_files_end_is_taken_only_where_the_reader_weighs_it_close(
     tokenizer, tmp_path, monkeypatch  # noqa: ANN001
 ) -> None:
-    """Hand-written py-013: the snippet shows a function's end with a line deleted, no marker below; the
-    readers read it two ways within the cost margin, the expected one ending the file where the other
-    keeps a line. A model that writes the expected file (a scripted one) has it taken, though its text
+    """Hand-written ts-003 (mobx, from npm): the snippet shows the file's last lines rewritten, no marker
+    below; the readers read it three ways within the cost margin, the expected one ending the file
+    where the others keep lines. A model that writes the expected file (a scripted one) has it taken, though its text
     there is only the closing fence. Weighed far from the cheapest (as hand-written py-006's deletion
     of 316 lines once was, picked wrongly by 10.5 nats), the same preference takes nothing."""
     from fakes import corpus_module, scripted_engine
@@ -133,14 +133,14 @@ def test_a_deletion_at_the_files_end_is_taken_only_where_the_reader_weighs_it_cl
     from applyedit.merge import confirm, reindent
 
     score = corpus_module("assistant/score")
-    case, record = next((c, r) for c, r in score.joined(score.load()) if c["name"] == "py-013")
+    case, record = next((c, r) for c, r in score.joined(score.load()) if c["name"] == "ts-003")
     before, after = record["before"], record["after"]
     snippet = reindent.to_file_style(before, case["snippet"])
-    result = confirm.confirmed(before, snippet, "python", with_readings=True)
-    assert not result.ok and result.near == len(result.readings) == 2 and after in result.readings
+    result = confirm.confirmed(before, snippet, "typescript", with_readings=True)
+    assert not result.ok and result.near == len(result.readings) == 3 and after in result.readings
     truth = result.readings.index(after)
     assert not api.said(result.readings, truth)  # the expected reading's own text there is blank
-    path = tmp_path / "tags.py"
+    path = tmp_path / "observable.ts"
     path.write_text(before, encoding="utf-8")
     written = api.led(result.readings)[truth] + textio.fence_for(before, case["snippet"])  # it ends the file there
     done = api.apply(path, case["snippet"], engine=scripted_engine(tokenizer, written, 40.0))

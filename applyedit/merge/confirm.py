@@ -74,7 +74,11 @@ def confirmed(
 
 
 def _certain(weighed: readings.Weighed, original: str, snippet: str) -> bool:
-    """Whether the cheapest reading is the answer with no model: it is the context reading's, no other reading
+    """Whether the cheapest reading is the answer with no model. First, a pinned reading: the context
+    reading's, cheaper than every other, asking nothing but whether an open start or end is replaced, and
+    each segment's new lines standing between two lines that stand once in the original (or the file's
+    start or end, read so: `_bounded`): what lies between the pins is replaced, whatever that deletes,
+    however the merge reads it. Else: it is the context reading's, no other reading
     lies within `readings.MARGIN` of it (or those that do delete code the snippet never shows where it,
     reading a segment at one place, deletes none: `_keeps_code`), and where the merge reads the snippet
     otherwise (its file valid or not), it deletes no code outright (at most `DROPPED` lines where the
@@ -84,9 +88,7 @@ def _certain(weighed: readings.Weighed, original: str, snippet: str) -> bool:
     at a segment that changes nothing (or which place or way of a segment, the others' readings failing
     a check and this one deleting no code), deletes at most `DROPPED` lines of code outright (at most
     `contextread._FEW_PAST` where that question was the snippet's only change: the lines above its first
-    line deleted) and reads none of the context as new code; or, asking nothing but whether an open start
-    or end is replaced, each segment's new lines stand between two lines that stand once in the original
-    (or the file's start or end: `_bounded`), whatever it deletes.
+    line deleted) and reads none of the context as new code.
     An open start or end after new lines (replaced or kept: on the release corpus the cost read those
     wrongly both ways) is decided only when both readers read it one way (or the merge's file, reading
     it the other way, fails a check), the other way costs `OPEN_GAP` more, and `PINS` lines of the
@@ -95,6 +97,9 @@ def _certain(weighed: readings.Weighed, original: str, snippet: str) -> bool:
     valid = [*weighed.candidates, *weighed.rest]
     best = valid[0]
     gap = valid[1].cost - best.cost if len(valid) > 1 else float("inf")
+    pinned = all(k == contextread.OPEN for k in best.asked) and _bounded(original, snippet, best.text)
+    if "context" in best.sources and gap > 0 and pinned:  # what lies between each segment's pins is replaced
+        return True
     if "context" not in best.sources:  # the merge's reading: if the context reader's is plainly the worse
         return _merge_plainly_better(best, weighed, gap)
     if gap <= readings.MARGIN and not _keeps_code(best, weighed):
@@ -113,8 +118,6 @@ def _certain(weighed: readings.Weighed, original: str, snippet: str) -> bool:
             )
             one = (len(valid) == 1 and (kept or placed)) or _keeps_code(best, weighed)
             few = contextread._FEW_PAST if kept and best.asked else DROPPED  # the file starts (ends) there
-            if len(valid) == 1 and all(k == contextread.OPEN for k in best.asked) and _bounded(original, snippet):
-                return True  # each segment's new lines pinned above and below: what lies between is replaced
             return one and best.dropped <= few and not best.repeats
         fewer = merged in valid and best.dropped + FEWER < merged.dropped  # the merge's reading deletes far more
         if (best.dropped > (DROPPED if merged not in valid else 0) and not fewer) or best.repeats > merged.repeats:
@@ -161,7 +164,7 @@ OPEN_GAP = 20.0  # how much costlier the other reading of an open end after new 
 PINS = 2  # lines of the snippet standing once in the original that pin such a reading (`_pinned`)
 
 
-def _bounded(original: str, snippet: str) -> bool:
+def _bounded(original: str, snippet: str, text: str) -> bool:
     """Whether each segment of the snippet has new lines (no line of the original) and, above the first
     of them and below the last, a line that says something and stands exactly once in the original: a
     careful reader replaces what lies between those two, however much code that deletes (hand-written
@@ -172,14 +175,22 @@ def _bounded(original: str, snippet: str) -> bool:
     line of code (hand-written js-026: a file's head doc comment rewritten); likewise its end."""
     counts = Counter(invariants.key(x) for x in original.split("\n"))
     code = [invariants.key(x) for x in original.split("\n") if x.strip()]
+    read = [invariants.key(x) for x in text.split("\n") if x.strip()]
     segs = invariants.segments(snippet)
     for n, seg in enumerate(segs):
         ks = [invariants.key(x) for x in seg.lines if x.strip()]
         new = [i for i, k in enumerate(ks) if not counts[k]]
         pins = [i for i, k in enumerate(ks) if counts[k] == 1 and contextread.telling(k)]
-        if code and n == 0 and not seg.marker_before and ks and ks[0] == code[0]:
-            pins.append(-1)  # the file's start: no marker above, and its first line the original's first
-        if code and n == len(segs) - 1 and not seg.marker_after and ks and ks[-1] == code[-1]:
+        if code and n == 0 and not seg.marker_before and ks and ks[0] == code[0] and read[: len(ks)] == ks:
+            pins.append(-1)  # the file's start: no marker above, its first line the original's first, read so
+        if (
+            code
+            and n == len(segs) - 1
+            and not seg.marker_after
+            and ks
+            and ks[-1] == code[-1]
+            and read[-len(ks) :] == ks
+        ):
             pins.append(len(ks))  # likewise the file's end
         if not new or not any(i < new[0] for i in pins) or not any(i > new[-1] for i in pins):
             return False
