@@ -97,9 +97,9 @@ def _certain(weighed: readings.Weighed, original: str, snippet: str) -> bool:
     valid = [*weighed.candidates, *weighed.rest]
     best = valid[0]
     gap = valid[1].cost - best.cost if len(valid) > 1 else float("inf")
-    pinned = all(k == contextread.OPEN for k in best.asked) and _bounded(original, snippet, best.text)
-    if "context" in best.sources and gap > 0 and pinned:  # what lies between each segment's pins is replaced
-        return True
+    if "context" in best.sources and gap > 0 and all(k == contextread.OPEN for k in best.asked):
+        if _bounded(original, snippet, best.text):  # what lies between each segment's pins is replaced
+            return True
     if "context" not in best.sources:  # the merge's reading: if the context reader's is plainly the worse
         return _merge_plainly_better(best, weighed, gap)
     if gap <= readings.MARGIN and not _keeps_code(best, weighed):
@@ -172,7 +172,9 @@ def _bounded(original: str, snippet: str, text: str) -> bool:
     first and last three lines, with no new line between, made one wrong answer on the release corpus
     (a 3-line segment, its `};` an edit of a `}` and standing elsewhere too, read as deleting 61 lines).
     The file's start pins a first segment with no marker above whose first line is the original's first
-    line of code (hand-written js-026: a file's head doc comment rewritten); likewise its end."""
+    line of code, where the reading (`text`) starts with the segment (hand-written js-026: a file's head
+    doc comment rewritten); likewise its end (by its text alone, a bare `}` pinned wrongly: the last
+    line of most files)."""
     counts = Counter(invariants.key(x) for x in original.split("\n"))
     code = [invariants.key(x) for x in original.split("\n") if x.strip()]
     read = [invariants.key(x) for x in text.split("\n") if x.strip()]
