@@ -351,6 +351,27 @@ def test_a_pinned_context_reading_answers_where_the_merge_reads_otherwise() -> N
     assert result.ok and result.merged == after
 
 
+def test_a_line_put_in_place_of_its_edit_is_no_repeat() -> None:
+    """readings.repeated: a snippet line the original has once, that a reading has twice, is context read
+    as new code, unless the reading puts it in place of an edit of it (a commit that makes one function's
+    line equal another's: hand-written js-032, answered alone)."""
+    original = "def a():\n    x = f(1)\n    return x\n\n\ndef b():\n    x = f(2)\n    return x\n"
+    snippet = "# ... existing code ...\ndef b():\n    x = f(1)\n    return x\n"
+    edited = original.replace("x = f(2)", "x = f(1)")
+    inserted = original.replace("    x = f(2)\n", "    x = f(1)\n    x = f(2)\n")
+    assert readings.repeated(original, edited, snippet) == 0
+    assert readings.repeated(original, inserted, snippet) == 1
+    from fakes import corpus_module
+
+    from applyedit.merge import reindent
+
+    score = corpus_module("assistant/score")
+    case, record = next((c, r) for c, r in score.joined(score.load()) if c["name"] == "js-032")
+    snippet = reindent.to_file_style(record["before"], case["snippet"])
+    result = confirm.confirmed(record["before"], snippet, "javascript")
+    assert result.ok and result.merged == record["after"]
+
+
 def test_a_segment_whole_or_split_at_one_line_reads_whole() -> None:
     """A function's return type on its own line, its name below, then a marker in the body: the two
     header lines stand whole at the function, and also as two blocks (the type line of an earlier

@@ -13,7 +13,7 @@ import pytest
 from fakes import corpus_module
 
 CLEAN_ALONE_FLOOR = 0.9351  # clean snippets answered alone and exact, measured (2,163 of 2,313); may only rise
-MESSY_ALONE_FLOOR = 0.7920  # messy ones likewise (1,832)
+MESSY_ALONE_FLOOR = 0.7929  # messy ones likewise (1,834)
 
 
 @pytest.fixture(scope="module")

@@ -109,12 +109,27 @@ def _line_diff(original: str, text: str) -> tuple[float, int]:
 def repeated(original: str, text: str, snippet: str) -> int:
     """The snippet's lines of context a reading takes for new code: lines that say something, standing once
     in the original and in the snippet, that the reading has twice or more (the snippet's copy inserted,
-    the original's kept). Lines the original repeats (boilerplate a new block copies) do not count."""
+    the original's kept). Lines the original repeats (boilerplate a new block copies) do not count, nor a
+    line the reading puts in place of an edit of it, one for one where the reading replaces lines (a
+    commit that makes a line of one function equal a line of another: hand-written js-032)."""
     telling = contextread.telling
     have = Counter(k for k in (invariants.key(x) for x in lines_of(original)) if telling(k))
     shown = {invariants.key(x) for x in lines_of(snippet)}
-    now = Counter(k for k in (invariants.key(x) for x in lines_of(text)) if have[k] == 1 and k in shown)
-    return sum(n - 1 for n in now.values())
+    keys = [invariants.key(x) for x in lines_of(text)]
+    now = Counter(k for k in keys if have[k] == 1 and k in shown)
+    twice = {k for k, n in now.items() if n > 1}
+    if not twice:
+        return 0
+    okeys = [invariants.key(x) for x in lines_of(original)]
+    edits: set[str] = set()
+    for op, i1, i2, j1, j2 in difflib.SequenceMatcher(None, okeys, keys, autojunk=False).get_opcodes():
+        if op == "replace":  # a line of the reading in place of the original's at the same offset, an edit of it
+            edits.update(
+                keys[t]
+                for t in range(j1, min(j2, j1 + i2 - i1))
+                if keys[t] in twice and okeys[i1 + t - j1] and invariants.alike(keys[t], okeys[i1 + t - j1])
+            )
+    return sum(now[k] - 1 for k in twice - edits)
 
 
 def cost(original: str, text: str, snippet: str, language: str | None) -> float:
