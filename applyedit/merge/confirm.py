@@ -175,8 +175,9 @@ def _bounded(original: str, snippet: str, text: str) -> bool:
     line of code, where the reading (`text`) starts with the segment (hand-written js-026: a file's head
     doc comment rewritten); likewise its end (by its text alone, a bare `}` pinned wrongly: the last
     line of most files)."""
-    counts = Counter(invariants.key(x) for x in original.split("\n"))
-    code = [invariants.key(x) for x in original.split("\n") if x.strip()]
+    keys = [invariants.key(x) for x in original.split("\n")]
+    counts = Counter(keys)
+    code = [k for k in keys if k]
     read = [invariants.key(x) for x in text.split("\n") if x.strip()]
     segs = invariants.segments(snippet)
     for n, seg in enumerate(segs):

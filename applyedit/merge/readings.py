@@ -113,14 +113,14 @@ def repeated(original: str, text: str, snippet: str) -> int:
     line the reading puts in place of an edit of it, one for one where the reading replaces lines (a
     commit that makes a line of one function equal a line of another: hand-written js-032)."""
     telling = contextread.telling
-    have = Counter(k for k in (invariants.key(x) for x in lines_of(original)) if telling(k))
+    okeys = [invariants.key(x) for x in lines_of(original)]
+    have = Counter(k for k in okeys if telling(k))
     shown = {invariants.key(x) for x in lines_of(snippet)}
     keys = [invariants.key(x) for x in lines_of(text)]
     now = Counter(k for k in keys if have[k] == 1 and k in shown)
     twice = {k for k, n in now.items() if n > 1}
     if not twice:
         return 0
-    okeys = [invariants.key(x) for x in lines_of(original)]
     edits: set[str] = set()
     for op, i1, i2, j1, j2 in difflib.SequenceMatcher(None, okeys, keys, autojunk=False).get_opcodes():
         if op == "replace":  # a line of the reading in place of the original's at the same offset, an edit of it
