@@ -22,6 +22,8 @@ __all__ = [
     "Definition",
     "definitions",
     "enclosing",
+    "import_conflicts",
+    "imported_names",
     "in_string",
     "label",
     "parse_errors",
@@ -305,3 +307,99 @@ def enclosing(defs: list[Definition], line: int) -> tuple[Definition, ...]:
 def label(chain: tuple[Definition, ...]) -> str:
     """`class Rule › def __init__`, `impl Parser › fn parse`, `func main`; "" for top level."""
     return " › ".join(f"{d.keyword or d.kind} {d.name}" for d in chain)
+
+
+def imported_names(text: str, language: str, path: _Path = None) -> list[tuple[str, str]] | None:
+    """The names the file's top-level imports bind with the module each comes from, once per binding (a name
+    bound twice is listed twice):
+    JavaScript and TypeScript `import` (default, named, namespace, `import x = require(...)`), Rust `use`
+    (the last segment or its alias; `self` binds the module's name; globs bind no name), Python `import x`,
+    `import x.y as z`, `from m import a, b as c` (a dotted `import x.y` binds `x` for every submodule
+    alike, and is left out). Only statements at the file's top level: a nested `mod`, a `try` or an `if`
+    is another scope or a fallback. [] for other languages; None without a grammar."""
+    parsed = _tree(text, language, path)
+    if parsed is None:
+        return None
+    tree, grammar = parsed
+    found: list[tuple[str, str]] = []
+    for node in tree.root_node.named_children:
+        if grammar in _JS_FAMILY and node.type == "import_statement":
+            source = node.child_by_field_name("source")
+            found += [(name, _text(source)) for name in _js_bound(node)]
+        elif grammar == "rust" and node.type == "use_declaration":
+            if (before := node.prev_named_sibling) is not None and before.type == "attribute_item":
+                continue  # `#[cfg(...)]`: one of several alternatives
+            argument = node.child_by_field_name("argument")
+            found += [(name, _text(argument)) for name in (_rust_bound(argument) if argument is not None else [])]
+        elif grammar == "python" and node.type in ("import_statement", "import_from_statement"):
+            module = node.child_by_field_name("module_name")
+            found += [(name, _text(module)) for name in _python_bound(node)]
+    return found
+
+
+def import_conflicts(text: str, language: str, path: _Path = None) -> int:
+    """How many names the file's top-level imports bind from more than one module, in JavaScript and
+    TypeScript (an early error there: a module's imports bind each name once; the same name imported
+    twice from one module is left out, as in the release corpus's expected files). 0 for other languages:
+    Python shadows an import with the next, and Rust paths alias one item (both occur in expected
+    files)."""
+    parsed = _tree(text, language, path)
+    if parsed is None or parsed[1] not in _JS_FAMILY:
+        return 0
+    sources: dict[str, set[str]] = {}
+    for name, source in imported_names(text, language, path) or []:
+        sources.setdefault(name, set()).add(source)
+    return sum(len(s) - 1 for s in sources.values())
+
+
+def _js_bound(statement: tree_sitter.Node) -> list[str]:
+    names = []
+    for clause in statement.named_children:
+        if clause.type == "import_require_clause" and clause.named_children:
+            names.append(_text(clause.named_children[0]))
+        if clause.type != "import_clause":
+            continue
+        for part in clause.named_children:
+            if part.type == "identifier":  # the default import
+                names.append(_text(part))
+            elif part.type == "namespace_import":
+                names += [_text(c) for c in part.named_children if c.type == "identifier"][-1:]
+            elif part.type == "named_imports":
+                for spec in part.named_children:
+                    ids = [c for c in spec.named_children if c.type in ("identifier", "string")]
+                    names += [_text(ids[-1])] if ids else []
+    return names
+
+
+def _rust_bound(node: tree_sitter.Node, prefix: str = "") -> list[str]:
+    if node.type == "use_as_clause":
+        alias = node.child_by_field_name("alias")
+        return [_text(alias)] if alias is not None else []
+    if node.type in ("identifier", "crate", "super"):
+        return [_text(node)]
+    if node.type == "self":
+        return [prefix] if prefix else []
+    if node.type == "scoped_identifier":
+        name = node.child_by_field_name("name")
+        return [_text(name)] if name is not None else []
+    if node.type == "scoped_use_list":
+        path, items = node.child_by_field_name("path"), node.child_by_field_name("list")
+        last = _text(path).rpartition("::")[2] if path is not None else ""
+        return _rust_bound(items, last) if items is not None else []
+    if node.type == "use_list":
+        return [n for child in node.named_children for n in _rust_bound(child, prefix)]
+    return []  # a glob, or a form this reading does not know
+
+
+def _python_bound(statement: tree_sitter.Node) -> list[str]:
+    names = []
+    module = statement.child_by_field_name("module_name")
+    for part in statement.named_children:
+        if part == module or (module is not None and part.start_byte == module.start_byte):
+            continue
+        if part.type == "aliased_import":
+            alias = part.child_by_field_name("alias")
+            names += [_text(alias)] if alias is not None else []
+        elif part.type == "dotted_name" and "." not in _text(part):
+            names.append(_text(part))
+    return names

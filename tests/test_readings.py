@@ -9,7 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from applyedit import merge
+from applyedit import merge, syntax
 from applyedit.merge import confirm, contextread, readings
 
 TWICE = "def a():\n    x = 1\n    return x\n\n\ndef b():\n    x = 1\n    return x\n"
@@ -540,7 +540,8 @@ def test_an_open_end_of_edits_one_for_one_with_a_line_unchanged_among_them() -> 
 def test_an_open_end_pinned_by_one_line_is_decided_where_the_other_way_is_a_reading() -> None:
     """One line of the snippet stands once in the original: enough to decide the open end where ending
     the file there is a valid reading whose cost is measured (56 more); not where it breaks the file
-    (a function left open), its gap then no measure: still a question."""
+    (a function left open) and the reading deletes a line (`'oldName'`), its gap then no measure: still a
+    question (deleting none, it would be kept: confirm._other_way_broken)."""
     original = '__all__ = (\n    "Alpha",\n    "Beta",\n    "old_name",\n)\n\n__version__ = "1.0.0"\n' + _HELPERS
     snippet = '# ... existing code ...\n    "Beta",\n)\n\n__version__ = "1.1.0"\n'
     result = confirm.confirmed(original, snippet, "python")
@@ -618,3 +619,59 @@ def test_a_refusal_lists_the_readings_and_reading_n_takes_one(tmp_path: Path) ->
     assert (tmp_path / "f.py").read_text() == TWICE
     none = _cli("f.py", "--edit", "e.txt", "--reading", "3", cwd=tmp_path)
     assert none.returncode == 1 and b"has 2 readings" in none.stderr
+
+
+CODEGEN_TS = (
+    "import codegenNativeComponent from 'react-native/Libraries/Utilities/codegenNativeComponent';\n"
+    "import type { ColorValue } from 'react-native';\n"
+    "import type {\n  Float,\n  Int32,\n} from 'react-native/Libraries/Types/CodegenTypes';\n"
+    "import type { ViewProps } from './utils';\n\n"
+    "interface NativeProps extends ViewProps {\n  r?: string;\n  fill?: ColorValue;\n}\n\n"
+    "export default codegenNativeComponent<NativeProps>('RNSVGCircle');\n"
+)
+CODEGEN_SNIPPET = (
+    "import { codegenNativeComponent } from 'react-native';\n"
+    "import type { CodegenTypes, ColorValue } from 'react-native';\n"
+    "import type { ViewProps } from './utils';\n// ... existing code ...\n"
+)
+
+
+def test_new_imports_that_would_bind_a_name_from_two_modules_replace_the_head() -> None:
+    """A snippet that starts with new imports and no marker above: the original's imports above are
+    replaced or kept. Kept, `codegenNativeComponent` is imported from two modules (an early error in
+    TypeScript: syntax.import_conflicts), so that reading is broken and the question has one answer."""
+    result = confirm.confirmed(CODEGEN_TS, CODEGEN_SNIPPET, "typescript")
+    head = CODEGEN_TS[: CODEGEN_TS.index("import type { ViewProps }")]
+    new = CODEGEN_SNIPPET.split("import type { ViewProps }")[0]
+    assert result.ok and result.merged == CODEGEN_TS.replace(head, new)
+    # the same name imported again from the same module is no clash: still a question
+    module = "'react-native/Libraries/Utilities/codegenNativeComponent'"
+    same = CODEGEN_SNIPPET.replace("from 'react-native';\nimport type { Codegen", f"from {module};\nimport type {{ Codegen")
+    assert syntax.import_conflicts(CODEGEN_TS.replace(head, same.split("import type { ViewProps }")[0] + head), "typescript") == 0
+    assert not confirm.confirmed(CODEGEN_TS, same, "typescript").ok
+
+
+RESPOND_JS = (
+    "function respond(ctx) {\n  if (ctx.status === 204) {\n    return\n  }\n"
+    "  ctx.res.end(ctx.body)\n}\n\nfunction other() {\n  return 1\n}\n"
+)
+
+
+def test_an_open_end_whose_other_way_leaves_a_block_open_keeps_the_rest() -> None:
+    """A snippet cut off inside a function, no marker below, adding a line and deleting none: ending the
+    file there leaves the function unclosed (a syntax error), so the rest is kept, one line of the
+    snippet standing once in the original to place it. A whole method shown with no marker below stays
+    a question (the adversarial suite's no_context shape), as does a reading that deletes a line."""
+    snippet = (
+        "// ... existing code ...\n  if (ctx.status === 204) {\n    ctx.remove('Content-Length')\n    return\n  }\n"
+    )
+    result = confirm.confirmed(RESPOND_JS, snippet, "javascript")
+    added = "    ctx.remove('Content-Length')\n    return"
+    assert result.ok and result.merged == RESPOND_JS.replace("    return", added)
+    deletes = snippet.replace("    return\n", "")
+    assert not confirm.confirmed(RESPOND_JS, deletes, "javascript").ok
+    methods = "class A {\n  alpha(items) {\n    return 0\n  }\n\n  omega(items) {\n    return 1\n  }\n}\n"
+    whole = "// ... existing code ...\n  alpha(items) {\n    return 5\n  }\n"
+    weighed = readings.weigh(methods, whole, "javascript")
+    assert len(weighed.candidates + weighed.rest) == 1 and weighed.refused[0][1] == readings.BROKEN
+    assert not confirm.confirmed(methods, whole, "javascript").ok

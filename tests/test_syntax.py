@@ -416,6 +416,25 @@ def test_other_languages_find_their_definitions() -> None:
     assert parse_errors("", "python") == []
 
 
+def test_imported_names_and_names_imported_from_two_modules() -> None:
+    """The names top-level imports bind, with their module; a name bound from two modules is a clash in
+    JavaScript and TypeScript only (Python shadows, Rust paths alias one item)."""
+    ts = (
+        'import a, { b as c, d } from "x";\nimport type { E,\n  F } from "y";\nimport * as G from "z";\n'
+        'import "side";\nimport H = require("h");\n'
+    )
+    assert [n for n, _ in syntax.imported_names(ts, "typescript") or []] == ["a", "c", "d", "E", "F", "G", "H"]
+    assert syntax.import_conflicts(ts, "typescript") == 0
+    assert syntax.import_conflicts(ts + 'import { d } from "x";\n', "typescript") == 0  # same module again
+    assert syntax.import_conflicts(ts + 'import { d, E } from "w";\n', "typescript") == 2
+    rust = "use std::io::{self, Read as R, Write};\nuse a::b::C;\nuse d::*;\nmod t {\n    use a::b::C;\n}\n"
+    assert [n for n, _ in syntax.imported_names(rust, "rust") or []] == ["io", "R", "Write", "C"]
+    python = "import os, a.b as c, d.e\nfrom x import (f, g as h)\nfrom y import *\n"
+    python += "try:\n    import k\nexcept ImportError:\n    pass\n"
+    assert [n for n, _ in syntax.imported_names(python, "python") or []] == ["os", "c", "f", "h"]
+    assert syntax.import_conflicts(python + "from z import f\n", "python") == 0
+
+
 FIXTURE_FILES = sorted(
     path for path in [*FIXTURES.glob("*/before.*"), *FIXTURES.glob("*/after.*")] if syntax.supported(language_for(path))
 )

@@ -20,7 +20,7 @@ from __future__ import annotations
 import dataclasses
 from collections import Counter
 
-from applyedit import invariants, merge
+from applyedit import invariants, merge, syntax
 from applyedit.merge import contextread, readings
 
 __all__ = ["confirmed"]
@@ -43,7 +43,7 @@ def confirmed(
             ambiguous=True,
         )
     valid = [*weighed.candidates, *weighed.rest]
-    if valid and _certain(weighed, original, snippet):
+    if valid and _certain(weighed, original, snippet, language):
         best = valid[0]
         notes = tuple(_took(best, weighed))
         if result.ok and result.merged is not None and "merge" in best.sources:
@@ -73,7 +73,7 @@ def confirmed(
     return _unsure(result, weighed.why, ambiguous=weighed.inherent)
 
 
-def _certain(weighed: readings.Weighed, original: str, snippet: str) -> bool:
+def _certain(weighed: readings.Weighed, original: str, snippet: str, language: str) -> bool:
     """Whether the cheapest reading is the answer with no model. First, a pinned reading: the context
     reading's, cheaper than every other, asking nothing but whether an open start or end is replaced, and
     each segment's new lines standing between two lines that stand once in the original (or the file's
@@ -100,6 +100,8 @@ def _certain(weighed: readings.Weighed, original: str, snippet: str) -> bool:
     if "context" in best.sources and gap > 0 and all(k == contextread.OPEN for k in best.asked):
         if _bounded(original, snippet, best.text):  # what lies between each segment's pins is replaced
             return True
+    if _other_way_broken(weighed, original, snippet, language):
+        return True
     if "context" not in best.sources:  # the merge's reading: if the context reader's is plainly the worse
         return _merge_plainly_better(best, weighed, gap)
     if gap <= readings.MARGIN and not _keeps_code(best, weighed):
@@ -128,6 +130,56 @@ def _certain(weighed: readings.Weighed, original: str, snippet: str) -> bool:
     agreed = "merge" in best.sources or not any("merge" in c.sources for c in valid)
     # one pin where the other way is a valid reading, its cost measured (not a refusal's infinite gap)
     return agreed and gap >= OPEN_GAP and _pinned(original, snippet, PINS if len(valid) == 1 else 1)
+
+
+def _other_way_broken(weighed: readings.Weighed, original: str, snippet: str, language: str) -> bool:
+    """Whether the one valid reading is the context reading's, took one way of an open start or end and
+    nothing else, repeats none of the snippet's context, and another reading breaks the file's syntax
+    (`readings.BROKEN`) where it does not, so the question has one answer: where that other reading binds
+    a name twice (new imports read as added to the original's that import the same name from another
+    module, an early error in JavaScript and TypeScript: `Candidate.clashes`), or where this reading
+    deletes no code outright and a line of the snippet that says something stands once in the original
+    (a messy snippet's open end: deleting the rest leaves a block unclosed), unless the segment at that
+    open end is one whole definition of the original, header to end (a function shown whole, no marker
+    below: the adversarial suite holds it a question in every language). Any syntax error of the other
+    way, with code deleted or weak context, made 2 wrong answers on the release corpus: the open end of a
+    truncated snippet whose expected file deletes more below, and a segment of `*` lines placed in
+    another doc comment."""
+    valid = [*weighed.candidates, *weighed.rest]
+    if len(valid) != 1 or "context" not in valid[0].sources or valid[0].repeats or valid[0].clashes:
+        return False
+    best = valid[0]
+    if not best.asked or any(k != contextread.OPEN for k in best.asked):
+        return False
+    broken = [c for c, why in weighed.refused if why == readings.BROKEN]
+    plain = (
+        not best.dropped and _pinned(original, snippet, 1) and not _whole_definition_open(original, snippet, language)
+    )
+    return any(c.clashes or plain for c in broken)
+
+
+def _whole_definition_open(original: str, snippet: str, language: str) -> bool:
+    """Whether the snippet's first segment with no marker above, or its last with no marker below, is one
+    whole definition of the original: its first line the definition's header (one of its first three
+    lines, decorators above it, naming it), its last the definition's last line (keys compared)."""
+    segs = invariants.segments(snippet)
+    defs = syntax.definitions(original, language) or []
+    keys = [invariants.key(x) for x in original.split("\n")]
+    ends = [
+        s
+        for s in (segs[:1] if segs and not segs[0].marker_before else [])
+        + (segs[-1:] if segs and not segs[-1].marker_after else [])
+    ]
+    for seg in ends:
+        lines = [invariants.key(x) for x in seg.lines if x.strip()]
+        if lines and any(
+            lines[0] in keys[d.start_line - 1 : d.start_line + 2]
+            and d.name in lines[0]
+            and lines[-1] == keys[d.end_line - 1]
+            for d in defs
+        ):
+            return True
+    return False
 
 
 def _merge_plainly_better(best: readings.Candidate, weighed: readings.Weighed, gap: float) -> bool:

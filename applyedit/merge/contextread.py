@@ -177,10 +177,12 @@ class _Original:
 
     def syntax_errors(self, text: str) -> int:
         """The parse errors of `text`, a reading of the whole file (a Python compile() that fails where the
-        original's does not, one more); 0 with no grammar."""
+        original's does not, one more; a name imported from two modules in JavaScript or TypeScript where
+        the original has no such name, one more each: syntax.import_conflicts); 0 with no grammar."""
         if self.language is None:
             return 0
         found = len(syntax.parse_errors(text, self.language) or [])
+        found += self.clashes(text)
         if self.language == "python" and python_compile_error(self.text, text):
             found += 1
         return found
@@ -190,6 +192,16 @@ class _Original:
         """Whether the original parses with no error (the grammar's): a reading's syntax errors are then
         its own (readings.Candidate.broken)."""
         return self.language is not None and syntax.parse_errors(self.text, self.language) == []
+
+    def clashes(self, text: str) -> int:
+        """The names `text`'s imports bind from two modules where the original's do not (JavaScript and
+        TypeScript: syntax.import_conflicts)."""
+        return max(0, syntax.import_conflicts(text, self.language) - self.conflicts) if self.language else 0
+
+    @functools.cached_property
+    def conflicts(self) -> int:
+        """The original's own names imported from two modules (syntax.import_conflicts)."""
+        return syntax.import_conflicts(self.text, self.language) if self.language else 0
 
     @functools.cached_property
     def text(self) -> str:

@@ -55,6 +55,7 @@ class Candidate:
     dropped: int = 0  # the original's code lines it deletes with no alike line in their place (`dropped`)
     broken: int = 0  # syntax errors it has where the original has none (contextread._Original.clean)
     asked: tuple[str, ...] = ()  # the kind of each question in `took` (contextread.PLACES, ...)
+    clashes: int = 0  # names its imports bind from two modules where the original's do not (syntax.import_conflicts)
 
 
 @dataclass(frozen=True)
@@ -153,7 +154,8 @@ def _candidate(
     errors = orig.syntax_errors(text)  # parsed once: a cost, and where the original has none, `broken`
     damage = orig.damage_of(text, tuple(lines_of(snippet)), errors)
     cost = changed + DAMAGE * damage + REPEAT * repeats
-    return Candidate(text, cost, took, sources, repeats, gone, errors if orig.clean else 0)
+    clashes = orig.clashes(text)
+    return Candidate(text, cost, took, sources, repeats, gone, errors if orig.clean else 0, clashes=clashes)
 
 
 def weigh(original: str, snippet: str, language: str, path: str | None = None, merged: str | None = None) -> Weighed:
