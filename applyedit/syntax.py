@@ -403,3 +403,30 @@ def _python_bound(statement: tree_sitter.Node) -> list[str]:
         elif part.type == "dotted_name" and "." not in _text(part):
             names.append(_text(part))
     return names
+
+
+_COMMENT_LEAD = ("*", "//", "/*", "#", "--", "<!--")
+
+
+def commented_code(text: str, language: str, path: _Path = None) -> list[int] | None:
+    """0-based lines inside a block comment that spans lines, past its first line, that do not read as
+    comment text (no leading `*`, `//`, `/*`, `#`): code a `/*` or `/**` put above it turned into a
+    comment. [] with no such line; None without a grammar."""
+    parsed = _tree(text, language, path)
+    if parsed is None:
+        return None
+    lines = text.split("\n")
+    found: list[int] = []
+    stack = [parsed[0].root_node]
+    while stack:
+        node = stack.pop()
+        if node.type.endswith("comment"):
+            first, last = node.start_point.row, node.end_point.row
+            found += [
+                n
+                for n in range(first + 1, last + 1)
+                if n < len(lines) and lines[n].strip() and not lines[n].strip().startswith(_COMMENT_LEAD)
+            ]
+        else:
+            stack.extend(node.children)
+    return sorted(found)

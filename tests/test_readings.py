@@ -675,3 +675,29 @@ def test_an_open_end_whose_other_way_leaves_a_block_open_keeps_the_rest() -> Non
     weighed = readings.weigh(methods, whole, "javascript")
     assert len(weighed.candidates + weighed.rest) == 1 and weighed.refused[0][1] == readings.BROKEN
     assert not confirm.confirmed(methods, whole, "javascript").ok
+
+
+LENGTH_JS = (
+    "module.exports = {\n  get length () {\n    const len = this.get('Content-Length')\n    if (len === '') return\n"
+    "    return ~~len\n  },\n\n  /**\n   * Return the protocol string.\n   */\n  get protocol () {\n"
+    "    return 'http'\n  }\n}\n"
+)
+
+
+def test_a_reading_that_puts_the_originals_code_inside_a_comment_is_broken() -> None:
+    """A body rewritten, the snippet ending with the next doc comment's `/**` and a marker: read as new
+    lines above the old body, that `/**` turns the old body into a comment (syntax.commented_code). That
+    reading is broken; the context reading, which deletes the old body's lines the other keeps only in
+    a comment, answers."""
+    snippet = (
+        "// ... existing code ...\n    const len = this.get('Content-Length')\n    if (len === '') return\n"
+        "    const parsed = Number.parseInt(len, 10)\n    return Number.isNaN(parsed) ? undefined : parsed\n"
+        "  },\n\n  /**\n// ... existing code ...\n"
+    )
+    swallowing = LENGTH_JS.replace("    return ~~len\n", "    const parsed = 1\n  },\n\n  /**\n    return ~~len\n")
+    assert syntax.commented_code(swallowing, "javascript") == [8, 9]  # `return ~~len`, `},`
+    weighed = readings.weigh(LENGTH_JS, snippet, "javascript", merged=merge.merge(LENGTH_JS, snippet).merged)
+    assert [(c.sources, c.swallowed) for c, why in weighed.refused if why == readings.BROKEN] == [(("merge",), 1)]
+    result = confirm.confirmed(LENGTH_JS, snippet, "javascript")
+    new = "    const parsed = Number.parseInt(len, 10)\n    return Number.isNaN(parsed) ? undefined : parsed\n"
+    assert result.ok and result.merged == LENGTH_JS.replace("    return ~~len\n", new)

@@ -12,8 +12,8 @@ from __future__ import annotations
 import pytest
 from fakes import corpus_module
 
-CLEAN_ALONE_FLOOR = 0.9381  # clean snippets answered alone and exact, measured (2,170 of 2,313); may only rise
-MESSY_ALONE_FLOOR = 0.8011  # messy ones likewise (1,853)
+CLEAN_ALONE_FLOOR = 0.9394  # clean snippets answered alone and exact, measured (2,173 of 2,313); may only rise
+MESSY_ALONE_FLOOR = 0.8019  # messy ones likewise (1,855)
 
 
 @pytest.fixture(scope="module")

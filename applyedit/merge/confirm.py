@@ -122,6 +122,8 @@ def _certain(weighed: readings.Weighed, original: str, snippet: str, language: s
             few = contextread._FEW_PAST if kept and best.asked else DROPPED  # the file starts (ends) there
             return one and best.dropped <= few and not best.repeats
         fewer = merged in valid and best.dropped + FEWER < merged.dropped  # the merge's reading deletes far more
+        # or keeps the lines this one deletes only inside a comment: a `/**` of the snippet's read as new above them
+        fewer = fewer or (merged not in valid and merged.swallowed >= best.dropped)
         if (best.dropped > (DROPPED if merged not in valid else 0) and not fewer) or best.repeats > merged.repeats:
             return False
     if contextread.OPEN not in best.asked:

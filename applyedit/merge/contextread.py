@@ -169,20 +169,22 @@ class _Original:
         if self.language is None:
             return 0
         interrupt.check()
-        found = self.syntax_errors(text) if errors is None else errors
+        found = self.syntax_errors(text, shown) if errors is None else errors
         found += len(lost_definitions(self.text, text, "\n".join(shown), self.language))
         found += len(head_changes(self.text, text, self.language))
         found += max(0, _twice(text, self.language) - self.twice)
         return found
 
-    def syntax_errors(self, text: str) -> int:
+    def syntax_errors(self, text: str, shown: tuple[str, ...] = ()) -> int:
         """The parse errors of `text`, a reading of the whole file (a Python compile() that fails where the
         original's does not, one more; a name imported from two modules in JavaScript or TypeScript where
-        the original has no such name, one more each: syntax.import_conflicts); 0 with no grammar."""
+        the original has no such name, one more each: syntax.import_conflicts; a line of code the original
+        has outside a comment, put inside a block comment, one more each: `swallowed`); 0 with no
+        grammar. `shown`: the snippet's lines (a line it shows is none of the original's code swallowed)."""
         if self.language is None:
             return 0
         found = len(syntax.parse_errors(text, self.language) or [])
-        found += self.clashes(text)
+        found += self.clashes(text) + self.swallowed(text, shown)
         if self.language == "python" and python_compile_error(self.text, text):
             found += 1
         return found
@@ -192,6 +194,22 @@ class _Original:
         """Whether the original parses with no error (the grammar's): a reading's syntax errors are then
         its own (readings.Candidate.broken)."""
         return self.language is not None and syntax.parse_errors(self.text, self.language) == []
+
+    def swallowed(self, text: str, shown: tuple[str, ...]) -> int:
+        """The lines of `text` inside a block comment that read as code (syntax.commented_code), more than
+        the original has of each, the snippet's own lines aside: code a reading turned into a comment (a
+        snippet's `/**` above the next doc comment read as new, the old body left between). No expected
+        file of the release corpus has one."""
+        keys = {key(x) for x in shown}
+        lines = text.split("\n")
+        now = Counter(key(lines[n]) for n in syntax.commented_code(text, self.language or "") or [])
+        return sum((Counter({k: n for k, n in now.items() if k not in keys}) - self.commented).values())
+
+    @functools.cached_property
+    def commented(self) -> Counter[str]:
+        """The original's lines inside block comments that read as code (`swallowed`)."""
+        found = syntax.commented_code(self.text, self.language) if self.language else None
+        return Counter(self.keys[n] for n in found or [] if n < len(self.keys))
 
     def clashes(self, text: str) -> int:
         """The names `text`'s imports bind from two modules where the original's do not (JavaScript and

@@ -56,6 +56,7 @@ class Candidate:
     broken: int = 0  # syntax errors it has where the original has none (contextread._Original.clean)
     asked: tuple[str, ...] = ()  # the kind of each question in `took` (contextread.PLACES, ...)
     clashes: int = 0  # names its imports bind from two modules where the original's do not (syntax.import_conflicts)
+    swallowed: int = 0  # the original's lines of code it puts inside a block comment (contextread._Original.swallowed)
 
 
 @dataclass(frozen=True)
@@ -151,11 +152,13 @@ def _candidate(
     original, read once per snippet, whose syntax and definitions every candidate is compared with)."""
     changed, gone = _line_diff(original, text)
     repeats = repeated(original, text, snippet)
-    errors = orig.syntax_errors(text)  # parsed once: a cost, and where the original has none, `broken`
-    damage = orig.damage_of(text, tuple(lines_of(snippet)), errors)
+    shown = tuple(lines_of(snippet))
+    errors = orig.syntax_errors(text, shown)  # parsed once: a cost, and `broken` (no errors in the original)
+    damage = orig.damage_of(text, shown, errors)
     cost = changed + DAMAGE * damage + REPEAT * repeats
-    clashes = orig.clashes(text)
-    return Candidate(text, cost, took, sources, repeats, gone, errors if orig.clean else 0, clashes=clashes)
+    clashes, swallowed = orig.clashes(text), orig.swallowed(text, shown)
+    broken = errors if orig.clean else 0
+    return Candidate(text, cost, took, sources, repeats, gone, broken, clashes=clashes, swallowed=swallowed)
 
 
 def weigh(original: str, snippet: str, language: str, path: str | None = None, merged: str | None = None) -> Weighed:
