@@ -701,3 +701,21 @@ def test_a_reading_that_puts_the_originals_code_inside_a_comment_is_broken() -> 
     result = confirm.confirmed(LENGTH_JS, snippet, "javascript")
     new = "    const parsed = Number.parseInt(len, 10)\n    return Number.isNaN(parsed) ? undefined : parsed\n"
     assert result.ok and result.merged == LENGTH_JS.replace("    return ~~len\n", new)
+
+
+def test_imports_the_edit_left_unused_go_with_the_file_start_the_snippet_shows() -> None:
+    """A snippet that starts at the original's second line with no marker above, rewriting a version check
+    around an import as one import: `import sys` above it is used nowhere after the edit (and was before),
+    so the file starts where the snippet does. Where `sys` is still used, it stays a question."""
+    body = (
+        "from math import ceil\nfrom typing import List\n\nif sys.version_info >= (3, 8):\n"
+        "    from typing import Protocol\nelse:\n    from typing_extensions import Protocol\n\n\n"
+        "class Edge(Protocol):\n    size: int\n\n\ndef total(edges: List[Edge]) -> int:\n    return ceil(sum(e.size for e in edges))\n"
+    )
+    original = "import sys\n" + body
+    snippet = "from math import ceil\nfrom typing import List, Protocol\n\n\nclass Edge(Protocol):\n# ... existing code ...\n"
+    expected = body.replace(body[body.index("from typing import List\n") : body.index("class Edge")], "from typing import List, Protocol\n\n\n")
+    result = confirm.confirmed(original, snippet, "python")
+    assert result.ok and result.merged == expected
+    still = original + "\n\ndef version() -> str:\n    return sys.version\n"
+    assert not confirm.confirmed(still, snippet, "python").ok

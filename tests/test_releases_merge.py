@@ -12,8 +12,8 @@ from __future__ import annotations
 import pytest
 from fakes import corpus_module
 
-CLEAN_ALONE_FLOOR = 0.9394  # clean snippets answered alone and exact, measured (2,173 of 2,313); may only rise
-MESSY_ALONE_FLOOR = 0.8019  # messy ones likewise (1,855)
+CLEAN_ALONE_FLOOR = 0.9407  # clean snippets answered alone and exact, measured (2,176 of 2,313); may only rise
+MESSY_ALONE_FLOOR = 0.8032  # messy ones likewise (1,858)
 
 
 @pytest.fixture(scope="module")

@@ -11,6 +11,9 @@ and nothing weak could have placed it. Otherwise a not-ok result says why: `ambi
 itself leaves the question open (several readings of the context reader), with the candidate files
 (`readings`, when asked for), the places where they differ (`places`) and whether they are twins; what
 the run then does is decision.py's.
+Two questions have an answer from the code itself: an open start or end whose other way breaks the file
+(`_other_way_broken`), and whether the file starts (ends) at a segment where the lines past it are imports
+the edit left unused (`_unused_imports_cut`).
 Also says which reading an open end took, and what a certain reading decided where the snippet left a
 question open (`MergeResult.notes`). Pure text in, `MergeResult` out.
 """
@@ -18,6 +21,8 @@ question open (`MergeResult.notes`). Pure text in, `MergeResult` out.
 from __future__ import annotations
 
 import dataclasses
+import difflib
+import re
 from collections import Counter
 
 from applyedit import invariants, merge, syntax
@@ -43,6 +48,10 @@ def confirmed(
             ambiguous=True,
         )
     valid = [*weighed.candidates, *weighed.rest]
+    unused = _unused_imports_cut(weighed, original, language)
+    if unused is not None:
+        note = "the file starts (ends) at the snippet's edge: the imports past it are used nowhere after the edit"
+        return merge.as_reading(original, unused.text, (note,))
     if valid and _certain(weighed, original, snippet, language):
         best = valid[0]
         notes = tuple(_took(best, weighed))
@@ -182,6 +191,42 @@ def _whole_definition_open(original: str, snippet: str, language: str) -> bool:
         ):
             return True
     return False
+
+
+def _unused_imports_cut(weighed: readings.Weighed, original: str, language: str) -> readings.Candidate | None:
+    """Of the two readings of whether the file starts (ends) where a segment with no marker above (below)
+    starts with a line of the original (`contextread.AT_AN_END`), the one that deletes the lines past it,
+    where those lines are import statements, one per line, and nothing else, and no name they import is
+    still used in that reading though each was used in the original: the edit removed their uses (a
+    version check around an import rewritten as one import), so they go with them. None where that is
+    not so."""
+    valid = [*weighed.candidates, *weighed.rest]
+    if len(valid) != 2 or any(not c.asked or any(k != contextread.AT_AN_END for k in c.asked) for c in valid):
+        return None
+    cut, keep = sorted(valid, key=lambda c: len(c.text))
+    if cut.repeats or keep.repeats:
+        return None
+    a, b = keep.text.split("\n"), cut.text.split("\n")
+    extra = []
+    for op, i1, i2, _, _ in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+        if op == "equal":
+            continue
+        if op != "delete":
+            return None
+        extra += a[i1:i2]
+    code = [x for x in extra if x.strip()]
+    per_line = [syntax.imported_names(x.strip() + "\n", language) or [] for x in code]
+    names = [n for found in per_line for n in found]
+    if not code or not all(per_line):  # every line deleted an import statement of its own
+        return None
+
+    def uses(text: str, name: str) -> int:
+        return len(re.findall(rf"(?<![\w.]){re.escape(name)}\b", text))
+
+    rest = original.replace("\n".join(extra), "", 1)
+    if any(uses(cut.text, name) or not uses(rest, name) for name, _ in names):
+        return None
+    return cut
 
 
 def _merge_plainly_better(best: readings.Candidate, weighed: readings.Weighed, gap: float) -> bool:
