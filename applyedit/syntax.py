@@ -24,6 +24,7 @@ __all__ = [
     "enclosing",
     "import_conflicts",
     "imported_names",
+    "imports_only",
     "in_string",
     "label",
     "parse_errors",
@@ -335,6 +336,19 @@ def imported_names(text: str, language: str, path: _Path = None) -> list[tuple[s
             module = node.child_by_field_name("module_name")
             found += [(name, _text(module)) for name in _python_bound(node)]
     return found
+
+
+_IMPORT_NODES = {"import_statement", "import_from_statement", "future_import_statement", "use_declaration"}
+
+
+def imports_only(text: str, language: str, path: _Path = None) -> bool:
+    """Whether `text` parses with no error as import statements and nothing else (comments aside):
+    JavaScript and TypeScript `import`, Rust `use`, Python `import` and `from ... import`."""
+    parsed = _tree(text, language, path)
+    if parsed is None or parsed[0].root_node.has_error:
+        return False
+    nodes = [n for n in parsed[0].root_node.named_children if not n.type.endswith("comment")]
+    return bool(nodes) and all(n.type in _IMPORT_NODES for n in nodes)
 
 
 def import_conflicts(text: str, language: str, path: _Path = None) -> int:

@@ -719,3 +719,16 @@ def test_imports_the_edit_left_unused_go_with_the_file_start_the_snippet_shows()
     assert result.ok and result.merged == expected
     still = original + "\n\ndef version() -> str:\n    return sys.version\n"
     assert not confirm.confirmed(still, snippet, "python").ok
+
+
+def test_imports_the_snippet_imports_again_go_at_its_open_end() -> None:
+    """New import lines at a snippet's open end, one per line, rewriting the grouped imports below: kept,
+    every name would be imported twice; the names the old lines import are all imported again, so they
+    go. Where the old lines import a name the new ones do not, it stays a question."""
+    head = '__all__ = [\n    "Alpha",\n    "Beta",\n]\n\n'
+    original = head + "from ._a import (\n    Alpha,\n    Beta,\n)\n"
+    snippet = '# ... existing code ...\n    "Beta",\n]\n\nfrom ._a import Alpha\nfrom ._a import Beta\n'
+    result = confirm.confirmed(original, snippet, "python")
+    assert result.ok and result.merged == head + "from ._a import Alpha\nfrom ._a import Beta\n"
+    more = original.replace("    Beta,\n)", "    Beta,\n    Gamma,\n)")
+    assert not confirm.confirmed(more, snippet, "python").ok

@@ -12,8 +12,8 @@ from __future__ import annotations
 import pytest
 from fakes import corpus_module
 
-CLEAN_ALONE_FLOOR = 0.9407  # clean snippets answered alone and exact, measured (2,176 of 2,313); may only rise
-MESSY_ALONE_FLOOR = 0.8032  # messy ones likewise (1,858)
+CLEAN_ALONE_FLOOR = 0.9411  # clean snippets answered alone and exact, measured (2,177 of 2,313); may only rise
+MESSY_ALONE_FLOOR = 0.8037  # messy ones likewise (1,859)
 
 
 @pytest.fixture(scope="module")

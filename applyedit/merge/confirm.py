@@ -13,7 +13,7 @@ itself leaves the question open (several readings of the context reader), with t
 the run then does is decision.py's.
 Two questions have an answer from the code itself: an open start or end whose other way breaks the file
 (`_other_way_broken`), and whether the file starts (ends) at a segment where the lines past it are imports
-the edit left unused (`_unused_imports_cut`).
+the snippet imports again or the edit left unused (`_imports_cut`).
 Also says which reading an open end took, and what a certain reading decided where the snippet left a
 question open (`MergeResult.notes`). Pure text in, `MergeResult` out.
 """
@@ -48,9 +48,9 @@ def confirmed(
             ambiguous=True,
         )
     valid = [*weighed.candidates, *weighed.rest]
-    unused = _unused_imports_cut(weighed, original, language)
+    unused = _imports_cut(weighed, original, language)
     if unused is not None:
-        note = "the file starts (ends) at the snippet's edge: the imports past it are used nowhere after the edit"
+        note = "the file starts (ends) at the snippet's edge: the imports past it are imported again or used nowhere"
         return merge.as_reading(original, unused.text, (note,))
     if valid and _certain(weighed, original, snippet, language):
         best = valid[0]
@@ -193,15 +193,16 @@ def _whole_definition_open(original: str, snippet: str, language: str) -> bool:
     return False
 
 
-def _unused_imports_cut(weighed: readings.Weighed, original: str, language: str) -> readings.Candidate | None:
-    """Of the two readings of whether the file starts (ends) where a segment with no marker above (below)
-    starts with a line of the original (`contextread.AT_AN_END`), the one that deletes the lines past it,
-    where those lines are import statements, one per line, and nothing else, and no name they import is
-    still used in that reading though each was used in the original: the edit removed their uses (a
-    version check around an import rewritten as one import), so they go with them. None where that is
-    not so."""
+def _imports_cut(weighed: readings.Weighed, original: str, language: str) -> readings.Candidate | None:
+    """Of the two readings of an open start or end (the original's lines past a segment with no marker
+    above or below kept, or deleted: `contextread.AT_AN_END`, `contextread.OPEN`), the one that deletes
+    them, where they are import statements and nothing else, and every name they import is either
+    imported again by the snippet's new lines (imports rewritten one per line) or used nowhere in that
+    reading though it was in the original (a version check around an import rewritten as one import:
+    `import sys` left unused). None where that is not so."""
     valid = [*weighed.candidates, *weighed.rest]
-    if len(valid) != 2 or any(not c.asked or any(k != contextread.AT_AN_END for k in c.asked) for c in valid):
+    ends = (contextread.AT_AN_END, contextread.OPEN)
+    if len(valid) != 2 or any(not c.asked or any(k not in ends for k in c.asked) for c in valid):
         return None
     cut, keep = sorted(valid, key=lambda c: len(c.text))
     if cut.repeats or keep.repeats:
@@ -214,19 +215,19 @@ def _unused_imports_cut(weighed: readings.Weighed, original: str, language: str)
         if op != "delete":
             return None
         extra += a[i1:i2]
-    code = [x for x in extra if x.strip()]
-    per_line = [syntax.imported_names(x.strip() + "\n", language) or [] for x in code]
-    names = [n for found in per_line for n in found]
-    if not code or not all(per_line):  # every line deleted an import statement of its own
+    block = "\n".join(extra) + "\n"
+    names = {name for name, _ in syntax.imported_names(block, language) or []}
+    if not names or not syntax.imports_only(block, language):
         return None
+    again = {name for name, _ in syntax.imported_names(cut.text, language) or []}
 
     def uses(text: str, name: str) -> int:
         return len(re.findall(rf"(?<![\w.]){re.escape(name)}\b", text))
 
     rest = original.replace("\n".join(extra), "", 1)
-    if any(uses(cut.text, name) or not uses(rest, name) for name, _ in names):
-        return None
-    return cut
+    if all(name in again or (not uses(cut.text, name) and uses(rest, name)) for name in names):
+        return cut
+    return None
 
 
 def _merge_plainly_better(best: readings.Candidate, weighed: readings.Weighed, gap: float) -> bool:
