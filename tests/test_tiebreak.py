@@ -155,13 +155,14 @@ def test_a_deletion_at_the_files_end_is_taken_only_where_the_reader_weighs_it_cl
 
 
 def _disagreeing_case() -> object:
-    """A release-corpus case (koa 3.2.1, from npm) whose two readers give two valid files, their costs within
-    the margin (3 and 4: no reading is certain)."""
+    """A release-corpus case (jinja2 3.1.5, from PyPI) whose two readers give two valid files, their costs
+    within the margin (4 and 5: no reading is certain): a call split over lines, the snippet's trailing
+    `),` `(` read by the merge as new lines with the old line below them."""
     from fakes import corpus_module
 
     cases = corpus_module("releases/cases")
-    records = [r for r in cases.records() if r["package"] == "koa" and r["path"] == "lib/request.js"]
-    return next(c for r in records for c in cases.cases_for(r) if c.name == "js_koa_3_2_1_lib_request_js_0_clean")
+    records = [r for r in cases.records() if r["package"] == "jinja2" and r["path"] == "src/jinja2/sandbox.py"]
+    return next(c for r in records for c in cases.cases_for(r) if c.name == "py_jinja2_3_1_5_jinja2_sandbox_py_1_clean")
 
 
 def test_the_model_chooses_between_two_valid_readings(tokenizer, tmp_path, monkeypatch) -> None:  # noqa: ANN001
@@ -180,7 +181,7 @@ def test_the_model_chooses_between_two_valid_readings(tokenizer, tmp_path, monke
     result = confirm.confirmed(case.before, snippet, case.language, with_readings=True)
     assert not result.ok and result.reason.startswith("two readings") and len(result.readings) == 2
     assert case.after in result.readings
-    path = tmp_path / "request.js"
+    path = tmp_path / "sandbox.py"
     monkeypatch.setattr(tiebreak, "MARGIN", 4.0)  # the product leaves it off (tiebreak.MARGIN's comment)
     monkeypatch.setattr(api, "LEAD_LINES", 10)  # the readings differ lower than that in the file
     # the scripted model writes a reading from where the tie-break reads it: a few lines above the first difference
@@ -220,7 +221,7 @@ def test_without_a_margin_the_model_is_not_asked(tokenizer, tmp_path, monkeypatc
 
     monkeypatch.setattr(tiebreak, "MARGIN", None)
     case = _disagreeing_case()
-    path = tmp_path / "request.js"
+    path = tmp_path / "sandbox.py"
     path.write_text(case.before, encoding="utf-8")
     engine = scripted_engine(tokenizer, case.after + "```\n", 40.0)
     with pytest.raises(AmbiguousEditError, match="two readings of the snippet give two files"):
