@@ -25,6 +25,7 @@ __all__ = [
     "import_conflicts",
     "imported_names",
     "imports_only",
+    "without_imports",
     "in_string",
     "label",
     "parse_errors",
@@ -315,9 +316,9 @@ def imported_names(text: str, language: str, path: _Path = None) -> list[tuple[s
     bound twice is listed twice):
     JavaScript and TypeScript `import` (default, named, namespace, `import x = require(...)`), Rust `use`
     (the last segment or its alias; `self` binds the module's name; globs bind no name), Python `import x`,
-    `import x.y as z`, `from m import a, b as c` (a dotted `import x.y` binds `x` for every submodule
-    alike, and is left out). Only statements at the file's top level: a nested `mod`, a `try` or an `if`
-    is another scope or a fallback. [] for other languages; None without a grammar."""
+    `import x.y as z`, `from m import a, b as c`, `from __future__ import f` (a dotted `import x.y` binds
+    `x` for every submodule alike, and is left out). Only statements at the file's top level: a nested
+    `mod`, a `try` or an `if` is another scope or a fallback. [] for other languages; None without a grammar."""
     parsed = _tree(text, language, path)
     if parsed is None:
         return None
@@ -335,6 +336,8 @@ def imported_names(text: str, language: str, path: _Path = None) -> list[tuple[s
         elif grammar == "python" and node.type in ("import_statement", "import_from_statement"):
             module = node.child_by_field_name("module_name")
             found += [(name, _text(module)) for name in _python_bound(node)]
+        elif grammar == "python" and node.type == "future_import_statement":
+            found += [(_text(name), "__future__") for name in node.children_by_field_name("name")]
     return found
 
 
@@ -343,12 +346,41 @@ _IMPORT_NODES = {"import_statement", "import_from_statement", "future_import_sta
 
 def imports_only(text: str, language: str, path: _Path = None) -> bool:
     """Whether `text` parses with no error as import statements and nothing else (comments aside):
-    JavaScript and TypeScript `import`, Rust `use`, Python `import` and `from ... import`."""
+    JavaScript and TypeScript `import`, Rust `use`, Python `import` and `from ... import`, and in Python an
+    `if` or `try` whose every statement is an import (a version check choosing where a name comes from)."""
     parsed = _tree(text, language, path)
     if parsed is None or parsed[0].root_node.has_error:
         return False
     nodes = [n for n in parsed[0].root_node.named_children if not n.type.endswith("comment")]
-    return bool(nodes) and all(n.type in _IMPORT_NODES for n in nodes)
+    return bool(nodes) and all(_import_only(n) for n in nodes)
+
+
+def _import_only(node: tree_sitter.Node) -> bool:
+    if node.type in _IMPORT_NODES:
+        return True
+    if node.type not in ("if_statement", "try_statement"):
+        return False
+    statements = []
+    stack = list(node.named_children)
+    while stack:
+        child = stack.pop()
+        if child.type.endswith("statement"):
+            statements.append(child)
+        elif child.type in ("block", "else_clause", "elif_clause", "except_clause", "finally_clause"):
+            stack.extend(child.named_children)
+    return bool(statements) and all(s.type in _IMPORT_NODES for s in statements)
+
+
+def without_imports(text: str, language: str, path: _Path = None) -> str:
+    """`text` with its top-level import statements taken out (the rest: where an imported name is used)."""
+    parsed = _tree(text, language, path)
+    if parsed is None:
+        return text
+    data = text.encode("utf-8", "replace")
+    cuts = [(n.start_byte, n.end_byte) for n in parsed[0].root_node.named_children if n.type in _IMPORT_NODES]
+    for start, end in reversed(cuts):
+        data = data[:start] + data[end:]
+    return data.decode("utf-8", "replace")
 
 
 def import_conflicts(text: str, language: str, path: _Path = None) -> int:

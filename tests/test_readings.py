@@ -732,3 +732,31 @@ def test_imports_the_snippet_imports_again_go_at_its_open_end() -> None:
     assert result.ok and result.merged == head + "from ._a import Alpha\nfrom ._a import Beta\n"
     more = original.replace("    Beta,\n)", "    Beta,\n    Gamma,\n)")
     assert not confirm.confirmed(more, snippet, "python").ok
+
+
+def test_a_version_check_around_an_import_goes_with_the_imports_the_snippet_rewrites() -> None:
+    """A snippet that starts with a new import line and no marker above, rewriting the imports above it
+    and a version check whose every statement is an import (syntax.imports_only): each name is imported
+    again, or (`sys`) used nowhere after the edit, so the lines above go."""
+    body = "\n\nclass Edge(Protocol):\n    size: List[int]\n"
+    original = (
+        "import sys\nfrom typing import List\n\nif sys.version_info >= (3, 8):\n    from typing import Protocol\n"
+        "else:\n    from typing_extensions import Protocol\n" + body
+    )
+    snippet = "from typing import List, Protocol\n\n\nclass Edge(Protocol):\n# ... existing code ...\n"
+    assert syntax.imports_only(original[: original.index("\n\n\nclass")] + "\n", "python")
+    result = confirm.confirmed(original, snippet, "python")
+    assert result.ok and result.merged == "from typing import List, Protocol\n" + body
+
+
+def test_python_2_future_imports_go_with_the_file_start_the_snippet_shows() -> None:
+    """The snippet starts with a new import and no marker above; above its place the original has only
+    `from __future__` imports that are no-ops in Python 3: the file starts where the snippet does.
+    `from __future__ import annotations` changes the module: it stays a question."""
+    body = "import subprocess\nimport unittest\n\n\nclass T(unittest.TestCase):\n    pass\n"
+    original = "from __future__ import print_function\nfrom __future__ import absolute_import\n\n" + body
+    snippet = "import gc\nimport subprocess\nimport unittest\n# ... existing code ...\n"
+    result = confirm.confirmed(original, snippet, "python")
+    assert result.ok and result.merged == "import gc\n" + body
+    annotations = original.replace("absolute_import", "annotations")
+    assert not confirm.confirmed(annotations, snippet, "python").ok

@@ -194,40 +194,47 @@ def _whole_definition_open(original: str, snippet: str, language: str) -> bool:
 
 
 def _imports_cut(weighed: readings.Weighed, original: str, language: str) -> readings.Candidate | None:
-    """Of the two readings of an open start or end (the original's lines past a segment with no marker
-    above or below kept, or deleted: `contextread.AT_AN_END`, `contextread.OPEN`), the one that deletes
-    them, where they are import statements and nothing else, and every name they import is either
-    imported again by the snippet's new lines (imports rewritten one per line) or used nowhere in that
-    reading though it was in the original (a version check around an import rewritten as one import:
-    `import sys` left unused). None where that is not so."""
+    """Of the readings of an open start or end (the original's lines past a segment with no marker above
+    or below kept, or deleted: `contextread.AT_AN_END`, `contextread.OPEN`; the merge's reading among
+    them), the shortest, where every other differs from it only by keeping lines it deletes, and those
+    are import statements and nothing else (in Python, a version check whose every statement is an
+    import too), every name they import either imported again by the snippet's new lines (imports
+    rewritten one per line) or used nowhere in the shortest reading though it was in the original outside
+    its imports (a version check around an import rewritten as one import: `import sys` left unused), or
+    a Python 2 `from __future__ import` (every feature but `annotations` a no-op in Python 3). None where
+    that is not so."""
     valid = [*weighed.candidates, *weighed.rest]
     ends = (contextread.AT_AN_END, contextread.OPEN)
-    if len(valid) != 2 or any(not c.asked or any(k not in ends for k in c.asked) for c in valid):
+    if not 2 <= len(valid) <= readings.MOST or any(any(k not in ends for k in c.asked) for c in valid):
         return None
-    cut, keep = sorted(valid, key=lambda c: len(c.text))
-    if cut.repeats or keep.repeats:
+    if not any(c.asked for c in valid) or any(c.repeats for c in valid):
         return None
-    a, b = keep.text.split("\n"), cut.text.split("\n")
-    extra = []
-    for op, i1, i2, _, _ in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
-        if op == "equal":
-            continue
-        if op != "delete":
-            return None
-        extra += a[i1:i2]
-    block = "\n".join(extra) + "\n"
-    names = {name for name, _ in syntax.imported_names(block, language) or []}
-    if not names or not syntax.imports_only(block, language):
-        return None
+    cut = min(valid, key=lambda c: len(c.text))
     again = {name for name, _ in syntax.imported_names(cut.text, language) or []}
+    used = syntax.without_imports(original, language)
 
     def uses(text: str, name: str) -> int:
         return len(re.findall(rf"(?<![\w.]){re.escape(name)}\b", text))
 
-    rest = original.replace("\n".join(extra), "", 1)
-    if all(name in again or (not uses(cut.text, name) and uses(rest, name)) for name in names):
-        return cut
-    return None
+    for keep in valid:
+        if keep is cut:
+            continue
+        a, b = keep.text.split("\n"), cut.text.split("\n")
+        extra = []
+        for op, i1, i2, _, _ in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+            if op == "equal":
+                continue
+            if op != "delete":
+                return None
+            extra += a[i1:i2]
+        block = "\n".join(extra) + "\n"
+        bound = syntax.imported_names(block, language) or []
+        names = {name for name, module in bound if module != "__future__" or name == "annotations"}
+        if not bound or not syntax.imports_only(block, language):
+            return None
+        if not all(name in again or (not uses(cut.text, name) and uses(used, name)) for name in names):
+            return None
+    return cut
 
 
 def _merge_plainly_better(best: readings.Candidate, weighed: readings.Weighed, gap: float) -> bool:
