@@ -1,8 +1,10 @@
 """Syntax trees for source text: the one module that calls tree-sitter.
 
-Owns the parsers (one per language, cached), error detection (does the text still parse?) and
+Owns the parsers (one per language, cached), error detection (does the text still parse?),
 definition spans (classes, functions, methods, ... with their nesting and 1-based line ranges),
-found by walking a table of node types per language. Knows nothing of tokens, the model or diffs.
+found by walking a table of node types per language, the names a file's top-level imports bind (and
+whether one name comes from two modules), and the lines of code a block comment holds. Knows nothing
+of tokens, the model or diffs.
 """
 
 from __future__ import annotations

@@ -14,6 +14,9 @@ The cost of a reading is what a careful reader minimises: the lines it changes, 
   it would delete.
 - Broken: `DAMAGE` for each syntax error, each definition lost that the snippet never shows, each file
   head moved, each definition standing twice where the original had it once (contextread's `damage`).
+  A syntax error here includes a name imported from two modules in JavaScript or TypeScript (an early
+  error there) and a line of the original's code put inside a block comment (`Candidate.clashes`,
+  `Candidate.swallowed`), neither of which any expected release file has.
 - A reading with a syntax error the original does not have is no reading where another reading has
   none (`BROKEN`): no expected file of the release corpus (2,313 edits) has one.
 
