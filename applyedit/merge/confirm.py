@@ -163,10 +163,13 @@ def _other_way_broken(weighed: readings.Weighed, original: str, snippet: str, la
     if not best.asked or any(k != contextread.OPEN for k in best.asked):
         return False
     broken = [c for c, why in weighed.refused if why == readings.BROKEN]
-    plain = (
+    if not broken:
+        return False
+    if any(c.clashes for c in broken):
+        return True
+    return (
         not best.dropped and _pinned(original, snippet, 1) and not _whole_definition_open(original, snippet, language)
     )
-    return any(c.clashes or plain for c in broken)
 
 
 def _whole_definition_open(original: str, snippet: str, language: str) -> bool:
@@ -176,11 +179,9 @@ def _whole_definition_open(original: str, snippet: str, language: str) -> bool:
     segs = invariants.segments(snippet)
     defs = syntax.definitions(original, language) or []
     keys = [invariants.key(x) for x in original.split("\n")]
-    ends = [
-        s
-        for s in (segs[:1] if segs and not segs[0].marker_before else [])
-        + (segs[-1:] if segs and not segs[-1].marker_after else [])
-    ]
+    ends = (segs[:1] if segs and not segs[0].marker_before else []) + (
+        segs[-1:] if segs and not segs[-1].marker_after else []
+    )
     for seg in ends:
         lines = [invariants.key(x) for x in seg.lines if x.strip()]
         if lines and any(

@@ -181,10 +181,14 @@ class _Original:
         the original has no such name, one more each: syntax.import_conflicts; a line of code the original
         has outside a comment, put inside a block comment, one more each: `swallowed`); 0 with no
         grammar. `shown`: the snippet's lines (a line it shows is none of the original's code swallowed)."""
+        return self.parse_errors(text) + self.clashes(text) + self.swallowed(text, shown)
+
+    def parse_errors(self, text: str) -> int:
+        """`syntax_errors` less the clashes and the code swallowed: the grammar's errors, and a Python
+        compile() that fails where the original's does not."""
         if self.language is None:
             return 0
         found = len(syntax.parse_errors(text, self.language) or [])
-        found += self.clashes(text) + self.swallowed(text, shown)
         if self.language == "python" and python_compile_error(self.text, text):
             found += 1
         return found

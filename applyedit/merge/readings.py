@@ -156,10 +156,10 @@ def _candidate(
     changed, gone = _line_diff(original, text)
     repeats = repeated(original, text, snippet)
     shown = tuple(lines_of(snippet))
-    errors = orig.syntax_errors(text, shown)  # parsed once: a cost, and `broken` (no errors in the original)
+    clashes, swallowed = orig.clashes(text), orig.swallowed(text, shown)
+    errors = orig.parse_errors(text) + clashes + swallowed  # orig.syntax_errors, each part once: a cost, and `broken`
     damage = orig.damage_of(text, shown, errors)
     cost = changed + DAMAGE * damage + REPEAT * repeats
-    clashes, swallowed = orig.clashes(text), orig.swallowed(text, shown)
     broken = errors if orig.clean else 0
     return Candidate(text, cost, took, sources, repeats, gone, broken, clashes=clashes, swallowed=swallowed)
 
