@@ -166,6 +166,53 @@ def test_a_reading_that_deletes_no_code_beats_one_that_deletes_unseen_code_at_on
     assert result.ok and result.merged == original.replace("CheckExact", "Check")
 
 
+def test_a_line_replaced_at_one_place_beats_a_reading_that_deletes_a_block_below() -> None:
+    """A line under the context replaced by one not alike it (one code line deleted, one new) against
+    the same segment reaching down past the next block, deleting five: the reading that deletes the
+    fewest by `confirm.PLACE_DROPS` or more answers."""
+    original = (
+        "static PyObject *\nswap_mem(PyObject *self, PyObject *args) {\n    struct swapent *swdev;\n    int nswap, i;\n\n"
+        "    if ((nswap = swapctl(SWAP_NSWAP, 0, 0)) == 0) {\n        PyErr_SetFromErrno(PyExc_OSError);\n"
+        "        return NULL;\n    }\n\n    if ((swdev = calloc(nswap, sizeof(*swdev))) == NULL) {\n"
+        "        PyErr_NoMemory();\n        return NULL;\n    }\n\n    if (swapctl(SWAP_STATS, swdev, nswap) == -1) {\n"
+        "        PyErr_SetFromErrno(PyExc_OSError);\n        goto error;\n    }\n    return Py_BuildValue(\"i\", nswap);\n"
+        "error:\n    free(swdev);\n    return NULL;\n}\n"
+    )
+    snippet = (
+        "// ... existing code ...\n    int nswap, i;\n\n    if ((nswap = swapctl(SWAP_NSWAP, 0, 0)) == 0) {\n"
+        "        psutil_oserror();\n        return NULL;\n    }\n// ... existing code ...\n"
+    )
+    weighed = readings.weigh(original, snippet, "c")
+    assert [c.dropped for c in weighed.candidates] == [1, 5]  # a question within the margin
+    result = confirm.confirmed(original, snippet, "c")
+    want = original.replace("PyErr_SetFromErrno(PyExc_OSError);\n        return", "psutil_oserror();\n        return")
+    assert result.ok and result.merged == want
+
+
+def test_of_two_places_a_pinned_segment_takes_the_one_that_deletes_no_code() -> None:
+    """A segment whose top context (`return;` `}`) stands at two places and whose line below stands once:
+    right above that line (an edit, cost 1), or at the earlier `}`, deleting the block between (cost 7).
+    A careful reader takes the first."""
+    original = (
+        "function handshake(req, socket) {\n  const key = req.headers['sec-websocket-key'];\n"
+        "  if (req.method !== 'GET') {\n    fail(socket, 405, 'Invalid HTTP method');\n    return;\n  }\n\n"
+        "  if (key === undefined || !keyRegex.test(key)) {\n"
+        "    const message = 'Missing or invalid Sec-WebSocket-Key header';\n    fail(socket, 400, message);\n"
+        "    return;\n  }\n\n  if (version !== 13 && version !== 8) {\n"
+        "    const message = 'Missing or invalid Sec-WebSocket-Version header';\n    fail(socket, 400, message);\n"
+        "    return;\n  }\n  accept(req, socket);\n}\n"
+    )
+    snippet = (
+        "// ... existing code ...\n    return;\n  }\n\n  if (version !== '13' && version !== '8') {\n"
+        "    const message = 'Missing or invalid Sec-WebSocket-Version header';\n// ... existing code ...\n"
+    )
+    weighed = readings.weigh(original, snippet, "javascript")
+    assert [c.asked for c in weighed.candidates] == [(contextread.PLACES,)] * 2
+    result = confirm.confirmed(original, snippet, "javascript")
+    assert result.ok
+    assert result.merged == original.replace("version !== 13 && version !== 8", "version !== '13' && version !== '8'")
+
+
 def test_a_context_reading_may_delete_code_where_the_merge_deletes_far_more() -> None:
     """A block's body rewritten (two lines deleted with nothing alike in their place): the merge reads the
     closing `}` as a later one and deletes a whole method besides; the context reading deletes those two

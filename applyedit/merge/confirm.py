@@ -87,12 +87,13 @@ def _certain(weighed: readings.Weighed, original: str, snippet: str, language: s
     reading's, cheaper than every other, asking nothing but whether an open start or end is replaced, and
     each segment's new lines standing between two lines that stand once in the original (or the file's
     start or end, read so: `_bounded`): what lies between the pins is replaced, whatever that deletes,
-    however the merge reads it. Else: it is the context reading's, no other reading
-    lies within `readings.MARGIN` of it (or those that do delete code the snippet never shows where it,
-    reading a segment at one place, deletes none: `_keeps_code`), and where the merge reads the snippet
-    otherwise (its file valid or not), it deletes no code outright (at most `DROPPED` lines where the
-    merge's file fails a check; any, where the merge's valid file deletes `FEWER` more) and reads no
-    more of the snippet's context as new code than the merge's file does; where the merge reads nothing,
+    however the merge reads it. Else: it is the context reading's, no other reading lies within
+    `readings.MARGIN` of it (or those that do delete code the snippet never shows where it, reading a
+    segment at one place or at a pinned place of several, deletes far less: `_keeps_code`), and where
+    the merge reads the snippet otherwise (its file valid or not), it deletes no code outright (at most
+    `DROPPED` lines where the merge's file fails a check; any, where the merge's valid file deletes
+    `FEWER` more) and reads no more of the snippet's context as new code than the merge's file does;
+    where the merge reads nothing,
     it is the one valid reading, took no option of an open question but whether the file starts or ends
     at a segment that changes nothing (or which place or way of a segment, the others' readings failing
     a check and this one deleting no code), deletes at most `DROPPED` lines of code outright (at most
@@ -113,7 +114,7 @@ def _certain(weighed: readings.Weighed, original: str, snippet: str, language: s
         return True
     if "context" not in best.sources:  # the merge's reading: if the context reader's is plainly the worse
         return _merge_plainly_better(best, weighed, gap)
-    if gap <= readings.MARGIN and not _keeps_code(best, weighed):
+    if gap <= readings.MARGIN and not _keeps_code(best, weighed, original, snippet):
         return False
     if "merge" not in best.sources:  # the readers disagree: the context reading's, if it is plainly the better
         refused = (c for c, _ in weighed.refused)  # the merge's file may break the syntax or an invariant
@@ -127,7 +128,7 @@ def _certain(weighed: readings.Weighed, original: str, snippet: str, language: s
             placed = (
                 others_fail and not best.dropped and all(k in (contextread.PLACES, contextread.WAY) for k in best.asked)
             )
-            one = (len(valid) == 1 and (kept or placed)) or _keeps_code(best, weighed)
+            one = (len(valid) == 1 and (kept or placed)) or _keeps_code(best, weighed, original, snippet)
             few = contextread._FEW_PAST if kept and best.asked else DROPPED  # the file starts (ends) there
             return one and best.dropped <= few and not best.repeats
         fewer = merged in valid and best.dropped + FEWER < merged.dropped  # the merge's reading deletes far more
@@ -251,21 +252,34 @@ def _merge_plainly_better(best: readings.Candidate, weighed: readings.Weighed, g
     return bool(refused) and not any("context" in c.sources for c in valid)
 
 
-def _keeps_code(best: readings.Candidate, weighed: readings.Weighed) -> bool:
-    """Whether the cheapest reading, within the margin of others, is the one a careful reader takes: a
-    segment read at one place as new lines or in place of the lines there (contextread.WAY), and it alone
-    deletes no code outright and repeats none of the snippet's context, where every other reading near
-    it deletes code the snippet never shows."""
+def _keeps_code(best: readings.Candidate, weighed: readings.Weighed, original: str, snippet: str) -> bool:
+    """Whether the cheapest reading, within the margin of others, is the one a careful reader takes: it
+    repeats none of the snippet's context and deletes no code outright, where every other reading near
+    it, each costlier, deletes code the snippet never shows. Taken where the question is a segment read
+    at one place as new lines or in place of the lines there (contextread.WAY; there it may delete
+    `DROPPED` line, a line replaced by one not alike it, where every other deletes `PLACE_DROPS` more),
+    and where it is which of two places or more (contextread.PLACES), deleting none, where some other
+    reading stands near and the segment is pinned: a line of the snippet that says something stands once
+    in the original, or every other reading near it deletes `PLACE_DROPS` code lines or more. On the
+    release snippets: unpinned, with another place deleting one line (a `}`, a line of a doc comment), 3
+    wrong answers; a place deleting one line itself, 1 (a block of new lines below a weak `goto error;`)."""
     near = [c for c in weighed.candidates if c is not best]
+    more = 1 if not best.dropped else PLACE_DROPS  # code lines each other reading deletes past this one's
+    if not best.asked or best.dropped > DROPPED or best.repeats:
+        return False
+    if not all(c.dropped >= best.dropped + more and c.cost > best.cost for c in near):
+        return False
+    if all(k == contextread.WAY for k in best.asked):
+        return True
     return (
-        bool(best.asked)
-        and all(k == contextread.WAY for k in best.asked)
+        bool(near)
         and not best.dropped
-        and not best.repeats
-        and all(c.dropped and c.cost > best.cost for c in near)
+        and all(k in (contextread.WAY, contextread.PLACES) for k in best.asked)
+        and (_pinned(original, snippet, 1) or all(c.dropped >= best.dropped + PLACE_DROPS for c in near))
     )
 
 
+PLACE_DROPS = 2  # code lines every other place's reading deletes, for `_keeps_code` to take an unpinned place
 FEWER = 5  # code lines deleted outright fewer than the merge's reading deletes, for a context reading to delete some
 DROPPED = 1  # code lines a context reading may delete outright where the merge's reading is refused or none
 OPEN_GAP = 20.0  # how much costlier the other reading of an open end after new lines must be
