@@ -213,6 +213,36 @@ def test_of_two_places_a_pinned_segment_takes_the_one_that_deletes_no_code() -> 
     assert result.merged == original.replace("version !== 13 && version !== 8", "version !== '13' && version !== '8'")
 
 
+def test_lines_deleted_between_two_lines_the_snippet_shows_together_are_shown_gone() -> None:
+    """`confirm._drops_shown`: a `#if` line deleted between a comment line that stands once and the line
+    below it, the snippet showing the two with no marker between, is a deletion the snippet shows; not
+    so with a marker between, nor where the line kept below is alike a line deleted (`.doc=nullptr`
+    read at the next block's, skipping the `.doc=NULL` it edits), nor where nothing is deleted."""
+    original = (
+        "void State::clear()\n{\n    // these APIs remain safe during shutdown.\n#if !GREENLET_PY311\n"
+        "    if (_Py_IsFinalizing()) {\n        this->tracefunc.CLEAR();\n        return;\n    }\n#endif\n"
+        "    this->collect();\n}\n"
+    )
+    text = original.replace("#if !GREENLET_PY311\n    if (_Py_IsFinalizing()) {", "    if (greenlet::IsShuttingDown()) {")
+    together = (
+        "// ... existing code ...\n    // these APIs remain safe during shutdown.\n    if (greenlet::IsShuttingDown()) {\n"
+        "        this->tracefunc.CLEAR();\n// ... existing code ...\n"
+    )
+    apart = together.replace("shutdown.\n", "shutdown.\n// ... existing code ...\n")
+    assert confirm._drops_shown(original, together, text)
+    assert not confirm._drops_shown(original, apart, text)
+    assert not confirm._drops_shown(original, together, original.replace("_Py_IsFinalizing()", "IsShuttingDown()"))
+    table = (
+        "static PyGetSetDef getsets[] = {\n    {\n      .name=\"force\",\n      .set=(setter)setforce,\n      .doc=NULL\n"
+        "    },\n    {\n      .name=\"force_slp\",\n      .set=(setter)setforceslp,\n      .doc=nullptr\n    },\n};\n"
+    )
+    snippet = "// ... existing code ...\n      .set=(setter)setforce,\n      .doc=nullptr\n    },\n// ... existing code ...\n"
+    jump = table.replace(
+        "      .doc=NULL\n    },\n    {\n      .name=\"force_slp\",\n      .set=(setter)setforceslp,\n", ""
+    )
+    assert not confirm._drops_shown(table, snippet, jump)
+
+
 def test_a_context_reading_may_delete_code_where_the_merge_deletes_far_more() -> None:
     """A block's body rewritten (two lines deleted with nothing alike in their place): the merge reads the
     closing `}` as a later one and deletes a whole method besides; the context reading deletes those two

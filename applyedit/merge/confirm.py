@@ -26,6 +26,7 @@ import re
 from collections import Counter
 
 from applyedit import invariants, merge, syntax
+from applyedit.markers import is_marker
 from applyedit.merge import contextread, readings
 
 __all__ = ["confirmed"]
@@ -91,12 +92,12 @@ def _certain(weighed: readings.Weighed, original: str, snippet: str, language: s
     `readings.MARGIN` of it (or those that do delete code the snippet never shows where it, reading a
     segment at one place or at a pinned place of several, deletes far less: `_keeps_code`), and where
     the merge reads the snippet otherwise (its file valid or not), it deletes no code outright (at most
-    `DROPPED` lines where the merge's file fails a check; any, where the merge's valid file deletes
-    `FEWER` more) and reads no more of the snippet's context as new code than the merge's file does;
-    where the merge reads nothing,
-    it is the one valid reading, took no option of an open question but whether the file starts or ends
-    at a segment that changes nothing (or which place or way of a segment, the others' readings failing
-    a check and this one deleting no code), deletes at most `DROPPED` lines of code outright (at most
+    `DROPPED` lines where the merge's file fails a check, or any the snippet shows gone: `_drops_shown`;
+    any, where the merge's valid file deletes `FEWER` more) and reads no more of the snippet's context as
+    new code than the merge's file does; where the merge reads nothing, it is the one valid reading, took
+    no option of an open question but whether the file starts or ends at a segment that changes nothing
+    (or which place or way of a segment, the others' readings failing a check and this one deleting no
+    code), deletes at most `DROPPED` lines of code outright (at most
     `contextread._FEW_PAST` where that question was the snippet's only change: the lines above its first
     line deleted) and reads none of the context as new code.
     An open start or end after new lines (replaced or kept: on the release corpus the cost read those
@@ -134,6 +135,8 @@ def _certain(weighed: readings.Weighed, original: str, snippet: str, language: s
         fewer = merged in valid and best.dropped + FEWER < merged.dropped  # the merge's reading deletes far more
         # or keeps the lines this one deletes only inside a comment: a `/**` of the snippet's read as new above them
         fewer = fewer or (merged not in valid and merged.swallowed >= best.dropped)
+        # or deletes only lines the snippet shows gone: between two of its lines that stand once, no marker between
+        fewer = fewer or (merged not in valid and _drops_shown(original, snippet, best.text))
         if (best.dropped > (DROPPED if merged not in valid else 0) and not fewer) or best.repeats > merged.repeats:
             return False
     if contextread.OPEN not in best.asked:
@@ -277,6 +280,47 @@ def _keeps_code(best: readings.Candidate, weighed: readings.Weighed, original: s
         and all(k in (contextread.WAY, contextread.PLACES) for k in best.asked)
         and (_pinned(original, snippet, 1) or all(c.dropped >= best.dropped + PLACE_DROPS for c in near))
     )
+
+
+def _drops_shown(original: str, snippet: str, text: str) -> bool:
+    """Whether every code line `text` deletes outright (`readings.dropped`) lies between two lines it
+    keeps that the snippet shows in one stretch, no marker between them, one of the two saying something
+    and standing once in the original (it places the stretch), neither alike a line between (the
+    snippet's line an edit of it, read at another place): the snippet shows those lines gone (a
+    `#if` line deleted between a comment line that stands once and the line below it), not code it
+    never shows. False where it deletes none."""
+    a = [invariants.key(x) for x in original.split("\n") if x.strip()]
+    b = [invariants.key(x) for x in text.split("\n") if x.strip()]
+    counts = Counter(a)
+    shown = [invariants.key(x) for x in snippet.split("\n")]
+    marks = [is_marker(x) for x in snippet.split("\n")]
+
+    def stretch(pin: str, other: str, step: int) -> bool:  # `other` shown after (before) `pin`, no marker between
+        n = shown.index(pin) + step
+        while 0 <= n < len(shown) and not marks[n]:
+            if shown[n] == other:
+                return True
+            n += step
+        return False
+
+    def pinned(top: int, bottom: int) -> bool:  # rows a[top] and a[bottom] hold what lies between them
+        if top < 0 or bottom >= len(a) or a[top] not in shown or a[bottom] not in shown:
+            return False
+        if any(invariants.alike(a[i], a[k]) for i in range(top + 1, bottom) for k in (top, bottom)):
+            return False  # a line kept may be an edit of one deleted, read at another place (`.doc=nullptr`)
+        if counts[a[top]] == 1 and contextread.telling(a[top]) and stretch(a[top], a[bottom], 1):
+            return True
+        return counts[a[bottom]] == 1 and contextread.telling(a[bottom]) and stretch(a[bottom], a[top], -1)
+
+    found = False
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+        if tag in ("equal", "insert"):
+            continue
+        if any(not any(invariants.alike(a[i], b[j]) for j in range(j1, j2)) for i in range(i1, i2)):
+            if not pinned(i1 - 1, i2):
+                return False
+            found = True
+    return found
 
 
 PLACE_DROPS = 2  # code lines every other place's reading deletes, for `_keeps_code` to take an unpinned place
