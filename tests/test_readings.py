@@ -166,6 +166,20 @@ def test_a_reading_that_deletes_no_code_beats_one_that_deletes_unseen_code_at_on
     assert result.ok and result.merged == original.replace("CheckExact", "Check")
 
 
+def _near(original: str, snippet: str, language: str) -> tuple[readings.Candidate, ...]:
+    return readings.weigh(original, snippet, language).candidates
+
+
+def _answers_within_the_margin(
+    original: str, snippet: str, language: str, seen: list[object], expected: list[object], want: str
+) -> None:
+    """The readings near the cheapest show `expected` (a question within the margin), and the snippet is
+    answered with `want` all the same."""
+    assert seen == expected
+    result = confirm.confirmed(original, snippet, language)
+    assert result.ok and result.merged == want
+
+
 def test_a_line_replaced_at_one_place_beats_a_reading_that_deletes_a_block_below() -> None:
     """A line under the context replaced by one not alike it (one code line deleted, one new) against
     the same segment reaching down past the next block, deleting five: the reading that deletes the
@@ -182,11 +196,29 @@ def test_a_line_replaced_at_one_place_beats_a_reading_that_deletes_a_block_below
         "// ... existing code ...\n    int nswap, i;\n\n    if ((nswap = swapctl(SWAP_NSWAP, 0, 0)) == 0) {\n"
         "        psutil_oserror();\n        return NULL;\n    }\n// ... existing code ...\n"
     )
-    weighed = readings.weigh(original, snippet, "c")
-    assert [c.dropped for c in weighed.candidates] == [1, 5]  # a question within the margin
-    result = confirm.confirmed(original, snippet, "c")
     want = original.replace("PyErr_SetFromErrno(PyExc_OSError);\n        return", "psutil_oserror();\n        return")
-    assert result.ok and result.merged == want
+    _answers_within_the_margin(original, snippet, "c", [c.dropped for c in _near(original, snippet, "c")], [1, 5], want)
+
+
+def test_lines_edited_in_place_beat_a_reading_that_keeps_a_line_beside_its_copy() -> None:
+    """Two lines edited under a segment's context: in place of the lines there (cost 2), or as new lines
+    that end with a copy of `args = PyTuple_Pack(1, str);` kept above the original's (cost 7, within the
+    margin). The second reads the snippet's context as new code; a careful reader takes the first."""
+    original = (
+        "static PyObject *\nistr_reduce(PyObject *self)\n{\n    PyObject *str = NULL;\n    PyObject *args = NULL;\n"
+        "    PyObject *result = NULL;\n\n    str = PyUnicode_FromObject(self);\n    if (str == NULL) {\n        goto ret;\n"
+        "    }\n    args = PyTuple_Pack(1, str);\n    if (args == NULL) {\n        goto ret;\n    }\n"
+        "    result = PyTuple_Pack(2, Py_TYPE(self), args);\nret:\n    Py_XDECREF(str);\n    Py_XDECREF(args);\n"
+        "    return result;\n}\n"
+    )
+    snippet = (
+        "// ... existing code ...\n    PyObject *result = NULL;\n\n    str = PyUnicode_FromObject(self);\n"
+        "    if (UNLIKELY(str == NULL)) {\n        goto ret;\n    }\n    args = PyTuple_Pack(1, str);\n"
+        "    if (UNLIKELY(args == NULL)) {\n        goto ret;\n    }\n// ... existing code ...\n"
+    )
+    want = original.replace("if (str == NULL)", "if (UNLIKELY(str == NULL))")
+    want = want.replace("if (args == NULL)", "if (UNLIKELY(args == NULL))")
+    _answers_within_the_margin(original, snippet, "c", [c.repeats for c in _near(original, snippet, "c")], [0, 1], want)
 
 
 def test_of_two_places_a_pinned_segment_takes_the_one_that_deletes_no_code() -> None:

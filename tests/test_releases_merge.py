@@ -12,8 +12,8 @@ from __future__ import annotations
 import pytest
 from fakes import corpus_module
 
-CLEAN_ALONE_FLOOR = 0.9481  # clean snippets answered alone and exact, measured (2,193 of 2,313); may only rise
-MESSY_ALONE_FLOOR = 0.8188  # messy ones likewise (1,894)
+CLEAN_ALONE_FLOOR = 0.9507  # clean snippets answered alone and exact, measured (2,199 of 2,313); may only rise
+MESSY_ALONE_FLOOR = 0.8231  # messy ones likewise (1,904)
 
 
 @pytest.fixture(scope="module")
