@@ -275,6 +275,27 @@ def test_lines_deleted_between_two_lines_the_snippet_shows_together_are_shown_go
     assert not confirm._drops_shown(table, snippet, jump)
 
 
+def test_of_two_places_as_costly_the_one_that_deletes_no_code_is_taken() -> None:
+    """A new block between a `}` that stands twice and `if (this._compressed) {`, standing once: inserted
+    above that line (cost 9), or in place of the block above it, its `return;` and `}` taken for the new
+    block's (cost 9 too, deleting two code lines). A careful reader takes the first."""
+    original = (
+        "  getData(cb) {\n    const data = this.consume();\n    if (this._fin) {\n      this.flush();\n    }\n\n"
+        "    if (this._opcode > 0x07) {\n      this.controlMessage(data, cb);\n      return;\n    }\n\n"
+        "    if (this._compressed) {\n      this._state = INFLATING;\n      this.decompress(data, cb);\n      return;\n"
+        "    }\n  }\n"
+    )
+    block = (
+        "    if (this._maxFragments > 0 && ++this._numFragments > this._maxFragments) {\n"
+        "      const error = this.createError(RangeError, 'Too many message fragments');\n\n      cb(error);\n"
+        "      return;\n    }\n\n"
+    )
+    snippet = f"/* ... existing code ... */\n    }}\n\n{block}    if (this._compressed) {{\n/* ... existing code ... */\n"
+    seen = [(c.cost, c.dropped) for c in _near(original, snippet, "javascript")]
+    want = original.replace("    if (this._compressed)", block + "    if (this._compressed)")
+    _answers_within_the_margin(original, snippet, "javascript", seen, [(9.0, 0), (9.0, 2)], want)
+
+
 def test_a_context_reading_may_delete_code_where_the_merge_deletes_far_more() -> None:
     """A block's body rewritten (two lines deleted with nothing alike in their place): the merge reads the
     closing `}` as a later one and deletes a whole method besides; the context reading deletes those two

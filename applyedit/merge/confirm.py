@@ -258,20 +258,20 @@ def _merge_plainly_better(best: readings.Candidate, weighed: readings.Weighed, g
 def _keeps_code(best: readings.Candidate, weighed: readings.Weighed, original: str, snippet: str) -> bool:
     """Whether the cheapest reading, within the margin of others, is the one a careful reader takes: it
     repeats none of the snippet's context and deletes no code outright, where every other reading near
-    it, each costlier, deletes code the snippet never shows or reads some of its context as new code (a
-    line kept beside its copy). Taken where the question is a segment read
-    at one place as new lines or in place of the lines there (contextread.WAY; there it may delete
-    `DROPPED` line, a line replaced by one not alike it, where every other deletes `PLACE_DROPS` more),
-    and where it is which of two places or more (contextread.PLACES), deleting none, where some other
-    reading stands near and the segment is pinned: a line of the snippet that says something stands once
-    in the original, or every other reading near it deletes `PLACE_DROPS` code lines or more. On the
-    release snippets: unpinned, with another place deleting one line (a `}`, a line of a doc comment), 3
-    wrong answers; a place deleting one line itself, 1 (a block of new lines below a weak `goto error;`)."""
+    it, none cheaper, deletes code the snippet never shows or reads some of its context as new code (a
+    line kept beside its copy). Taken where the question is a segment read at one place as new lines or
+    in place of the lines there (contextread.WAY; there it may delete `DROPPED` line, a line replaced by
+    one not alike it, where every other deletes `PLACE_DROPS` more), and where it is which of two places
+    or more (contextread.PLACES), deleting none, where some other reading stands near and the segment is
+    pinned: a line of the snippet that says something stands once in the original, or every other
+    reading near it deletes `PLACE_DROPS` code lines or more. On the release snippets: unpinned, with
+    another place deleting one line (a `}`, a line of a doc comment), 3 wrong answers; a place deleting
+    one line itself, 1 (a block of new lines below a weak `goto error;`)."""
     near = [c for c in weighed.candidates if c is not best]
     more = 1 if not best.dropped else PLACE_DROPS  # code lines each other reading deletes past this one's
     if not best.asked or best.dropped > DROPPED or best.repeats:
         return False
-    if not all((c.dropped >= best.dropped + more or c.repeats) and c.cost > best.cost for c in near):
+    if not all(c.dropped >= best.dropped + more or c.repeats for c in near):  # none cheaper: `near` is sorted
         return False
     if all(k == contextread.WAY for k in best.asked):
         return True
