@@ -363,12 +363,12 @@ def test_a_tail_that_says_nothing_far_below_may_be_the_new_lines_own() -> None:
     assert result.ok and result.merged == want
 
 
-def test_a_new_blocks_closing_lines_that_also_close_the_next_block_are_a_question() -> None:
+def test_a_new_blocks_closing_lines_that_also_close_the_next_block_are_its_own() -> None:
     """A call wrapped in a new `if (...) { return NULL; }` check, a marker below: the new block's
     `return NULL;` `}` also stand right below, closing the next block. Read that way, the next block's
     opening lines are deleted (no new line speaks of `PyErr_BadArgument`); read as the new block's
-    own, nothing is. Both are readings, at one cost: the choice is left open, never answered as the
-    deletion."""
+    own, nothing is. Both are readings, at one cost: the one that deletes no code answers, never the
+    deletion (`confirm._keeps_code`)."""
     original = (
         "static PyObject*\nswitch_to(PyObject* self, PyObject* args)\n{\n    PyObject* g = NULL;\n\n"
         "    PyArg_ParseTuple(args, \"O\", &g);\n\n    if (g == NULL) {\n        PyErr_BadArgument();\n"
@@ -385,9 +385,9 @@ def test_a_new_blocks_closing_lines_that_also_close_the_next_block_are_a_questio
     )
     weighed = readings.weigh(original, snippet, "c")
     assert weighed.inherent and want in {r.text for r in weighed.candidates}
-    assert any(r.dropped for r in weighed.candidates)  # the reading that deletes the check is the other one
+    assert [r.dropped for r in weighed.candidates] == [0, 2]  # the reading that deletes the check is the other one
     result = confirm.confirmed(original, snippet, "c")
-    assert not result.ok and result.ambiguous
+    assert result.ok and result.merged == want
 
 
 def test_a_header_at_the_files_start_with_no_context_is_an_edit_or_new_lines() -> None:

@@ -266,7 +266,8 @@ def _keeps_code(best: readings.Candidate, weighed: readings.Weighed, original: s
     pinned: a line of the snippet that says something stands once in the original, or every other
     reading near it deletes `PLACE_DROPS` code lines or more. On the release snippets: unpinned, with
     another place deleting one line (a `}`, a line of a doc comment), 3 wrong answers; a place deleting
-    one line itself, 1 (a block of new lines below a weak `goto error;`)."""
+    one line itself, 1 (a block of new lines below a weak `goto error;`). Never between twins
+    (`readings.twins`: one edit at two places that read the same)."""
     near = [c for c in weighed.candidates if c is not best]
     more = 1 if not best.dropped else PLACE_DROPS  # code lines each other reading deletes past this one's
     if not best.asked or best.dropped > DROPPED or best.repeats:
@@ -280,6 +281,8 @@ def _keeps_code(best: readings.Candidate, weighed: readings.Weighed, original: s
         and not best.dropped
         and all(k in (contextread.WAY, contextread.PLACES) for k in best.asked)
         and (_pinned(original, snippet, 1) or all(c.dropped >= best.dropped + PLACE_DROPS for c in near))
+        # one edit at places that read the same: what a reading deletes there is the line diff's alignment
+        and not any(readings.twins(original, readings.differ(original, [best.text, c.text])) for c in near)
     )
 
 

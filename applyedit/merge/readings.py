@@ -74,10 +74,11 @@ class Place:
 
 @dataclass(frozen=True)
 class Weighed:
-    """The readings of a snippet: `candidates` within MARGIN of the cheapest (cheapest first); `rest`, the
-    valid readings past it; `refused`, readings an invariant refuses, with its message; `why`, the
-    question the snippet leaves open (where there are several candidates) or why there is no reading;
-    `inherent`: the snippet itself leaves the question open (no reader could choose without the model)."""
+    """The readings of a snippet: `candidates` within MARGIN of the cheapest (cheapest first, of two as
+    costly the one that deletes fewer code lines outright); `rest`, the valid readings past it;
+    `refused`, readings an invariant refuses, with its message; `why`, the question the snippet leaves
+    open (where there are several candidates) or why there is no reading; `inherent`: the snippet itself
+    leaves the question open (no reader could choose without the model)."""
 
     candidates: tuple[Candidate, ...]
     rest: tuple[Candidate, ...] = ()
@@ -208,7 +209,7 @@ def weigh(original: str, snippet: str, language: str, path: str | None = None, m
     if any(not c.broken for c in valid):  # a reading that breaks the syntax is none where another does not
         refused += [(c, BROKEN) for c in valid if c.broken]
         valid = [c for c in valid if not c.broken]
-    valid.sort(key=lambda c: c.cost)
+    valid.sort(key=lambda c: (c.cost, c.dropped))  # as costly: the one deleting less code first
     if not valid:
         if refused and not why:
             why = refused[0][1]
