@@ -296,6 +296,27 @@ def test_of_two_places_as_costly_the_one_that_deletes_no_code_is_taken() -> None
     _answers_within_the_margin(original, snippet, "javascript", seen, [(9.0, 0), (9.0, 2)], want)
 
 
+def test_a_line_shown_alone_that_is_an_edit_of_one_line_edits_it() -> None:
+    """A licence header's year changed, the snippet showing that line alone below a marker: no line of
+    the original stands in it, but it is an edit of one line and alike no other, so it edits that
+    line and keeps the rest. A name added to a list of names alike none by `contextread.EDITED` is new
+    code with no place: still a question."""
+    header = (
+        "/*-----------------------------------------------------------------------------\n"
+        "| Copyright (c) 2013-2025, Nucleic Development Team.\n|\n"
+        "| Distributed under the terms of the Modified BSD License.\n"
+        "|----------------------------------------------------------------------------*/\n"
+        "#pragma once\n\nnamespace kiwi\n{\n\nclass Symbol\n{\npublic:\n    Symbol() : m_id(0) {}\n};\n\n"
+        "} // namespace kiwi\n"
+    )
+    snippet = "/* existing code... */\n| Copyright (c) 2013-2026, Nucleic Development Team.\n"
+    result = confirm.confirmed(header, snippet, "cpp")
+    assert result.ok and result.merged == header.replace("2013-2025", "2013-2026")
+    names = "from ._make import (\n    Attribute,\n    AttrsInstance,\n    Factory,\n    _make_getattr,\n)\n"
+    added = "# ... existing code ...\n    Converter,\n    # ... existing code ...\n"
+    assert not confirm.confirmed(names, added, "python").ok
+
+
 def test_a_context_reading_may_delete_code_where_the_merge_deletes_far_more() -> None:
     """A block's body rewritten (two lines deleted with nothing alike in their place): the merge reads the
     closing `}` as a later one and deletes a whole method besides; the context reading deletes those two

@@ -39,7 +39,10 @@ the original lines between them are replaced by the segment's lines between them
   file's end, or an edit somewhere? On real commits such snippets were never the file's end); but
   one that starts the snippet with no marker above (ends it with none below), its first (last) line
   alike the original's first (last) line of code (a licence header edited), is an edit of those lines
-  in place or new lines beside them: two readings (`_edge_of_file`);
+  in place or new lines beside them: two readings (`_edge_of_file`); and one whose lines are, one for
+  one, edits of a block of as many lines that stands once (each `EDITED` alike, none alike another
+  line: a year or a version changed, the line shown alone) edits that block in place
+  (`_edits_one_block`);
 - two places for a segment: no reading (each place one, up to 5). Also when a second place fits
   as well (`_contender`): its
   head and tail tell as much, or it inserts where the best one deletes, it deletes at most a few more
@@ -552,11 +555,17 @@ def _place(
     if not cands:
         if heads and tails:
             return NoReading(f"{where}: its first and last lines do not stand in that order in the original")
+        edited = _edits_one_block(orig, keys, lo, hi)
+        if edited is not None:
+            return Placed(edited, edited + size, seg.lines)
         return NoReading(f"{where} has no line of the original to place it by")
     if not any(c[3] or c[4] for c in cands) and orig.has_code(lo, m):  # no context: the file's start or end
         edge = _edge_of_file(orig, seg, keys, lo, open_top, open_end, where)
         if edge is not None:
             return edge
+        edited = _edits_one_block(orig, keys, lo, hi)
+        if edited is not None:
+            return Placed(edited, edited + size, seg.lines)
         like = _alike_anywhere(orig, keys, lo)
         return NoReading(
             f"{where} has no line of the original around it"
@@ -990,6 +999,47 @@ def _edge_of_file(
                 EDGE,
             )
     return None
+
+
+# How alike (difflib ratio) each line of a segment with no context is to the one it edits (`_edits_one_block`): the
+# release corpus's gains are 0.905 and up (a year, a version, a word); at 0.8, 5 adversarial cases were answered
+# wrong (`import json` read as an edit of `import os`, `int sub(int a, int b);` of `int add(...)`).
+EDITED = 0.9
+
+
+def _edits_one_block(orig: _Original, keys: list[str], lo: int, hi: int | None) -> int | None:
+    """Where a segment with no line of the original is an edit of a block of as many lines, one for one
+    (`EDITED` alike each, the blank lines blank), standing once from `lo` on (by `hi`): the first line of
+    that block (a licence header's year changed, the snippet showing that line alone); None where no
+    block or several are so alike. Each of its lines says something, and none is alike another line of
+    the original by 0.6 (a new name in a list of names is no edit of the one it resembles)."""
+    size = len(keys)
+    if not size or not all(telling(k) for k in keys if k):
+        return None
+
+    def ratio(a: str, b: str) -> float:
+        return difflib.SequenceMatcher(None, a, b, autojunk=False).ratio()
+
+    end = len(orig.keys) if hi is None else min(hi, len(orig.keys))
+    found = [
+        j
+        for j in range(lo, end - size + 1)
+        if all(
+            (not k) == (not orig.keys[j + i]) and (not k or ratio(k, orig.keys[j + i]) >= EDITED)
+            for i, k in enumerate(keys)
+        )
+    ]
+    if len(found) != 1:
+        return None
+    j = found[0]
+    near = [
+        t
+        for i, k in enumerate(keys)
+        if k
+        for t in range(lo, end)
+        if t != j + i and orig.keys[t] and ratio(k, orig.keys[t]) >= 0.6
+    ]
+    return None if near else j
 
 
 def _alike_anywhere(orig: _Original, keys: list[str], lo: int) -> tuple[int, int] | None:
