@@ -221,6 +221,29 @@ def test_lines_edited_in_place_beat_a_reading_that_keeps_a_line_beside_its_copy(
     _answers_within_the_margin(original, snippet, "c", [c.repeats for c in _near(original, snippet, "c")], [0, 1], want)
 
 
+def test_a_line_edited_in_place_with_the_files_end_settled_by_the_syntax() -> None:
+    """The same choice as above, where the snippet also ends with a `}` after a marker (does the file end
+    there? reading so breaks the syntax, so every valid reading keeps the rest): that settled question
+    does not keep the reading that deletes no code from answering."""
+    original = (
+        "#include <sys/sysctl.h>\n\nint\nget_proc(pid_t pid, struct kinfo_proc *proc)\n{\n"
+        "    size = sizeof(struct kinfo_proc);\n    if (sysctl((int *)mib, 4, proc, &size, NULL, 0) == -1) {\n"
+        '        PyErr_SetFromOSErrnoWithSyscall("sysctl(KERN_PROC_PID)");\n        return -1;\n    }\n\n'
+        "    // sysctl stores 0 in the size if we can't find the process information.\n    if (size == 0) {\n"
+        '        NoSuchProcess("sysctl (size = 0)");\n        return -1;\n    }\n    return 0;\n}\n'
+    )
+    snippet = (
+        "// ... unchanged ...\nint\n    // ... unchanged ...\n"
+        "    if (sysctl((int *)mib, 4, proc, &size, NULL, 0) == -1) {\n"
+        '        psutil_PyErr_SetFromOSErrnoWithSyscall("sysctl(KERN_PROC_PID)");\n        return -1;\n'
+        "// ... unchanged ...\n}\n"
+    )
+    want = original.replace("        PyErr_SetFromOSErrno", "        psutil_PyErr_SetFromOSErrno")
+    seen = [(c.dropped, c.asked) for c in _near(original, snippet, "c")]
+    asked = (contextread.WAY, contextread.UNCHANGED)
+    _answers_within_the_margin(original, snippet, "c", seen, [(0, asked), (5, asked)], want)
+
+
 def test_of_two_places_a_pinned_segment_takes_the_one_that_deletes_no_code() -> None:
     """A segment whose top context (`return;` `}`) stands at two places and whose line below stands once:
     right above that line (an edit, cost 1), or at the earlier `}`, deleting the block between (cost 7).

@@ -13,7 +13,7 @@ import pytest
 from fakes import corpus_module
 
 CLEAN_ALONE_FLOOR = 0.9507  # clean snippets answered alone and exact, measured (2,199 of 2,313); may only rise
-MESSY_ALONE_FLOOR = 0.8279  # messy ones likewise (1,915)
+MESSY_ALONE_FLOOR = 0.8287  # messy ones likewise (1,917)
 
 
 @pytest.fixture(scope="module")

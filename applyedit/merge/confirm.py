@@ -267,19 +267,30 @@ def _keeps_code(best: readings.Candidate, weighed: readings.Weighed, original: s
     reading near it deletes `PLACE_DROPS` code lines or more. On the release snippets: unpinned, with
     another place deleting one line (a `}`, a line of a doc comment), 3 wrong answers; a place deleting
     one line itself, 1 (a block of new lines below a weak `goto error;`). Never between twins
-    (`readings.twins`: one edit at two places that read the same)."""
+    (`readings.twins`: one edit at two places that read the same). Any other question it took (does the
+    file end at a segment that changes nothing?) must have one valid answer, every other reading taking
+    it so, and the segment one place (with several places, 1 messy wrong)."""
     near = [c for c in weighed.candidates if c is not best]
     more = 1 if not best.dropped else PLACE_DROPS  # code lines each other reading deletes past this one's
     if not best.asked or best.dropped > DROPPED or best.repeats:
         return False
     if not all(c.dropped >= best.dropped + more or c.repeats for c in near):  # none cheaper: `near` is sorted
         return False
-    if all(k == contextread.WAY for k in best.asked):
+    # a question it took besides where and how a segment stands (does the file end at a segment that
+    # changes nothing?) has one valid answer: every other reading took it so too
+    kinds = (contextread.WAY, contextread.PLACES)
+    settled = {t for t, k in zip(best.took, best.asked, strict=False) if k not in kinds}
+    if any(not settled <= set(c.took) for c in [*weighed.candidates, *weighed.rest] if c is not best):
+        return False
+    asked = [k for k in best.asked if k in kinds]
+    if settled and contextread.PLACES in asked:
+        return False  # with a weak context, one messy release case wrong (a `free(kip);` at two places)
+    if asked and all(k == contextread.WAY for k in asked):
         return True
     return (
         bool(near)
+        and bool(asked)
         and not best.dropped
-        and all(k in (contextread.WAY, contextread.PLACES) for k in best.asked)
         and (_pinned(original, snippet, 1) or all(c.dropped >= best.dropped + PLACE_DROPS for c in near))
         # one edit at places that read the same: what a reading deletes there is the line diff's alignment
         and not any(readings.twins(original, readings.differ(original, [best.text, c.text])) for c in near)
