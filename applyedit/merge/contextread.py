@@ -1012,7 +1012,7 @@ def _edits_one_block(orig: _Original, keys: list[str], lo: int, hi: int | None) 
     (`EDITED` alike each, the blank lines blank), standing once from `lo` on (by `hi`): the first line of
     that block (a licence header's year changed, the snippet showing that line alone); None where no
     block or several are so alike. Each of its lines says something, and none is alike another line of
-    the original by 0.6 (a new name in a list of names is no edit of the one it resembles)."""
+    the original (`alike`: a new name in a list of names is no edit of the one it resembles)."""
     size = len(keys)
     if not size or not all(telling(k) for k in keys if k):
         return None
@@ -1037,7 +1037,7 @@ def _edits_one_block(orig: _Original, keys: list[str], lo: int, hi: int | None) 
         for i, k in enumerate(keys)
         if k
         for t in range(lo, end)
-        if t != j + i and orig.keys[t] and ratio(k, orig.keys[t]) >= 0.6
+        if t != j + i and orig.keys[t] and alike(k, orig.keys[t])
     ]
     return None if near else j
 
