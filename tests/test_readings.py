@@ -934,3 +934,56 @@ def test_python_2_future_imports_go_with_the_file_start_the_snippet_shows() -> N
     assert result.ok and result.merged == "import gc\n" + body
     annotations = original.replace("absolute_import", "annotations")
     assert not confirm.confirmed(annotations, snippet, "python").ok
+
+
+def test_a_closer_at_an_open_start_with_new_code_below_is_the_one_above_that_code() -> None:
+    """A snippet that opens with `}` and no marker, new code right below it: the `}` is the one above the
+    place the new code goes, as if a marker stood above it (the marker a chat assistant left off). With
+    a line of the original below it instead, which block it closes stays the question
+    (tests/test_invariants.py)."""
+    original = "function a () {\n  return 1\n}\n\nfunction c () {\n  return 3\n}\n"
+    snippet = "}\n\nfunction b () {\n  return 2\n}\n\nfunction c () {\n// ... existing code ...\n"
+    result = confirm.confirmed(original, snippet, "javascript")
+    assert result.ok
+    assert result.merged == original.replace("}\n\nfunction c", "}\n\nfunction b () {\n  return 2\n}\n\nfunction c")
+
+
+def test_a_segment_at_several_places_stands_where_the_lines_it_edits_stand() -> None:
+    """`confirm._edited_in_place`: `def __init__(` stands in two classes; the snippet's signature line is
+    an edit of the first class's (one word added), far from the second's: a careful reader edits the
+    first. Where the second's is nearly as alike, the places stay the question."""
+    original = (
+        "class A(Error):\n    def __init__(\n        self, pool: Pool, url: str, reason: Exception | None = None\n"
+        "    ) -> None:\n        self.reason = reason\n\n\n"
+        "class B(Error):\n    def __init__(\n        self, pool: Pool, url: str, retries: int = 3\n"
+        "    ) -> None:\n        self.retries = retries\n"
+    )
+    snippet = (
+        "    def __init__(\n        self, pool: Pool, url: str | None, reason: Exception | None = None\n"
+        "    ) -> None:\n# ... keep existing code ...\n"
+    )
+    result = confirm.confirmed(original, snippet, "python")
+    assert result.ok
+    assert result.merged == original.replace("url: str, reason", "url: str | None, reason")
+    near = original.replace("retries: int = 3", "reason: Exception = None")
+    assert not confirm.confirmed(near, snippet, "python").ok
+
+
+def test_of_two_places_a_pinned_segment_may_replace_one_line_where_the_other_deletes_far_more() -> None:
+    """The segment's `}` stands at two places and its last line once: right above the line it replaces
+    (one line, not alike its new one), or at the earlier `}`, deleting five lines more. A careful reader
+    takes the first."""
+    original = (
+        "function f (host) {\n  if (!host) {\n    return host;\n  }\n\n  let h = host;\n"
+        "  if (h.charAt(0) === '[') {\n    h = h.slice(1, -1);\n  }\n  h = h.replace(/\\.+$/, '');\n\n"
+        "  // Allowed characters for any IPv4 shape\n  return h;\n}\n"
+    )
+    snippet = (
+        "  // existing code...\n  }\n  h = trimTrailingDots(h);\n\n  // Allowed characters for any IPv4 shape\n"
+        "// existing code...\n"
+    )
+    weighed = readings.weigh(original, snippet, "javascript")
+    assert [(c.dropped, c.asked) for c in weighed.candidates][:1] == [(1, (contextread.PLACES,))]
+    result = confirm.confirmed(original, snippet, "javascript")
+    assert result.ok
+    assert result.merged == original.replace("h = h.replace(/\\.+$/, '');", "h = trimTrailingDots(h);")
