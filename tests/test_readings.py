@@ -987,3 +987,24 @@ def test_of_two_places_a_pinned_segment_may_replace_one_line_where_the_other_del
     result = confirm.confirmed(original, snippet, "javascript")
     assert result.ok
     assert result.merged == original.replace("h = h.replace(/\\.+$/, '');", "h = trimTrailingDots(h);")
+
+
+def test_where_the_readers_differ_the_reading_that_copies_no_shown_line_answers() -> None:
+    """`confirm._copies_none`: the snippet shows a new line between `if (signal.aborted) {` and `return`.
+    The merge reads its `return` as new code, kept beside the original's (two `return`s, the `abort`
+    call kept); the context reader reads it as the original's, the new line in place of the one call
+    between (a line the snippet shows gone). Both cost 2; the careful reader takes the second."""
+    original = (
+        "function addSignal (self, signal) {\n  self.reason = null\n\n  if (signal.aborted) {\n    abort(self)\n"
+        "    return\n  }\n\n  self.signal = signal\n  self.onAbort = () => abort(self)\n}\n"
+    )
+    snippet = (
+        "// … existing code …\n  if (signal.aborted) {\n    self.reason = signal.reason ?? new RequestAbortedError()\n"
+        "    return\n    // … existing code …\n"
+    )
+    weighed = readings.weigh(original, snippet, "javascript", None, merge.merge(original, snippet).merged)
+    assert sorted(c.sources for c in weighed.candidates) == [("context",), ("merge",)]
+    result = confirm.confirmed(original, snippet, "javascript")
+    assert result.ok
+    assert result.merged == original.replace("    abort(self)\n", "    self.reason = signal.reason ?? new RequestAbortedError()\n")
+

@@ -53,12 +53,12 @@ def confirmed(
     if unused is not None:
         note = "the file starts (ends) at the snippet's edge: the imports past it are imported again or used nowhere"
         return merge.as_reading(original, unused.text, (note,))
-    edited = _edited_in_place(weighed, original, language, path)
-    if edited is not None:
-        if result.ok and result.merged == edited.text:
+    picked = _edited_in_place(weighed, original, language, path) or _copies_none(weighed, original, snippet)
+    if picked is not None:
+        pick, note = picked
+        if result.ok and result.merged == pick.text:
             return result
-        note = "the segment read where the lines it edits stand, each alike its new line (one place of several)"
-        return merge.as_reading(original, edited.text, (note,))
+        return merge.as_reading(original, pick.text, (note,))
     if valid and _certain(weighed, original, snippet, language):
         best = valid[0]
         notes = tuple(_took(best, weighed))
@@ -309,7 +309,7 @@ def _keeps_code(best: readings.Candidate, weighed: readings.Weighed, original: s
 
 def _edited_in_place(
     weighed: readings.Weighed, original: str, language: str, path: str | None
-) -> readings.Candidate | None:
+) -> tuple[readings.Candidate, str] | None:
     """The reading a careful reader takes where the question is only which of several places a segment
     stands at, and the snippet edits lines in place: at one place, the lines the reading replaces are,
     one for one, `contextread.EDITED` alike the snippet's new lines in their place (a parameter added to
@@ -352,7 +352,37 @@ def _edited_in_place(
         return None
     if Counter(d.name for d in before) - Counter(d.name for d in after):
         return None
-    return found[0]
+    return found[0], "the segment read where the lines it edits stand, each alike its new line (one place of several)"
+
+
+def _copies_none(weighed: readings.Weighed, original: str, snippet: str) -> tuple[readings.Candidate, str] | None:
+    """Where the two readers give two files, both valid and near, the context reader's when it costs no
+    more and reads every line the snippet shows as the original's, where the merge's reads one as new code
+    beside the original's copy (a `return` or `continue` below a new line, kept twice: `readings.repeated`
+    counts only lines that say something), deleting nothing, or `DROPPED` line the snippet shows gone
+    (`_drops_shown`: the line the new one replaces, between two lines shown together). None otherwise.
+    On the release snippets: 5 messy answered, none wrong."""
+    near = list(weighed.candidates)
+    if len(near) != 2 or any(c.asked or c.repeats or len(c.sources) != 1 for c in near):
+        return None
+    context, merged = sorted(near, key=lambda c: c.sources != ("context",))
+    if context.sources != ("context",) or merged.sources != ("merge",) or context.cost > merged.cost:
+        return None
+    keys = Counter(invariants.key(x) for x in original.split("\n") if x.strip())
+    shown = {invariants.key(x) for x in snippet.split("\n") if x.strip() and not is_marker(x)}
+
+    def copies(text: str) -> int:  # lines the snippet shows that the reading holds more often than the original
+        now = Counter(invariants.key(x) for x in text.split("\n") if x.strip())
+        return sum(now[k] > keys[k] > 0 for k in shown)
+
+    if copies(context.text) or not copies(merged.text):
+        return None
+    if context.dropped and (context.dropped > DROPPED or not _drops_shown(original, snippet, context.text)):
+        return None
+    return (
+        context,
+        "the context reader's reading: the merge's reads a line the snippet shows as new code beside its copy",
+    )
 
 
 def _drops_shown(original: str, snippet: str, text: str) -> bool:
