@@ -323,27 +323,25 @@ def _edited_in_place(
         return None
     olines = original.split("\n")
 
-    def edits_in_place(text: str, alike: float) -> bool:  # every change replaces lines one for one, each alike its own
+    def least_alike(text: str) -> float | None:  # every change one for one: the least alike line pair; else None
         new = text.split("\n")
         ops = [
             op for op in difflib.SequenceMatcher(None, olines, new, autojunk=False).get_opcodes() if op[0] != "equal"
         ]
-        return bool(ops) and all(
-            tag == "replace"
-            and i2 - i1 == j2 - j1
-            and all(
-                (not a.strip()) == (not b.strip())
-                and (
-                    not a.strip()
-                    or difflib.SequenceMatcher(None, a.strip(), b.strip(), autojunk=False).ratio() >= alike
-                )
-                for a, b in zip(olines[i1:i2], new[j1:j2], strict=True)
-            )
-            for tag, i1, i2, j1, j2 in ops
-        )
+        least = 1.0
+        for tag, i1, i2, j1, j2 in ops:
+            if tag != "replace" or i2 - i1 != j2 - j1:
+                return None
+            for a, b in zip(olines[i1:i2], new[j1:j2], strict=True):
+                if (not a.strip()) != (not b.strip()):
+                    return None
+                if a.strip():
+                    least = min(least, difflib.SequenceMatcher(None, a.strip(), b.strip(), autojunk=False).ratio())
+        return least if ops else None
 
-    found = [c for c in near if edits_in_place(c.text, contextread.EDITED)]
-    if len(found) != 1 or any(edits_in_place(c.text, UNEDITED) for c in near if c is not found[0]):
+    least = {id(c): least_alike(c.text) for c in near}  # each reading diffed once
+    found = [c for c in near if (least[id(c)] or 0.0) >= contextread.EDITED]
+    if len(found) != 1 or any((least[id(c)] or 0.0) >= UNEDITED for c in near if c is not found[0]):
         return None
     if found[0].cost > min(c.cost for c in near):
         return None
