@@ -7,7 +7,8 @@ differ) and the run's options, and returns one of:
   one, `unanswered` decides again;
 - `Choose(result)`: 2 to 5 valid readings and the model's tie-break is on: the model scores them
   (api.choose_reading), and `decide` reads its choice; never between twins (one edit at two places
-  that read the same: nothing tells them apart, the model's preference would be a coin's);
+  that read the same: nothing tells them apart, the model's preference would be a coin's), nor where
+  they differ only in how a segment of new lines sits at the file's edge (no marker shown past it);
 - `Model(anchor)`: the model writes the answer (an instruction, `--answer auto` on a snippet with no
   certain reading, `--answer model`), drafting from the merge's file and anchored by it where it is
   certain (`anchor`: the merge result, or None);
@@ -79,7 +80,7 @@ def decide(merged: MergeResult | None, opts: RunOptions, fragment: bool = False,
         return Model(None)
     if merged.ok:
         return Merge(merged)
-    if tiebreak and 2 <= len(merged.readings) <= 5 and not merged.twins:
+    if tiebreak and 2 <= len(merged.readings) <= 5 and not merged.twins and not merged.unplaced:
         return Choose(merged)
     if merged.ambiguous:
         return Refuse(merged, AMBIGUOUS.format(why=merged.reason))

@@ -278,6 +278,35 @@ def test_twins_are_never_the_models_to_choose(tokenizer, tmp_path, monkeypatch) 
     assert engine.model.num_forwards == 0 and path.read_text() == twice
 
 
+def test_new_lines_at_the_files_edge_placed_by_no_line_are_never_the_models_to_choose(
+    tokenizer,  # noqa: ANN001
+    tmp_path,  # noqa: ANN001
+    monkeypatch,  # noqa: ANN001
+) -> None:
+    """A new import and a marker below it, no line of the original shown: above the file's first line or
+    in its place, nothing in the snippet tells (the edit may have put it under the other imports), so
+    the model is not asked, whatever the margin; the refusal names the place. With a line of the
+    original shown under it, the readings are placed, and the model may choose."""
+    from fakes import scripted_engine
+
+    from applyedit import api
+    from applyedit.errors import AmbiguousEditError
+    from applyedit.merge import confirm, readings
+
+    monkeypatch.setattr(tiebreak, "MARGIN", 1.0)
+    path = tmp_path / "mod.ts"
+    original = "import { a } from './a';\nimport { b } from './b';\n\nexport const c = a + b;\n"
+    path.write_text(original)
+    snippet = "import { t } from './t';\n// ... existing code ...\n"
+    merged = confirm.confirmed(original, snippet, "typescript", with_readings=True)
+    assert len(merged.readings) == 2 and merged.unplaced
+    assert not readings.unplaced(original, "import { a } from './a';\n" + snippet, merged.places)
+    engine = scripted_engine(tokenizer, "import { t } from './t';\n" + original + "```\n", 40.0)
+    with pytest.raises(AmbiguousEditError, match="original line 1"):
+        api.apply(path, snippet, engine=engine)
+    assert engine.model.num_forwards == 0 and path.read_text() == original
+
+
 def test_places_are_where_the_candidates_differ_and_agree_again() -> None:
     """Lines inserted at one place or at another, 30 tokens below: two places, each candidate's part of
     each (an empty one where it keeps the text), found by the fewest divergent tokens in all."""

@@ -68,6 +68,8 @@ class MergeResult:
     near: int = 0  # of `readings`, the first this many lie within merge/readings.py's MARGIN of the cheapest
     places: tuple = ()  # where the readings differ (merge/readings.py's `Place`s), when it is ambiguous
     twins: bool = False  # two readings that make one edit at two places reading the same: no model may choose
+    # the readings differ only in how a segment of new lines sits at the file's edge (readings.unplaced): nor here
+    unplaced: bool = False
 
 
 IMPLIED_SHARE = 0.5  # a marker-less edit longer than this share of the file may be the whole new file

@@ -76,6 +76,7 @@ def confirmed(
             near=min(len(weighed.candidates), len(shown)) if with_readings else 0,
             places=places,
             twins=readings.twins(original, places),
+            unplaced=readings.unplaced(original, snippet, places),
         )
     if valid and not result.ok:  # the context reading's only valid reading; the merge read none
         return _unsure(result, weighed.why if weighed.inherent else result.reason, ambiguous=weighed.inherent)

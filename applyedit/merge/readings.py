@@ -33,10 +33,23 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from applyedit import interrupt, invariants
+from applyedit.markers import is_marker
 from applyedit.merge import contextread
 from applyedit.textio import lines_of
 
-__all__ = ["DAMAGE", "MARGIN", "Candidate", "Place", "Weighed", "cost", "dropped", "repeated", "twins", "weigh"]
+__all__ = [
+    "DAMAGE",
+    "MARGIN",
+    "Candidate",
+    "Place",
+    "Weighed",
+    "cost",
+    "dropped",
+    "repeated",
+    "twins",
+    "unplaced",
+    "weigh",
+]
 
 MARGIN = 6.0  # readings this much costlier than the cheapest are still candidates (docs/eval/reader.md)
 DAMAGE = 4.0  # the cost of one thing a reading breaks
@@ -292,3 +305,29 @@ def twins(original: str, places: Sequence[Place]) -> bool:
         return False
     k = min(TWIN_LINES, a, c, len(keys) - b, len(keys) - d)
     return keys[a - k : b + k] == keys[c - k : d + k]
+
+
+def unplaced(original: str, snippet: str, places: Sequence[Place]) -> bool:
+    """Whether the readings differ only where a segment that shows no line of the original (blank lines
+    are the original's) stands at the file's start with no marker above it, or at its end with none
+    below: it stands there only because no marker is shown, and how it sits there (above the first
+    line, or in its place) nothing tells; the model's choice there is no reading of the snippet, so none
+    is made. On the release ties: a new import with a marker below it, its readings above the file's
+    first line or in its place; the model preferred the first by 8.9 nats, and the edit had put it
+    under the file's other imports."""
+    lines = snippet.split("\n")
+    while lines and not lines[-1].strip():
+        lines.pop()
+    marks = [n for n, x in enumerate(lines) if is_marker(x)]
+    if not marks or not places:
+        return False
+    shown = {x.strip() for x in lines_of(original)}
+    size = len(lines_of(original))
+
+    def bare(segment: list[str]) -> bool:  # new lines only: not one line of the original
+        return any(x.strip() for x in segment) and not any(x.strip() in shown for x in segment)
+
+    lead, trail = lines[: marks[0]], lines[marks[-1] + 1 :]
+    return (bare(lead) and all(p.end <= len(lead) for p in places)) or (
+        bare(trail) and all(p.start >= size - len(trail) for p in places)
+    )

@@ -62,7 +62,8 @@ def picks(rows: list[dict], margin: float, greedy: bool = False) -> tuple[int, i
     (and, with `greedy`, only when greedy decoding writes its whole scored span, a token of its own
     included, or, for a reading with none (a deletion at the file's end), when it is among the readings
     the reader weighs within its margin (`near`; rows without it: none) and greedy decoding writes every
-    token scored, the closing fence included: the product's rule, spec/tiebreak.pick and api.choose_reading)."""
+    token scored, the closing fence included; never between twins or unplaced readings, which the product never
+    asks the model about: the product's rule, spec/tiebreak.pick and api.choose_reading)."""
     right = wrong = abstained = 0
     for row in rows:
         ranked = sorted(range(len(row["logprob"])), key=lambda i: row["logprob"][i], reverse=True)
@@ -73,6 +74,7 @@ def picks(rows: list[dict], margin: float, greedy: bool = False) -> tuple[int, i
         ends = top < row.get("near", 0) and row["accepted"][top] >= row["tokens"][top]  # the model ends the file
         if greedy and (
             row.get("twins")
+            or row.get("unplaced")  # new lines at the file's edge placed by no line: never asked (readings.unplaced)
             or row["accepted"][top] < required
             or not (required and said or ends)
             or later is False
@@ -175,6 +177,7 @@ def main(argv: list[str] | None = None) -> int:
             "truth": truth,
             "ambiguous": result.ambiguous,
             "twins": result.twins,
+            "unplaced": result.unplaced,
             "cut": lead,
         }
         with args.out.open("a") as f:
