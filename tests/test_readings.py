@@ -1035,3 +1035,52 @@ def test_a_whole_function_with_its_first_and_last_lines_edited_is_placed_by_the_
     assert found == (5, 11)
     unlike = [contextread.key(x) for x in ["class Slug:", *snippet.split("\n")[2:7]]]
     assert contextread._by_middle(contextread._Original(lines), unlike, 0, None) is None
+
+
+def test_a_line_above_a_c_function_header_edited_in_place_replaces_the_original_one() -> None:
+    """`confirm._head_line_edited`: the snippet shows `static inline int` above a function's header,
+    where the original has `ALWAYS_INLINE static inline int` (a macro the grammar cannot read, so the
+    syntax check tells neither reading from the other). The merge reads it as a new line under the old
+    one (two return types); the context reader reads the line edited in place. The words of one are a
+    part of the other's: the careful reader takes the edit in place. Where they are not (`long` for
+    `int`), the question stays open."""
+    original = (
+        "#include <stdio.h>\n\nALWAYS_INLINE static inline int\ncount(const char* s)\n{\n    return s[0];\n}\n\n"
+        "ALWAYS_INLINE static inline int\nsize(const char* s)\n{\n    return s[1];\n}\n"
+    )
+    snippet = "// ... existing code ...\nstatic inline int\nsize(const char* s)\n// ... existing code ...\n"
+    weighed = readings.weigh(original, snippet, "c", None, merge.merge(original, snippet).merged)
+    assert sorted(c.sources for c in weighed.candidates) == [("context",), ("merge",)]
+    result = confirm.confirmed(original, snippet, "c")
+    assert result.ok
+    assert result.merged == original.replace("ALWAYS_INLINE static inline int\nsize", "static inline int\nsize")
+    assert "edited in place" in result.notes[0]
+    other = confirm.confirmed(original, snippet.replace("static inline int", "static inline long"), "c")
+    assert not other.ok
+
+
+def test_an_unpinned_segment_stands_where_it_replaces_one_line_if_every_other_place_loses_far_more() -> None:
+    """`confirm._keeps_code`: a whole method shown, `begin` in two classes, no line of it standing once
+    in the original. Read at the first it replaces one line (an edit of a call); at the second, four.
+    Unpinned, the careful reader takes the first where every other place deletes `FAR_DROPS` (3) more
+    lines; where the second would delete only two, the place stays a question."""
+    compact = (
+        "class Compact:\n    def begin(self, out, first):\n        self.check(out)\n        if not first:\n"
+        '            out.write_reserved(",")\n        return None\n\n    def end(self, out):\n        self.check(out)\n'
+        "        return None\n\n\n"
+    )
+    pretty = (
+        "class Pretty:\n    def begin(self, out, first):\n        self.check(out)\n        spaces = self.indent * 2\n"
+        "        self.reserve(out, spaces)\n"
+        '        out.write("\\n" if first else ",\\n")\n        out.pad(spaces)\n        return None\n\n'
+        "    def end(self, out):\n        if not first:\n            self.check(out)\n        return None\n"
+    )
+    snippet = (
+        "# ... existing code ...\n    def begin(self, out, first):\n        self.check(out)\n        if not first:\n"
+        '            out.put(",")\n        return None\n# ... existing code ...\n'
+    )
+    result = confirm.confirmed(compact + pretty, snippet, "python")
+    assert result.ok
+    assert result.merged == compact.replace("out.write_reserved", "out.put") + pretty
+    near = pretty.replace("        self.reserve(out, spaces)\n", "").replace("        out.pad(spaces)\n", "")
+    assert not confirm.confirmed(compact + near, snippet, "python").ok

@@ -13,7 +13,7 @@ import pytest
 from fakes import corpus_module
 
 CLEAN_ALONE_FLOOR = 0.9520  # clean snippets answered alone and exact, measured (2,202 of 2,313); may only rise
-MESSY_ALONE_FLOOR = 0.8383  # messy ones likewise (1,939)
+MESSY_ALONE_FLOOR = 0.8387  # messy ones likewise (1,940)
 
 
 @pytest.fixture(scope="module")

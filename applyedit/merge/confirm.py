@@ -53,7 +53,11 @@ def confirmed(
     if unused is not None:
         note = "the file starts (ends) at the snippet's edge: the imports past it are imported again or used nowhere"
         return merge.as_reading(original, unused.text, (note,))
-    picked = _edited_in_place(weighed, original, language, path) or _copies_none(weighed, original, snippet)
+    picked = (
+        _edited_in_place(weighed, original, language, path)
+        or _copies_none(weighed, original, snippet)
+        or _head_line_edited(weighed, original, snippet, language, path)
+    )
     if picked is not None:
         pick, note = picked
         if result.ok and result.merged == pick.text:
@@ -273,9 +277,12 @@ def _keeps_code(best: readings.Candidate, weighed: readings.Weighed, original: s
     pinned: a line of the snippet that says something stands once in the original, or every other
     reading near it deletes `PLACE_DROPS` code lines or more; pinned, it may delete `DROPPED` where every
     other deletes `PLACE_DROPS` more (not merely reads the context as new: the fastify warnings, whose
-    other reading repeats a line, would be wrong). On the release snippets: unpinned, with
-    another place deleting one line (a `}`, a line of a doc comment), 3 wrong answers; a place deleting
-    one line itself, 1 (a block of new lines below a weak `goto error;`). Never between twins
+    other reading repeats a line, would be wrong); unpinned, where every other deletes `FAR_DROPS` more
+    (a whole function shown, at the one of two same-named functions whose body it edits in one line,
+    the other's in five). On the release snippets: unpinned, with another place deleting one line (a `}`,
+    a line of a doc comment), 3 wrong answers; a place deleting one line itself, 1 (a block of new lines
+    below a weak `goto error;`), and with every other place deleting 2 more rather than 3, 1 (psutil
+    windows services). Never between twins
     (`readings.twins`: one edit at two places that read the same). Any other question it took (does the
     file end at a segment that changes nothing?) must have one valid answer, every other reading taking
     it so, and the segment one place (with several places, 1 messy wrong)."""
@@ -302,7 +309,8 @@ def _keeps_code(best: readings.Candidate, weighed: readings.Weighed, original: s
         bool(near)
         and bool(asked)
         and (pinned or far)
-        and (not best.dropped or (pinned and far))
+        # deleting a line: pinned with the others far, or unpinned with every other place deleting far more
+        and (not best.dropped or (pinned and far) or all(c.dropped >= best.dropped + FAR_DROPS for c in near))
         # one edit at places that read the same: what a reading deletes there is the line diff's alignment
         and not any(readings.twins(original, readings.differ(original, [best.text, c.text])) for c in near)
     )
@@ -352,6 +360,54 @@ def _edited_in_place(
     if Counter(d.name for d in before) - Counter(d.name for d in after):
         return None
     return found[0], "the segment read where the lines it edits stand, each alike its new line (one place of several)"
+
+
+def _head_line_edited(
+    weighed: readings.Weighed, original: str, snippet: str, language: str, path: str | None
+) -> tuple[readings.Candidate, str] | None:
+    """The reading a careful reader takes where the snippet shows a definition's head with one line above
+    its header line edited (a modifier added or dropped: `static int` for `static inline int`,
+    `#[derive(Debug, Clone)]` for `#[derive(Debug)]`, `@pytest.fixture(scope="module")` for
+    `@pytest.fixture`), a marker above: two readings, one replacing the original's line there, the other
+    keeping it and adding the new line under it, a head with both lines (two return types, one derive
+    twice). The words of one line are a part of the other's (`@staticmethod` against `@classmethod`,
+    two decorators that may stack, stays a question), the original line is not shown in the snippet, and
+    the replacing reading costs no more. None otherwise."""
+    near = list(weighed.candidates)
+    if len(near) != 2:
+        return None
+    shown = {x.strip() for x in snippet.split("\n")}
+    olines = original.split("\n")
+    for keep, kept in ((near[0], near[1]), (near[1], near[0])):
+        r, i = keep.text.split("\n"), kept.text.split("\n")
+        if len(i) != len(r) + 1:
+            continue
+        k = next((n for n, (a, b) in enumerate(zip(r, i, strict=False)) if a != b), len(r))
+        if i[k + 1 :] != r[k:] or k + 1 >= len(r):
+            continue
+        old, new, header = i[k], r[k], r[k + 1]
+        words_old, words_new = set(re.findall(r"\w+", old)), set(re.findall(r"\w+", new))
+        if (
+            old.strip() in shown
+            or new.strip() not in shown
+            or header.strip() not in shown
+            or not header.strip()
+            or new.strip() in {x.strip() for x in olines}
+            or old[: len(old) - len(old.lstrip())] != new[: len(new) - len(new.lstrip())]
+            or not words_old
+            or not words_new
+            or not (words_old < words_new or words_new < words_old)
+            or keep.cost > kept.cost
+        ):
+            continue
+        at = [n for n in range(len(olines) - 1) if olines[n] == old and olines[n + 1] == header]
+        defs = syntax.definitions(keep.text, language, path)
+        if len(at) != 1 or not defs:
+            continue
+        if not any(d.start_line <= k + 1 < d.end_line and re.search(rf"\b{re.escape(d.name)}\b", header) for d in defs):
+            continue
+        return keep, f"the line above {header.strip()!r} read as edited in place ({new.strip()!r} for {old.strip()!r})"
+    return None
 
 
 def _copies_none(weighed: readings.Weighed, original: str, snippet: str) -> tuple[readings.Candidate, str] | None:
@@ -430,6 +486,7 @@ FEWER = 5  # code lines deleted outright fewer than the merge's reading deletes,
 # At every other place of a segment that edits lines in place (`_edited_in_place`), some line replaced is less
 # alike its new line than this (difflib ratio; `contextread.EDITED` at the place taken): 0.83 and 0.88 were too near.
 UNEDITED = 0.8
+FAR_DROPS = 3  # code lines every other place deletes more, for `_keeps_code` to take an unpinned one deleting a line
 DROPPED = 1  # code lines a context reading may delete outright where the merge's reading is refused or none
 OPEN_GAP = 20.0  # how much costlier the other reading of an open end after new lines must be
 PINS = 2  # lines of the snippet standing once in the original that pin such a reading (`_pinned`)
