@@ -1084,3 +1084,30 @@ def test_an_unpinned_segment_stands_where_it_replaces_one_line_if_every_other_pl
     assert result.merged == compact.replace("out.write_reserved", "out.put") + pretty
     near = pretty.replace("        self.reserve(out, spaces)\n", "").replace("        out.pad(spaces)\n", "")
     assert not confirm.confirmed(compact + near, snippet, "python").ok
+
+
+def test_a_line_shown_between_two_neighbours_is_new_there_though_a_copy_stands_elsewhere() -> None:
+    """`readings.repeated`: the snippet shows an import between two lines that stand together in the
+    original (the `./utils` import and `import type {`); the same import stands at the file's end, beside
+    other lines. Read there it is new code, not the snippet's context read as new: the reading that
+    inserts it is the one valid reading (the merge's breaks the syntax) and answers. Shown beside a line
+    it stands beside in the original, it stays a repeat."""
+    original = (
+        "import { Subscribable } from './subscribable'\nimport { replaceEqualDeep } from './utils'\nimport type {\n"
+        "  Options,\n  Result,\n} from './types'\n\nexport class Observer extends Subscribable {\n  options?: Options\n}\n\n"
+        "export function make(): Result {\n  return {} as Result\n}\n\nimport type { QueryClient } from './queryClient'\n"
+    )
+    snippet = (
+        "// ... keep existing code ...\nimport { replaceEqualDeep } from './utils'\n"
+        "import type { QueryClient } from './queryClient'\nimport type {\n"
+    )
+    result = confirm.confirmed(original, snippet, "typescript")
+    assert result.ok
+    assert result.merged == original.replace("from './utils'\n", "from './utils'\nimport type { QueryClient } from './queryClient'\n")
+    assert readings.repeated(original, result.merged, snippet) == 0
+    # two imports that stand together at the end, shown together at the top: the snippet's context, repeated
+    two = original + "import type { Query } from './query'\n"
+    both = snippet.replace("import type {\n", "import type { Query } from './query'\nimport type {\n")
+    moved = two.replace("from './utils'\n", "from './utils'\nimport type { QueryClient } from './queryClient'\n"
+                        "import type { Query } from './query'\n")  # fmt: skip
+    assert readings.repeated(two, moved, both) == 2

@@ -130,7 +130,10 @@ def repeated(original: str, text: str, snippet: str) -> int:
     in the original and in the snippet, that the reading has twice or more (the snippet's copy inserted,
     the original's kept). Lines the original repeats (boilerplate a new block copies) do not count, nor a
     line the reading puts in place of an edit of it, one for one where the reading replaces lines (a
-    commit that makes a line of one function equal a line of another: hand-written js-032)."""
+    commit that makes a line of one function equal a line of another: hand-written js-032), nor one the
+    reading inserts where the snippet shows it, between two lines that stand together in the original
+    (one of them once) and beside no line it stands beside there (an import added at the top that also
+    stands at the file's end: tanstack query-core's queriesObserver)."""
     telling = contextread.telling
     okeys = [invariants.key(x) for x in lines_of(original)]
     have = Counter(k for k in okeys if telling(k))
@@ -141,7 +144,13 @@ def repeated(original: str, text: str, snippet: str) -> int:
     if not twice:
         return 0
     edits: set[str] = set()
+    skeys = [invariants.key(x) for x in lines_of(snippet)]
     for op, i1, i2, j1, j2 in difflib.SequenceMatcher(None, okeys, keys, autojunk=False).get_opcodes():
+        pins = 0 < i1 < len(okeys) and (have[okeys[i1 - 1]] == 1 or have[okeys[i1]] == 1)
+        if op == "insert" and pins and _between(skeys, okeys[i1 - 1], keys[j1:j2], okeys[i1]):
+            # shown between two lines that stand together in the original, and beside neither line it stands
+            # beside there: new at this place, whatever copy stands elsewhere
+            edits.update(k for k in keys[j1:j2] if k in twice and not _beside_its_own(skeys, okeys, k))
         if op == "replace":  # a line of the reading in place of the original's at the same offset, an edit of it
             edits.update(
                 keys[t]
@@ -149,6 +158,25 @@ def repeated(original: str, text: str, snippet: str) -> int:
                 if keys[t] in twice and okeys[i1 + t - j1] and invariants.alike(keys[t], okeys[i1 + t - j1])
             )
     return sum(now[k] - 1 for k in twice - edits)
+
+
+def _between(snippet: list[str], above: str, lines: list[str], below: str) -> bool:
+    """Whether the snippet shows `lines` right between `above` and `below` (keys), those two telling."""
+    run = [above, *lines, below]
+    if not (contextread.telling(above) and contextread.telling(below)):
+        return False
+    return any(snippet[n : n + len(run)] == run for n in range(len(snippet) - len(run) + 1))
+
+
+def _beside_its_own(snippet: list[str], okeys: list[str], key: str) -> bool:
+    """Whether the snippet shows `key` (a line standing once in the original) beside a line it stands
+    beside in the original: shown as context, where the snippet shows it."""
+    o = okeys.index(key)
+    near = {okeys[o - 1] if o else None, okeys[o + 1] if o + 1 < len(okeys) else None} - {None, ""}
+    return any(
+        snippet[n] == key and any(0 <= m < len(snippet) and snippet[m] in near for m in (n - 1, n + 1))
+        for n in range(len(snippet))
+    )
 
 
 def cost(original: str, text: str, snippet: str, language: str | None) -> float:
