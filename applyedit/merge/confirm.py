@@ -9,8 +9,8 @@ at most where the merge's reading fails; no more of the snippet's context read a
 start or end after new lines is decided only when both readers agree (or the merge's file fails a check)
 and nothing weak could have placed it. Otherwise a not-ok result says why: `ambiguous` where the snippet
 itself leaves the question open (several readings of the context reader), with the candidate files
-(`readings`, when asked for), the places where they differ (`places`) and whether they are twins; what
-the run then does is decision.py's.
+(`readings`, when asked for), the places where they differ (`places`) and whether they are twins or
+unplaced (readings.py: no model chooses there); what the run then does is decision.py's.
 Two questions have an answer from the code itself: an open start or end whose other way breaks the file
 (`_other_way_broken`), and whether the file starts (ends) at a segment where the lines past it are imports
 the snippet imports again or the edit left unused (`_imports_cut`).

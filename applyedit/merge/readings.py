@@ -3,7 +3,9 @@ file (the context reading's enumeration, merge/contextread.py's `readings`, and 
 merge/__init__.py, as a cross-check: where it differs it is one more candidate, never a refusal by itself),
 each meeting every invariant (invariants.py; one that does not is no reading), each weighed by one
 explicit cost (`cost`), and those within `MARGIN` of the cheapest kept, cheapest first, with the places
-where they differ (`Place`). A reading that changes nothing is no reading of an edit.
+where they differ (`Place`), and whether those differences are ones no model should choose between
+(`twins`: one edit at two places that read the same; `unplaced`: new lines at the file's edge that no
+line of the original places). A reading that changes nothing is no reading of an edit.
 
 The cost of a reading is what a careful reader minimises: the lines it changes, and what it breaks.
 - Lines changed: the original and the reading compared line by line (whitespace-collapsed, blank lines
@@ -146,8 +148,8 @@ def repeated(original: str, text: str, snippet: str) -> int:
     edits: set[str] = set()
     skeys = [invariants.key(x) for x in lines_of(snippet)]
     for op, i1, i2, j1, j2 in difflib.SequenceMatcher(None, okeys, keys, autojunk=False).get_opcodes():
-        pins = 0 < i1 < len(okeys) and (have[okeys[i1 - 1]] == 1 or have[okeys[i1]] == 1)
-        if op == "insert" and pins and _between(skeys, okeys[i1 - 1], keys[j1:j2], okeys[i1]):
+        pins = op == "insert" and 0 < i1 < len(okeys) and (have[okeys[i1 - 1]] == 1 or have[okeys[i1]] == 1)
+        if pins and _between(skeys, okeys[i1 - 1], keys[j1:j2], okeys[i1]):
             # shown between two lines that stand together in the original, and beside neither line it stands
             # beside there: new at this place, whatever copy stands elsewhere
             edits.update(k for k in keys[j1:j2] if k in twice and not _beside_its_own(skeys, okeys, k))
