@@ -112,7 +112,7 @@ def test_no_wrong_answer_on_the_cases_not_held_out(pairs: list[tuple[dict, dict]
     assert {o.name for o in outcomes if o.result == "wrong"} == KNOWN_WRONG
 
 
-EXACT_FLOOR = 163  # cases not held out answered alone and exact, measured (of 172); may only rise
+EXACT_FLOOR = 164  # cases not held out answered alone and exact, measured (of 172); may only rise
 
 
 def test_answered_alone_and_exact_at_least_the_floor(pairs: list[tuple[dict, dict]]) -> None:

@@ -1111,3 +1111,73 @@ def test_a_line_shown_between_two_neighbours_is_new_there_though_a_copy_stands_e
     moved = two.replace("from './utils'\n", "from './utils'\nimport type { QueryClient } from './queryClient'\n"
                         "import type { Query } from './query'\n")  # fmt: skip
     assert readings.repeated(two, moved, both) == 2
+
+
+def test_of_two_ways_at_one_place_the_clearly_cheaper_answers() -> None:
+    """`confirm._one_way_cheaper`: a segment at its one place, its new lines read as editing the alike
+    lines there (replacing the `if` block) or as replacing more (the `close` handler too): the careful
+    reader's way costs 5 less and deletes less code: the answer. Two ways within 1 of each other stay a
+    question."""
+    original = (
+        "function pipe(stream, handler, controller) {\n  stream\n    .on('error', function (err) {\n"
+        "      if (!this.readableEnded) {\n        if (typeof handler.onResponseError === 'function') {\n"
+        "          handler.onResponseError(controller, err)\n        } else {\n          throw err\n        }\n      }\n"
+        "    })\n    .on('close', function () {\n      if (!this.errored) {\n"
+        "        handler.onResponseEnd?.(controller, {})\n      }\n    })\n}\n\nfunction other() {\n  return 1\n}\n"
+    )
+    snippet = (
+        "// ... existing code ...\n  stream\n    .on('error', function (err) {\n      // Never rethrow from a stream event.\n"
+        "      if (!this.readableEnded) {\n        handler.onResponseError?.(controller, err)\n      }\n    })\n"
+        "// ... existing code ...\n"
+    )
+    result = confirm.confirmed(original, snippet, "javascript")
+    old = (
+        "      if (!this.readableEnded) {\n        if (typeof handler.onResponseError === 'function') {\n"
+        "          handler.onResponseError(controller, err)\n        } else {\n          throw err\n        }\n      }\n"
+    )
+    new = (
+        "      // Never rethrow from a stream event.\n      if (!this.readableEnded) {\n"
+        "        handler.onResponseError?.(controller, err)\n      }\n"
+    )
+    assert result.ok and result.merged == original.replace(old, new)
+    weighed = readings.weigh(original, snippet, "javascript", None, result.merged)
+    ways = [*weighed.candidates, *weighed.rest]
+    assert [c.asked for c in ways] == [(contextread.WAY,), (contextread.WAY,)]
+    assert confirm._one_way_cheaper(ways, ways[1].cost - ways[0].cost)
+    assert not confirm._one_way_cheaper(ways, 1.0)
+
+
+def test_a_segment_that_changes_nothing_at_an_open_start_keeps_the_many_lines_above() -> None:
+    """A header line shown with no marker above it (a messy snippet's first line), then a marker and an
+    edit: the header changes nothing, and the reading where the file starts there deletes eight lines of
+    code the snippet never shows. The merge reads none (the header stands twice); the context reading
+    keeps them, the other deletes far more than `contextread._FEW_PAST` lines: the answer. With three
+    lines above fewer, the two readings lie within the margin: a question."""
+    defines = "#define MIN_SIZE 8\n#define MAX_SIZE 64\n#define GROWTH 2\n#define SHRINK 4\n#define PERTURB 5\n#define DUMMY 6\n"
+    body = (
+        "static inline void\nclear_keys(keys_t *dk)\n{\n    dk->used = 0;\n    dk->size = MIN_SIZE;\n}\n\n"
+        "static inline void\nfree_keys(keys_t *dk)\n{\n    /* a freelist may come later */\n    PyMem_Free(dk);\n}\n"
+    )
+    original = "#include <stdlib.h>\n#include <string.h>\n\n" + defines + "\n" + body
+    snippet = (
+        "static inline void\n// ... existing code ...\n    /* a freelist may come later */\n    if (dk->slots != NULL) {\n"
+        "        PyMem_Free(dk->slots);\n    }\n    PyMem_Free(dk);\n}\n"
+    )
+    result = confirm.confirmed(original, snippet, "c")
+    added = "    if (dk->slots != NULL) {\n        PyMem_Free(dk->slots);\n    }\n    PyMem_Free(dk);\n"
+    assert result.ok and result.merged == original.replace("    PyMem_Free(dk);\n", added)
+    fewer = original.replace("#define SHRINK 4\n#define PERTURB 5\n#define DUMMY 6\n", "")
+    result = confirm.confirmed(fewer, snippet, "c")
+    assert not result.ok and "does the file start there?" in result.reason
+
+
+def test_a_refusal_names_the_question_its_near_readings_answer_apart() -> None:
+    """`readings._asked_apart`: of two questions, an open start every near reading answers alike and a
+    segment's place they answer in two ways, the refusal names the place, the snippet's real question."""
+    start = "segment 1 (from 'static PyObject*') changes nothing and starts the snippet: does the file start there?"
+    place = "segment 2 (from 'return NULL;') could stand at original lines 53 and 78"
+    near = [
+        readings.Candidate("a", 1.0, (f"{start}: option 1", f"{place}: option {n}"), ("context",)) for n in (1, 2)
+    ]
+    assert readings._asked_apart(near) == place
+    assert readings._asked_apart(near[:1]) == ""

@@ -122,7 +122,7 @@ def _certain(weighed: readings.Weighed, original: str, snippet: str, language: s
     if "context" in best.sources and gap > 0 and all(k == contextread.OPEN for k in best.asked):
         if _bounded(original, snippet, best.text):  # what lies between each segment's pins is replaced
             return True
-    if _other_way_broken(weighed, original, snippet, language):
+    if _other_way_broken(weighed, original, snippet, language) or _one_way_cheaper(valid, gap):
         return True
     if "context" not in best.sources:  # the merge's reading: if the context reader's is plainly the worse
         return _merge_plainly_better(best, weighed, gap)
@@ -140,7 +140,9 @@ def _certain(weighed: readings.Weighed, original: str, snippet: str, language: s
             placed = (
                 others_fail and not best.dropped and all(k in (contextread.PLACES, contextread.WAY) for k in best.asked)
             )
-            one = (len(valid) == 1 and (kept or placed)) or _keeps_code(best, weighed, original, snippet)
+            # or kept where every other reading deletes more than a few lines past that open start or end
+            far = kept and all(c.dropped > best.dropped + contextread._FEW_PAST for c in valid[1:])
+            one = (len(valid) == 1 and (kept or placed)) or far or _keeps_code(best, weighed, original, snippet)
             few = contextread._FEW_PAST if kept and best.asked else DROPPED  # the file starts (ends) there
             return one and best.dropped <= few and not best.repeats
         fewer = merged in valid and best.dropped + FEWER < merged.dropped  # the merge's reading deletes far more
@@ -156,6 +158,27 @@ def _certain(weighed: readings.Weighed, original: str, snippet: str, language: s
     agreed = "merge" in best.sources or not any("merge" in c.sources for c in valid)
     # one pin where the other way is a valid reading, its cost measured (not a refusal's infinite gap)
     return agreed and gap >= OPEN_GAP and _pinned(original, snippet, PINS if len(valid) == 1 else 1)
+
+
+def _one_way_cheaper(valid: list[readings.Candidate], gap: float) -> bool:
+    """Whether the snippet's one question is the way a segment stands at its one place (its new lines
+    added there, or in place of the lines there: `contextread.WAY`), two valid readings answer it, and
+    the cheaper costs `WAY_GAP` less, deleting no more code and reading no more of the snippet's
+    context as new: the careful reader's way (the new lines edit the alike lines there, or stand beside
+    lines they are nothing like). Of the 8 such questions of the development sets with 2 readings, the
+    cheaper was the expected file in all (docs/eval/reader.md); where the two cost as much within 1, the
+    question stays."""
+    if len(valid) != 2 or gap < WAY_GAP:
+        return False
+    best, other = valid
+    apart = [k for took, k in zip(best.took, best.asked, strict=False) if took not in other.took]
+    return (
+        apart == [contextread.WAY]
+        and len(best.took) == len(other.took)
+        and all("context" in c.sources for c in valid)
+        and best.dropped <= other.dropped
+        and best.repeats <= other.repeats
+    )
 
 
 def _other_way_broken(weighed: readings.Weighed, original: str, snippet: str, language: str) -> bool:
@@ -489,6 +512,7 @@ UNEDITED = 0.8
 FAR_DROPS = 3  # code lines every other place deletes more, for `_keeps_code` to take an unpinned one deleting a line
 DROPPED = 1  # code lines a context reading may delete outright where the merge's reading is refused or none
 OPEN_GAP = 20.0  # how much costlier the other reading of an open end after new lines must be
+WAY_GAP = 2.0  # how much cheaper one way of a segment at its one place must be (`_one_way_cheaper`)
 PINS = 2  # lines of the snippet standing once in the original that pin such a reading (`_pinned`)
 
 

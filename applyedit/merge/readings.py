@@ -262,11 +262,23 @@ def weigh(original: str, snippet: str, language: str, path: str | None = None, m
     near = [c for c in valid if c.cost <= valid[0].cost + MARGIN]
     if len(near) > 1 and not why:
         why = "two readers of the snippet give two files"
+    elif len(near) > 1:
+        why = _asked_apart(near) or why
     return Weighed(tuple(near[:MOST]), tuple(near[MOST:] + valid[len(near) :]), tuple(refused), why, inherent)
 
 
 def _question(took: str) -> str:
     return took.rsplit(": option ", 1)[0]
+
+
+def _asked_apart(near: list[Candidate]) -> str:
+    """The first question the readings within the margin answer in different ways: the snippet's real
+    ambiguity (a question they all answer alike, an open start read one way by each, is none)."""
+    chosen: dict[str, set[str]] = {}
+    for c in near:
+        for took in c.took:
+            chosen.setdefault(_question(took), set()).add(took)
+    return next((q for q, ways in chosen.items() if len(ways) > 1), "")
 
 
 def _same_file(a: str, b: str) -> bool:
