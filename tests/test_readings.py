@@ -1181,3 +1181,31 @@ def test_a_refusal_names_the_question_its_near_readings_answer_apart() -> None:
     ]
     assert readings._asked_apart(near) == place
     assert readings._asked_apart(near[:1]) == ""
+
+
+def test_where_the_merge_doubts_only_how_lines_above_an_anchor_pair_the_context_reading_answers() -> None:
+    """`MergeResult.pairing`: the snippet shows an `else:` branch cut down to one line above the loop's
+    `return 1`; the merge's head adds one line and deletes four, and no line that says something pairs
+    them, so it reads none. The context reader places the segment with no question, deleting the four
+    lines between `else:` and `return 1` (more than `DROPPED`): that doubt is the merge's own, not the
+    snippet's, and the context reading answers."""
+    original = (
+        'def cell_size(character, table):\n    """The width of a character."""\n    codepoint = ord(character)\n'
+        "    lower_bound = 0\n    upper_bound = len(table) - 1\n    index = (lower_bound + upper_bound) // 2\n"
+        "    while True:\n        start, end, width = table[index]\n        if codepoint < start:\n"
+        "            upper_bound = index - 1\n        elif codepoint > end:\n            lower_bound = index + 1\n"
+        "        else:\n            return 0 if width == -1 else width\n        if upper_bound < lower_bound:\n"
+        "            break\n        index = (lower_bound + upper_bound) // 2\n    return 1\n\n\ndef other(x):\n    return x\n"
+    )
+    snippet = (
+        "# ... existing code ...\ndef cell_size(character, table):\n    # ... existing code ...\n        else:\n"
+        "            return width\n    return 1\n# ... existing code ...\n"
+    )
+    merged = merge.merge(original, snippet)
+    assert not merged.ok and merged.pairing
+    result = confirm.confirmed(original, snippet, "python")
+    old = (
+        "            return 0 if width == -1 else width\n        if upper_bound < lower_bound:\n            break\n"
+        "        index = (lower_bound + upper_bound) // 2\n"
+    )
+    assert result.ok and result.merged == original.replace(old, "            return width\n")

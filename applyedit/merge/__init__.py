@@ -28,6 +28,7 @@ from applyedit.merge.lines import (
     _NoFit,
     _NoMerge,
     _Pair,
+    _Pairing,
     _rtrim,
     _same,
     _split,
@@ -70,6 +71,9 @@ class MergeResult:
     twins: bool = False  # two readings that make one edit at two places reading the same: no model may choose
     # the readings differ only in how a segment of new lines sits at the file's edge (readings.unplaced): nor here
     unplaced: bool = False
+    # not ok only because lines above an anchor add and delete with nothing telling how they pair
+    # (merge/head.py): the merge's doubt, not the snippet's; the context reader's reading may answer
+    pairing: bool = False
 
 
 IMPLIED_SHARE = 0.5  # a marker-less edit longer than this share of the file may be the whole new file
@@ -181,7 +185,7 @@ def merge(original: str, snippet: str) -> MergeResult:
     try:
         return _merge(original, snippet)
     except _NoMerge as exc:
-        return MergeResult(ok=False, reason=str(exc))
+        return MergeResult(ok=False, reason=str(exc), pairing=isinstance(exc, _Pairing))
 
 
 def as_reading(original: str, text: str, notes: tuple[str, ...] = ()) -> MergeResult:

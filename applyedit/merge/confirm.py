@@ -63,7 +63,7 @@ def confirmed(
         if result.ok and result.merged == pick.text:
             return result
         return merge.as_reading(original, pick.text, (note,))
-    if valid and _certain(weighed, original, snippet, language):
+    if valid and _certain(weighed, original, snippet, language, result.pairing):
         best = valid[0]
         notes = tuple(_took(best, weighed))
         if result.ok and result.merged is not None and "merge" in best.sources:
@@ -94,7 +94,7 @@ def confirmed(
     return _unsure(result, weighed.why, ambiguous=weighed.inherent)
 
 
-def _certain(weighed: readings.Weighed, original: str, snippet: str, language: str) -> bool:
+def _certain(weighed: readings.Weighed, original: str, snippet: str, language: str, pairing: bool = False) -> bool:
     """Whether the cheapest reading is the answer with no model. First, a pinned reading: the context
     reading's, cheaper than every other, asking nothing but whether an open start or end is replaced, and
     each segment's new lines standing between two lines that stand once in the original (or the file's
@@ -110,7 +110,9 @@ def _certain(weighed: readings.Weighed, original: str, snippet: str, language: s
     (or which place or way of a segment, the others' readings failing a check and this one deleting no
     code), deletes at most `DROPPED` lines of code outright (at most
     `contextread._FEW_PAST` where that question was the snippet's only change: the lines above its first
-    line deleted) and reads none of the context as new code.
+    line deleted; at most `FEWER`, with one line of context read as new, where the merge read none only
+    for how lines above an anchor pair (`pairing`, `MergeResult.pairing`) and the context reader asked
+    nothing) and reads none of the context as new code.
     An open start or end after new lines (replaced or kept: on the release corpus the cost read those
     wrongly both ways) is decided only when both readers read it one way (or the merge's file, reading
     it the other way, fails a check), the other way costs `OPEN_GAP` more, and `PINS` lines of the
@@ -144,7 +146,10 @@ def _certain(weighed: readings.Weighed, original: str, snippet: str, language: s
             far = kept and all(c.dropped > best.dropped + contextread._FEW_PAST for c in valid[1:])
             one = (len(valid) == 1 and (kept or placed)) or far or _keeps_code(best, weighed, original, snippet)
             few = contextread._FEW_PAST if kept and best.asked else DROPPED  # the file starts (ends) there
-            return one and best.dropped <= few and not best.repeats
+            # the merge read none only for how lines above an anchor pair, and the context reader asked
+            # nothing: the lines it deletes there are the ones the snippet replaces
+            plain = pairing and not best.asked and not weighed.refused
+            return one and best.dropped <= (FEWER if plain else few) and best.repeats <= plain
         fewer = merged in valid and best.dropped + FEWER < merged.dropped  # the merge's reading deletes far more
         # or keeps the lines this one deletes only inside a comment: a `/**` of the snippet's read as new above them
         fewer = fewer or (merged not in valid and merged.swallowed >= best.dropped)

@@ -23,6 +23,7 @@ from applyedit.merge.lines import (
     _NoMerge,
     _opens,
     _Pair,
+    _Pairing,
     _same,
 )
 
@@ -256,7 +257,7 @@ def _check(
     paired = {a for a, _ in pairs}
     deleted = [j for j in range(start if pairs else o0, o0) if j not in {b for _, b in pairs} and ol[j].strip()]
     if inserted and deleted and not any(_distinctive(skeys[a]) for a in paired):
-        raise _NoMerge(f"snippet lines above {sl[s0].strip()!r} fit the original in more than one way")
+        raise _Pairing(f"snippet lines above {sl[s0].strip()!r} fit the original in more than one way")
     if (
         first is not None
         and first not in paired

@@ -20,6 +20,12 @@ class _NoMerge(Exception):
     """Internal: no unambiguous reading; the message becomes `MergeResult.reason`."""
 
 
+class _Pairing(_NoMerge):
+    """Internal: the snippet's lines above an anchor both add and delete lines, and no line that says
+    something pairs them with the original's: how they pair is the merge's doubt, not a question of
+    where the snippet stands (`MergeResult.pairing`)."""
+
+
 class _NoFit(_NoMerge):
     """Internal: a new opener in a head would enclose the anchor; `after` is the snippet line past
     that new block (the anchors inside it were the new code's lines found elsewhere)."""
