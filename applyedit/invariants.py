@@ -69,6 +69,7 @@ ASKS_TO_DELETE = re.compile(
 _MISSING = "the answer does not hold the snippet's segment"
 _CHANGED = "the answer changes, adds or moves lines the snippet does not show"
 _SEARCH_BUDGET = 20_000  # placements tried before the decomposition gives up (then: no valid reading)
+NOT_COMPILING = "the answer does not compile as Python"  # how a "compiles" violation begins
 
 
 @dataclass(frozen=True)
@@ -677,9 +678,7 @@ def violations(
     if language == "python":
         error = python_compile_error(original, output)
         if error:
-            found.append(
-                Violation("compiles", f"the answer does not compile as Python ({error}) while the original did")
-            )
+            found.append(Violation("compiles", f"{NOT_COMPILING} ({error}) while the original did"))
     for change in head_changes(original, output, language):
         found.append(Violation("heads", change))
     found += [Violation("unseen", change) for change in unseen_changes(original, output, edit)]

@@ -1209,3 +1209,34 @@ def test_where_the_merge_doubts_only_how_lines_above_an_anchor_pair_the_context_
         "        index = (lower_bound + upper_bound) // 2\n"
     )
     assert result.ok and result.merged == original.replace(old, "            return width\n")
+
+
+def test_lines_read_as_new_are_new_where_reading_them_as_context_breaks_the_syntax() -> None:
+    """The snippet rewrites an `if` branch, its new function named as the `else` branch's: the merge
+    reads that `def` as the original's (context), which leaves the `if` branch empty: the file does not
+    compile, and the merge's reading is refused. The context reader, asking nothing and deleting
+    nothing, reads the `def` as new (a line of context read as new: `repeats`); where the other reading
+    is refused only for breaking the syntax, that is the answer."""
+    original = (
+        "import sys\n\nPY_3_14_PLUS = sys.version_info[:2] >= (3, 14)\n\n\nif PY_3_14_PLUS:  # pragma: no cover\n"
+        "    import annotationlib\n\n    _get_annotations = annotationlib.get_annotations\n\nelse:\n\n"
+        '    def _get_annotations(cls):\n        return cls.__dict__.get("__annotations__", {})\n\n\ndef other():\n'
+        "    return 1\n"
+    )
+    new = (
+        "if PY_3_14_PLUS:\n    import annotationlib\n\n    # We request forward-ref annotations.\n\n"
+        "    def _get_annotations(cls):\n        return annotationlib.get_annotations(\n"
+        "            cls, format=annotationlib.Format.FORWARDREF\n        )\n\nelse:\n"
+    )
+    snippet = (
+        "# ... other methods ...\nPY_3_14_PLUS = sys.version_info[:2] >= (3, 14)\n\n\n" + new + "# ... other methods ...\n"
+    )
+    weighed = readings.weigh(original, snippet, "python", None, merge.merge(original, snippet).merged)
+    assert [c.repeats for c in weighed.candidates + weighed.rest] == [1]
+    assert [c.sources for c, _ in weighed.refused] == [("merge",)]
+    result = confirm.confirmed(original, snippet, "python")
+    old = (
+        "if PY_3_14_PLUS:  # pragma: no cover\n    import annotationlib\n\n"
+        "    _get_annotations = annotationlib.get_annotations\n\nelse:\n"
+    )
+    assert result.ok and result.merged == original.replace(old, new)

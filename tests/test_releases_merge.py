@@ -12,8 +12,8 @@ from __future__ import annotations
 import pytest
 from fakes import corpus_module
 
-CLEAN_ALONE_FLOOR = 0.9537  # clean snippets answered alone and exact, measured (2,206 of 2,313); may only rise
-MESSY_ALONE_FLOOR = 0.8447  # messy ones likewise (1,954)
+CLEAN_ALONE_FLOOR = 0.9546  # clean snippets answered alone and exact, measured (2,208 of 2,313); may only rise
+MESSY_ALONE_FLOOR = 0.8469  # messy ones likewise (1,959)
 
 
 @pytest.fixture(scope="module")

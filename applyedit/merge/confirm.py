@@ -105,14 +105,16 @@ def _certain(weighed: readings.Weighed, original: str, snippet: str, language: s
     the merge reads the snippet otherwise (its file valid or not), it deletes no code outright (at most
     `DROPPED` lines where the merge's file fails a check, or any the snippet shows gone: `_drops_shown`;
     any, where the merge's valid file deletes `FEWER` more) and reads no more of the snippet's context as
-    new code than the merge's file does; where the merge reads nothing, it is the one valid reading, took
-    no option of an open question but whether the file starts or ends at a segment that changes nothing
-    (or which place or way of a segment, the others' readings failing a check and this one deleting no
-    code), deletes at most `DROPPED` lines of code outright (at most
-    `contextread._FEW_PAST` where that question was the snippet's only change: the lines above its first
-    line deleted; at most `FEWER`, with one line of context read as new, where the merge read none only
-    for how lines above an anchor pair (`pairing`, `MergeResult.pairing`) and the context reader asked
-    nothing) and reads none of the context as new code.
+    new code than the merge's file does (any, where the merge's file is refused for breaking the syntax
+    and this reading asked nothing and deletes nothing: those lines, kept as context, broke the file);
+    where the merge reads nothing, it is the one valid reading, took no option of an open question but
+    whether the file starts or ends at a segment that changes nothing (or which place or way of a
+    segment, the others' readings failing a check and this one deleting no code), deletes at most
+    `DROPPED` lines of code outright (at most `contextread._FEW_PAST` where that question was the
+    snippet's only change: the lines above its first line deleted; at most `FEWER`, with one line of
+    context read as new, where the merge read none only for how lines above an anchor pair (`pairing`,
+    `MergeResult.pairing`) and the context reader asked nothing) and reads none of the context as new
+    code.
     An open start or end after new lines (replaced or kept: on the release corpus the cost read those
     wrongly both ways) is decided only when both readers read it one way (or the merge's file, reading
     it the other way, fails a check), the other way costs `OPEN_GAP` more, and `PINS` lines of the
@@ -155,7 +157,15 @@ def _certain(weighed: readings.Weighed, original: str, snippet: str, language: s
         fewer = fewer or (merged not in valid and merged.swallowed >= best.dropped)
         # or deletes only lines the snippet shows gone: between two of its lines that stand once, no marker between
         fewer = fewer or (merged not in valid and _drops_shown(original, snippet, best.text))
-        if (best.dropped > (DROPPED if merged not in valid else 0) and not fewer) or best.repeats > merged.repeats:
+        # the merge's reading is refused for breaking the file's syntax where this one, which asked nothing
+        # and deletes nothing, does not: the snippet lines this one reads as new are new (kept as context,
+        # they broke the file)
+        why = next((why for c, why in weighed.refused if c is merged), "")
+        syntax = why == readings.BROKEN or why.startswith(invariants.NOT_COMPILING)
+        syntax = syntax and best.broken == 0 and not best.asked and not best.dropped
+        if (best.dropped > (DROPPED if merged not in valid else 0) and not fewer) or (
+            best.repeats > merged.repeats and not syntax
+        ):
             return False
     if contextread.OPEN not in best.asked:
         return True
