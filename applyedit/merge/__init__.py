@@ -71,8 +71,9 @@ class MergeResult:
     twins: bool = False  # two readings that make one edit at two places reading the same: no model may choose
     # the readings differ only in how a segment of new lines sits at the file's edge (readings.unplaced): nor here
     unplaced: bool = False
-    # not ok only because lines above an anchor add and delete with nothing telling how they pair
-    # (merge/head.py): the merge's doubt, not the snippet's; the context reader's reading may answer
+    # not ok only because of how lines above an anchor pair: they add and delete with nothing telling how,
+    # or a weak first line after a marker could be one of several (merge/head.py): the merge's doubt, not
+    # the snippet's; the context reader's reading may answer
     pairing: bool = False
 
 

@@ -264,7 +264,7 @@ def _check(
         and not _distinctive(skeys[first])
         and any(okeys[j] == skeys[first] for j in range(lo, o0))
     ):
-        raise _NoMerge(f"snippet line {sl[first].strip()!r} after a marker could be one of several")
+        raise _Pairing(f"snippet line {sl[first].strip()!r} after a marker could be one of several")
     for i in inserted:  # an opener whose block would reach the anchor
         if (
             sl[i].strip()

@@ -21,9 +21,10 @@ class _NoMerge(Exception):
 
 
 class _Pairing(_NoMerge):
-    """Internal: the snippet's lines above an anchor both add and delete lines, and no line that says
-    something pairs them with the original's: how they pair is the merge's doubt, not a question of
-    where the snippet stands (`MergeResult.pairing`)."""
+    """Internal: how the snippet's lines above an anchor pair with the original's is the merge's doubt,
+    not a question of where the snippet stands (`MergeResult.pairing`): they both add and delete lines
+    and no line that says something pairs them, or the first of them after a marker is a weak line (a
+    brace) that could be one of several there."""
 
 
 class _NoFit(_NoMerge):
