@@ -5,15 +5,17 @@ certain (`_certain`): the context reader gives it, no other valid reading lies w
 of it (or, where a segment reads at one place as new lines or in place of the lines there, the others
 within it delete code the snippet never shows and it deletes none), where the merge's file differs (or
 fails a check, or the merge reads none) it is plainly the better (no code deleted outright, or one line
-at most where the merge's reading fails; no more of the snippet's context read as new code), and an open
+at most where the merge's reading fails; no more of the snippet's context read as new code; more of
+either only where the merge's doubt is its own, `MergeResult.pairing`, or its file breaks the syntax), and an open
 start or end after new lines is decided only when both readers agree (or the merge's file fails a check)
 and nothing weak could have placed it. Otherwise a not-ok result says why: `ambiguous` where the snippet
 itself leaves the question open (several readings of the context reader), with the candidate files
 (`readings`, when asked for), the places where they differ (`places`) and whether they are twins or
 unplaced (readings.py: no model chooses there); what the run then does is decision.py's.
-Two questions have an answer from the code itself: an open start or end whose other way breaks the file
-(`_other_way_broken`), and whether the file starts (ends) at a segment where the lines past it are imports
-the snippet imports again or the edit left unused (`_imports_cut`).
+Three questions have an answer from the code itself: an open start or end whose other way breaks the
+file (`_other_way_broken`), whether the file starts (ends) at a segment where the lines past it are imports
+the snippet imports again or the edit left unused (`_imports_cut`), and the way a segment stands at its one
+place where one way is plainly the cheaper (`_one_way_cheaper`).
 Also says which reading an open end took, and what a certain reading decided where the snippet left a
 question open (`MergeResult.notes`). Pure text in, `MergeResult` out.
 """
@@ -180,9 +182,9 @@ def _one_way_cheaper(valid: list[readings.Candidate], gap: float) -> bool:
     added there, or in place of the lines there: `contextread.WAY`), two valid readings answer it, and
     the cheaper costs `WAY_GAP` less, deleting no more code and reading no more of the snippet's
     context as new: the careful reader's way (the new lines edit the alike lines there, or stand beside
-    lines they are nothing like). Of the 8 such questions of the development sets with 2 readings, the
-    cheaper was the expected file in all (docs/eval/reader.md); where the two cost as much within 1, the
-    question stays."""
+    lines they are nothing like). Of the 10 such questions of the development sets with a gap of 2 or
+    more, the cheaper was the expected file in all (docs/eval/reader.md, twelfth round); under 2 the
+    question stays (rxjs skip: the same cost both ways, the expected file the second)."""
     if len(valid) != 2 or gap < WAY_GAP:
         return False
     best, other = valid
