@@ -74,7 +74,7 @@ NOT_COMPILING = "the answer does not compile as Python"  # how a "compiles" viol
 
 @dataclass(frozen=True)
 class Violation:
-    name: str  # "snippet", "deletions", "definitions", "compiles", "heads" or "unseen"
+    name: str  # "snippet", "deletions", "definitions", "compiles", "heads" or "unseen" (readings.SYNTAX: "syntax")
     message: str
 
 

@@ -69,7 +69,7 @@ def test_a_reading_that_breaks_the_syntax_is_none_where_another_does_not() -> No
     merged = merge.merge(original, snippet)
     weighed = readings.weigh(original, snippet, "typescript", None, merged.merged)
     assert [c.sources for c in weighed.candidates] == [("context",)]
-    assert [(c.sources, why) for c, why in weighed.refused] == [(("merge",), readings.BROKEN)]
+    assert [(c.sources, why) for c, why in weighed.refused] == [(("merge",), readings.SYNTAX)]
     result = confirm.confirmed(original, snippet, "typescript")
     assert result.ok
     assert result.merged == original.replace("run it now", "run it at once").replace("runOld", "runNew")
@@ -847,7 +847,7 @@ def test_an_open_end_whose_other_way_leaves_a_block_open_keeps_the_rest() -> Non
     methods = "class A {\n  alpha(items) {\n    return 0\n  }\n\n  omega(items) {\n    return 1\n  }\n}\n"
     whole = "// ... existing code ...\n  alpha(items) {\n    return 5\n  }\n"
     weighed = readings.weigh(methods, whole, "javascript")
-    assert len(weighed.candidates + weighed.rest) == 1 and weighed.refused[0][1] == readings.BROKEN
+    assert len(weighed.candidates + weighed.rest) == 1 and weighed.refused[0][1] == readings.SYNTAX
     assert not confirm.confirmed(methods, whole, "javascript").ok
 
 
@@ -871,7 +871,7 @@ def test_a_reading_that_puts_the_originals_code_inside_a_comment_is_broken() -> 
     swallowing = LENGTH_JS.replace("    return ~~len\n", "    const parsed = 1\n  },\n\n  /**\n    return ~~len\n")
     assert syntax.commented_code(swallowing, "javascript") == [8, 9]  # `return ~~len`, `},`
     weighed = readings.weigh(LENGTH_JS, snippet, "javascript", merged=merge.merge(LENGTH_JS, snippet).merged)
-    assert [(c.sources, c.swallowed) for c, why in weighed.refused if why == readings.BROKEN] == [(("merge",), 1)]
+    assert [(c.sources, c.swallowed) for c, why in weighed.refused if why == readings.SYNTAX] == [(("merge",), 1)]
     result = confirm.confirmed(LENGTH_JS, snippet, "javascript")
     new = "    const parsed = Number.parseInt(len, 10)\n    return Number.isNaN(parsed) ? undefined : parsed\n"
     assert result.ok and result.merged == LENGTH_JS.replace("    return ~~len\n", new)

@@ -89,7 +89,7 @@ def confirmed(
     if valid and "context" in valid[0].sources:  # the one valid reading: the merge's file refused or unchanged
         return _unsure(result, weighed.why or _doubt(valid[0], original, weighed))
     if valid:  # the merge's only reading; the context reading has none
-        refused = [why for c, why in weighed.refused if "context" in c.sources]
+        refused = [why.message for c, why in weighed.refused if "context" in c.sources]
         return _unsure(result, weighed.why or (refused[0] if refused else _no_change(original, valid[0])))
     if not weighed.inherent and not result.ok and result.reason:  # neither reader reads it: the merge says why
         return _unsure(result, result.reason)
@@ -162,8 +162,8 @@ def _certain(weighed: readings.Weighed, original: str, snippet: str, language: s
         # the merge's reading is refused for breaking the file's syntax where this one, which asked nothing
         # and deletes nothing, does not: the snippet lines this one reads as new are new (kept as context,
         # they broke the file)
-        why = next((why for c, why in weighed.refused if c is merged), "")
-        syntax = why == readings.BROKEN or why.startswith(invariants.NOT_COMPILING)
+        why = next((why.name for c, why in weighed.refused if c is merged), "")
+        syntax = why in (readings.SYNTAX.name, "compiles")
         syntax = syntax and best.broken == 0 and not best.asked and not best.dropped
         if (best.dropped > (DROPPED if merged not in valid else 0) and not fewer) or (
             best.repeats > merged.repeats and not syntax
@@ -217,7 +217,7 @@ def _other_way_broken(weighed: readings.Weighed, original: str, snippet: str, la
     best = valid[0]
     if not best.asked or any(k != contextread.OPEN for k in best.asked):
         return False
-    broken = [c for c, why in weighed.refused if why == readings.BROKEN]
+    broken = [c for c, why in weighed.refused if why == readings.SYNTAX]
     if not broken:
         return False
     if any(c.clashes for c in broken):
@@ -601,7 +601,7 @@ def _doubt(only: readings.Candidate, original: str, weighed: readings.Weighed) -
         what.append(f"reads {only.repeats} line{'s' if only.repeats > 1 else ''} of the snippet's context as new code")
     place = readings.differ(original, [only.text, original])
     where = f" (its first change at original line {place[0].start + 1})" if place else ""
-    other = next((why for c, why in weighed.refused if "merge" in c.sources), "")
+    other = next((why.message for c, why in weighed.refused if "merge" in c.sources), "")
     return (
         f"the snippet's one reading that meets every check{where} {' and '.join(what) or 'took an open question'}"
         + (f"; the other reading fails a check ({other})" if other else "")

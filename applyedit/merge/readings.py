@@ -58,6 +58,7 @@ DAMAGE = 4.0  # the cost of one thing a reading breaks
 REPEAT = 2.0  # the cost of one line of the snippet's context read as new code (`repeated`)
 MOST = 5  # candidates handed on at most (the model's tie-break scores 2 to 5)
 BROKEN = "it breaks the file's syntax, where another reading does not"
+SYNTAX = invariants.Violation("syntax", BROKEN)  # `Weighed.refused`'s violation for such a reading
 
 
 @dataclass(frozen=True)
@@ -91,13 +92,14 @@ class Place:
 class Weighed:
     """The readings of a snippet: `candidates` within MARGIN of the cheapest (cheapest first, of two as
     costly the one that deletes fewer code lines outright); `rest`, the valid readings past it;
-    `refused`, readings an invariant refuses, with its message; `why`, the question the snippet leaves
+    `refused`, readings an invariant refuses, with the violation (`SYNTAX`: one breaking the syntax
+    where another reading does not); `why`, the question the snippet leaves
     open (where there are several candidates) or why there is no reading; `inherent`: the snippet itself
     leaves the question open (no reader could choose without the model)."""
 
     candidates: tuple[Candidate, ...]
     rest: tuple[Candidate, ...] = ()
-    refused: tuple[tuple[Candidate, str], ...] = ()
+    refused: tuple[tuple[Candidate, invariants.Violation], ...] = ()
     why: str = ""
     inherent: bool = False
 
@@ -236,7 +238,7 @@ def weigh(original: str, snippet: str, language: str, path: str | None = None, m
         else:
             merged_by.append((text, took, asked, [source]))
     valid: list[Candidate] = []
-    refused: list[tuple[Candidate, str]] = []
+    refused: list[tuple[Candidate, invariants.Violation]] = []
     unchanged = False
     for text, took, asked, sources in merged_by:
         interrupt.check()
@@ -246,16 +248,16 @@ def weigh(original: str, snippet: str, language: str, path: str | None = None, m
         c = dataclasses.replace(_candidate(orig, original, text, snippet, took, tuple(sources)), asked=asked)
         broken = invariants.violations(original, text, snippet, "snippet", language, path)
         if broken:
-            refused.append((c, broken[0].message))
+            refused.append((c, broken[0]))
         else:
             valid.append(c)
     if any(not c.broken for c in valid):  # a reading that breaks the syntax is none where another does not
-        refused += [(c, BROKEN) for c in valid if c.broken]
+        refused += [(c, SYNTAX) for c in valid if c.broken]
         valid = [c for c in valid if not c.broken]
     valid.sort(key=lambda c: (c.cost, c.dropped))  # as costly: the one deleting less code first
     if not valid:
         if refused and not why:
-            why = refused[0][1]
+            why = refused[0][1].message
         elif unchanged and not why:
             why = "its merge changes nothing in the file"
         return Weighed((), (), tuple(refused), why or "no reading", inherent)
