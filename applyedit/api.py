@@ -294,12 +294,21 @@ def refusal(message: str, merged: merge.MergeResult | None) -> AmbiguousEditErro
 
 
 # Lines of the text all the readings share above their first difference that the tie-break keeps: the
-# model reads its output from there, after the prompt (which holds the whole file), not from the file's
-# first line; so on a long file the tie-break costs one prefill plus this lead and the divergent spans
+# model reads its output from there, after the prompt, not from the file's first line; where that
+# leaves out this many lines or more, the prompt's file starts there too (`prompt_cut`), so on a long file
+# the tie-break costs less than one prefill of the whole prompt plus the divergent spans
 # (speculative/tiebreak.py). A short lead costs the model its judgement: with 24 lines, 3 of the 4 right
 # picks on the hand-written ties were lost, with 64 one of the 3 (docs/eval/tiebreak/README.md); with
 # 200, every development tie of a file up to 250 lines is read from the file's start, as calibrated.
 LEAD_LINES = 200
+
+
+def _shared_lines(texts: Sequence[Sequence[str]]) -> int:
+    """How many leading lines all the split texts share."""
+    n = 0
+    while all(n < len(t) for t in texts) and all(t[n] == texts[0][n] for t in texts[1:]):
+        n += 1
+    return n
 
 
 def led(texts: Sequence[str], lead: int | None = None) -> list[str]:
@@ -307,10 +316,7 @@ def led(texts: Sequence[str], lead: int | None = None) -> list[str]:
     (`LEAD_LINES` by default)."""
     lead = LEAD_LINES if lead is None else lead
     split = [t.splitlines(keepends=True) for t in texts]
-    shared = 0
-    while all(shared < len(s) for s in split) and all(s[shared] == split[0][shared] for s in split[1:]):
-        shared += 1
-    cut = max(0, shared - lead)
+    cut = max(0, _shared_lines(split) - lead)
     return ["".join(s[cut:]) for s in split]
 
 
@@ -320,6 +326,31 @@ def tiebreak_ids(
     """The readings as the tie-break scores them (`led`, then `fenced`): from a few lines above their first
     difference to the closing fence."""
     return fenced(encode, led(readings), fence)
+
+
+def prompt_cut(original: str, readings: Sequence[str]) -> int:
+    """The lines of the original the tie-break's prompt leaves out at the file's start: those above where
+    the scored output starts (`led`: `LEAD_LINES` above the readings' first difference), and only where
+    they are at least `LEAD_LINES` (the prompt then sheds at least as much as the lead adds, so the
+    tie-break costs less than the prefill of the whole prompt plus the divergent spans), and only lines
+    the original shares with every reading. 0: the prompt holds the whole file, as calibrated on every
+    development tie whose readings differ within the first 400 lines."""
+    split = [t.splitlines(keepends=True) for t in readings]
+    cut = min(max(0, _shared_lines(split) - LEAD_LINES), _shared_lines([original.splitlines(keepends=True), *split]))
+    return cut if cut >= LEAD_LINES else 0
+
+
+def tiebreak_inputs(job: Job, readings: Sequence[str]) -> tuple[list[int], list[list[int]], list[int], int]:
+    """What the tie-break scores: its prompt (the product's, its file cut at the top by `prompt_cut`),
+    the readings after it (`tiebreak_ids`, with how many tokens of each are its text), and the cut."""
+    cut = prompt_cut(job.src.text, readings)
+    prompt_ids = list(job.prompt_ids)
+    if cut:
+        source = "".join(job.src.text.splitlines(keepends=True)[cut:])
+        prompt = prompts.build(job.shown, job.src.language, source, job.edit, job.fence, job.kind)
+        prompt_ids = chat_ids(job.engine.tokenizer, prompt.system, prompt.user, prompt.assistant_prefix)
+    ids, texts = tiebreak_ids(job.engine.encode, readings, job.fence)
+    return prompt_ids, ids, texts, cut
 
 
 def fenced(encode: Callable[[str], list[int]], texts: Sequence[str], fence: str) -> tuple[list[list[int]], list[int]]:
@@ -350,8 +381,8 @@ def choose_reading(job: Job, merged: merge.MergeResult) -> tuple[merge.MergeResu
     else `merged` with its reason saying how close they were. Runs only where `tiebreak.MARGIN` is set."""
     readings, margin = merged.readings, tiebreak.MARGIN
     assert margin is not None
-    ids, texts = tiebreak_ids(job.engine.encode, readings, job.fence)
-    scored = tiebreak.score(job.engine.model, job.prompt_ids, ids, texts=texts, margin=margin)
+    prompt_ids, ids, texts, _ = tiebreak_inputs(job, readings)
+    scored = tiebreak.score(job.engine.model, prompt_ids, ids, texts=texts, margin=margin)
     near = range(merged.near)  # a deletion at the file's end only where the reader weighs it as close
     best = tiebreak.pick(scored, margin, greedy=True, bare=near)
     if best is not None and not said(readings, best) and best not in near:

@@ -213,6 +213,46 @@ def test_the_tiebreak_reads_from_a_few_lines_above_the_first_difference() -> Non
     assert led([a, a + "more\n"], lead=1) == ["tail\n", "tail\nmore\n"]
 
 
+def test_the_prompts_file_starts_where_the_output_does_only_where_that_pays_for_the_lead() -> None:
+    """`prompt_cut`: the lines above where the scored output starts (`led`) leave the prompt too, only
+    where they are at least `LEAD_LINES` (the prompt then sheds as much as the lead adds) and only lines
+    the original shares with every reading."""
+    from applyedit.api import LEAD_LINES, prompt_cut
+
+    def file(n: int, line: str = "x = 1\n") -> str:
+        return "".join(f"v{k} = {k}\n" for k in range(n)) + line + "tail\n"
+
+    for at, cut in ((2 * LEAD_LINES, LEAD_LINES), (2 * LEAD_LINES - 1, 0), (3 * LEAD_LINES + 7, 2 * LEAD_LINES + 7)):
+        assert prompt_cut(file(at), [file(at, "x = 2\n"), file(at, "x = 3\n")]) == cut
+    # the readings share a changed line near the top: the original shares only the lines above it
+    readings = [file(3 * LEAD_LINES, s).replace("v9 = 9\n", "v9 = 99\n") for s in ("x = 2\n", "x = 3\n")]
+    assert prompt_cut(file(3 * LEAD_LINES), readings) == 0
+    readings = [r.replace("v9 = 99\n", "v9 = 9\n").replace("v250 = 250\n", "v250 = 0\n") for r in readings]
+    assert prompt_cut(file(3 * LEAD_LINES), readings) == 250
+
+
+def test_the_tiebreak_prompt_holds_the_file_from_the_cut(tokenizer, tmp_path) -> None:  # noqa: ANN001
+    """`tiebreak_inputs`: the product's prompt with the file's first `prompt_cut` lines left out (and the
+    whole prompt where there is no cut), the readings as `tiebreak_ids` gives them."""
+    from fakes import scripted_engine
+
+    from applyedit import api
+
+    before = "".join(f"v{k} = {k}\n" for k in range(3 * api.LEAD_LINES)) + "x = 1\n"
+    readings = [before.replace("x = 1\n", f"x = {n}\n") for n in (2, 3)]
+    path = tmp_path / "long.py"
+    path.write_text(before, encoding="utf-8")
+    engine = scripted_engine(tokenizer, "", 1.0)
+    job = api.prepare(path, "# ... existing code ...\nx = 2\n", engine)
+    prompt, ids, texts, cut = api.tiebreak_inputs(job, readings)
+    assert cut == 2 * api.LEAD_LINES and (ids, texts) == api.tiebreak_ids(engine.encode, readings, job.fence)
+    text, whole = engine.tokenizer.decode(prompt), engine.tokenizer.decode(job.prompt_ids)
+    assert f"\nv{cut} = {cut}\n" in text and f"\nv{cut - 1} = {cut - 1}\n" not in text
+    assert text == whole.replace("".join(f"v{k} = {k}\n" for k in range(cut)), "", 1)
+    short = [r.replace("v5 = 5\n", "v5 = 0\n") for r in readings]  # they differ near the top: no cut
+    assert api.tiebreak_inputs(job, short)[0] == list(job.prompt_ids)
+
+
 def test_without_a_margin_the_model_is_not_asked(tokenizer, tmp_path, monkeypatch) -> None:  # noqa: ANN001
     from fakes import scripted_engine
 
@@ -388,6 +428,30 @@ def test_with_a_margin_no_pick_from_the_places_reads_the_whole_stretch(seed: int
         assert s.tokens == len(cand) - suffix + 4 - 20
         assert s.logprob == pytest.approx(_reference(seed, context, cand, 20, s.tokens), abs=1e-3)
     assert score(model, context, cands, window=4, margin=0.0) == alone  # a pick from the places: kept
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_the_best_ones_whole_stretch_is_read_on_its_way_to_the_later_places(seed: int) -> None:
+    """Where a margin may call for the whole stretch, the check of the best-scored at its later places
+    feeds it with its logits kept from the first place on: reading its whole stretch then feeds only the
+    other candidates again, and the scores are those of every candidate fed afresh."""
+    context, cands = _moved(seed, break_later=False)
+    model = Counting(model=tiny_model(seed), eos_ids=frozenset())
+    model.fed = []
+    got = score(model, context, cands, window=4, margin=1e6)
+    ends = tiebreak._stretch(cands, 20, 4)
+    last = tiebreak.places(cands, 20, window=4)[-1][0]  # the best-scored's part of the last place
+    assert all(s.whole for s in got) and max(got, key=lambda s: s.logprob).index == 0
+    # the prompt, the shared prefix, the first place of each, the best's text on through its later
+    # places and its whole stretch, then the other's whole stretch: nothing fed twice
+    checked = max(ends[0], min(60, last[1] + 4))
+    assert model.fed == [len(context) - 1, 20, 1 + 4, 1 + 5, 1 + checked - 20, 1 + ends[1] - 20]
+    model.reset()
+    model.prefill(context[:-1])
+    model.forward([context[-1], *cands[0][:19]], 1)
+    fresh = tiebreak._whole(model, cands[0][19], cands, 20, 4, None, got[0].verified, {})
+    assert [(s.accepted, s.tokens) for s in fresh] == [(s.accepted, s.tokens) for s in got]
+    assert [s.logprob for s in got] == pytest.approx([s.logprob for s in fresh], abs=1e-4)
 
 
 def test_a_reading_whose_own_text_there_is_blank_says_nothing() -> None:

@@ -8,12 +8,14 @@ first place and the window after it is fed in one forward pass and scored token 
 cropped back to the shared prefix after each. Where they differ at later places too (a segment read at
 line 88 or at line 140), the best-scored alone is fed on through them once, its logits kept only there,
 to check that greedy decoding writes it there too. So the cost is one prefill, the shared output (the
-caller bounds it: api.led starts the candidates a few hundred lines above their first difference), each
-candidate's first divergent span with its window, and the best one's text on to its last place; where
-that makes no pick, the caller may have every candidate read over the whole stretch where they differ
-(`score`'s `margin`). `pick` says which candidate wins by at least a margin (in nats), or none. Reaches
-the model only through `TargetModel`; knows nothing of text, readings or files (the caller tokenizes the
-candidates and names them).
+caller bounds it: api.led starts the candidates a few hundred lines above their first difference, and
+on a long file api.prompt_cut leaves the lines above that out of the prompt too), each candidate's first
+divergent span with its window, and the best one's text on to its last place; where that makes no pick,
+the caller may have every candidate read over the whole stretch where they differ (`score`'s `margin`:
+the best one's stretch is then read on its way to the later places, and only the others' are fed
+again). `pick` says which candidate wins by at least a margin (in nats), or none. Reaches the model only
+through `TargetModel`; knows nothing of text, readings or files (the caller tokenizes the candidates and
+names them).
 """
 
 from __future__ import annotations
@@ -22,13 +24,9 @@ import dataclasses
 import math
 from collections.abc import Container, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from applyedit.models.base import TargetModel
 from applyedit.speculative.proposers import common_prefix
-
-if TYPE_CHECKING:
-    import torch
 
 __all__ = ["Scored", "pick", "places", "score"]
 
@@ -158,18 +156,30 @@ def score(
         best = max(found, key=lambda s: s.logprob)
         cand = candidates[best.index]
         spans = [(begin, min(len(cand), end + window)) for (begin, end) in (p[best.index] for p in where[1:])]
-        fed = [prefix[-1], *cand[shared : spans[-1][1]]]
-        logprobs = _fed(model, fed, spans[0][0] - shared)
+        # Where every candidate may be read over the whole stretch next (`margin`), the best one's is read
+        # on the way: its logits kept from the first place on, fed on to the stretch's end if that is further.
+        whole = _stretch(candidates, shared, window)[best.index]
+        ahead = margin is not None
+        fed = [prefix[-1], *cand[shared : max(whole, spans[-1][1]) if ahead else spans[-1][1]]]
+        origin = shared if ahead else spans[0][0]
+        read = _fed(model, fed, origin - shared)
         written = True
         for begin, end in spans:
             until = end if texts is None else min(end, max(begin, texts[best.index]))
-            rows = logprobs[begin - spans[0][0] : until - spans[0][0]]
-            written = written and _read(rows, cand[begin:until])[1] == until - begin
+            written = written and _read(read[begin - origin : until - origin])[1] == until - begin
         found[best.index] = dataclasses.replace(best, later=written, verified=len(fed))
         model.crop_to(base)
         if margin is not None and pick(found, margin, greedy=True) is None:
-            return _whole(model, prefix[-1], candidates, shared, window, texts, sum(f.verified for f in found))
+            known = {best.index: read} if ahead else {}
+            return _whole(model, prefix[-1], candidates, shared, window, texts, sum(f.verified for f in found), known)
     return found
+
+
+def _stretch(candidates: Sequence[Sequence[int]], shared: int, window: int) -> list[int]:
+    """Per candidate, where its whole stretch of difference ends: `window` tokens into the candidates'
+    common suffix, clipped to the candidate."""
+    suffix = _common_suffix(candidates, min(len(c) for c in candidates) - shared)
+    return [min(len(c), len(c) - suffix + window) for c in candidates]
 
 
 def _whole(
@@ -180,15 +190,17 @@ def _whole(
     window: int,
     texts: Sequence[int] | None,
     verified: int,
+    known: dict[int, _Read],
 ) -> list[Scored]:
     """Each candidate scored from the shared prefix to `window` tokens into the candidates' common
-    suffix (clipped to the candidate), every token between read; the cache left as found."""
+    suffix (clipped to the candidate), every token between read (`known`: per candidate, its stretch as
+    read already); the cache left as found."""
     base = model.cached_len
     suffix = _common_suffix(candidates, min(len(c) for c in candidates) - shared)
     found = []
-    for n, cand in enumerate(candidates):
-        span = list(cand[shared : min(len(cand), len(cand) - suffix + window)])
-        total, accepted = _read(_fed(model, [last, *span], 0)[: len(span)], span)
+    for n, (cand, end) in enumerate(zip(candidates, _stretch(candidates, shared, window), strict=True)):
+        span = list(cand[shared:end])
+        total, accepted = _read(known[n][: len(span)] if n in known else _fed(model, [last, *span], 0))
         required = len(span) if texts is None else max(0, min(len(span), texts[n] - shared))
         divergent = max(0, len(cand) - suffix - shared)
         found.append(Scored(n, total, len(span), shared, accepted, divergent, required, whole=True))
@@ -214,9 +226,8 @@ def _scored(
     found = []
     for n, cand, first in zip(which, group, firsts, strict=True):
         span = list(cand[start : min(len(cand), first + window)])
-        logprobs = _fed(model, [last, *span], 0)[: len(span)]
         required = len(span) if texts is None else max(0, min(len(span), texts[n] - start))
-        total, accepted = _read(logprobs, span)
+        total, accepted = _read(_fed(model, [last, *span], 0))
         found.append(Scored(n, total, len(span), start, accepted, max(0, first - start), required))
         model.crop_to(base)
     top = max(range(len(group)), key=lambda i: found[i].logprob)
@@ -247,26 +258,42 @@ def _then(here: Scored, then: Scored) -> Scored:
     )
 
 
-def _fed(model: TargetModel, fed: list[int], read_from: int) -> torch.Tensor:
-    """Feed `fed` after the cache in blocks (a backend's batch holds BLOCK * 2 tokens); the log-probabilities
-    of the tokens after `fed[read_from:]`, one row each (logits kept only from there on)."""
+@dataclass(frozen=True)
+class _Read:
+    """Per fed token from some point on, the log-probability the model gave it and whether it was the
+    greedy choice (a slice reads a stretch)."""
+
+    logprobs: list[float]
+    greedy: list[bool]
+
+    def __getitem__(self, at: slice) -> _Read:
+        return _Read(self.logprobs[at], self.greedy[at])
+
+
+def _fed(model: TargetModel, fed: list[int], read_from: int) -> _Read:
+    """Feed `fed` after the cache in blocks (a backend's batch holds BLOCK * 2 tokens); how the model read
+    each token of `fed[read_from + 1:]` (logits kept only from `read_from` on, read block by block)."""
     import torch  # the backends' logits are torch tensors
 
-    rows = []
+    read = _Read([], [])
     for at in range(0, len(fed), BLOCK):
         block = fed[at : at + BLOCK]
         keep = len(block) - max(0, read_from - at)
         logits = model.forward(block, max(1, keep))
-        if keep > 0:
-            rows.append(logits[-keep:])
-    return torch.cat(rows, dim=0).float().log_softmax(dim=-1) if rows else torch.empty(0)
+        if keep <= 0:
+            continue
+        targets = fed[at + len(block) - keep + 1 : at + len(block) + 1]  # each row's next token, where fed has one
+        rows = logits[-keep:][: len(targets)].float().log_softmax(dim=-1)
+        index = torch.tensor(targets, dtype=torch.long, device=rows.device)
+        read.logprobs.extend(rows.gather(1, index[:, None])[:, 0].tolist())
+        read.greedy.extend((rows.argmax(dim=-1) == index).tolist())
+    return read
 
 
-def _read(logprobs: torch.Tensor, tokens: Sequence[int]) -> tuple[float, int]:
-    """The tokens' summed log-probability (one row each) and how many, from the first, are the greedy choice."""
-    best = logprobs.argmax(dim=-1).tolist() if len(tokens) else []
-    accepted = next((i for i, t in enumerate(tokens) if best[i] != t), len(tokens))
-    return sum(float(logprobs[i, t]) for i, t in enumerate(tokens)), accepted
+def _read(read: _Read) -> tuple[float, int]:
+    """The tokens' summed log-probability and how many, from the first, are the greedy choice."""
+    accepted = next((i for i, g in enumerate(read.greedy) if not g), len(read.greedy))
+    return sum(read.logprobs), accepted
 
 
 def pick(scored: Sequence[Scored], margin: float, greedy: bool = False, bare: Container[int] = ()) -> int | None:

@@ -157,13 +157,13 @@ def main(argv: list[str] | None = None) -> int:
             job = api.prepare(file, snippet, engine)
         t0 = time.perf_counter()
         # each file as the model would end it (its closing fence): a deletion at the end is scored too
-        ids, texts = api.tiebreak_ids(engine.encode, readings, job.fence)
-        got = score(engine.model, job.prompt_ids, ids, texts=texts, margin=args.margin)
+        prompt_ids, ids, texts, prompt_cut = api.tiebreak_inputs(job, readings)
+        got = score(engine.model, prompt_ids, ids, texts=texts, margin=args.margin)
         truth = next((i for i, r in enumerate(readings) if _same_file(r, after)), None)
         row = {
             "name": name,
             "set": args.set,
-            "prompt": len(job.prompt_ids),
+            "prompt": len(prompt_ids),
             "seconds": round(time.perf_counter() - t0, 2),
             "logprob": [round(s.logprob, 3) for s in got],
             "tokens": [s.tokens for s in got],
@@ -179,6 +179,7 @@ def main(argv: list[str] | None = None) -> int:
             "twins": result.twins,
             "unplaced": result.unplaced,
             "cut": lead,
+            "prompt_cut": prompt_cut,  # lines of the file the prompt leaves out (api.prompt_cut)
         }
         with args.out.open("a") as f:
             f.write(json.dumps(row) + "\n")
