@@ -6,13 +6,14 @@ it (a fresh `applyedit FILE --edit E --answer merge` process on a copy of the fi
 where the snippet answers alone; and, where it has 2 to 5 readings, the model's tie-break
 (speculative/tiebreak.score, from an empty cache) against its baselines measured on the same engine in
 the same run: one prefill of the product's prompt (the whole file) from an empty cache, as a decode run
-starts, and the bound "one prefill plus the divergent spans": that prefill, then as many tokens as the
-tie-break scored (every reading's divergent spans and windows) fed after it as a prefill feeds them. The
-tokens behind the tie-break's cost are reported with it: its prompt (the file cut at the top where the
-readings differ far down: api.prompt_cut), the output the readings share before they differ (fed once,
-after the prompt), the tokens scored (each reading's first divergent span and the window after it) and
-those fed to check the best one at its later places. Knows nothing of how readings are made or chosen: it
-times the product's own functions.
+starts, and the bound "one prefill plus the divergent spans" read two ways: that prefill, then as many
+tokens as the tie-break scored (every reading's divergent spans and windows) fed after it as a prefill
+feeds them; and the prefix the readings share (the tie-break's own prompt and their shared output)
+prefilled once, then the same tokens. The tokens behind the tie-break's cost are reported with it: its
+prompt (the file cut at the top where the readings differ far down: api.prompt_cut), the output the
+readings share before they differ (fed once, after the prompt), the tokens scored (each reading's first
+divergent span and the window after it) and those fed to check the best one at its later places. Knows
+nothing of how readings are made or chosen: it times the product's own functions.
 """
 
 from __future__ import annotations
@@ -62,6 +63,7 @@ def run(file: Path, edit: Path, repeats: int, open_engine: Any) -> dict[str, Any
     shared = min(common_prefix(ids[0], other) for other in ids[1:])
     model, whole_prompt = engine.model, list(job.prompt_ids)
     prefill_s, spans_s, tiebreak_s, scored, verified, whole = [], [], [], 0, 0, False
+    shared_s: list[float] = []
     for _ in range(repeats):  # interleaved: the tie-break, then the baseline, each from an empty cache
         model.reset()
         t0 = time.perf_counter()
@@ -75,8 +77,17 @@ def run(file: Path, edit: Path, repeats: int, open_engine: Any) -> dict[str, Any
         prefill_s.append(time.perf_counter() - t0)
         # the divergent spans' tokens (every token scored) fed after that prefill, as a prefill feeds them
         t0 = time.perf_counter()
-        _feed(model, [whole_prompt[-1], *(ids[0] * (1 + scored // max(1, len(ids[0]))))[: scored - 1]])
+        spans = (ids[0] * (1 + scored // max(1, len(ids[0]))))[:scored]
+        _feed(model, [whole_prompt[-1], *spans[:-1]])
         spans_s.append(time.perf_counter() - t0)
+        # the other bound: the prefix the readings share (the tie-break's prompt and their shared output)
+        # prefilled once, then the same tokens
+        model.reset()
+        t0 = time.perf_counter()
+        prefix = [*prompt, *ids[0][:shared]]
+        model.prefill(prefix[:-1])
+        _feed(model, [prefix[-1], *spans[:-1]])
+        shared_s.append(time.perf_counter() - t0)
     report.update(
         prompt_tokens=len(whole_prompt),
         tiebreak_prompt_tokens=len(prompt),
@@ -87,6 +98,7 @@ def run(file: Path, edit: Path, repeats: int, open_engine: Any) -> dict[str, Any
         whole=whole,
         prefill_s=prefill_s,
         spans_s=spans_s,
+        shared_s=shared_s,
         tiebreak_s=tiebreak_s,
         backend=engine.backend,
     )
@@ -144,6 +156,12 @@ def render(report: dict[str, Any]) -> list[str]:
             lines.append(
                 f"  prefill + spans (bound)  {bound:8.3f} s   the prefill, then the {report['scored_tokens']} tokens "
                 f"scored fed as a prefill feeds them: the tie-break is {tie / bound:.2f}x that"
+            )
+        if "shared_s" in report:
+            shared = med("shared_s")
+            lines.append(
+                f"  shared prefix + spans    {shared:8.3f} s   its prompt and the shared output prefilled once, "
+                f"then the same tokens: the tie-break is {tie / shared:.2f}x that"
             )
         lines += [
             f"  tie-break                {tie:8.3f} s   {tie / prefill:.2f}x the prefill: "
