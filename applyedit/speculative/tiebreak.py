@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from applyedit.models.base import TargetModel
 from applyedit.speculative.proposers import common_prefix
 
-__all__ = ["Scored", "pick", "places", "score"]
+__all__ = ["Scored", "pick", "places", "read_fed", "score"]
 
 WINDOW = 16  # tokens scored past the end of the divergent span, where the candidates agree again
 BLOCK = 256  # shared tokens fed in one forward pass (backend batches hold 512)
@@ -162,7 +162,7 @@ def score(
         ahead = margin is not None
         fed = [prefix[-1], *cand[shared : max(whole, spans[-1][1]) if ahead else spans[-1][1]]]
         origin = shared if ahead else spans[0][0]
-        read = _fed(model, fed, origin - shared)
+        read = read_fed(model, fed, origin - shared)
         written = True
         for begin, end in spans:
             until = end if texts is None else min(end, max(begin, texts[best.index]))
@@ -200,7 +200,7 @@ def _whole(
     found = []
     for n, (cand, end) in enumerate(zip(candidates, _stretch(candidates, shared, window), strict=True)):
         span = list(cand[shared:end])
-        total, accepted = _read(known[n][: len(span)] if n in known else _fed(model, [last, *span], 0))
+        total, accepted = _read(known[n][: len(span)] if n in known else read_fed(model, [last, *span], 0))
         required = len(span) if texts is None else max(0, min(len(span), texts[n] - shared))
         divergent = max(0, len(cand) - suffix - shared)
         found.append(Scored(n, total, len(span), shared, accepted, divergent, required, whole=True))
@@ -227,7 +227,7 @@ def _scored(
     for n, cand, first in zip(which, group, firsts, strict=True):
         span = list(cand[start : min(len(cand), first + window)])
         required = len(span) if texts is None else max(0, min(len(span), texts[n] - start))
-        total, accepted = _read(_fed(model, [last, *span], 0))
+        total, accepted = _read(read_fed(model, [last, *span], 0))
         found.append(Scored(n, total, len(span), start, accepted, max(0, first - start), required))
         model.crop_to(base)
     top = max(range(len(group)), key=lambda i: found[i].logprob)
@@ -270,7 +270,7 @@ class _Read:
         return _Read(self.logprobs[at], self.greedy[at])
 
 
-def _fed(model: TargetModel, fed: list[int], read_from: int) -> _Read:
+def read_fed(model: TargetModel, fed: list[int], read_from: int) -> _Read:
     """Feed `fed` after the cache in blocks (a backend's batch holds BLOCK * 2 tokens); how the model read
     each token of `fed[read_from + 1:]` (logits kept only from `read_from` on, read block by block)."""
     import torch  # the backends' logits are torch tensors

@@ -7,13 +7,14 @@ where the snippet answers alone; and, where it has 2 to 5 readings, the model's 
 (speculative/tiebreak.score, from an empty cache) against its baselines measured on the same engine in
 the same run: one prefill of the product's prompt (the whole file) from an empty cache, as a decode run
 starts, and the bound "one prefill plus the divergent spans" read two ways: that prefill, then as many
-tokens as the tie-break scored (every reading's divergent spans and windows) fed after it as a prefill
-feeds them; and the prefix the readings share (the tie-break's own prompt and their shared output)
-prefilled once, then the same tokens. The tokens behind the tie-break's cost are reported with it: its
-prompt (the file cut at the top where the readings differ far down: api.prompt_cut), the output the
-readings share before they differ (fed once, after the prompt), the tokens scored (each reading's first
-divergent span and the window after it) and those fed to check the best one at its later places. Knows
-nothing of how readings are made or chosen: it times the product's own functions.
+tokens as the tie-break scored (every reading's divergent spans and windows) fed and read after it as the
+tie-break reads them (logits kept); and the prefix the readings share (the tie-break's own prompt and
+their shared output) prefilled once, then the same tokens. The tokens behind the tie-break's cost are
+reported with it: its prompt (the file cut at the top where the readings differ far down:
+api.prompt_cut), the output the readings share before they differ (fed once, after the prompt), the
+tokens scored (each reading's first divergent span and the window after it) and those fed to check the
+best one at its later places. Knows nothing of how readings are made or chosen: it times the product's
+own functions.
 """
 
 from __future__ import annotations
@@ -75,10 +76,11 @@ def run(file: Path, edit: Path, repeats: int, open_engine: Any) -> dict[str, Any
         t0 = time.perf_counter()
         model.prefill(whole_prompt[:-1])
         prefill_s.append(time.perf_counter() - t0)
-        # the divergent spans' tokens (every token scored) fed after that prefill, as a prefill feeds them
+        # the divergent spans' tokens (as many as the tie-break scored) fed and read after that prefill, as
+        # the tie-break reads them
         t0 = time.perf_counter()
         spans = (ids[0] * (1 + scored // max(1, len(ids[0]))))[:scored]
-        _feed(model, [whole_prompt[-1], *spans[:-1]])
+        tiebreak.read_fed(model, [whole_prompt[-1], *spans], 0)
         spans_s.append(time.perf_counter() - t0)
         # the other bound: the prefix the readings share (the tie-break's prompt and their shared output)
         # prefilled once, then the same tokens
@@ -86,7 +88,7 @@ def run(file: Path, edit: Path, repeats: int, open_engine: Any) -> dict[str, Any
         t0 = time.perf_counter()
         prefix = [*prompt, *ids[0][:shared]]
         model.prefill(prefix[:-1])
-        _feed(model, [prefix[-1], *spans[:-1]])
+        tiebreak.read_fed(model, [prefix[-1], *spans], 0)
         shared_s.append(time.perf_counter() - t0)
     report.update(
         prompt_tokens=len(whole_prompt),
@@ -103,14 +105,6 @@ def run(file: Path, edit: Path, repeats: int, open_engine: Any) -> dict[str, Any
         backend=engine.backend,
     )
     return report
-
-
-def _feed(model: Any, tokens: list[int]) -> None:  # noqa: ANN401 (a TargetModel)
-    """Feed `tokens` after the cache in the tie-break's blocks, one logit kept each."""
-    from applyedit.speculative import tiebreak
-
-    for at in range(0, len(tokens), tiebreak.BLOCK):
-        model.forward(tokens[at : at + tiebreak.BLOCK], 1)
 
 
 def _cli(file: Path, edit: Path) -> float:
@@ -155,7 +149,7 @@ def render(report: dict[str, Any]) -> list[str]:
             bound = prefill + med("spans_s")
             lines.append(
                 f"  prefill + spans (bound)  {bound:8.3f} s   the prefill, then the {report['scored_tokens']} tokens "
-                f"scored fed as a prefill feeds them: the tie-break is {tie / bound:.2f}x that"
+                f"scored, read as the tie-break reads them: the tie-break is {tie / bound:.2f}x that"
             )
         if "shared_s" in report:
             shared = med("shared_s")
