@@ -439,7 +439,8 @@ def test_the_best_ones_whole_stretch_is_read_on_its_way_to_the_later_places(seed
     model = Counting(model=tiny_model(seed), eos_ids=frozenset())
     model.fed = []
     got = score(model, context, cands, window=4, margin=1e6)
-    ends = tiebreak._stretch(cands, 20, 4)
+    suffix = tiebreak._common_suffix(cands, min(len(c) for c in cands) - 20)
+    ends = [tiebreak._stretch_end(c, suffix, 4) for c in cands]
     last = tiebreak.places(cands, 20, window=4)[-1][0]  # the best-scored's part of the last place
     assert all(s.whole for s in got) and max(got, key=lambda s: s.logprob).index == 0
     # the prompt, the shared prefix, the first place of each, the best's text on through its later
@@ -449,7 +450,7 @@ def test_the_best_ones_whole_stretch_is_read_on_its_way_to_the_later_places(seed
     model.reset()
     model.prefill(context[:-1])
     model.forward([context[-1], *cands[0][:19]], 1)
-    fresh = tiebreak._whole(model, cands[0][19], cands, 20, 4, None, got[0].verified, {})
+    fresh = tiebreak._whole(model, cands[0][19], cands, 20, suffix, 4, None, got[0].verified, {})
     assert [(s.accepted, s.tokens) for s in fresh] == [(s.accepted, s.tokens) for s in got]
     assert [s.logprob for s in got] == pytest.approx([s.logprob for s in fresh], abs=1e-4)
 

@@ -6,8 +6,9 @@ prefills it, then the shared output in blocks); the places where they differ are
 (`places`: each ends where they all agree again for a window of tokens); each candidate's part of the
 first place and the window after it is fed in one forward pass and scored token by token, the cache
 cropped back to the shared prefix after each. Where they differ at later places too (a segment read at
-line 88 or at line 140), the best-scored alone is fed on through them once, its logits kept only there,
-to check that greedy decoding writes it there too. So the cost is one prefill, the shared output (the
+line 88 or at line 140), the best-scored alone is fed on through them once, its logits kept only there
+(from the first place on where the whole stretch may be read next), to check that greedy decoding writes
+it there too. So the cost is one prefill, the shared output (the
 caller bounds it: api.led starts the candidates a few hundred lines above their first difference, and
 on a long file api.prompt_cut leaves the lines above that out of the prompt too), each candidate's first
 divergent span with its window, and the best one's text on to its last place; where that makes no pick,
@@ -28,7 +29,7 @@ from dataclasses import dataclass
 from applyedit.models.base import TargetModel
 from applyedit.speculative.proposers import common_prefix
 
-__all__ = ["Scored", "pick", "places", "read_fed", "score"]
+__all__ = ["Read", "Scored", "pick", "places", "read_fed", "score"]
 
 WINDOW = 16  # tokens scored past the end of the divergent span, where the candidates agree again
 BLOCK = 256  # shared tokens fed in one forward pass (backend batches hold 512)
@@ -158,7 +159,8 @@ def score(
         spans = [(begin, min(len(cand), end + window)) for (begin, end) in (p[best.index] for p in where[1:])]
         # Where every candidate may be read over the whole stretch next (`margin`), the best one's is read
         # on the way: its logits kept from the first place on, fed on to the stretch's end if that is further.
-        whole = _stretch(candidates, shared, window)[best.index]
+        suffix = _common_suffix(candidates, min(len(c) for c in candidates) - shared)
+        whole = _stretch_end(cand, suffix, window)
         ahead = margin is not None
         fed = [prefix[-1], *cand[shared : max(whole, spans[-1][1]) if ahead else spans[-1][1]]]
         origin = shared if ahead else spans[0][0]
@@ -171,15 +173,15 @@ def score(
         model.crop_to(base)
         if margin is not None and pick(found, margin, greedy=True) is None:
             known = {best.index: read} if ahead else {}
-            return _whole(model, prefix[-1], candidates, shared, window, texts, sum(f.verified for f in found), known)
+            verified = sum(f.verified for f in found)
+            return _whole(model, prefix[-1], candidates, shared, suffix, window, texts, verified, known)
     return found
 
 
-def _stretch(candidates: Sequence[Sequence[int]], shared: int, window: int) -> list[int]:
-    """Per candidate, where its whole stretch of difference ends: `window` tokens into the candidates'
-    common suffix, clipped to the candidate."""
-    suffix = _common_suffix(candidates, min(len(c) for c in candidates) - shared)
-    return [min(len(c), len(c) - suffix + window) for c in candidates]
+def _stretch_end(candidate: Sequence[int], suffix: int, window: int) -> int:
+    """Where a candidate's whole stretch of difference ends: `window` tokens into the `suffix` tokens
+    all the candidates end with, clipped to the candidate."""
+    return min(len(candidate), len(candidate) - suffix + window)
 
 
 def _whole(
@@ -187,19 +189,19 @@ def _whole(
     last: int,
     candidates: Sequence[Sequence[int]],
     shared: int,
+    suffix: int,
     window: int,
     texts: Sequence[int] | None,
     verified: int,
-    known: dict[int, _Read],
+    known: dict[int, Read],
 ) -> list[Scored]:
-    """Each candidate scored from the shared prefix to `window` tokens into the candidates' common
-    suffix (clipped to the candidate), every token between read (`known`: per candidate, its stretch as
+    """Each candidate scored from the shared prefix to `window` tokens into the `suffix` tokens they all
+    end with (clipped to the candidate), every token between read (`known`: per candidate, its stretch as
     read already); the cache left as found."""
     base = model.cached_len
-    suffix = _common_suffix(candidates, min(len(c) for c in candidates) - shared)
     found = []
-    for n, (cand, end) in enumerate(zip(candidates, _stretch(candidates, shared, window), strict=True)):
-        span = list(cand[shared:end])
+    for n, cand in enumerate(candidates):
+        span = list(cand[shared : _stretch_end(cand, suffix, window)])
         total, accepted = _read(known[n][: len(span)] if n in known else read_fed(model, [last, *span], 0))
         required = len(span) if texts is None else max(0, min(len(span), texts[n] - shared))
         divergent = max(0, len(cand) - suffix - shared)
@@ -259,23 +261,23 @@ def _then(here: Scored, then: Scored) -> Scored:
 
 
 @dataclass(frozen=True)
-class _Read:
+class Read:
     """Per fed token from some point on, the log-probability the model gave it and whether it was the
     greedy choice (a slice reads a stretch)."""
 
     logprobs: list[float]
     greedy: list[bool]
 
-    def __getitem__(self, at: slice) -> _Read:
-        return _Read(self.logprobs[at], self.greedy[at])
+    def __getitem__(self, at: slice) -> Read:
+        return Read(self.logprobs[at], self.greedy[at])
 
 
-def read_fed(model: TargetModel, fed: list[int], read_from: int) -> _Read:
+def read_fed(model: TargetModel, fed: list[int], read_from: int) -> Read:
     """Feed `fed` after the cache in blocks (a backend's batch holds BLOCK * 2 tokens); how the model read
     each token of `fed[read_from + 1:]` (logits kept only from `read_from` on, read block by block)."""
     import torch  # the backends' logits are torch tensors
 
-    read = _Read([], [])
+    read = Read([], [])
     for at in range(0, len(fed), BLOCK):
         block = fed[at : at + BLOCK]
         keep = len(block) - max(0, read_from - at)
@@ -290,7 +292,7 @@ def read_fed(model: TargetModel, fed: list[int], read_from: int) -> _Read:
     return read
 
 
-def _read(read: _Read) -> tuple[float, int]:
+def _read(read: Read) -> tuple[float, int]:
     """The tokens' summed log-probability and how many, from the first, are the greedy choice."""
     accepted = next((i for i, g in enumerate(read.greedy) if not g), len(read.greedy))
     return sum(read.logprobs), accepted
