@@ -10,12 +10,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+import torch
 
 from applyedit import api
-from applyedit.speculative import registry
-from applyedit.speculative.loop import run
 from applyedit.errors import ModelError
 from applyedit.models import modelstore
+from applyedit.speculative import registry
+from applyedit.speculative.loop import run
 from applyedit.speculative.policy import AdaptiveK, FixedK
 from applyedit.speculative.proposers import NullProposer
 from applyedit.speculative.runwatch import FenceStop
@@ -65,6 +66,46 @@ def test_context_overflow_is_a_model_error(engine: api.Engine, monkeypatch: pyte
     with pytest.raises(ModelError, match="context full"):
         model.forward([101] * 5, num_logits=1)
     assert model.cached_len == 8
+
+
+def _reads(rows: torch.Tensor, targets: list[int]) -> list[float]:
+    return rows.float().log_softmax(-1).gather(1, torch.tensor(targets)[:, None])[:, 0].tolist()
+
+
+def test_continuations_read_side_by_side_see_only_their_own_sequence(engine: api.Engine) -> None:
+    """forward_branches (the tie-break's readings, one sequence each in one batch): a span reads as it
+    does fed alone after the same lead (llama.cpp's kernels differ between batch sizes, so to within
+    their rounding), never as if another span's tokens stood before it; rows come in order, every one
+    once, and the memory holds exactly what it held before (the next block's logits are the same bits)."""
+    model = engine.model
+    prefix = engine.encode("def add(a, b):\n    return a + b\n\n\ndef sub(a, b):\n")
+    lead = engine.encode("    return")
+    # a rare name early in the first span and late in the last: read after the first's, the last's
+    # would be copied, its tokens nats likelier
+    spans = [
+        engine.encode(" zebra_quux_42(a) - b\n\n\ndef mul(a, b):\n    return a * b\n"),
+        engine.encode(" b - a\n"),
+        [],
+        engine.encode(" a - b if a else zebra_quux_42(b)\n"),
+    ]
+    model.prefill(prefix)
+    probe = model.forward(lead, num_logits=1)
+    model.crop_to(len(prefix))
+    alone = []
+    for span in spans:  # each fed after the lead, one at a time
+        rows = model.forward([*lead, *span], num_logits=len(lead) + len(span))
+        alone.append(_reads(rows[len(lead) - 1 : len(lead) - 1 + len(span)], span))
+        model.crop_to(len(prefix))
+    got: dict[int, list[float]] = {k: [] for k in range(len(spans))}
+    for k, at, rows in model.forward_branches(lead, spans):
+        assert at == len(got[k]) and len(rows) > 0
+        got[k] += _reads(rows, spans[k][at : at + len(rows)])
+    assert model.cached_len == len(prefix)
+    assert (model.forward(lead, num_logits=1) == probe).all()
+    model.crop_to(len(prefix))
+    for span, side, one in zip(spans, got.values(), alone, strict=True):
+        assert len(side) == len(one) == len(span)
+        assert side == pytest.approx(one, abs=0.5)  # a token read after another span's would differ by nats
 
 
 def test_speculative_agrees_with_plain_decoding(engine: api.Engine) -> None:

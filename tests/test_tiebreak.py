@@ -119,7 +119,9 @@ def test_a_deletion_the_reader_weighs_as_close_may_be_picked() -> None:
 
 
 def test_a_deletion_at_the_files_end_is_taken_only_where_the_reader_weighs_it_close(
-    tokenizer, tmp_path, monkeypatch  # noqa: ANN001
+    tokenizer,
+    tmp_path,
+    monkeypatch,  # noqa: ANN001
 ) -> None:
     """Hand-written ts-003 (mobx, from npm): the snippet shows the file's last lines rewritten, no marker
     below; the readers read it three ways within the cost margin, the expected one ending the file
@@ -207,7 +209,10 @@ def test_the_tiebreak_reads_from_a_few_lines_above_the_first_difference() -> Non
     shared = [f"line {n}\n" for n in range(40)]
     a = "".join([*shared, "x = 1\n", "tail\n"])
     b = "".join([*shared, "x = 2\n", "tail\n"])
-    assert led([a, b], lead=5) == ["".join([*shared[35:], "x = 1\n", "tail\n"]), "".join([*shared[35:], "x = 2\n", "tail\n"])]
+    assert led([a, b], lead=5) == [
+        "".join([*shared[35:], "x = 1\n", "tail\n"]),
+        "".join([*shared[35:], "x = 2\n", "tail\n"]),
+    ]
     assert led([a, b], lead=100) == [a, b]
     assert led(["a\nb\n", "c\nb\n"], lead=0) == ["a\nb\n", "c\nb\n"]
     assert led([a, a + "more\n"], lead=1) == ["tail\n", "tail\nmore\n"]
@@ -450,7 +455,7 @@ def test_the_best_ones_whole_stretch_is_read_on_its_way_to_the_later_places(seed
     model.reset()
     model.prefill(context[:-1])
     model.forward([context[-1], *cands[0][:19]], 1)
-    fresh = tiebreak._whole(model, cands[0][19], cands, 20, suffix, 4, None, got[0].verified, {})
+    fresh = tiebreak._whole(model, [cands[0][19]], cands, 20, suffix, 4, None, got[0].verified, {})
     assert [(s.accepted, s.tokens) for s in fresh] == [(s.accepted, s.tokens) for s in got]
     assert [s.logprob for s in got] == pytest.approx([s.logprob for s in fresh], abs=1e-4)
 
@@ -464,3 +469,55 @@ def test_a_reading_whose_own_text_there_is_blank_says_nothing() -> None:
     assert api.said(readings, 0) and api.said(readings, 2)
     assert not api.said(readings, 1)
     assert api.said(["a\nb\nc\n", "a\nc\n"], 1)  # a deletion inside: the text after it is its own
+
+
+class Branching(TorchModel):
+    """The torch backend reading continuations side by side as models/base.Branches promises (here one after
+    another, each fed with the lead and dropped again), recording where each forward pass starts and ends."""
+
+    spans_fed: list[tuple[int, int]]
+
+    def forward(self, ids: list[int], num_logits: int) -> torch.Tensor:
+        self.spans_fed.append((self.cached_len, self.cached_len + len(ids)))
+        return super().forward(ids, num_logits)
+
+    def forward_branches(self, lead, spans):  # noqa: ANN001, ANN201 (the Branches seam)
+        base = self.cached_len
+        for k, span in enumerate(spans):
+            if span:
+                rows = super().forward([*lead, *span], len(lead) + len(span))
+                yield k, 0, rows[len(lead) - 1 : len(lead) - 1 + len(span)]
+            self.crop_to(base)
+
+
+@pytest.mark.parametrize(("seed", "block"), [(0, 8), (1, 8), (2, 13), (3, 256)])
+def test_a_backend_reading_side_by_side_scores_as_one_by_one(
+    seed: int, block: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Where the backend reads the candidates side by side (llama.cpp), the shared output goes in blocks
+    ending at block boundaries and the rest of it (the lead) with the candidates: the scores, greedy
+    counts and picks are those of the one-by-one path, at one place, several, and over the whole stretch."""
+    from applyedit.models.base import Branches
+
+    monkeypatch.setattr(tiebreak, "BLOCK", block)
+    moved = _moved(seed, break_later=False)
+    for context, cands, margin in [(prompt_for(seed), _candidates(seed), None), (*moved, None), (*moved, 1e6)]:
+        side = Branching(model=tiny_model(seed), eos_ids=frozenset())
+        side.spans_fed = []
+        assert isinstance(side, Branches)
+        got = score(side, context, cands, window=4, margin=margin)
+        plain = score(TorchModel(model=tiny_model(seed), eos_ids=frozenset()), context, cands, window=4, margin=margin)
+        assert [dataclasses.replace(s, logprob=0.0, verified=0) for s in got] == [
+            dataclasses.replace(s, logprob=0.0, verified=0) for s in plain
+        ]
+        assert [s.logprob for s in got] == pytest.approx([s.logprob for s in plain], abs=1e-3)
+        assert any(s.whole for s in got) == (margin is not None)
+        # after the prompt's prefill, the shared output up to the last block boundary in blocks ending at
+        # boundaries; the cache left there
+        prompt = len(context) - 1
+        cut = max(0, (prompt + got[0].start) // block * block - prompt)
+        assert side.spans_fed[0] == (0, prompt)
+        blocks = [span for span in side.spans_fed[1:] if span[1] <= prompt + cut]
+        assert [a for a, _ in blocks] == [prompt, *(b for _, b in blocks)][: len(blocks)]
+        assert all(b % block == 0 for _, b in blocks) and (blocks[-1][1] if blocks else prompt) == prompt + cut
+        assert side.cached_len == prompt + cut

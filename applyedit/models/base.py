@@ -3,18 +3,19 @@
 Owns `TargetModel` (what the decode loop needs: a draft model offers it too), `Backend` (the target as
 the engine, the run, the server and the prompt cache see it: the loop's seam plus the prompt cache's
 snapshots, the hooks a run sets, and what the engine reads), `WholeRequests` (a backend that decodes
-whole requests itself, known by that method: vLLM), `Loader` (what a backend's class answers before
-any weights load, and how it loads the engine's target or a draft model, from what `EngineView` shows
-of the engine) and `BACKENDS` (name -> `BackendEntry`: the class and whether it runs the target, a
-draft model or both), which `--backend`, `--draft-backend`, `RunOptions.check` and the engine read.
-Adding a backend, for the target or for drafts, is its own module plus one line here. Imports nothing
-heavy: `--help` reads the names.
+whole requests itself, known by that method: vLLM), `Branches` (a backend that reads several
+continuations of its cache in one batch, known by that method: llama.cpp), `Loader` (what a backend's
+class answers before any weights load, and how it loads the engine's target or a draft model, from what
+`EngineView` shows of the engine) and `BACKENDS` (name -> `BackendEntry`: the class and whether it runs
+the target, a draft model or both), which `--backend`, `--draft-backend`, `RunOptions.check` and the
+engine read. Adding a backend, for the target or for drafts, is its own module plus one line here.
+Imports nothing heavy: `--help` reads the names.
 """
 
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, cast, runtime_checkable
@@ -110,6 +111,21 @@ class Backend(TargetModel, Protocol):
 
     def restore(self, snapshot: Any, ids: Sequence[int]) -> None:
         """Make the cache hold exactly the snapshot, whose tokens are `ids`."""
+        ...
+
+
+@runtime_checkable
+class Branches(Protocol):
+    """A backend that reads several continuations of its cache side by side, as a tree of sequences
+    sharing the cached prefix (speculative/tiebreak.py scores readings so); others read them one by one."""
+
+    def forward_branches(
+        self, lead: Sequence[int], spans: Sequence[Sequence[int]]
+    ) -> Iterator[tuple[int, int, torch.Tensor]]:
+        """After the cache, `lead` (shared by all), then each of `spans` as a continuation of its own:
+        yields `(k, at, rows)`, `rows[i]` the logits `(V,)` read for `spans[k][at + i]` (after the lead
+        and the span's tokens before it), each span's rows in order and every one of them once. When the
+        iterator is done or closed, the cache holds what it held before."""
         ...
 
 

@@ -2,7 +2,9 @@
 
 Owns every llama-cpp-python call: loading a GGUF (no dequantisation), one context with all cores on
 both thread counts, the verify batch (`[last] + draft` with logits requested for exactly those
-positions and read for every one of them), prefill in `n_batch` chunks, and KV rollback with
+positions and read for every one of them), prefill in `n_batch` chunks, several continuations of the
+cache read in one batch (`forward_branches`: a sequence each, sharing the cached prefix's cells in one
+unified KV cache, `llama_memory_seq_cp`), and KV rollback with
 `llama_memory_seq_rm` (the name of llama-cpp-python 0.3.36, pinned: older 0.3.x releases called it
 `llama_kv_self_seq_rm` / `llama_kv_cache_seq_rm`). llama.cpp's own samplers, speculative helpers and
 prompt-lookup draft model are not used: applyedit's loop, proposer and K policy drive it. Knows
@@ -20,7 +22,7 @@ import contextlib
 import ctypes
 import os
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -35,6 +37,10 @@ if TYPE_CHECKING:
     from applyedit.models.modelstore import ModelSource, Progress
 
 N_BATCH = 512  # tokens per llama_decode call: prefill chunk and the largest verify block
+# Sequences one context holds: the decode loop's (0) and up to five continuations read side by side
+# (`forward_branches`: the tie-break's readings), in one KV cache of n_ctx cells shared by all of them
+# (`kv_unified`: without it llama.cpp gives each sequence n_ctx / N_SEQ cells).
+N_SEQ = 6
 
 _LOG_CALLBACK: Any = None  # keeps the ctypes callback alive for as long as the library may call it
 
@@ -128,6 +134,7 @@ class LlamaCppModel(ExactPrefill):
         n = n_threads or threads()
         cparams.n_ctx, cparams.n_batch, cparams.n_ubatch = n_ctx, N_BATCH, N_BATCH
         cparams.n_threads = cparams.n_threads_batch = n
+        cparams.n_seq_max, cparams.kv_unified = N_SEQ, True
         ctx = lib.llama_init_from_model(model, cparams)
         if not ctx:
             lib.llama_model_free(model)
@@ -141,7 +148,7 @@ class LlamaCppModel(ExactPrefill):
             _model=model,
             _ctx=ctx,
             _mem=lib.llama_get_memory(ctx),
-            _batch=lib.llama_batch_init(N_BATCH, 0, 1),
+            _batch=lib.llama_batch_init(N_BATCH, 0, N_SEQ),
             _n_vocab=lib.llama_vocab_n_tokens(vocab),
         )
 
@@ -262,6 +269,70 @@ class LlamaCppModel(ExactPrefill):
                 self._chunk_done((n + 1) * N_BATCH, len(ids))
                 if self.between_chunks is not None:
                     self.between_chunks()
+
+    def forward_branches(
+        self, lead: Sequence[int], spans: Sequence[Sequence[int]]
+    ) -> Iterator[tuple[int, int, torch.Tensor]]:
+        """`Branches.forward_branches` (models/base.py): `lead` once, in every span's sequence, then the
+        spans' tokens side by side, `n_batch` tokens a `llama_decode` call, logits asked for the lead's
+        last token and every span token but the last (which scores nothing); spans go up to N_SEQ - 1 at
+        a time and as many as the context's free cells hold (a span too long for them raises, as
+        `forward` does)."""
+        import numpy as np
+        import torch
+
+        assert lead, "the spans are read after at least one token"
+        lib, base, after = self._lib, len(self._ids), len(self._ids) + len(lead)
+        groups: list[list[int]] = [[]]
+        for k, span in enumerate(spans):
+            room = self.n_ctx - after - sum(len(spans[j]) for j in groups[-1])
+            if groups[-1] and (len(groups[-1]) == N_SEQ - 1 or len(span) > room):
+                groups.append([])
+            groups[-1].append(k)
+        for group in groups:
+            if after + sum(len(spans[k]) for k in group) > self.n_ctx:
+                raise ModelError(f"llama.cpp context full ({self.n_ctx} tokens)")
+            seqs = {k: n + 1 for n, k in enumerate(group)}
+            # (token, position, sequences, the (span, index) its logits row is read for); the lead first,
+            # in every sequence, its last row read for each span's first token
+            fed: list[tuple[int, int, list[int], list[tuple[int, int]]]] = [
+                (token, base + i, list(seqs.values()), []) for i, token in enumerate(lead)
+            ]
+            fed[-1] = (*fed[-1][:3], [(k, 0) for k in group if spans[k]])
+            for k in group:
+                for i, token in enumerate(spans[k]):
+                    fed.append((token, after + i, [seqs[k]], [(k, i + 1)] if i + 1 < len(spans[k]) else []))
+            try:
+                for seq in seqs.values():
+                    lib.llama_memory_seq_cp(self._mem, 0, seq, -1, -1)
+                for at in range(0, len(fed), N_BATCH):
+                    chunk, batch = fed[at : at + N_BATCH], self._batch
+                    for i, (token, pos, ids, reads) in enumerate(chunk):
+                        batch.token[i], batch.pos[i], batch.n_seq_id[i] = token, pos, len(ids)
+                        for j, seq in enumerate(ids):
+                            batch.seq_id[i][j] = seq
+                        batch.logits[i] = bool(reads)
+                    batch.n_tokens = len(chunk)
+                    rc = lib.llama_decode(self._ctx, batch)
+                    if rc != 0:
+                        raise ModelError(f"llama_decode failed with code {rc} reading continuations at {base}")
+                    self.num_forwards += 1
+                    # the outputs come in batch order, a row per token asked for (`last`'s serves every
+                    # span); within a chunk each span's rows are consecutive
+                    picked: dict[int, tuple[int, list[int]]] = {}
+                    row = 0
+                    for _, _, _, reads in chunk:
+                        for k, i in reads:
+                            picked.setdefault(k, (i, []))[1].append(row)
+                        row += bool(reads)
+                    if row:
+                        out = np.ctypeslib.as_array(lib.llama_get_logits(self._ctx), shape=(row, self._n_vocab))
+                        logits = torch.from_numpy(out)
+                        for k, (i, at_rows) in picked.items():
+                            yield k, i, logits[at_rows]  # indexing copies the rows out of llama.cpp's buffer
+            finally:
+                for seq in seqs.values():
+                    lib.llama_memory_seq_rm(self._mem, seq, -1, -1)
 
     def greedy(self, prompt: list[int], max_new_tokens: int) -> tuple[list[int], float]:
         """llama.cpp's own plain greedy decoding, what a llama.cpp or Ollama user runs: the prompt in

@@ -3,20 +3,21 @@ context, the tree step of speculative decoding used to break a tie between readi
 
 Owns the scoring: the candidates' shared prefix is computed once (the prompt prefilled as a decode run
 prefills it, then the shared output in blocks); the places where they differ are found in their tokens
-(`places`: each ends where they all agree again for a window of tokens); each candidate's part of the
-first place and the window after it is fed in one forward pass and scored token by token, the cache
-cropped back to the shared prefix after each. Where they differ at later places too (a segment read at
-line 88 or at line 140), the best-scored alone is fed on through them once, its logits kept only there
-(from the first place on where the whole stretch may be read next), to check that greedy decoding writes
-it there too. So the cost is one prefill, the shared output (the
-caller bounds it: api.led starts the candidates a few hundred lines above their first difference, and
-on a long file api.prompt_cut leaves the lines above that out of the prompt too), each candidate's first
+(`places`: each ends where they all agree again for a window of tokens); the candidates' parts of the
+first place and the window after it are fed side by side after the shared prefix, one sequence each in
+one batch where the backend can (`read_branches`: llama.cpp), else one after another with the cache
+cropped back to the shared prefix after each, and scored token by token. Where they differ at later
+places too (a segment read at line 88 or at line 140), the best-scored alone is fed on through them
+once, its logits kept only there (from the first place on where the whole stretch may be read next), to
+check that greedy decoding writes it there too. So the cost is one prefill, the shared output (the
+caller bounds it: api.led starts the candidates a few hundred lines above their first difference, and on
+a long file api.prompt_cut leaves the lines above that out of the prompt too), each candidate's first
 divergent span with its window, and the best one's text on to its last place; where that makes no pick,
 the caller may have every candidate read over the whole stretch where they differ (`score`'s `margin`:
-the best one's stretch is then read on its way to the later places, and only the others' are fed
-again). `pick` says which candidate wins by at least a margin (in nats), or none. Reaches the model only
-through `TargetModel`; knows nothing of text, readings or files (the caller tokenizes the candidates and
-names them).
+the best one's stretch is then read on its way to the later places, and only the others' are fed again).
+`pick` says which candidate wins by at least a margin (in nats), or none. Reaches the model only through
+`TargetModel`; knows nothing of text, readings or files (the caller tokenizes the candidates and names
+them).
 """
 
 from __future__ import annotations
@@ -25,11 +26,15 @@ import dataclasses
 import math
 from collections.abc import Container, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
-from applyedit.models.base import TargetModel
+from applyedit.models.base import Branches, TargetModel
 from applyedit.speculative.proposers import common_prefix
 
-__all__ = ["Read", "Scored", "pick", "places", "read_fed", "score"]
+if TYPE_CHECKING:
+    import torch
+
+__all__ = ["Read", "Scored", "pick", "places", "read_branches", "read_fed", "score"]
 
 WINDOW = 16  # tokens scored past the end of the divergent span, where the candidates agree again
 BLOCK = 256  # shared tokens fed in one forward pass (backend batches hold 512)
@@ -144,14 +149,22 @@ def score(
     for c in candidates[1:]:
         shared = min(shared, common_prefix(candidates[0], c))
     # The prompt less its last token is prefilled, as a decode run prefills it (a prompt cache serves
-    # it); the last prompt token and the shared output go in blocks, but for the last shared token,
-    # which goes with each candidate: its logits score the candidate's first token.
+    # it); the last prompt token and the shared output go in blocks, but for the `lead` fed with the
+    # candidates, whose last row scores their first tokens: the last shared token, or where the backend
+    # reads the candidates side by side (`read_branches`), all after the last block boundary (a short
+    # block of its own costs llama.cpp far more a token: docs/bench/reader-2026-12-03.md).
     model.prefill(list(context[:-1]))
-    prefix = [context[-1], *candidates[0][:shared]]
-    for at in range(0, len(prefix) - 1, BLOCK):
-        model.forward(prefix[at : min(at + BLOCK, len(prefix) - 1)], 1)
+    prefix, at = [context[-1], *candidates[0][:shared]], model.cached_len
+    cut = len(prefix) - 1
+    if isinstance(model, Branches):
+        cut = max(0, (at + cut) // BLOCK * BLOCK - at)
+    edges = [0, *range((at // BLOCK + 1) * BLOCK - at, cut, BLOCK), cut]
+    for begin, end in zip(edges, edges[1:], strict=False):
+        if end > begin:
+            model.forward(prefix[begin:end], 1)
+    lead = prefix[cut:]
     base = model.cached_len
-    found = _scored(model, prefix[-1], candidates, list(range(len(candidates))), shared, window, texts)
+    found = _scored(model, lead, candidates, list(range(len(candidates))), shared, window, texts)
     where = places(candidates, shared, window)
     if len(where) > 1:  # the best-scored at its later places: does greedy decoding write it there too?
         best = max(found, key=lambda s: s.logprob)
@@ -162,9 +175,9 @@ def score(
         suffix = _common_suffix(candidates, min(len(c) for c in candidates) - shared)
         whole = _stretch_end(cand, suffix, window)
         ahead = margin is not None
-        fed = [prefix[-1], *cand[shared : max(whole, spans[-1][1]) if ahead else spans[-1][1]]]
+        fed = [*lead, *cand[shared : max(whole, spans[-1][1]) if ahead else spans[-1][1]]]
         origin = shared if ahead else spans[0][0]
-        read = read_fed(model, fed, origin - shared)
+        read = read_fed(model, fed, len(lead) - 1 + origin - shared)
         written = True
         for begin, end in spans:
             until = end if texts is None else min(end, max(begin, texts[best.index]))
@@ -174,7 +187,7 @@ def score(
         if margin is not None and pick(found, margin, greedy=True) is None:
             known = {best.index: read} if ahead else {}
             verified = sum(f.verified for f in found)
-            return _whole(model, prefix[-1], candidates, shared, suffix, window, texts, verified, known)
+            return _whole(model, lead, candidates, shared, suffix, window, texts, verified, known)
     return found
 
 
@@ -186,7 +199,7 @@ def _stretch_end(candidate: Sequence[int], suffix: int, window: int) -> int:
 
 def _whole(
     model: TargetModel,
-    last: int,
+    lead: Sequence[int],
     candidates: Sequence[Sequence[int]],
     shared: int,
     suffix: int,
@@ -195,24 +208,24 @@ def _whole(
     verified: int,
     known: dict[int, Read],
 ) -> list[Scored]:
-    """Each candidate scored from the shared prefix to `window` tokens into the `suffix` tokens they all
-    end with (clipped to the candidate), every token between read (`known`: per candidate, its stretch as
-    read already); the cache left as found."""
-    base = model.cached_len
+    """Each candidate scored from the shared prefix (the cache, then `lead`) to `window` tokens into the
+    `suffix` tokens they all end with (clipped to the candidate), every token between read (`known`: per
+    candidate, its stretch as read already); the cache left as found."""
+    spans = [list(cand[shared : _stretch_end(cand, suffix, window)]) for cand in candidates]
+    fresh = [n for n in range(len(candidates)) if n not in known]
+    reads = dict(zip(fresh, read_branches(model, lead, [spans[n] for n in fresh]), strict=True))
     found = []
-    for n, cand in enumerate(candidates):
-        span = list(cand[shared : _stretch_end(cand, suffix, window)])
-        total, accepted = _read(known[n][: len(span)] if n in known else read_fed(model, [last, *span], 0))
+    for n, (cand, span) in enumerate(zip(candidates, spans, strict=True)):
+        total, accepted = _read(known[n][: len(span)] if n in known else reads[n])
         required = len(span) if texts is None else max(0, min(len(span), texts[n] - shared))
         divergent = max(0, len(cand) - suffix - shared)
         found.append(Scored(n, total, len(span), shared, accepted, divergent, required, whole=True))
-        model.crop_to(base)
     return [dataclasses.replace(f, verified=verified) if f.index == 0 else f for f in found]
 
 
 def _scored(
     model: TargetModel,
-    last: int,
+    lead: Sequence[int],
     candidates: Sequence[Sequence[int]],
     which: list[int],
     start: int,
@@ -220,27 +233,23 @@ def _scored(
     texts: Sequence[int] | None,
 ) -> list[Scored]:
     """`score` of the candidates `which` (indices into `candidates`) that share their first `start` tokens,
-    the cache holding everything before their last shared token (`last`), left so."""
-    base = model.cached_len
+    the cache holding them all but the last few (`lead`, fed with the candidates), left so."""
     group = [candidates[n] for n in which]
     where = places(group, start, window)
     firsts = [end for _, end in where[0]] if where else [len(c) for c in group]
+    spans = [list(cand[start : min(len(cand), first + window)]) for cand, first in zip(group, firsts, strict=True)]
     found = []
-    for n, cand, first in zip(which, group, firsts, strict=True):
-        span = list(cand[start : min(len(cand), first + window)])
+    for n, span, first, read in zip(which, spans, firsts, read_branches(model, lead, spans), strict=True):
         required = len(span) if texts is None else max(0, min(len(span), texts[n] - start))
-        total, accepted = _read(read_fed(model, [last, *span], 0))
+        total, accepted = _read(read)
         found.append(Scored(n, total, len(span), start, accepted, max(0, first - start), required))
-        model.crop_to(base)
     top = max(range(len(group)), key=lambda i: found[i].logprob)
     alike = [i for i in range(len(group)) if group[i][start : firsts[i]] == group[top][start : firsts[top]]]
     if len(alike) > 1:  # they share the best part here: their tie is their next place's
         after = min(common_prefix(group[alike[0]], group[i]) for i in alike[1:])
-        fed = [last, *group[top][start : after - 1]]
-        for at in range(0, len(fed), BLOCK):
-            model.forward(fed[at : at + BLOCK], 1)
-        on = _scored(model, group[top][after - 1], candidates, [which[i] for i in alike], after, window, texts)
-        model.crop_to(base)
+        on = _scored(
+            model, [*lead, *group[top][start:after]], candidates, [which[i] for i in alike], after, window, texts
+        )
         for i, more in zip(alike, on, strict=True):
             found[i] = _then(found[i], more)
     return [dataclasses.replace(f, index=n) for f, n in zip(found, which, strict=True)]
@@ -285,11 +294,43 @@ def read_fed(model: TargetModel, fed: list[int], read_from: int) -> Read:
         if keep <= 0:
             continue
         targets = fed[at + len(block) - keep + 1 : at + len(block) + 1]  # each row's next token, where fed has one
-        rows = logits[-keep:][: len(targets)].float().log_softmax(dim=-1)
-        index = torch.tensor(targets, dtype=torch.long, device=rows.device)
-        read.logprobs.extend(rows.gather(1, index[:, None])[:, 0].tolist())
-        read.greedy.extend((rows.argmax(dim=-1) == index).tolist())
+        _extend(read, logits[-keep:], targets, torch)
     return read
+
+
+def read_branches(model: TargetModel, lead: Sequence[int], spans: Sequence[Sequence[int]]) -> list[Read]:
+    """How the model reads each of `spans` fed after the cache and `lead` (each span's tokens, as
+    `read_fed(model, [*lead, *span], len(lead) - 1)` reads them), the cache left as found: side by side,
+    the lead fed once with them, in one batch where the backend can (models/base.Branches: llama.cpp),
+    else the lead fed once and the spans one after another."""
+    import torch
+
+    if not spans:
+        return []
+    if isinstance(model, Branches):
+        reads = [Read([], []) for _ in spans]
+        for k, at, rows in model.forward_branches(lead, spans):
+            assert at == len(reads[k].logprobs), "a span's rows come in order"
+            _extend(reads[k], rows, spans[k][at : at + len(rows)], torch)
+        return reads
+    base = model.cached_len
+    for at in range(0, len(lead) - 1, BLOCK):
+        model.forward(list(lead[at : min(at + BLOCK, len(lead) - 1)]), 1)
+    shared, reads = model.cached_len, []
+    for span in spans:
+        reads.append(read_fed(model, [lead[-1], *span], 0))
+        model.crop_to(shared)
+    model.crop_to(base)
+    return reads
+
+
+def _extend(read: Read, logits: torch.Tensor, targets: Sequence[int], torch: Any) -> None:
+    """Append to `read` each target's log-probability under its row of `logits` and whether it was the
+    row's greedy choice."""
+    rows = logits[: len(targets)].float().log_softmax(dim=-1)
+    index = torch.tensor(list(targets), dtype=torch.long, device=rows.device)
+    read.logprobs.extend(rows.gather(1, index[:, None])[:, 0].tolist())
+    read.greedy.extend((rows.argmax(dim=-1) == index).tolist())
 
 
 def _read(read: Read) -> tuple[float, int]:
