@@ -151,12 +151,14 @@ def score(
     # The prompt less its last token is prefilled, as a decode run prefills it (a prompt cache serves
     # it); the last prompt token and the shared output go in blocks, but for the `lead` fed with the
     # candidates, whose last row scores their first tokens: the last shared token, or where the backend
-    # reads the candidates side by side (`read_branches`), all after the last block boundary (a short
-    # block of its own costs llama.cpp far more a token: docs/bench/reader-2026-12-03.md).
+    # reads the candidates side by side (`read_branches`) and they differ at one place only (nothing
+    # is read after), all after the last block boundary (a short block of its own costs llama.cpp far
+    # more a token: docs/bench/reader-2026-12-03.md).
+    where = places(candidates, shared, window)
     model.prefill(list(context[:-1]))
     prefix, at = [context[-1], *candidates[0][:shared]], model.cached_len
     cut = len(prefix) - 1
-    if isinstance(model, Branches):
+    if isinstance(model, Branches) and len(where) <= 1:
         cut = max(0, (at + cut) // BLOCK * BLOCK - at)
     edges = [0, *range((at // BLOCK + 1) * BLOCK - at, cut, BLOCK), cut]
     for begin, end in zip(edges, edges[1:], strict=False):
@@ -165,7 +167,6 @@ def score(
     lead = prefix[cut:]
     base = model.cached_len
     found = _scored(model, lead, candidates, list(range(len(candidates))), shared, window, texts)
-    where = places(candidates, shared, window)
     if len(where) > 1:  # the best-scored at its later places: does greedy decoding write it there too?
         best = max(found, key=lambda s: s.logprob)
         cand = candidates[best.index]
