@@ -253,3 +253,37 @@ def test_a_token_outside_latin1_is_a_usage_error(project: Path, serving: Callabl
     err = r.stderr.decode()
     assert r.returncode == 1 and "token" in err and "internal error" not in err, err
     assert (project / "app.py").read_text() == SOURCE
+
+
+def test_a_reading_the_server_took_is_checked_as_that_reading(
+    tmp_path: Path, serving: Callable[[Handler], str]
+) -> None:
+    """A snippet with two valid readings (a release-corpus case): the server answers with the one asked
+    for (`--reading N`; its tie-break takes one the same way), and the client holds it to every check as
+    that reading, as a local run does: written, exit 0, and no note that a check could not run."""
+    from fakes import corpus_module
+
+    from applyedit.merge import confirm, reindent
+    from applyedit.options import RunOptions
+
+    cases = corpus_module("releases/cases")
+    records = [r for r in cases.records() if r["package"] == "jinja2" and r["path"] == "src/jinja2/sandbox.py"]
+    case = next(c for r in records for c in cases.cases_for(r) if c.name == "py_jinja2_3_1_5_jinja2_sandbox_py_1_clean")
+    readings = confirm.confirmed(
+        case.before, reindent.to_file_style(case.before, case.snippet), "python", with_readings=True
+    ).readings
+    assert len(readings) == 2
+
+    def respond(handler: BaseHTTPRequestHandler, request: dict[str, Any]) -> None:
+        (tmp_path / "srv" / "f.py").write_text(request["content"])
+        opts = RunOptions(reading=request["options"]["reading"])
+        send(handler, _answer(api.apply(tmp_path / "srv" / "f.py", request["edit"], cwd=tmp_path, options=opts)))
+
+    (tmp_path / "edit.txt").write_text(case.snippet)
+    url = serving(respond)
+    for n, reading in enumerate(readings, 1):
+        (tmp_path / "app.py").write_text(case.before)
+        r = cli(tmp_path, url, "--reading", str(n))
+        assert r.returncode == 0, r.stderr.decode()
+        assert (tmp_path / "app.py").read_text() == reading
+        assert "could not run" not in r.stderr.decode()

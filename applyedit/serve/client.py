@@ -13,6 +13,7 @@ broken server is one `ServerError` (exit 2), never a local fallback.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import http.client
 import json
@@ -154,10 +155,11 @@ def apply(
 
 def checked_answer(got: Any, after: str, by: str, opts: RunOptions, encoding: str) -> tuple[str, list[str]]:
     """The server's file held to a local run's checks and invariants: every output check
-    (`checks.check_all`, on the merge computed here) or, with `--fallback merge`, the snippet's
-    merge exactly; then the original's text style (BOM, line endings, final newline) again. Returns
-    the file to write and the checks' notes; a refusal raises as a local run's would."""
-    from applyedit import checks
+    (`checks.check_all`, on the merge computed here, or on the snippet's reading the server answered
+    with: its tie-break or `--reading N` took it) or, with `--fallback merge`, the snippet's merge
+    exactly; then the original's text style (BOM, line endings, final newline) again. Returns the file
+    to write and the checks' notes; a refusal raises as a local run's would."""
+    from applyedit import checks, merge
     from applyedit.merge import confirm
 
     src = got.src
@@ -172,9 +174,16 @@ def checked_answer(got: Any, after: str, by: str, opts: RunOptions, encoding: st
     body = textio.normalise(after)[0]
     if body and not body.endswith("\n"):
         body += "\n"  # the model's form (extract_body); restore() gives the original's final newline back
-    # the merge as a local run reads it: confirmed (merge/confirm.py) or only a reference for the checks
-    merged = confirm.confirmed(src.text, got.edit, src.language, str(src.path)) if got.kind == "snippet" else None
+    # the merge as a local run reads it: confirmed (merge/confirm.py) or only a reference for the checks;
+    # where the server answered with one of the snippet's readings (its tie-break or `--reading N` took
+    # it), that reading, as a local run checks the one it took (api.choose_reading)
+    merged = None
+    if got.kind == "snippet":
+        merged = confirm.confirmed(src.text, got.edit, src.language, str(src.path), with_readings=by == "merge")
     fallen = checks.merge_answer(src, merged) if opts.fallback == "merge" and by == "merge" else None
+    if merged is not None and not merged.ok and body in merged.readings:
+        whole = dataclasses.replace(merged, ok=True, reason="", readings=(), ambiguous=False)
+        merged = whole if body == merged.merged else merge.as_reading(src.text, body, merged.notes)
     restored = textio.restore(body, src.style, src.text)
     if fallen is not None and body == fallen:
         return restored, []  # a refused output answered by the merge, as a local run answers
