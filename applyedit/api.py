@@ -399,9 +399,7 @@ def choose_reading(job: Job, merged: merge.MergeResult) -> tuple[merge.MergeResu
         f"{merged.reason}: reading {best + 1} taken, the model prefers it by {gap:.1f} nats and writes it "
         "itself (greedy decoding) where the readings differ"
     )
-    if merged.merged is not None and readings[best] == merged.merged:
-        return dataclasses.replace(merged, ok=True, reason="", readings=(), ambiguous=False), note
-    return merge.as_reading(job.src.text, readings[best], merged.notes), note
+    return merge.taken(job.src.text, merged, readings[best]), note
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ file's style (reindent.py).
 from __future__ import annotations
 
 import difflib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 from applyedit import interrupt
@@ -35,7 +35,7 @@ from applyedit.merge.lines import (
 )
 from applyedit.textio import lines_of
 
-__all__ = ["Hunk", "LineKind", "MergeResult", "as_reading", "dropped_lines", "layout", "merge"]
+__all__ = ["Hunk", "LineKind", "MergeResult", "as_reading", "dropped_lines", "layout", "merge", "taken"]
 
 LineKind = Literal["kept", "context", "replaced", "deleted"]
 _Span = tuple[int, int, tuple[str, ...], list[_Pair]]  # original [start, end), segment, pairs
@@ -202,6 +202,15 @@ def as_reading(original: str, text: str, notes: tuple[str, ...] = ()) -> MergeRe
         hunks.append(Hunk(i1, i2, tuple(nl[j1:j2])))
         ops += ["replaced" if j2 > j1 else "deleted"] * (i2 - i1)
     return MergeResult(ok=True, merged=text, hunks=tuple(hunks), ops=tuple(ops), notes=notes)
+
+
+def taken(original: str, result: MergeResult, text: str) -> MergeResult:
+    """`text`, one of `result`'s readings that the model's tie-break (or a server's) took, as the
+    confirmed merge: `result` itself made ok where it is the merger's own file (its hunks kept), else
+    `as_reading` with `result`'s notes."""
+    if result.merged is not None and text == result.merged:
+        return replace(result, ok=True, reason="", readings=(), ambiguous=False)
+    return as_reading(original, text, result.notes)
 
 
 def layout(result: MergeResult, original_lines: int) -> tuple[list[int | None], list[tuple[int, int]]]:

@@ -13,7 +13,6 @@ broken server is one `ServerError` (exit 2), never a local fallback.
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import http.client
 import json
@@ -176,14 +175,13 @@ def checked_answer(got: Any, after: str, by: str, opts: RunOptions, encoding: st
         body += "\n"  # the model's form (extract_body); restore() gives the original's final newline back
     # the merge as a local run reads it: confirmed (merge/confirm.py) or only a reference for the checks;
     # where the server answered with one of the snippet's readings (its tie-break or `--reading N` took
-    # it), that reading, as a local run checks the one it took (api.choose_reading)
+    # it), that reading, as a local run checks the one it took (merge.taken)
     merged = None
     if got.kind == "snippet":
         merged = confirm.confirmed(src.text, got.edit, src.language, str(src.path), with_readings=by == "merge")
     fallen = checks.merge_answer(src, merged) if opts.fallback == "merge" and by == "merge" else None
     if merged is not None and not merged.ok and body in merged.readings:
-        whole = dataclasses.replace(merged, ok=True, reason="", readings=(), ambiguous=False)
-        merged = whole if body == merged.merged else merge.as_reading(src.text, body, merged.notes)
+        merged = merge.taken(src.text, merged, body)
     restored = textio.restore(body, src.style, src.text)
     if fallen is not None and body == fallen:
         return restored, []  # a refused output answered by the merge, as a local run answers
