@@ -249,26 +249,29 @@ class LlamaCppModel(ExactPrefill):
         assert num_logits <= len(chunks[-1]), "a verify block must fit in one batch"
         if len(self._ids) + len(ids) > self.n_ctx:
             raise ModelError(f"llama.cpp context full ({self.n_ctx} tokens)")
-        batch = self._batch
         for n, chunk in enumerate(chunks):
             first_out = len(chunk) - (num_logits if n == len(chunks) - 1 else 1)
             start = len(self._ids)
-            for i, token in enumerate(chunk):
-                batch.token[i] = token
-                batch.pos[i] = start + i
-                batch.n_seq_id[i] = 1
-                batch.seq_id[i][0] = 0
-                batch.logits[i] = i >= first_out
-            batch.n_tokens = len(chunk)
-            rc = self._lib.llama_decode(self._ctx, batch)
-            if rc != 0:
-                raise ModelError(f"llama_decode failed with code {rc} at position {start}")
-            self.num_forwards += 1
+            self._submit([(token, start + i, (0,), i >= first_out) for i, token in enumerate(chunk)])
             self._ids.extend(chunk)
             if n < len(chunks) - 1:
                 self._chunk_done((n + 1) * N_BATCH, len(ids))
                 if self.between_chunks is not None:
                     self.between_chunks()
+
+    def _submit(self, entries: Sequence[tuple[int, int, Sequence[int], bool]]) -> None:
+        """One `llama_decode` call: per token, (token, position, its sequences, whether its logits are
+        kept)."""
+        batch = self._batch
+        for i, (token, pos, seqs, wanted) in enumerate(entries):
+            batch.token[i], batch.pos[i], batch.n_seq_id[i], batch.logits[i] = token, pos, len(seqs), wanted
+            for j, seq in enumerate(seqs):
+                batch.seq_id[i][j] = seq
+        batch.n_tokens = len(entries)
+        rc = self._lib.llama_decode(self._ctx, batch)
+        if rc != 0:
+            raise ModelError(f"llama_decode failed with code {rc} at position {entries[0][1]}")
+        self.num_forwards += 1
 
     def forward_branches(
         self, lead: Sequence[int], spans: Sequence[Sequence[int]]
@@ -306,17 +309,8 @@ class LlamaCppModel(ExactPrefill):
                 for seq in seqs.values():
                     lib.llama_memory_seq_cp(self._mem, 0, seq, -1, -1)
                 for at in range(0, len(fed), N_BATCH):
-                    chunk, batch = fed[at : at + N_BATCH], self._batch
-                    for i, (token, pos, ids, reads) in enumerate(chunk):
-                        batch.token[i], batch.pos[i], batch.n_seq_id[i] = token, pos, len(ids)
-                        for j, seq in enumerate(ids):
-                            batch.seq_id[i][j] = seq
-                        batch.logits[i] = bool(reads)
-                    batch.n_tokens = len(chunk)
-                    rc = lib.llama_decode(self._ctx, batch)
-                    if rc != 0:
-                        raise ModelError(f"llama_decode failed with code {rc} reading continuations at {base}")
-                    self.num_forwards += 1
+                    chunk = fed[at : at + N_BATCH]
+                    self._submit([(token, pos, ids, bool(reads)) for token, pos, ids, reads in chunk])
                     # the outputs come in batch order, a row per token asked for (`last`'s serves every
                     # span); within a chunk each span's rows are consecutive
                     picked: dict[int, tuple[int, list[int]]] = {}
