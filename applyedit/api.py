@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from applyedit import decision, interrupt, invariants, markers, merge, prompts, textio
+from applyedit import decision, formats, interrupt, invariants, markers, merge, prompts, textio
 from applyedit.decoded import DecodeResult, Step
 from applyedit.diff import diff_path
 from applyedit.errors import AmbiguousEditError, InputError, ModelError, PromptTooLongError
@@ -36,7 +36,7 @@ from applyedit.models.base import WholeRequests
 from applyedit.models.engine import Engine
 from applyedit.models.torchmodel import chat_ids
 from applyedit.options import RunOptions
-from applyedit.outcome import answer_by_merge, checked, finish
+from applyedit.outcome import answer_by_format, answer_by_merge, checked, finish
 from applyedit.report import spans
 from applyedit.result import ApplyResult, Inputs, Job
 from applyedit.speculative import anchor as anchoring
@@ -62,12 +62,15 @@ def read_inputs(
     encoding: str = "utf-8",
     cwd: Path | None = None,
     source: bytes | None = None,
+    edit_format: str = "auto",
 ) -> Inputs:
     """Read the file, unwrap the edit and say what kind it is (no model needed).
 
     A relative `file` is relative to `cwd` when one is given (the diff's paths are), else to the
     process's working directory. `source`: the file's bytes when they come from elsewhere (stdin);
-    `file` then only names it (language, prompt, diff).
+    `file` then only names it (language, prompt, diff). `edit_format` (`--edit-format`): "auto" tells
+    a unified diff, SEARCH/REPLACE blocks, apply_patch or str_replace JSON by its shape (formats/)
+    before the snippet or instruction choice; such an edit's kind is its format's name.
     """
     path = Path(file)
     if cwd is not None and not path.is_absolute():
@@ -78,8 +81,20 @@ def read_inputs(
         else textio.source_from(path, source, language, encoding)
     )
     edit_text = textio.extract_edit(edit, src.language)
-    kind = prompts.edit_kind(edit_text)
-    wrapped = merge.implied_snippet(src.text, edit_text, src.language) if kind == "instruction" else None
+    # --- the edit formats (formats/): told before the snippet or instruction choice, applied with no model
+    if (written_in := formats.chosen(textio.normalise(edit)[0], edit_format)) is not None:
+        return Inputs(
+            src=src, shown=diff_path(path, cwd), edit=textio.normalise(edit)[0], kind=written_in, implied=False
+        )
+    kind = "instruction" if edit_format == "instruction" else prompts.edit_kind(edit_text)
+    wrapped = (
+        merge.implied_snippet(src.text, edit_text, src.language)
+        if kind == "instruction" and edit_format != "instruction"
+        else None
+    )
+    if edit_format == "snippet" and kind == "instruction" and wrapped is None:
+        raise InputError("--edit-format snippet: the edit has no lazy marker and is no piece of the file")
+    # --- end of the edit formats
     if wrapped is not None:  # a marker-less piece of the file: an update snippet
         edit_text, kind = wrapped, "snippet"
     if kind == "snippet":  # written in the file's indentation (tabs or spaces, its width)
@@ -228,7 +243,11 @@ def _apply(
     """`apply`'s steps, under its stop rule."""
     decoding = sampling.settings(opts.temperature, opts.top_p, opts.seed)
     opened = engine or (lambda: Engine.open(opts.model, opts.device, opts.dtype, progress, opts.backend))
-    got = read_inputs(file, edit, language=language, encoding=encoding, cwd=cwd, source=source)
+    got = read_inputs(
+        file, edit, language=language, encoding=encoding, cwd=cwd, source=source, edit_format=opts.edit_format
+    )
+    if got.kind in formats.NAMES:  # a diff, SEARCH/REPLACE blocks, apply_patch or str_replace: no model
+        return answer_by_format(got, opts, encoding)
     # The snippet read against the original (merge/confirm.py): a certain reading, or the candidates.
     src = got.src
     merged = (

@@ -29,6 +29,8 @@ ANCHORS = ("merge", "none")  # --anchor: force the original lines an unambiguous
 # model decides those ("auto"), or the model always runs ("model")
 ANSWERS = ("merge", "auto", "model")
 FALLBACKS = ("merge", "none")  # --fallback: answer with the merge when the model's output fails a check
+# --edit-format: what the edit is written in; "auto" tells it by its shape (applyedit/formats/), the others force it
+EDIT_FORMATS = ("auto", "snippet", "instruction", "diff", "search-replace", "patch", "str-replace")
 DTYPES = ("fp32", "float32", "bf16", "bfloat16", "fp16", "float16")
 ENGINE_FIELDS = ("model", "device", "dtype", "backend")  # what opens the model (Engine.open), not the run
 MAX_REQUEST_TIMEOUT = 86_400.0  # seconds: the longest `timeout` a server request may ask for (a day)
@@ -82,6 +84,7 @@ class RunOptions:
     anchor: str = "merge"
     answer: str = "merge"  # "merge": an unambiguous snippet merge is the answer and no model runs
     reading: int | None = None  # take this one of the readings a refusal listed (1-based), with no model
+    edit_format: str = "auto"  # "auto": told by the edit's shape; a diff or a block is applied with no model
     # The output checks' switches, and the merge as the answer when a check refuses.
     allow_markers: bool = False
     allow_drops: bool = False
@@ -317,6 +320,15 @@ OPTIONS = (
         "snippet read that way, held to every check, with no model.",
         ("--reading",),
         ge=1,
+    ),
+    Option(
+        "edit_format",
+        "sampling",
+        "What the edit is: auto (told by its shape), snippet (lazy update snippet), instruction (words), diff "
+        "(unified diff), search-replace (SEARCH/REPLACE blocks), patch (apply_patch) or str-replace (str_replace "
+        "JSON). The last four are applied exactly, with no model.",
+        ("--edit-format",),
+        EDIT_FORMATS,
     ),
     Option(
         "timeout",

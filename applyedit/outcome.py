@@ -1,5 +1,6 @@
 """The end of a run (api.py's last steps): the model's output extracted and checked (`checked`), or
-an unambiguous merge as the whole answer without the model (`answer_by_merge`); then the new file in
+an unambiguous merge as the whole answer without the model (`answer_by_merge`), or an edit written
+in a diff or block format applied exactly (`answer_by_format`, formats/); then the new file in
 the original's text style, its diff, the summary and the report as one `ApplyResult` (`finish`,
 `region_report`).
 
@@ -15,7 +16,7 @@ import hashlib
 import time
 from typing import TYPE_CHECKING
 
-from applyedit import checks, merge, report, textio
+from applyedit import checks, formats, merge, report, textio
 from applyedit.decoded import DecodeResult
 from applyedit.diff import unified_diff
 from applyedit.errors import ApplyEditError, DecodeError, OutputCheckError
@@ -99,6 +100,48 @@ def answer_by_merge(
         shown=got.shown,
         kind=got.kind,
         body=body,
+        encoding=encoding,
+        output="",
+        decode=None,
+        summary=summary,
+        data=data,
+        notes=all_notes,
+        by="merge",
+    )
+
+
+def answer_by_format(got: Inputs, opts: RunOptions, encoding: str) -> ApplyResult:
+    """An edit written in one of formats/'s formats (a unified diff, SEARCH/REPLACE blocks, apply_patch,
+    str_replace; `got.kind` names it) applied exactly, with no model, as the whole answer, held to every
+    output check: a refusal raises (exit 3, the file kept as `rejected`) and no model is asked instead.
+    An edit that changes nothing answers with no diff."""
+    t0 = time.perf_counter()
+    src = got.src
+    made = formats.apply_edit(src.text, got.edit, got.kind, got.shown)
+    try:
+        notes = checks.check_all(src, made.text, got.edit, got.kind, None, opts)
+    except OutputCheckError as e:
+        e.rejected = textio.restore(made.text, src.style, src.text) if made.text else None
+        raise
+    title = formats.TITLES[got.kind]
+    counted = f"{made.changes} change{'s' if made.changes != 1 else ''}"
+    # (no word "model" here: the brief report reads it as the model's tie-break)
+    summary = merge_summary(time.perf_counter() - t0, f"a {title}, {counted} applied exactly, every check holds")
+    found = find_regions(src.text, made.text, src.language, src.path)
+    per_region, end, totals = attribute(found, [], [], 0)
+    regions = report.report_data(found, per_region, end, totals, summary, merge_profile(summary.decode_s))
+    all_notes = [*made.notes, *notes]
+    data = report.run_report(
+        regions,
+        anchored_lines=[],
+        answer={"by": "merge", "model_ran": False, "notes": all_notes},  # the format: the result's `kind`
+        prompt_cache=reuse_report(0, 0),
+    )
+    return _result(
+        src,
+        shown=got.shown,
+        kind=got.kind,
+        body=made.text,
         encoding=encoding,
         output="",
         decode=None,

@@ -25,8 +25,8 @@ class Inputs:
 
     src: textio.SourceFile
     shown: str  # the path as written in the diff headers
-    edit: str  # the edit as the model sees it (unwrapped from a chat fence)
-    kind: str  # "snippet" | "instruction"
+    edit: str  # the edit as the model sees it (unwrapped from a chat fence); an edit format's: as written
+    kind: str  # "snippet" | "instruction", or an edit format's name (formats.NAMES): applied with no model
     implied: bool  # a marker-less piece of the file, read as an update snippet
     fragment: bool = False  # an "instruction" that is code (lines of the file, or parsing as code): no markers
 
@@ -66,7 +66,7 @@ class ApplyResult:
     before: str  # the file as read (original line endings, BOM)
     after: str  # the new file, in the original's text style
     diff: str  # "" when nothing changed
-    kind: str  # "snippet" | "instruction"
+    kind: str  # "snippet" | "instruction", or the edit format's name (formats.NAMES)
     output: str  # the model's raw output text (after the pre-filled opening fence); "" when no model ran
     decode: DecodeResult | None  # the model's decode; None: the merge answered without one
     summary: Summary

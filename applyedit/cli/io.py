@@ -195,8 +195,9 @@ class Delivery:
 
     def report_refusal(self, error: ApplyEditError) -> None:
         """With --report-json, a snippet refused for its readings: the message, how many readings it has
-        (`--reading N` takes one) and the places where they differ."""
-        if error.readings and self.report_json is not None:
+        (`--reading N` takes one) and the places where they differ; or a diff or block refused for its
+        places (formats/: where it stands several times, or the closest place where it stands nowhere)."""
+        if (error.readings or error.places) and self.report_json is not None:
             refused = {
                 "refused": str(error),
                 "exit_code": error.exit_code,

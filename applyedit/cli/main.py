@@ -57,7 +57,9 @@ app = typer.Typer(
     context_settings={"help_option_names": ["-h", "--help"]},
     help=(
         "Apply an edit (an instruction or a lazy update snippet) to a source file with a local code\n"
-        "LLM and print a unified diff. Lossless copy-drafted speculative decoding makes it fast.\n\n"
+        "LLM and print a unified diff. Lossless copy-drafted speculative decoding makes it fast.\n"
+        "A unified diff, SEARCH/REPLACE blocks, an apply_patch patch or str_replace JSON is applied\n"
+        "exactly, with no model (--edit-format).\n\n"
         "Examples:\n\n"
         "  applyedit app.py --edit edit.txt | git apply\n\n"
         "  applyedit app.py --edit-text 'Rename foo to bar' --in-place\n\n"
@@ -131,6 +133,10 @@ Examples:
   applyedit app.py --edit-text "Change MAX_RETRIES to 5" --proposer none
 
   cat app.py | applyedit - --filename app.py --edit edit.txt --print-file
+
+EDIT is told by its shape (--edit-format overrides): a lazy update snippet, an instruction in words, or
+one of the formats applied exactly with no model: a unified diff, SEARCH/REPLACE blocks, an apply_patch
+patch (*** Begin Patch), str_replace JSON (old_str/new_str).
 
 An output that fails a check is not written; it is kept in FILE.rej (or --reject-file) to look at."""
 
