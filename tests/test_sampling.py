@@ -290,6 +290,17 @@ def test_warp_matches_transformers() -> None:
         assert torch.allclose(warp(logits, temperature, top_p), torch.softmax(scores, dim=-1), atol=1e-6)
 
 
+@pytest.mark.parametrize("temperature", [1e-30, 1e-38, 1e-45, 1e-300, 5e-324])
+def test_warp_at_a_tiny_temperature_is_greedys_point_mass(temperature: float) -> None:
+    """However small a positive temperature, the warp is a distribution (finite, summing to 1), and one
+    this cold is all on the top token: softmax(logits / T) tends to greedy's point mass as T goes to 0."""
+    logits = torch.randn(6, 50, generator=torch.Generator().manual_seed(5)) * 30
+    for top_p in (1.0, 0.9):
+        probs = warp(logits, temperature, top_p)
+        assert bool(torch.isfinite(probs).all()), (temperature, top_p)
+        assert torch.equal(probs, torch.nn.functional.one_hot(logits.argmax(dim=-1), 50).float())
+
+
 # ---- (2) the decode loop on a tiny model ---------------------------------------------------------------
 
 VOCAB = 32
@@ -512,6 +523,22 @@ def test_greedy_is_the_default_and_unchanged() -> None:
         model = TorchModel(model=peaked_model(), eos_ids=frozenset())
         assert run(model, PROMPT, Oracle(reference), FixedK(4), 20, sampling=setting).tokens == reference
         assert run(model, PROMPT, NullProposer(), FixedK(0), 20, sampling=setting).tokens == reference
+
+
+@pytest.mark.parametrize("temperature", [1e-38, 1e-300])
+def test_a_tiny_temperature_samples_the_greedy_continuation(temperature: float) -> None:
+    """Sampling at a positive temperature too small for float32 (it crashed: "probability tensor contains
+    either inf, nan or element < 0") runs, with a copy proposer and a draft model alike, and writes
+    the greedy continuation: every token's mass is on the model's top choice."""
+    reference = list(greedy_reference(20))
+    setting = Sampling(temperature, 1.0, 1)
+    for proposer in (
+        Oracle(reference),
+        NullProposer(),
+        draft_model(setting),
+    ):
+        model = TorchModel(model=peaked_model(), eos_ids=frozenset())
+        assert run(model, PROMPT, proposer, FixedK(4), 20, sampling=setting).tokens == reference
 
 
 def test_settings_fix_a_seed_for_sampling_only() -> None:

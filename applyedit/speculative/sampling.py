@@ -62,11 +62,18 @@ def settings(temperature: float | None = None, top_p: float | None = None, seed:
 def warp(logits: torch.Tensor, temperature: float, top_p: float = 1.0) -> torch.Tensor:
     """Probabilities `(..., V)` float32 from logits `(..., V)`: softmax(logits / temperature), then the
     top-p nucleus (the most probable tokens, in order, until their mass reaches top_p; always at least
-    one), renormalised. A draft model's q must be warped the same way as the target's p."""
+    one), renormalised. A draft model's q must be warped the same way as the target's p.
+
+    Any positive temperature is exact, however small: the logits are shifted so that each row's largest
+    is 0 and divided in float64, where a row's largest stays 0 and the rest go to at most 0 (-inf at
+    worst), so nothing overflows into inf or nan; as the temperature nears 0 this is greedy's point mass
+    on the top token. (float32 would turn 1e-300 into 0, and logits / 1e-38 overflow.)"""
     import torch
 
     assert temperature > 0.0
-    probs = torch.softmax(logits.float() / temperature, dim=-1)
+    wide = logits.double()
+    shifted = wide - wide.amax(dim=-1, keepdim=True)
+    probs = torch.softmax(shifted / temperature, dim=-1).float()
     if top_p >= 1.0:
         return probs
     ordered, order = probs.sort(dim=-1, descending=True, stable=True)
