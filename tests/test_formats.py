@@ -544,3 +544,32 @@ def test_edit_format_choices_are_the_formats_and_the_two_kinds() -> None:
     from applyedit.options import EDIT_FORMATS
 
     assert set(EDIT_FORMATS) == {"auto", "snippet", "instruction", *formats.NAMES}
+
+
+# --- the server: /v1/apply and the chat route's <update> block
+
+
+def test_the_server_applies_the_formats_with_no_model_pass(tokenizer: tuple[Path, Any]) -> None:
+    pytest.importorskip("fastapi")
+    from fakes import scripted_engine
+    from fastapi.testclient import TestClient
+
+    from applyedit.serve.app import Settings, create_app
+
+    engine = scripted_engine(tokenizer, "never written")
+    with TestClient(create_app(engine, Settings())) as client:
+        body = {"path": "calc.py", "content": CALC, "edit": SR_REPRODUCER}
+        answer = client.post("/v1/apply", json=body)
+        assert answer.status_code == 200, answer.text
+        assert answer.json()["after"] == WITH_EXP and answer.json()["kind"] == "search-replace"
+        forced = client.post("/v1/apply", json={**body, "edit": DIFF_REPRODUCER, "options": {"edit_format": "diff"}})
+        assert forced.status_code == 200, forced.text
+        assert forced.json()["after"] == WITH_EXP and forced.json()["kind"] == "diff"
+        message = f"<code>\n{CALC}</code>\n<update>\n{DIFF_REPRODUCER}</update>"
+        chat = client.post(
+            "/v1/chat/completions",
+            json={"model": "applyedit", "messages": [{"role": "user", "content": message}], "path": "calc.py"},
+        )
+        assert chat.status_code == 200, chat.text
+        assert chat.json()["choices"][0]["message"]["content"] == WITH_EXP
+    assert engine.model.num_forwards == 0
