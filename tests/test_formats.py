@@ -427,6 +427,14 @@ def test_patch_anchor_picks_the_place_among_several() -> None:
     )
 
 
+def test_patch_chunk_that_repeats_its_anchor_as_context() -> None:
+    edit = (
+        "*** Begin Patch\n*** Update File: calc.py\n@@     def sub(self, n):\n     def sub(self, n):\n"
+        "-        self.result -= n\n+        self.result -= abs(n)\n*** End Patch\n"
+    )
+    assert applied(edit, "patch").text == CALC.replace("self.result -= n", "self.result -= abs(n)")
+
+
 def test_patch_for_another_file_only_and_one_that_moves_the_file_are_refused() -> None:
     with pytest.raises(InputError, match="is for lib/other.py, not calc.py"):
         applied("*** Begin Patch\n*** Update File: lib/other.py\n@@\n-a\n+b\n*** End Patch\n", "patch")

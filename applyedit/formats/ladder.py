@@ -114,8 +114,9 @@ def _after_anchors(lines: Sequence[str], anchors: Sequence[str]) -> list[int]:
 
 
 def _anchored(found: list[Place], anchors: list[int]) -> list[Place]:
-    """Of the places, those that come first after an anchor (at each anchor, the nearest below it)."""
-    kept = {min((p for p in found if p.start > a), key=lambda p: p.start, default=None) for a in anchors}
+    """Of the places, those that come first from an anchor on (at each anchor, the nearest at or below it:
+    a chunk often repeats its anchor line as its first context line)."""
+    kept = {min((p for p in found if p.start >= a), key=lambda p: p.start, default=None) for a in anchors}
     return sorted((p for p in kept if p is not None), key=lambda p: p.start)
 
 
