@@ -198,7 +198,9 @@ def apply(
     prediction: str | None = None,
     **settings: Any,
 ) -> ApplyResult:
-    """Apply `edit` (an instruction or an update snippet) to `file` with the local model.
+    """Apply `edit` (an instruction or an update snippet) to `file` with the local model; an edit written
+    as a unified diff, SEARCH/REPLACE blocks, apply_patch or str_replace JSON is applied exactly with no
+    model (formats/; `edit_format` overrides the detection).
 
     `options` (a RunOptions) decides the run; keyword `settings` named like its fields (`k=8`,
     `proposer="none"`, ...) replace those of `options` (an unknown name is a TypeError). `engine`: a

@@ -194,6 +194,12 @@ def test_edit_format_instruction_hands_a_diff_to_the_model(tmp_path: Path, no_mo
         api.apply(tmp_path / "calc.py", DIFF_REPRODUCER, edit_format="instruction", cwd=tmp_path)
 
 
+def test_edit_format_snippet_refuses_words_that_are_no_snippet(tmp_path: Path, no_model: None) -> None:
+    (tmp_path / "calc.py").write_text(CALC)
+    with pytest.raises(InputError, match="--edit-format snippet: the edit has no lazy marker"):
+        api.apply(tmp_path / "calc.py", "Rename add to plus.", edit_format="snippet", cwd=tmp_path)
+
+
 def test_a_diff_that_breaks_the_file_is_refused_by_the_output_checks(tmp_path: Path, no_model: None) -> None:
     (tmp_path / "calc.py").write_text(CALC)
     broken = "@@ -20,2 +20,2 @@\n     def value(self):\n-        return self.result\n+        return (self.result\n"
