@@ -3,7 +3,9 @@
 Every error a user can cause or meet is an `ApplyEditError` subclass carrying a message written for
 that user and an exit code (the CLI's `EXIT_CODES` table says what each code means). The CLI maps
 them to one stderr line; library code raises them and never prints. Third-party exceptions are
-wrapped where they happen, kept as `__cause__`. `either` words a list of choices for a message.
+wrapped where they happen, kept as `__cause__`. `either` words a list of choices for a message, and
+`quoted` a line of the user's input that a message quotes, kept short (a refusal quoting a 1 MiB
+line is one short line, not the line).
 
 A refusal of the model's output carries what was refused: the model's raw text and its decode (for
 the eval) and the rejected file (kept in FILE.rej by the CLI); None on every other error.
@@ -22,6 +24,20 @@ def either(names: Iterable[str]) -> str:
     """'torch, llamacpp or vllm': names to choose from, for a message."""
     *rest, last = names
     return f"{', '.join(rest)} or {last}" if rest else last
+
+
+QUOTE_CHARS = 60  # the characters of a quoted line a message shows before the ellipsis
+
+
+def quoted(line: str, number: int | None = None) -> str:
+    """`line`, stripped, as repr shows it when it has at most `QUOTE_CHARS` characters; else its first
+    `QUOTE_CHARS` (as repr shows them), an ellipsis, and in parentheses `number` (where the caller knows
+    it) and its length: `'x = "aaaa…aaaa'… (line 12, 1,048,583 characters)`."""
+    text = line.strip()
+    if len(text) <= QUOTE_CHARS:
+        return repr(text)
+    where = f"line {number}, " if number is not None else ""
+    return f"{text[:QUOTE_CHARS]!r}… ({where}{len(text):,} characters)"
 
 
 class ApplyEditError(Exception):

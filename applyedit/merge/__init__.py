@@ -15,6 +15,7 @@ from dataclasses import dataclass, replace
 from typing import Literal
 
 from applyedit import interrupt
+from applyedit.errors import quoted
 from applyedit.languages import COMMENT_FORMS
 from applyedit.markers import is_marker
 from applyedit.merge.anchors import _anchor, _changes_something, _extend, _Seg
@@ -384,25 +385,25 @@ def _unanchored(
     if last_seg and seg.marker_before and at_end and sum(1 for x in sl[:tail] if x.strip()) >= 2:
         # it starts with the original's last lines (`}` `);`): it goes on from the end
         if tail == len(sl) and _split(sl, ol, lo, m):
-            raise _NoMerge(f"snippet lines {first.strip()!r}... could show a deletion or nothing")
+            raise _NoMerge(f"snippet lines {quoted(first)}... could show a deletion or nothing")
         return ot - tail, ot, sl, [(i, ot - tail + i) for i in range(tail)]
     if seg.marker_before and (not at_end or last_seg) and _found(sl, ol, lo, hi):
         # only lines the original has, between markers: wherever they stand, nothing changes;
         # unless they also stand in two blocks, a deletion between them (`}` | `/**`)
         if _split(sl, ol, lo, hi):
-            raise _NoMerge(f"snippet lines {first.strip()!r}... could show a deletion or nothing")
+            raise _NoMerge(f"snippet lines {quoted(first)}... could show a deletion or nothing")
         return None
     if top_level and last_seg and seg.marker_before and at_end:
         if not _distinctive(_key(first)) and any(_key(first) == k for k in okeys[lo:]):
-            raise _NoMerge(f"snippet line {first.strip()!r} after a marker could be one of several")
+            raise _NoMerge(f"snippet line {quoted(first)} after a marker could be one of several")
         return m, m, seg.lines, []  # a marker only above it: goes to the bottom
     if top_level and first_seg and not seg.marker_before and not at_end:
         if not _distinctive(_key(first)) and any(_key(first) == k for k in okeys):
-            raise _NoMerge(f"snippet line {first.strip()!r} before a marker could be one of several")
+            raise _NoMerge(f"snippet line {quoted(first)} before a marker could be one of several")
         return 0, 0, seg.lines, []  # a marker only below it: goes to the top
     if not anchored:
         raise _NoMerge("no snippet line matches the original")
-    raise _NoMerge(f"snippet lines could not be anchored: {first.strip()!r}")
+    raise _NoMerge(f"snippet lines could not be anchored: {quoted(first)}")
 
 
 def _finish(ol: list[str], spans: list[_Span], nl: bool, whole: str | None = None) -> MergeResult:

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from applyedit import interrupt
+from applyedit.errors import quoted
 from applyedit.markers import attached
 from applyedit.merge.head import _head
 from applyedit.merge.lines import (
@@ -144,7 +145,7 @@ def _chain(
         node = back[node]
     if len({(best[p][2], p[1]) for p in ends}) > 1:
         i = next((i for i, _ in chain if len(where[i]) > 1), chain[0][0])
-        raise _NoMerge(f"context line {sl[i].strip()!r} matches {len(where[i])} places")
+        raise _NoMerge(f"context line {quoted(sl[i])} matches {len(where[i])} places")
     return chain
 
 
@@ -165,7 +166,7 @@ def _grow(
     def in_place(i: int, j: int) -> bool:  # the line also reads as the original's there, edited
         if 0 <= j < len(ol) and _key(ol[j]) != skeys[i] and _edited(sl, i, ol, j):
             raise _NoMerge(
-                f"snippet line {sl[i].strip()!r} reads as line {j + 1} edited or as the same"
+                f"snippet line {quoted(sl[i])} reads as line {j + 1} edited or as the same"
                 " line further off with the code between deleted"
             )
         return False
@@ -221,7 +222,7 @@ def _extend(
     ):
         # Left to insert: only `}` / `/**` lines that the original has further down: a deletion up
         # to them, or new lines? Not a guess to make.
-        raise _NoMerge(f"snippet line {rest[0].strip()!r} could be new or the original's, further down")
+        raise _NoMerge(f"snippet line {quoted(rest[0])} could be new or the original's, further down")
     return start, o, sorted(pairs)
 
 
@@ -323,10 +324,10 @@ def _changes_something(
         for q in range(o1 + 2, hi - len(tail) + 1):
             if all(_same(tail[i], ol[q + i]) for i in range(len(tail))):
                 if seg.marker_after is None:  # the snippet just stops: the rest kept, or deleted up to there?
-                    raise _NoMerge(f"snippet lines after {sl[s1].strip()!r} could show a deletion or nothing")
+                    raise _NoMerge(f"snippet lines after {quoted(sl[s1])} could show a deletion or nothing")
                 rest = [x for x in pairs if x[0] <= s1]
                 found.append((start, q + len(tail), rest + [(s1 + 1 + i, q + i) for i in range(len(tail))]))
                 break
     if len(found) > 1:
-        raise _NoMerge(f"snippet lines around {sl[s0].strip()!r} could delete code above or below it")
+        raise _NoMerge(f"snippet lines around {quoted(sl[s0])} could delete code above or below it")
     return found[0] if found else (start, end, pairs)

@@ -28,6 +28,7 @@ import re
 from collections import Counter
 
 from applyedit import invariants, merge, syntax
+from applyedit.errors import quoted
 from applyedit.markers import is_marker
 from applyedit.merge import contextread, readings
 
@@ -446,7 +447,7 @@ def _head_line_edited(
             continue
         if not any(d.start_line <= k + 1 < d.end_line and re.search(rf"\b{re.escape(d.name)}\b", header) for d in defs):
             continue
-        return keep, f"the line above {header.strip()!r} read as edited in place ({new.strip()!r} for {old.strip()!r})"
+        return keep, f"the line above {quoted(header)} read as edited in place ({quoted(new)} for {quoted(old)})"
     return None
 
 
@@ -626,7 +627,8 @@ def _where(found: tuple[readings.Place, ...]) -> str:
     if not found:
         return ""
     text = "; ".join(
-        f"at original line {p.start + 1}: " + " / ".join(f"({n}) {first[:60]!r}" for n, first in enumerate(p.firsts, 1))
+        f"at original line {p.start + 1}: "
+        + " / ".join(f"({n}) {quoted(first)}" for n, first in enumerate(p.firsts, 1))
         for p in found[:3]
     )
     return f" (the readings differ {text})"

@@ -75,6 +75,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from applyedit import interrupt, markers, syntax
+from applyedit.errors import quoted
 from applyedit.invariants import (
     Segment,
     alike,
@@ -420,7 +421,7 @@ def _attached(
         replaced -= 1
     if got.start - replaced > n or any(markers.attached(x) in kinds for x in orig.lines[start:replaced]):
         return _Alts(
-            f"segment {number} (from {lines[0].strip()!r}): its first lines could replace the original's "
+            f"segment {number} (from {quoted(lines[0])}): its first lines could replace the original's "
             f"{got.start - start} line(s) above line {got.start + 1} or be added to them",
             (Placed(start, got.end, (*lines[:n], *got.lines)), Placed(got.start, got.end, (*lines[:n], *got.lines))),
             EDGE,
@@ -519,7 +520,7 @@ def _place(
         return own
     keys = [key(x) for x in seg.lines]
     size, m = len(keys), len(orig.lines)
-    where = f"segment {number} (from {seg.lines[0].strip()!r})"
+    where = f"segment {number} (from {quoted(seg.lines[0])})"
     open_top, open_end = first and not seg.marker_before, last and not seg.marker_after
     heads = _heads(orig, keys, lo)
     if heads and heads[0][0] == size:  # all of it stands in the original: it changes nothing

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+from applyedit.errors import quoted
 from applyedit.markers import attached
 from applyedit.merge.lines import (
     _alike,
@@ -116,7 +117,7 @@ def _attached(
         own -= 1
     if any(attached(x) in kinds for x in ol[run:own]) or o0 - own > len(head):
         raise _NoMerge(
-            f"snippet lines above {sl[s0].strip()!r} could replace the {o0 - run} line(s) above it in the original "
+            f"snippet lines above {quoted(sl[s0])} could replace the {o0 - run} line(s) above it in the original "
             "or be added to them"
         )
     blanks = 0  # blank lines that open the segment pair with those above its place
@@ -257,14 +258,14 @@ def _check(
     paired = {a for a, _ in pairs}
     deleted = [j for j in range(start if pairs else o0, o0) if j not in {b for _, b in pairs} and ol[j].strip()]
     if inserted and deleted and not any(_distinctive(skeys[a]) for a in paired):
-        raise _Pairing(f"snippet lines above {sl[s0].strip()!r} fit the original in more than one way")
+        raise _Pairing(f"snippet lines above {quoted(sl[s0])} fit the original in more than one way")
     if (
         first is not None
         and first not in paired
         and not _distinctive(skeys[first])
         and any(okeys[j] == skeys[first] for j in range(lo, o0))
     ):
-        raise _Pairing(f"snippet line {sl[first].strip()!r} after a marker could be one of several")
+        raise _Pairing(f"snippet line {quoted(sl[first])} after a marker could be one of several")
     for i in inserted:  # an opener whose block would reach the anchor
         if (
             sl[i].strip()
@@ -275,4 +276,4 @@ def _check(
             close = next(
                 (u for u in range(i + 1, len(sl)) if sl[u].strip() and _indent(sl[u]) <= _indent(sl[i])), len(sl) - 1
             )
-            raise _NoFit(f"snippet line {sl[i].strip()!r} does not fit above line {o0 + 1}", close + 1)
+            raise _NoFit(f"snippet line {quoted(sl[i])} does not fit above line {o0 + 1}", close + 1)
