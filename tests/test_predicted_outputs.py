@@ -191,6 +191,40 @@ def test_a_stop_string_ends_the_text_before_it(tiny: tuple[Live, Passes]) -> Non
     passes.take()
 
 
+def test_a_stop_string_leaves_no_accepted_prediction_token_past_it(tiny: tuple[Live, Passes]) -> None:
+    """The model's own text as the prediction, cut by a stop string in its middle: the pass that crosses
+    the stop kept drafts the answer then cut away. Those count as rejected, never accepted: the accepted
+    prediction tokens are at most the completion's (they were more), and every drafted token counts once."""
+    server, passes = tiny
+    client = client_of(server)
+    text = (
+        client.chat.completions.create(model="applyedit", messages=QUESTION, max_tokens=40).choices[0].message.content
+    )
+    stop = text[len(text) // 2 : len(text) // 2 + 3]
+    assert stop and stop not in text[: len(text) // 2]
+    passes.take()
+    ask = {
+        "model": "applyedit",
+        "messages": QUESTION,
+        "max_tokens": 40,
+        "stop": [stop],
+        "prediction": {"type": "content", "content": text},
+    }
+    whole = client.chat.completions.create(**ask)
+    drafts = passes.take()
+    chunks = list(client.chat.completions.create(**ask, stream=True, stream_options={"include_usage": True}))
+    assert passes.take() == drafts
+    for usage in (whole.usage, chunks[-1].usage):
+        details = usage.completion_tokens_details
+        accepted, rejected = details.accepted_prediction_tokens, details.rejected_prediction_tokens
+        assert accepted + rejected == sum(drafts), (accepted, rejected, drafts)
+        assert 0 < accepted <= usage.completion_tokens, (accepted, usage)
+        # the prediction is the model's own text: inside the answer every drafted token was kept, and each
+        # pass added at most one token of the model's own
+        assert accepted >= usage.completion_tokens - len(drafts), (accepted, usage, drafts)
+    assert whole.choices[0].message.content == text[: text.index(stop)]
+
+
 def test_seeded_sampling_with_a_prediction_repeats_itself(tiny: tuple[Live, Passes]) -> None:
     """Sampling runs with a prediction too (speculative/sampling.py's exact rule, proven in test_sampling.py); the
     same seed gives the same text, and the counts hold."""
@@ -301,6 +335,65 @@ def test_a_run_past_its_timeout_is_a_504_whole_or_streamed(tiny: tuple[Live, Pas
     passes.take()
 
 
+@pytest.mark.parametrize("temperature", [1e-38, 1e-300])
+def test_a_tiny_temperature_answers_with_the_greedy_text(tiny: tuple[Live, Passes], temperature: float) -> None:
+    """A positive temperature too small for float32 (a 500, or a stream cut after its head) samples from
+    a point mass on the top token: the greedy text, with and without a prediction, whole and streamed."""
+    server, passes = tiny
+    client = client_of(server)
+    greedy = client.chat.completions.create(model="applyedit", messages=QUESTION, max_tokens=12, temperature=0)
+    text = greedy.choices[0].message.content
+    for prediction in (None, {"type": "content", "content": text}):
+        extra = {} if prediction is None else {"prediction": prediction}
+        cold = client.chat.completions.create(
+            model="applyedit", messages=QUESTION, max_tokens=12, temperature=temperature, seed=1, **extra
+        )
+        assert cold.choices[0].message.content == text
+        stream = client.chat.completions.create(
+            model="applyedit", messages=QUESTION, max_tokens=12, temperature=temperature, seed=1, stream=True, **extra
+        )
+        assert "".join(c.choices[0].delta.content or "" for c in stream if c.choices) == text
+    passes.take()
+
+
+def test_a_failure_after_the_streams_head_is_its_last_event(tiny: tuple[Live, Passes]) -> None:
+    """Any exception in a streamed run after its 200 head (here a bug in the model's third verify pass)
+    ends the stream with an error event in OpenAI's shape, not a cut connection; the server goes on."""
+    server, passes = tiny
+    model = server.engine.model
+    counted = model.forward
+    seen: list[int] = []
+
+    def failing(ids: list[int], num_logits: int) -> Any:
+        if num_logits == len(ids):
+            seen.append(len(ids))
+            if len(seen) == 3:
+                raise RuntimeError("a bug in the third verify pass")
+        return counted(ids, num_logits)
+
+    model.forward = failing
+    try:
+        body = {"model": "applyedit", "messages": QUESTION, "max_tokens": 20, "stream": True}
+        with httpx.stream("POST", server.url + "/v1/chat/completions", json=body, timeout=60) as r:
+            assert r.status_code == 200
+            events = [json.loads(line[6:]) for line in r.iter_lines() if line.startswith("data: {")]
+        assert events[0]["choices"][0]["delta"]["role"] == "assistant"
+        error = events[-1]["error"]
+        assert error["type"] == "server_error" and "RuntimeError" in error["message"] and error["exit_code"] == 2
+        with pytest.raises(openai.APIError, match="RuntimeError"):  # the official client raises it as an error
+            seen.clear()
+            list(
+                client_of(server).chat.completions.create(
+                    model="applyedit", messages=QUESTION, max_tokens=20, stream=True
+                )
+            )
+    finally:
+        model.forward = counted
+    reply = client_of(server).chat.completions.create(model="applyedit", messages=QUESTION, max_tokens=3)
+    assert reply.usage.completion_tokens == 3
+    passes.take()
+
+
 def test_the_apply_format_is_told_apart() -> None:
     assert not apply_format([{"role": "user", "content": "hi"}])
     assert not apply_format([{"role": "user", "content": "<code>\nx = 1\n</code>\nmake it 2"}])  # no <update>
@@ -333,6 +426,7 @@ def test_the_apply_format_with_a_prediction_answers_as_without_one(oracle: Live)
     assert predicted.choices[0].message.content == expected(4, 2)
     details = predicted.usage.completion_tokens_details
     assert details.accepted_prediction_tokens > 0 and details.rejected_prediction_tokens >= 0
+    assert details.accepted_prediction_tokens <= predicted.usage.completion_tokens  # none past the closing fence
     chunks = list(
         client.chat.completions.create(
             **ask, prediction=prediction, stream=True, stream_options={"include_usage": True}

@@ -415,6 +415,75 @@ def test_a_refused_snippet_lists_its_readings_and_a_request_takes_one(live: Live
     still_serving(live)
 
 
+def test_a_tiny_temperature_samples_the_oracles_file(live: Live) -> None:
+    """A temperature too small for float32 (1e-300: a 500 "probability tensor contains inf, nan") samples
+    from a point mass on the model's top token: the oracle's file, as greedy writes it."""
+    body = {"path": "a.py", "content": source_file(6), "edit": snippet(6, 2)}
+    for temperature in (1e-38, 1e-300):
+        options = {"answer": "model", "temperature": temperature, "seed": 1}
+        r = post_apply(live.url, {**body, "options": options})
+        assert r.status_code == 200, r.text
+        assert r.json()["after"] == expected(6, 2) and r.json()["summary"]["temperature"] == temperature
+    still_serving(live)
+
+
+TWINS = "def f():\n    return 1\n\n\ndef f():\n    return 1\n"
+TWINS_EDIT = "# ... existing code ...\ndef f():\n    return 2\n# ... existing code ...\n"
+
+
+def test_the_chat_apply_format_takes_a_reading_and_refuses_what_it_cannot_honour(live: Live) -> None:
+    """The apply format honours `reading` as /v1/apply's options do (it refused as without it), range-checked
+    in the run's words with the field named (7 was no error); `stop`, which it cannot honour (its answer is
+    the whole file), is a 400 naming it (it was ignored), and so is `reading` in a general chat."""
+    message = f"<code>\n{TWINS}</code>\n<update>\n{TWINS_EDIT}</update>"
+    chat = {"model": "applyedit", "path": "t.py", "messages": [{"role": "user", "content": message}]}
+    url = live.url + "/v1/chat/completions"
+    refused = httpx.post(url, json=chat, timeout=60)
+    assert "could stand at original lines 1 and 5" in error_of(refused, 400, 1)
+    assert refused.json()["error"]["readings"] == 2
+    for n in (1, 2):
+        applied = post_apply(
+            live.url, {"path": "t.py", "content": TWINS, "edit": TWINS_EDIT, "options": {"reading": n}}
+        )
+        assert applied.status_code == 200, applied.text
+        taken = httpx.post(url, json={**chat, "reading": n}, timeout=60)
+        assert taken.status_code == 200, taken.text
+        assert taken.json()["choices"][0]["message"]["content"] == applied.json()["after"] != TWINS
+    for n in (7, 0):
+        r = httpx.post(url, json={**chat, "reading": n}, timeout=60)
+        assert error_of(r, 400, 1).startswith(f"reading {n}: the edit has 2 readings to choose from")
+        assert r.json()["error"]["param"] == "reading"
+    r = httpx.post(url, json={**chat, "stop": "```"}, timeout=60)
+    assert "stop" in error_of(r, 400, 1)
+    assert r.json()["error"]["param"] == "stop" and r.json()["error"]["code"] == "unsupported_parameter"
+    general = {"model": "applyedit", "messages": [{"role": "user", "content": "Hello"}], "reading": 2}
+    r = httpx.post(url, json=general, timeout=60)
+    assert "apply format" in error_of(r, 400, 1) and r.json()["error"]["param"] == "reading"
+    still_serving(live)
+
+
+def test_server_messages_name_the_requests_own_fields(live: Live) -> None:
+    """A run's refusal of a setting names the field as the request spells it, with `param` set (it said
+    "--reading 3" with no param); `stream_options` goes with `stream: true` only and `include_usage` is a
+    boolean (both were accepted: "false" counted as true)."""
+    body = {"path": "t.py", "content": TWINS, "edit": TWINS_EDIT, "options": {"reading": 3}}
+    r = post_apply(live.url, body)
+    message = error_of(r, 400, 1)
+    assert message.startswith("options.reading 3: the edit has 2 readings") and "--" not in message
+    assert r.json()["error"]["param"] == "options.reading"
+    r = post_apply(live.url, {**body, "options": {"k": "many"}})
+    assert r.json()["error"]["param"] == "options.k"  # a request the validator refuses names its field too
+    message = f"<code>{source_file(3)}</code>\n<update>{snippet(3, 1)}</update>"
+    chat = {"model": "applyedit", "path": "a.py", "messages": [{"role": "user", "content": message}]}
+    url = live.url + "/v1/chat/completions"
+    for options, stream in (({"include_usage": True}, False), ({"include_usage": "false"}, True)):
+        r = httpx.post(url, json={**chat, "stream": stream, "stream_options": options}, timeout=60)
+        assert "stream_options" in error_of(r, 400, 1) and r.json()["error"]["param"] == "stream_options"
+    with httpx.stream("POST", url, json={**chat, "stream": True, "stream_options": {"include_usage": False}}) as r:
+        events = [json.loads(line[6:]) for line in r.iter_lines() if line.startswith("data: {")]
+    assert r.status_code == 200 and all("usage" not in e for e in events)
+
+
 def test_token_required_when_set(tokenizer: tuple[Path, Any]) -> None:
     server = Live(oracle_engine(tokenizer), Settings(token="s3cret"))
     try:
@@ -965,6 +1034,29 @@ def test_cli_uses_the_server(live: Live, tmp_path: Path) -> None:
         cwd=tmp_path,
     )
     assert r.returncode == 3 and b"lazy marker" in r.stderr and (tmp_path / "b.py").read_text() == "a\n"
+
+
+def test_cli_through_a_server_refuses_as_a_local_run_does(live: Live, tmp_path: Path) -> None:
+    """A snippet refused for its readings: `--server` writes the same --report-json as a local run (it
+    wrote none), and `--reading 0` gets the local run's message (it got "options.reading: Input should be
+    greater than or equal to 1")."""
+    (tmp_path / "t.py").write_text(TWINS)
+    (tmp_path / "edit.txt").write_text(TWINS_EDIT)
+    reports = {}
+    for where, more in (("local", ()), ("server", ("--server", live.url))):
+        r = cli("t.py", "--edit", "edit.txt", "--report-json", f"{where}.json", *more, cwd=tmp_path)
+        assert r.returncode == 1 and (tmp_path / "t.py").read_text() == TWINS, r.stderr.decode()
+        reports[where] = json.loads((tmp_path / f"{where}.json").read_text())
+    local, remote = reports["local"], reports["server"]
+    assert remote["readings"] == local["readings"] == 2 and remote["places"] == local["places"]
+    assert remote["exit_code"] == local["exit_code"] == 1 and remote["refused"] == "server: " + local["refused"]
+    said = {}
+    for where, more in (("local", ()), ("server", ("--server", live.url))):
+        r = cli("t.py", "--edit", "edit.txt", "--reading", "0", *more, cwd=tmp_path)
+        assert r.returncode == 1, r.stderr.decode()
+        said[where] = r.stderr.decode()
+    assert "--reading 0: the edit has 2 readings" in said["local"]
+    assert said["server"] == said["local"].replace("--reading 0:", "server: --reading 0:", 1)
 
 
 def test_cli_with_an_unreachable_server_fails_cleanly(tmp_path: Path) -> None:

@@ -37,7 +37,7 @@ from applyedit.errors import (
     UsageError,
 )
 from applyedit.options import OPTIONS
-from applyedit.serve.chat import add_chat_route, error_body
+from applyedit.serve.chat import CHAT_FIELDS, add_chat_route, error_body, failure_message, in_request_terms
 from applyedit.serve.worker import Busy, Cancelled, Job, Worker
 
 logger = logging.getLogger(__name__)
@@ -269,18 +269,20 @@ def _add_error_handlers(app: Any) -> None:
     @app.exception_handler(ApplyEditError)
     async def on_error(request: Request, error: ApplyEditError) -> JSONResponse:
         code = "context_length_exceeded" if isinstance(error, PromptTooLongError) else None  # OpenAI's code
-        body = error_body(str(error), type(error).__name__, error.exit_code, code)
+        # the run's words for its settings (the CLI's flags) become the request's fields
+        chat = request.url.path.endswith("/chat/completions")
+        message, param = in_request_terms(str(error), "" if chat else "options.", CHAT_FIELDS if chat else None)
+        body = error_body(message, type(error).__name__, error.exit_code, code, param)
         if error.readings:  # a refused snippet's readings: the caller may send `reading` to take one
             body["error"].update(readings=error.readings, places=list(error.places))
         return JSONResponse(body, status_for(error))
 
     @app.exception_handler(RequestValidationError)
     async def on_invalid(request: Request, error: RequestValidationError) -> JSONResponse:
-        problems = "; ".join(
-            f"{'.'.join(str(p) for p in e.get('loc', ()) if p != 'body') or 'body'}: {e.get('msg')}"
-            for e in error.errors()[:5]
-        )
-        return JSONResponse(error_body(f"bad request: {problems}", "invalid_request_error", 1), 400)
+        where = [".".join(str(p) for p in e.get("loc", ()) if p != "body") or "body" for e in error.errors()[:5]]
+        problems = "; ".join(f"{at}: {e.get('msg')}" for at, e in zip(where, error.errors()[:5], strict=False))
+        param = where[0] if where and where[0] != "body" else None  # the first field at fault, as OpenAI names it
+        return JSONResponse(error_body(f"bad request: {problems}", "invalid_request_error", 1, param=param), 400)
 
     @app.exception_handler(HTTPException)
     async def on_http(request: Request, error: HTTPException) -> JSONResponse:
@@ -289,8 +291,7 @@ def _add_error_handlers(app: Any) -> None:
     @app.exception_handler(Exception)
     async def on_bug(request: Request, error: Exception) -> JSONResponse:  # a bug: logged, answered as JSON
         logger.error("a request failed unexpectedly", exc_info=error)
-        message = f"the server failed on this request ({type(error).__name__}); its log has the details"
-        return JSONResponse(error_body(message, "server_error", 2), 500)
+        return JSONResponse(error_body(failure_message(error), "server_error", 2), 500)
 
 
 class Runner:
@@ -384,7 +385,9 @@ def request_options() -> Any:
 
     fields: dict[str, Any] = {}
     for o in OPTIONS:  # in the table's order: a request's problems are listed in it
-        if o.request:
+        if o.request and o.name == "reading":  # its range is the snippet's: the run words it as a local run does
+            fields[o.name] = (o.type | None, None)
+        elif o.request:
             fields[o.name] = (o.type | None, Field(default=None, ge=o.ge, gt=o.gt, le=o.le))
         if o.name == "max_new_tokens":  # the language (no run option: it goes with the file) comes next
             fields["language"] = (str | None, None)

@@ -6,16 +6,19 @@ them, read into a run's inputs by `parse_chat`, answered with the checked file, 
 server-sent events after the run) and any other request, a general chat on the loaded model
 (serve/generate.py runs it; its text streams as its verify passes keep it). Owns the sampling and
 length fields OpenAI clients send, `stop`, OpenAI's `prediction` (Predicted Outputs: the copy
-proposer's source; in the apply format one more) and `stream_options.include_usage`, applyedit's
-own `path` and `answer`; refusing the fields it cannot honour (`n` above 1, tools, log-probabilities,
-another response format) with a 400 rather than ignoring them; the usage with the prediction's
-accepted and rejected tokens (`usage_of`); and OpenAI's error shape, which every route of the server
-answers with (`error_body`). Knows nothing of how a run is queued or guarded: serve/app.py registers
-the route and hands it the runner.
+proposer's source; in the apply format one more) and `stream_options.include_usage` (with `stream`
+only), applyedit's own `path`, `answer` and `reading` (the apply format's); refusing the fields it
+cannot honour (`n` above 1, tools, log-probabilities, another response format; `stop` in the apply
+format, `reading` in a general chat) with a 400 naming them rather than ignoring them; the usage with
+the prediction's accepted and rejected tokens (`usage_of`); and OpenAI's error shape, which every
+route of the server answers with (`error_body`), a run's message in the request's words
+(`in_request_terms`: its fields where the run names the CLI's flags). Knows nothing of how a run is
+queued or guarded: serve/app.py registers the route and hands it the runner.
 """
 
 import asyncio
 import json  # no `from __future__ import annotations`: FastAPI reads the route's annotations at run time
+import logging
 import re
 import time
 import uuid
@@ -24,12 +27,40 @@ from typing import Any
 from applyedit.errors import InputError
 from applyedit.options import MAX_REQUEST_TIMEOUT
 
+logger = logging.getLogger(__name__)
+
+
+def failure_message(error: BaseException) -> str:
+    """What a client is told of a bug (a 500, or a stream's last event): its kind; the log has the rest."""
+    return f"the server failed on this request ({type(error).__name__}); its log has the details"
+
 
 def error_body(
     message: str, kind: str, exit_code: int, code: str | None = None, param: str | None = None
 ) -> dict[str, Any]:
     """OpenAI's error shape (its clients read `error.message`), plus the CLI's exit code."""
     return {"error": {"message": message, "type": kind, "code": code, "param": param, "exit_code": exit_code}}
+
+
+# A run's messages name its settings by the CLI's flags; a request names them by its own fields.
+_FLAG = re.compile(r"(?<![\w-])--([a-z][a-z0-9-]*)(?![\w-])")
+CHAT_FIELDS = {"max_new_tokens": "max_tokens"}  # the chat route's name of a run option, where it has its own
+
+
+def in_request_terms(message: str, prefix: str = "", renamed: dict[str, str] | None = None) -> tuple[str, str | None]:
+    """A run's message in a request's words: each flag of a run option a request may set (`--top-p`)
+    becomes that field as the route spells it (`prefix` + the option's name, `renamed` where the route
+    has a name of its own: `options.top_p` on /v1/apply, `top_p` or `max_tokens` on the chat route).
+    Returns the message and its `param`: the field it opens with ("--reading 7: ..." is about `reading`),
+    else None. Other flags (the model's, the server's own) stay as they are."""
+    from applyedit.options import OPTIONS
+
+    fields = {o.flag: (renamed or {}).get(o.name, prefix + o.name) for o in OPTIONS if o.request}
+    param: str | None = None
+    opening = _FLAG.match(message)
+    if opening is not None and opening.group() in fields:
+        param = fields[opening.group()]
+    return _FLAG.sub(lambda m: fields.get(m.group(), m.group()), message), param
 
 
 def unsupported(fields: dict[str, Any]) -> tuple[str, str] | None:
@@ -202,6 +233,7 @@ def add_chat_route(app: Any, names: set[str], run: Any) -> None:
         timeout: float | None = Field(default=None, gt=0, le=MAX_REQUEST_TIMEOUT)
         path: str | None = None  # applyedit's own: names the file's language (extra_body={"path": ...})
         answer: str | None = None  # applyedit's own: "model" runs the model even where the merge would answer
+        reading: int | None = None  # applyedit's own, apply format only: reading N of those a refusal listed
 
     @app.post("/v1/chat/completions", response_model=None)
     async def chat(request: Request, body: ChatRequest) -> Any:
@@ -227,8 +259,15 @@ def add_chat_route(app: Any, names: set[str], run: Any) -> None:
         except InputError as e:
             param = "prediction" if str(e).startswith("prediction") else "stop"
             return JSONResponse(error_body(str(e), "invalid_request_error", 1, "invalid_value", param), 400)
-        usage_too = bool((body.stream_options or {}).get("include_usage"))
-        if not apply_format(body.messages):
+        usage_too, why = read_stream_options(body.stream, body.stream_options)
+        if why is not None:
+            return JSONResponse(error_body(why, "invalid_request_error", 1, "invalid_value", "stream_options"), 400)
+        applying = apply_format(body.messages)
+        if (misplaced := misplaced_field(applying, stop, body.reading)) is not None:
+            return JSONResponse(
+                error_body(misplaced[1], "invalid_request_error", 1, "unsupported_parameter", misplaced[0]), 400
+            )
+        if not applying:
             chat = generate.Chat.read(
                 body.messages,
                 prediction=prediction,
@@ -246,13 +285,37 @@ def add_chat_route(app: Any, names: set[str], run: Any) -> None:
         code, edit, tagged = parse_chat(body.messages)
         path = body.path or tagged or "file"  # no extension: plain text, no syntax check
         options: dict[str, Any] = {}
-        for name in ("temperature", "top_p", "seed", "answer"):
+        for name in ("temperature", "top_p", "seed", "answer", "reading"):
             if getattr(body, name) is not None:
                 options[name] = getattr(body, name)
         if body.max_completion_tokens or body.max_tokens:
             options["max_new_tokens"] = body.max_completion_tokens or body.max_tokens
         result = await run(request, path, code, edit, options, body.timeout, prediction)
         return chat_response(body.model, body.stream, result, prediction is not None, usage_too)
+
+
+def read_stream_options(stream: bool, options: dict[str, Any] | None) -> tuple[bool, str | None]:
+    """(whether a streamed answer ends with the usage, why `stream_options` is refused or None): as
+    OpenAI's, it goes with `stream: true` only, and `include_usage` is a boolean ("false" is no false)."""
+    if options is None:
+        return False, None
+    if not stream:
+        return False, "stream_options: only allowed with stream: true"
+    include = options.get("include_usage", False)
+    if not isinstance(include, bool):
+        return False, f"stream_options.include_usage: give true or false; got {include!r}"
+    return include, None
+
+
+def misplaced_field(applying: bool, stop: tuple[str, ...], reading: int | None) -> tuple[str, str] | None:
+    """(the field, why) of a field its kind of request cannot honour, refused rather than ignored: `stop`
+    in the apply format (its answer is the whole checked file, never cut), `reading` in a general chat
+    (it takes one reading of an update snippet); None when there is none."""
+    if applying and stop:
+        return "stop", "stop: the apply format answers with the whole checked file, which a stop string cannot cut"
+    if not applying and reading is not None:
+        return "reading", "reading: it takes a reading of an update snippet, in the apply format (<code>, <update>)"
+    return None
 
 
 def usage_of(prompt: int, completion: int, predicted: bool, accepted: int, rejected: int) -> dict[str, Any]:
@@ -348,7 +411,12 @@ def streamed(request: Any, job: Any, model: str, predicted: bool, usage_too: boo
             try:
                 done = job.future.result()
             except ApplyEditError as e:
-                yield event(error_body(str(e), type(e).__name__, e.exit_code))
+                message, param = in_request_terms(str(e), renamed=CHAT_FIELDS)
+                yield event(error_body(message, type(e).__name__, e.exit_code, param=param))
+                return
+            except Exception as e:  # a bug after the head: logged, and the stream still ends in OpenAI's shape
+                logger.error("a streamed chat run failed unexpectedly", exc_info=e)
+                yield event(error_body(failure_message(e), "server_error", 2))
                 return
             yield chunk({}, done.finish_reason)
             if usage_too:
@@ -368,10 +436,11 @@ def _chunk_head(ident: str, created: int, model: str) -> dict[str, Any]:
 
 
 def drafted(result: Any) -> tuple[int, int]:
-    """(kept, not kept) of an apply run's copy-drafted tokens: every copy source's (the prediction is one)."""
-    steps = [s for s in (result.decode.steps if result.decode is not None else ()) if s.drafter == "copy"]
-    kept = sum(s.num_accepted for s in steps)
-    return kept, sum(len(s.draft) for s in steps) - kept
+    """(in the output, not in it) of an apply run's copy-drafted tokens: every copy source's (the
+    prediction is one), counted as a general chat's are (generate.prediction_counts)."""
+    from applyedit.serve.generate import prediction_counts
+
+    return prediction_counts(result.decode.steps if result.decode is not None else ())
 
 
 def chat_response(model: str, stream: bool, result: Any, predicted: bool = False, usage_too: bool = False) -> Any:

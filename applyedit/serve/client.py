@@ -28,6 +28,7 @@ from typing import Any
 from applyedit import textio
 from applyedit.diff import diff_path, unified_diff
 from applyedit.errors import (
+    AmbiguousEditError,
     ApplyEditError,
     DecodeError,
     InputError,
@@ -52,8 +53,10 @@ class ServerError(ApplyEditError):
 
 
 _BY_TYPE: dict[str, type[ApplyEditError]] = {
-    cls.__name__: cls for cls in (InputError, UsageError, ModelError, DecodeError, RunTimeout, OutputCheckError)
+    cls.__name__: cls
+    for cls in (InputError, AmbiguousEditError, UsageError, ModelError, DecodeError, RunTimeout, OutputCheckError)
 }
+MAX_PLACES = 100  # places of a refused snippet taken from a server's error (a local refusal lists fewer)
 
 
 @dataclass(frozen=True)
@@ -294,7 +297,37 @@ def post(url: str, route: str, body: dict[str, Any], token: str | None, timeout:
     if cls is None:
         code = error.get("exit_code")
         cls = OutputCheckError if code == 3 else InputError if code == 1 else ServerError
-    raise cls(f"server: {printable(error['message'])}")
+    raised = cls(f"server: {in_cli_terms(printable(error['message']))}")
+    raised.readings, raised.places = readings_of(error)
+    raise raised
+
+
+def in_cli_terms(message: str) -> str:
+    """A server's message in the CLI's words: the request's fields (`options.top_p`) as the flags that set
+    them (`--top-p`), as a local run's message names them."""
+    from applyedit.options import OPTIONS
+
+    flags = {f"options.{o.name}": o.flag for o in OPTIONS if o.request}
+    return re.sub(r"(?<![\w.])options\.[a-z_]+(?![\w])", lambda m: flags.get(m.group(), m.group()), message)
+
+
+def readings_of(error: dict[str, Any]) -> tuple[int, tuple[dict[str, object], ...]]:
+    """A refused snippet's readings and places from a server's error body, as a local refusal carries them
+    (how many, and each place's first and last original line and each reading's first line there);
+    (0, ()) when the body has none or they are malformed (they are shown and written, never obeyed)."""
+    count, places = error.get("readings"), error.get("places")
+    if not isinstance(count, int) or isinstance(count, bool) or count < 2 or not isinstance(places, list):
+        return 0, ()
+    read: list[dict[str, object]] = []
+    for place in places[:MAX_PLACES]:
+        if not isinstance(place, dict):
+            return 0, ()
+        line, end, firsts = place.get("line"), place.get("end"), place.get("readings")
+        numbers_ok = all(isinstance(n, int) and not isinstance(n, bool) and n >= 1 for n in (line, end))
+        if not numbers_ok or not isinstance(firsts, list) or not all(isinstance(f, str) for f in firsts):
+            return 0, ()
+        read.append({"line": line, "end": end, "readings": printable(firsts)})
+    return count, tuple(read)
 
 
 def _read_capped(response: http.client.HTTPResponse, url: str, cut: threading.Event) -> bytes:

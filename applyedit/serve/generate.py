@@ -12,8 +12,9 @@ distributed (speculative/sampling.py). On an engine that decodes whole requests 
 runs greedily there, whose drafter reads the prompt only: the prediction is then not drafted from,
 and its counts are 0.
 
-`Generated.accepted` / `rejected` are the prediction's tokens the run drafted and the model kept /
-did not keep (every verify pass's copy draft: its kept prefix, and the rest of it). Knows nothing of
+`Generated.accepted` / `rejected` are the prediction's tokens the run drafted that the answer holds /
+does not hold (`prediction_counts`: every verify pass's copy draft, its kept prefix as far as the output
+keeps it, and the rest of it). Knows nothing of
 HTTP, queues or the apply format: serve/chat.py reads the request and answers it, serve/worker.py
 runs `run` on its thread with the request's deadline and cancel flag.
 """
@@ -26,6 +27,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from applyedit.errors import InputError, ModelError, PromptTooLongError
+from applyedit.speculative.proposers import COPY
 
 ROLES = {"system": "system", "developer": "system", "user": "user", "assistant": "assistant"}  # OpenAI's -> template's
 MAX_STOPS = 4  # OpenAI takes up to 4 stop strings
@@ -175,12 +177,27 @@ class Generated:
     finish_reason: str  # "stop" (EOS or a stop string) | "length" (the output budget)
     prompt_tokens: int
     completion_tokens: int
-    accepted: int  # prediction tokens drafted that the model kept
-    rejected: int  # prediction tokens drafted that it did not keep
+    accepted: int  # prediction tokens drafted that the model kept and the output holds
+    rejected: int  # prediction tokens drafted that the output does not hold
     passes: int  # verify passes (forward passes after the prefill)
     prediction_tokens: int  # the prediction's length in tokens (0: none sent)
     prefill_s: float = 0.0  # the prompt's prefill
     decode_s: float = 0.0  # from the end of the prefill to the last pass
+
+
+def prediction_counts(steps: Sequence[Any]) -> tuple[int, int]:
+    """(accepted, rejected): the copy-drafted tokens of a run's verify passes (`decoded.Step`s) that its
+    output holds, and the rest of them. A draft the model kept past where the output ends (a stop string,
+    the end of turn) is not in the answer: it counts as rejected, so the accepted never outnumber the
+    output's tokens, and the two add up to every copy-drafted token."""
+    accepted = rejected = 0
+    for step in steps:
+        if step.drafter != COPY:
+            continue
+        kept = max(0, min(step.num_accepted, len(step.emitted) - step.forced))
+        accepted += kept
+        rejected += len(step.draft) - kept
+    return accepted, rejected
 
 
 def budget_for(engine: Any, chat: Chat, prompt: int, prediction: int) -> int:
@@ -217,7 +234,7 @@ def run(
     from applyedit.options import RunOptions
     from applyedit.speculative import loop, registry, sampling
     from applyedit.speculative.policy import FixedK, KPolicy
-    from applyedit.speculative.proposers import COPY, CopyProposer, NullProposer, Proposer, Source
+    from applyedit.speculative.proposers import CopyProposer, NullProposer, Proposer, Source
     from applyedit.speculative.runwatch import watch
 
     prompt = prompt_ids(engine.tokenizer, chat.messages)
@@ -257,9 +274,7 @@ def run(
             on_step=watch(deadline, timeout, step),
             sampling=decoding,
         )
-        copied = [s for s in result.steps if s.drafter == COPY]
-        accepted = sum(s.num_accepted for s in copied)
-        rejected = sum(len(s.draft) - s.num_accepted for s in copied)
+        accepted, rejected = prediction_counts(result.steps)
     rest = out.rest(result.tokens)
     if on_text is not None and rest:
         on_text(rest)
