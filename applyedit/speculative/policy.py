@@ -13,7 +13,9 @@ recent output tokens agree with where it copies from, and who drafted it) and ge
 E(k)/t(k) with E(k) = (1 − α^(k+1))/(1 − α) for the per-token acceptance estimate α and t the
 measured cost curve. *in-edit*: after a rejection K is 0 (plain one-token passes, the cheapest on
 CPUs) until the proposer's support reaches `support_min`, then a probe of `k_probe` tokens; a fully
-accepted probe re-aligns. A failed probe doubles the support the next one needs (up to
+accepted probe re-aligns. Aligned with an estimate so low that k 0 pays best, the same probe rule
+still drafts (a pass of k 0 teaches the estimate nothing, so it would never rise again). A failed
+probe doubles the support the next one needs (up to
 `PROBE_SUPPORT_MAX`), until the output is aligned again: short n-grams recur in new code, and a
 source that keeps agreeing for a few tokens and failing (an unrelated file) soon stops costing
 probes. That probe rule is the `Alignment`'s (`probes`, `need_after_failure`), shared with the
@@ -179,12 +181,18 @@ class AdaptiveK:
         if drafter == MODEL:  # its length was chosen with this cost curve (draft_k)
             return min(offered, self.k_max)
         self._probe = None
-        if not self.alignment.aligned:
-            if not self.alignment.probes(support):
-                return 0
-            self._probe = support
-            return self.k_probe
-        return best_k(self.alpha, self.cost, min(self.k_allowed, self.k_max))
+        if self.alignment.aligned:
+            k = best_k(self.alpha, self.cost, min(self.k_allowed, self.k_max))
+            if k > 0 or not self.alignment.probes(support):
+                return k
+            # Aligned, but the estimate says a draft does not pay. A pass of k 0 is no evidence, so the
+            # estimate would stay where the last misses left it for good (a prediction that starts with
+            # no fence, then copies the whole answer: 8 tokens accepted of 1,000): a source the output
+            # keeps agreeing with gets a probe, as inside an edit, and a kept one raises the estimate.
+        elif not self.alignment.probes(support):
+            return 0
+        self._probe = support
+        return self.k_probe
 
     def observe(self, num_drafted: int, num_accepted: int, drafter: Drafter = COPY) -> None:
         if num_drafted == 0 or drafter == MODEL:
