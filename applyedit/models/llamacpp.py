@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from applyedit import interrupt
 from applyedit.errors import InputError, ModelError
 from applyedit.models.torchmodel import PREFILL_CHUNK, ExactPrefill
 
@@ -280,7 +281,9 @@ class LlamaCppModel(ExactPrefill):
         spans' tokens side by side, `n_batch` tokens a `llama_decode` call, logits asked for the lead's
         last token and every span token but the last (which scores nothing); spans go up to N_SEQ - 1 at
         a time and as many as the context's free cells hold (a span too long for them raises, as
-        `forward` does)."""
+        `forward` does). The run's stop rule (interrupt.py) is checked before each `llama_decode` call:
+        a run past its deadline, or whose client went away, stops between two batches (the spans'
+        sequences dropped)."""
         import numpy as np
         import torch
 
@@ -310,6 +313,7 @@ class LlamaCppModel(ExactPrefill):
                     lib.llama_memory_seq_cp(self._mem, 0, seq, -1, -1)
                 for at in range(0, len(fed), N_BATCH):
                     chunk = fed[at : at + N_BATCH]
+                    interrupt.check()
                     self._submit([(token, pos, ids, bool(reads)) for token, pos, ids, reads in chunk])
                     # the outputs come in batch order, a row per token asked for (`last`'s serves every
                     # span); within a chunk each span's rows are consecutive

@@ -9,6 +9,7 @@ import re
 import time
 from collections.abc import Callable, Sequence
 
+from applyedit import interrupt
 from applyedit.decoded import Step
 from applyedit.errors import RunTimeout
 
@@ -55,13 +56,13 @@ def follow_lines(
 def watch(
     deadline: float | None, timeout: float | None, on_step: Callable[[Step, int], None] | None
 ) -> Callable[[Step, int], None] | None:
-    """The loop's per-pass callback, raising `RunTimeout` once the deadline has passed."""
+    """The loop's per-pass callback, raising `RunTimeout` once the deadline has passed (at once where
+    it passed before decoding began)."""
     if deadline is None:
         return on_step
-    if time.monotonic() > deadline:  # loading the model used it all up
+    if time.monotonic() > deadline:
         raise RunTimeout(
-            f"stopped by --timeout {timeout:g} s before decoding began (loading the model took "
-            "longer); nothing was written"
+            f"stopped by --timeout {timeout:g} s before decoding began{_spent(timeout)}; nothing was written"
         )
 
     def step(s: Step, tokens: int) -> None:
@@ -74,3 +75,12 @@ def watch(
             )
 
     return step
+
+
+def _spent(timeout: float | None) -> str:
+    """Where the time went when the deadline passed before decoding began, where that is known: to the
+    steps since the run's last stop check (interrupt.py; the merge, the checks and the tie-break check
+    between their steps, so those are preparing the prompt and loading the weights) when they took most
+    of the timeout; else nothing is said (the checked steps ended just before the deadline)."""
+    idle = interrupt.unchecked()
+    return " (loading the model took most of it)" if idle is not None and timeout and idle > timeout / 2 else ""

@@ -17,24 +17,29 @@ the caller may have every candidate read over the whole stretch where they diffe
 the best one's stretch is then read on its way to the later places, and only the others' are fed again).
 `pick` says which candidate wins by at least a margin (in nats), or none. Reaches the model only through
 `TargetModel`; knows nothing of text, readings or files (the caller tokenizes the candidates and names
-them).
+them). The run's stop rule (interrupt.py: `--timeout`, a request's timeout, a client gone) is checked
+before every forward pass and between the prefill's chunks, so scoring stops within one pass of it.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Container, Sequence
+from collections.abc import Callable, Container, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from applyedit import interrupt
 from applyedit.models.base import Branches, TargetModel
 from applyedit.speculative.proposers import common_prefix
 
 if TYPE_CHECKING:
     import torch
 
-__all__ = ["Read", "Scored", "pick", "places", "read_branches", "read_fed", "score"]
+__all__ = ["DOING", "Read", "Scored", "pick", "places", "read_branches", "read_fed", "score"]
+
+DOING = "the model scored the edit's readings"  # what a run stopped here was doing (interrupt.doing)
 
 WINDOW = 16  # tokens scored past the end of the divergent span, where the candidates agree again
 BLOCK = 256  # shared tokens fed in one forward pass (backend batches hold 512)
@@ -142,9 +147,46 @@ def score(
     decoding need not write it: its tokenization may differ). With `margin`, where they differ at more
     than one place and that scoring makes no pick (`pick(..., margin, greedy=True)`), every candidate is
     scored again over the whole stretch where they differ (`Scored.whole`): the later places' evidence
-    too, at the cost of the text between them, for each."""
+    too, at the cost of the text between them, for each. Stops with the run's stop rule (interrupt.py)
+    between forward passes and the prefill's chunks."""
     if len(candidates) < 2 or not context:
         raise ValueError("score needs a context and at least two candidates")
+    with interrupt.doing(DOING), _checked_chunks(model):
+        interrupt.check()
+        return _score(model, context, candidates, window, texts, margin)
+
+
+@contextmanager
+def _checked_chunks(model: TargetModel) -> Iterator[None]:
+    """Within the block, a backend that calls a hook between the chunks of a long forward pass (the
+    prefill's: `ExactPrefill.between_chunks`) checks the run's stop rule there too, after the hook it
+    had (a server's); the hook restored after."""
+    if not hasattr(model, "between_chunks"):
+        yield
+        return
+    before: Callable[[], None] | None = getattr(model, "between_chunks")  # noqa: B009 (not on TargetModel)
+
+    def between() -> None:
+        if before is not None:
+            before()
+        interrupt.check()
+
+    setattr(model, "between_chunks", between)  # noqa: B010
+    try:
+        yield
+    finally:
+        setattr(model, "between_chunks", before)  # noqa: B010
+
+
+def _score(
+    model: TargetModel,
+    context: Sequence[int],
+    candidates: Sequence[Sequence[int]],
+    window: int,
+    texts: Sequence[int] | None,
+    margin: float | None,
+) -> list[Scored]:
+    """`score`'s steps, under its stop checks."""
     shared = min(len(c) for c in candidates)
     for c in candidates[1:]:
         shared = min(shared, common_prefix(candidates[0], c))
@@ -163,6 +205,7 @@ def score(
     edges = [0, *range((at // BLOCK + 1) * BLOCK - at, cut, BLOCK), cut]
     for begin, end in zip(edges, edges[1:], strict=False):
         if end > begin:
+            interrupt.check()
             model.forward(prefix[begin:end], 1)
     lead = prefix[cut:]
     base = model.cached_len
@@ -291,6 +334,7 @@ def read_fed(model: TargetModel, fed: list[int], read_from: int) -> Read:
     for at in range(0, len(fed), BLOCK):
         block = fed[at : at + BLOCK]
         keep = len(block) - max(0, read_from - at)
+        interrupt.check()
         logits = model.forward(block, max(1, keep))
         if keep <= 0:
             continue
@@ -303,12 +347,14 @@ def read_branches(model: TargetModel, lead: Sequence[int], spans: Sequence[Seque
     """How the model reads each of `spans` fed after the cache and `lead` (each span's tokens, as
     `read_fed(model, [*lead, *span], len(lead) - 1)` reads them), the cache left as found: side by side,
     the lead fed once with them, in one batch where the backend can (models/base.Branches: llama.cpp),
-    else the lead fed once and the spans one after another."""
+    else the lead fed once and the spans one after another. The run's stop rule is checked before each
+    forward pass (the backend's side-by-side reading checks it between its batches)."""
     import torch
 
     if not spans:
         return []
     if isinstance(model, Branches):
+        interrupt.check()
         reads = [Read([], []) for _ in spans]
         for k, at, rows in model.forward_branches(lead, spans):
             assert at == len(reads[k].logprobs), "a span's rows come in order"
@@ -316,6 +362,7 @@ def read_branches(model: TargetModel, lead: Sequence[int], spans: Sequence[Seque
         return reads
     base = model.cached_len
     for at in range(0, len(lead) - 1, BLOCK):
+        interrupt.check()
         model.forward(list(lead[at : min(at + BLOCK, len(lead) - 1)]), 1)
     shared, reads = model.cached_len, []
     for span in spans:
