@@ -399,11 +399,18 @@ def choose_reading(job: Job, merged: merge.MergeResult) -> tuple[merge.MergeResu
     """The model's choice between the readings two readers gave (`merged.readings`, each meeting every
     invariant): the one whose log-likelihood after the prompt beats the other's by `tiebreak.MARGIN` nats
     over the span where they differ (speculative/tiebreak.py), as the confirmed merge, with a note saying so;
-    else `merged` with its reason saying how close they were. Runs only where `tiebreak.MARGIN` is set."""
+    else `merged` with its reason saying how close they were. Runs only where `tiebreak.MARGIN` is set.
+    Stops with the run's stop rule (interrupt.py): after loading the weights (where this run loads them)
+    and between the scoring's forward passes."""
     readings, margin = merged.readings, tiebreak.MARGIN
     assert margin is not None
     prompt_ids, ids, texts, _ = tiebreak_inputs(job, readings)
-    scored = tiebreak.score(job.engine.model, prompt_ids, ids, texts=texts, margin=margin)
+    cold = not job.engine.loaded
+    model = job.engine.model  # a cold run loads the weights here
+    if cold:
+        with interrupt.doing(f"loading the model to score {len(readings)} readings of the edit"):
+            interrupt.check()
+    scored = tiebreak.score(model, prompt_ids, ids, texts=texts, margin=margin)
     near = range(merged.near)  # a deletion at the file's end only where the reader weighs it as close
     best = tiebreak.pick(scored, margin, greedy=True, bare=near)
     if best is not None and not said(readings, best) and best not in near:
