@@ -80,6 +80,11 @@ class Gone(Exception):
     """A server's "the client went away" (its own error, raised by the run's stop callable)."""
 
 
+def _recorder(model: TorchModel, calls: list[int]) -> Callable[[], None]:
+    """A prefill hook that records the passes computed when it is called."""
+    return lambda: calls.append(model.num_forwards)
+
+
 @pytest.mark.parametrize("seed", range(2))
 def test_a_client_gone_stops_the_scoring_at_the_next_forward_pass(seed: int) -> None:
     """The run's stop callable (a server's disconnect check) is asked before every pass: once it raises,
@@ -89,7 +94,7 @@ def test_a_client_gone_stops_the_scoring_at_the_next_forward_pass(seed: int) -> 
     for k in (1, 2, 3):
         model = _model(seed)
         hooked: list[int] = []
-        prior: Callable[[], None] = lambda: hooked.append(model.num_forwards)  # noqa: E731
+        prior = _recorder(model, hooked)
         model.between_chunks = prior
 
         def gone(model: TorchModel = model, k: int = k) -> None:
