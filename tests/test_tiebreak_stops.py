@@ -116,12 +116,10 @@ def test_no_rule_scores_as_before() -> None:
     assert model.between_chunks is None
 
 
-def test_apply_stops_in_the_tiebreak_with_the_timeout_error(
-    tokenizer: Any, tmp_path: Any, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """Through api.apply: a run whose deadline passes once the tie-break has prefilled its prompt stops
-    there with RunTimeout (the CLI's exit 2), no further pass, the file untouched; without a timeout the
-    same run answers."""
+def _tied(tokenizer: Any, tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> tuple[Any, Any, Any]:
+    """A file and snippet with two valid readings the model's tie-break scores (tests/test_tiebreak.py's
+    release case, the tie-break's margin set), an engine whose scripted model writes the right one, and
+    the file's path: (case, engine, path)."""
     from fakes import scripted_engine
 
     from applyedit import api
@@ -134,9 +132,21 @@ def test_apply_stops_in_the_tiebreak_with_the_timeout_error(
     monkeypatch.setattr(api, "LEAD_LINES", 10)
     led = api.led(readings)[readings.index(case.after)]  # the model writes the right reading
     engine = scripted_engine(tokenizer, led + "```\n", 40.0)
-    model: Any = engine.model
     path = tmp_path / "sandbox.py"
     path.write_text(case.before, encoding="utf-8")
+    return case, engine, path
+
+
+def test_apply_stops_in_the_tiebreak_with_the_timeout_error(
+    tokenizer: Any, tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Through api.apply: a run whose deadline passes once the tie-break has prefilled its prompt stops
+    there with RunTimeout (the CLI's exit 2), no further pass, the file untouched; without a timeout the
+    same run answers."""
+    from applyedit import api
+
+    case, engine, path = _tied(tokenizer, tmp_path, monkeypatch)
+    model: Any = engine.model
 
     class LateAfterPrefill:
         """Real time until the model's first pass (the tie-break's prefill), then far past any deadline."""
@@ -153,6 +163,63 @@ def test_apply_stops_in_the_tiebreak_with_the_timeout_error(
     monkeypatch.setattr(interrupt, "time", time)
     done = api.apply(path, case.snippet, engine=engine)
     assert any("the model prefers it by" in n for n in done.notes), done.notes
+
+
+def test_apply_stops_in_the_tiebreak_when_its_client_goes(
+    tokenizer: Any, tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Through api.apply with a stop callable (the server's "client gone"): once it raises after the
+    tie-break's prefill, the run stops with its error at the next pass; choose_reading does not take it
+    for a model that could not run."""
+    from applyedit import api
+
+    case, engine, path = _tied(tokenizer, tmp_path, monkeypatch)
+    model: Any = engine.model
+
+    def gone() -> None:
+        if model.num_forwards:
+            raise Gone("the client closed the connection")
+
+    with pytest.raises(Gone):
+        api.apply(path, case.snippet, engine=engine, stop=gone)
+    assert model.num_forwards == 1
+    assert path.read_text(encoding="utf-8") == case.before
+
+
+def test_a_deadline_passed_while_the_tiebreak_loads_the_model_says_so(
+    tokenizer: Any, tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A cold run loads the weights for the tie-break: where the deadline passed meanwhile, it stops before
+    any pass, saying it was loading the model."""
+    from applyedit import api
+
+    case, engine, path = _tied(tokenizer, tmp_path, monkeypatch)
+    scripted: Any = engine.model
+    loads: list[int] = []
+
+    class Cold(api.Engine):
+        @property
+        def model(self) -> Any:
+            if self._model is None:
+                loads.append(1)
+                self._model = scripted
+            return self._model
+
+    engine._model = None
+    engine.__class__ = Cold
+
+    class LateAfterLoading:
+        @staticmethod
+        def monotonic() -> float:
+            return time.monotonic() + (1e6 if loads else 0.0)
+
+    monkeypatch.setattr(interrupt, "time", LateAfterLoading)
+    with pytest.raises(RunTimeout) as stopped:
+        api.apply(path, case.snippet, engine=engine, timeout=30)
+    assert str(stopped.value) == (
+        "stopped by --timeout 30 s while loading the model to score 2 readings of the edit; nothing was written"
+    )
+    assert loads == [1] and scripted.num_forwards == 0
 
 
 def test_a_deadline_passed_before_decoding_blames_loading_only_where_it_took_the_time(
