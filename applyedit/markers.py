@@ -28,14 +28,24 @@ _PHRASE = (
     r"|(?:the )?rest(?: of(?: the)? \w+)?|unchanged|keep(?:ing)? existing(?: \w+)?|no changes?"
     r"|omitted|elided)"
 )
-_MARKER_TEXT = re.compile(rf"{_PHRASE}(?: (?:{_PHRASE}|here|below|above|as before|as is|etc))*")
+_SAYS_SO = (  # what a phrase may add: that the code stays as it was, or where
+    r"here|below|above|as before|as is|etc|for brevity|remains?(?: the same| unchanged| as is)?"
+    r"|stays?(?: the same| unchanged| as is)?|(?:is |are )?(?:unchanged|untouched|omitted|elided|not shown)"
+)
+_MARKER_TEXT = re.compile(rf"{_PHRASE}(?: (?:{_PHRASE}|{_SAYS_SO}))*")
+_ELLIPSIS_FIRST = re.compile(r"[\[(]?(?:\.{3,}|…)")  # `...`, `…`, `[...]`, `(...)` opening the comment
+_FEW = 6  # words after an opening ellipsis: a label for what was left out (`// ... getters and setters ...`)
 
 
 def is_marker(line: str) -> bool:
     """True for a comment-only line saying code was left out (`// ... existing code ...`, `# ...`).
 
-    Comment forms: #, //, --, ;, /* */, {/* */}, <!-- -->. A bare Python `...` and code that only
-    contains the words (`x = "... existing code ..."`) are not markers.
+    By principle, not by a list of words: a comment whose text opens with an ellipsis (`...`, `…`,
+    `[...]`) and says at most a few words (`// ... existing includes ...`, `# ... imports ...`,
+    `// … helpers …`, `// ... snip ...`), or an elision phrase without dots (`existing code`, `rest of
+    the file`, `Existing code remains unchanged`). Comment forms: #, //, --, ;, /* */, {/* */}, <!-- -->.
+    A bare Python `...`, a sentence, and code that only contains the words (`x = "... existing code ..."`)
+    are not markers.
     """
     m = _COMMENT.fullmatch(line)
     if m is None:
@@ -45,6 +55,8 @@ def is_marker(line: str) -> bool:
     text = " ".join(re.sub(r"[^\w\s]", " ", re.sub(r"\.{2,}|…", " ", body)).split())
     if not text:
         return dots  # `# ...`, `/* … */`
+    if _ELLIPSIS_FIRST.match(body.strip()) and len(text.split()) <= _FEW:
+        return True
     if len(text.split()) > 8:
         return False  # a sentence, not a marker
     if dots:

@@ -109,6 +109,10 @@ class Definition:
     end_line: int
     parent: Definition | None = None
     keyword: str = ""  # the language's word for it in labels ("def", "fn", "func (T)"); kind if empty
+    # the lines between its header and its closer (1-based, inclusive), when its body stands on lines of its
+    # own: after `{` (or `:`, or a Ruby header) that ends a line, up to a `}` (`end`) that starts one (or
+    # the definition's last line where no closer is written: Python, a brace the text never closes)
+    body: tuple[int, int] | None = None
 
 
 def _canonical(language: str, path: _Path = None) -> str:
@@ -271,6 +275,59 @@ def _span(node: tree_sitter.Node, grammar: str) -> tuple[int, int]:
     return first.start_point.row + 1, max(first.start_point.row + 1, end.row + (1 if end.column else 0))
 
 
+def _body(node: tree_sitter.Node, last_line: int) -> tuple[int, int] | None:
+    """A definition's body lines (Definition.body): its block is its last child, or its value's or type's
+    (`const f = () => {...}`, Go's `type T struct {...}`), delimited by braces, a Python `:`, or Ruby's `end`."""
+    block = node.child_by_field_name("body")
+    for field in ("value", "type"):
+        inner = node.child_by_field_name(field)
+        if block is None and inner is not None:
+            block = inner.child_by_field_name("body") or (inner.children[-1] if inner.children else None)
+    if node.children and node.children[-1].type == "end":  # Ruby: the header's line, then `end`
+        first, closer = node.start_point.row + 2, node.children[-1]
+        return (
+            (first, closer.start_point.row)
+            if first <= closer.start_point.row and closer.start_point.column == _indent(closer)
+            else None
+        )
+    if block is None or not block.children:
+        return None
+    opener, closer = block.children[0], block.children[-1]
+    if opener.type == "{":
+        first = opener.end_point.row + 2
+        if _rest_of_line_blank(opener) and closer.type == "}" and not closer.is_missing:
+            return (first, closer.start_point.row) if closer.start_point.column == _indent(closer) else None
+        return (first, last_line) if _rest_of_line_blank(opener) and first <= last_line else None
+    colon = next((c for c in reversed(node.children) if c.type == ":" and c.end_byte <= block.start_byte), None)
+    if colon is not None and colon.end_point.row < block.end_point.row:
+        return (colon.end_point.row + 2, last_line) if colon.end_point.row + 2 <= last_line else None
+    return None
+
+
+def _indent(node: tree_sitter.Node) -> int:
+    """The column of the first non-blank character of the line `node` starts on."""
+    line = _line_of(node)
+    return len(line) - len(line.lstrip())
+
+
+def _line_of(node: tree_sitter.Node) -> str:
+    text = node.text or b""  # only the node's own bytes: walk to the root for its line
+    root = node
+    while root.parent is not None:
+        root = root.parent
+    whole = root.text or text
+    start = whole.rfind(b"\n", 0, node.start_byte) + 1
+    end = whole.find(b"\n", node.start_byte)
+    return whole[start : end if end >= 0 else len(whole)].decode("utf-8", "replace")
+
+
+def _rest_of_line_blank(node: tree_sitter.Node) -> bool:
+    line = _line_of(node).encode("utf-8", "replace")
+    column = node.end_point.column
+    rest = line[column:].decode("utf-8", "replace").strip()
+    return rest == "" or rest.startswith(("//", "/*", "#"))
+
+
 def definitions(text: str, language: str, path: _Path = None) -> list[Definition] | None:
     """Every definition, nested ones included, in source order (parents first); None if no grammar."""
     found = _definitions(text, _canonical(language, path), path is None)
@@ -292,7 +349,8 @@ def _definitions(text: str, name: str, pathless: bool) -> tuple[Definition, ...]
             kind, keyword, name = described
             if kind == "function" and parent is not None and parent.kind in _CONTAINERS:
                 kind = "method"
-            parent = Definition(kind, name, *_span(node, grammar), parent, keyword)
+            span = _span(node, grammar)
+            parent = Definition(kind, name, *span, parent, keyword, _body(node, span[1]))
             found.append(parent)
         stack.extend((child, parent) for child in reversed(node.named_children))
     return tuple(found)
