@@ -88,7 +88,10 @@ def read_inputs(
         )
     kind = "instruction" if edit_format == "instruction" else prompts.edit_kind(edit_text)
     wrapped = (
-        merge.implied_snippet(src.text, edit_text, src.language)
+        (
+            confirm.by_definitions(src.text, edit_text, src.language, str(path))
+            or merge.implied_snippet(src.text, edit_text, src.language)
+        )
         if kind == "instruction" and edit_format != "instruction"
         else None
     )

@@ -514,6 +514,41 @@ def lost_definitions(
     return [own(d) for d in lost]
 
 
+def defined_twice(original: str, output: str, edit: str, language: str, path: str | None = None) -> list[str]:
+    """The definition headers the answer holds twice in one scope where the original and the edit hold
+    each at most once: a definition written again beside its namesake instead of in its place."""
+    from collections import Counter
+
+    from applyedit import syntax
+
+    def headers(text: str) -> Counter[tuple[str, ...]] | None:
+        defs = syntax.definitions(text, language, path)
+        if defs is None or syntax.parse_errors(text, language, path):
+            return None
+        rows = text.split("\n")
+
+        def chain(d: Definition | None) -> tuple[str, ...]:  # each header's line that names it
+            if d is None:
+                return ()
+            header = rows[d.start_line - 1 : max(d.start_line, d.body[0] - 1) if d.body else d.end_line]
+            named = next((n for n, x in enumerate(header) if re.search(rf"\b{re.escape(d.name)}\b", x)), 0)
+            return (*chain(d.parent), " ".join(" ".join(header[named:]).split()))
+
+        def depth(d: Definition) -> int:
+            return len(rows[d.start_line - 1]) - len(rows[d.start_line - 1].lstrip())
+
+        outermost: dict[int, int] = {}  # per scope, its members' depth: a method of an object literal is none
+        for d in defs:
+            outermost[id(d.parent)] = min(outermost.get(id(d.parent), depth(d)), depth(d))
+        return Counter(chain(d) for d in defs if depth(d) == outermost[id(d.parent)])
+
+    after, before = headers(output), headers(original)
+    if after is None or before is None:
+        return []
+    shown = Counter(" ".join(x.split()) for x in edit.split("\n"))
+    return [h[-1] for h, n in after.items() if n > 1 and before[h] <= 1 and shown[h[-1]] <= 1]
+
+
 def _headers_shown(edit: str, text: str, defs: list[Definition]) -> set[str]:
     """The names of those `defs` (of `text`) whose header line (the first line of the definition that
     holds its name, past decorators and attributes) the edit shows: as it is, or edited (a line of the
@@ -675,6 +710,12 @@ def violations(
                     "never shows",
                 )
             )
+    for header in defined_twice(original, output, edit, language, path)[:1]:
+        found.append(
+            Violation(
+                "definitions", f"the answer defines {header!r} twice, where the original and the edit hold it once"
+            )
+        )
     if language == "python":
         error = python_compile_error(original, output)
         if error:

@@ -113,7 +113,11 @@ def test_output_far_longer_than_original_plus_snippet(
     r = run("f.py", "--edit-text", snippet, "--answer", "model", "--fallback", "none")
     assert r.code == 3
     r.one_line("the output has 26 lines, far more than the original (6) plus the snippet (6)")
-    assert run("f.py", "--edit-text", snippet, "--answer", "model", "--fallback", "none", "--allow-mismatch").code == 0
+    # the copies also define a() and b() again: that check refuses too, until it is allowed as well
+    again = run("f.py", "--edit-text", snippet, "--answer", "model", "--fallback", "none", "--allow-mismatch")
+    assert again.code == 3 and "defines 'def a():' twice" in again.err
+    allowed = ("--allow-mismatch", "--allow-lost-definitions")
+    assert run("f.py", "--edit-text", snippet, "--answer", "model", "--fallback", "none", *allowed).code == 0
     answered = run("f.py", "--edit-text", snippet, "--answer", "model", "--in-place")
     assert answered.code == 0 and (work / "f.py").read_text() == new
 

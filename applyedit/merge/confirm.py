@@ -30,7 +30,7 @@ from collections import Counter
 from applyedit import invariants, merge, syntax
 from applyedit.errors import quoted
 from applyedit.markers import is_marker
-from applyedit.merge import contextread, readings
+from applyedit.merge import contextread, readings, reindent, structure
 
 __all__ = ["confirmed"]
 
@@ -41,6 +41,30 @@ def confirmed(
     """The snippet's reading of `original` (LF-only texts) when it is the only one within the margin of
     the cheapest (merge/readings.py) and meets every invariant; else a not-ok result that says why, with
     the candidate files (`readings`, when asked for: the model may choose between 2 to 5)."""
+    by_lines = _by_lines(original, snippet, language, path, with_readings)
+    try:
+        structural = structure.read(original, snippet, language, path, _stretch)
+    except structure.Unplaced as e:
+        structural, unplaced = None, f"{e}: where it goes in the file, the snippet does not say"
+    else:
+        unplaced = ""
+    answered = structural is not None and structural != original
+    if (answered or unplaced) and by_lines.ok and by_lines.merged is not None:
+        if structure.renames_unshown(original, by_lines.merged, snippet, language, path):
+            # the line reader reads a new definition in place of one the snippet never shows, where the
+            # structure reads it beside it (or nowhere single): a definition is never an edit of another
+            if structural is not None and answered:
+                return merge.as_reading(original, structural, ("read by the file's structure",))
+            return merge.MergeResult(ok=False, reason=unplaced)
+    if by_lines.ok or structural is None or structural == original:
+        return by_lines
+    return merge.as_reading(original, structural, ("read by the file's structure",))
+
+
+def _by_lines(
+    original: str, snippet: str, language: str, path: str | None = None, with_readings: bool = False
+) -> merge.MergeResult:
+    """The line reader's reading: `confirmed` where the structure does not decide."""
     result = merge.merge(original, snippet)
     weighed = readings.weigh(original, snippet, language, path, result.merged if result.ok else None)
     closer = _closer_at_open_start(original, snippet)
@@ -95,6 +119,23 @@ def confirmed(
     if not weighed.inherent and not result.ok and result.reason:  # neither reader reads it: the merge says why
         return _unsure(result, result.reason)
     return _unsure(result, weighed.why, ambiguous=weighed.inherent)
+
+
+def by_definitions(original: str, edit: str, language: str, path: str | None = None) -> str | None:
+    """A marker-less edit the file's structure reads (merge/structure.py): whole definitions, new or in
+    place of their namesakes, or the whole file; the edit (in the file's indentation), else None."""
+    snippet = reindent.to_file_style(original, edit)
+    try:
+        found = structure.read(original, snippet, language, path, _stretch)
+    except structure.Unplaced:
+        return None
+    return snippet if found is not None and found != original else None
+
+
+def _stretch(original: str, snippet: str) -> str | None:
+    """The line reader's certain reading of one stretch of a file (merge/structure.py's windows)."""
+    result = _by_lines(original, snippet, "text")
+    return result.merged if result.ok else None
 
 
 def _certain(weighed: readings.Weighed, original: str, snippet: str, language: str, pairing: bool = False) -> bool:

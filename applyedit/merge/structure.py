@@ -1,0 +1,591 @@
+"""The structural reader: an update snippet read against the file's syntax tree, as an engineer reads it.
+
+A definition the snippet shows (a class, a function, a method, an impl block, a struct, ...) is the
+definition of the same name and kind in the same scope of the file; one with a name the scope does not
+define is new. The definitions a scope shows pin the snippet to the file; between two of them, and at
+the scope's edges, what the snippet shows is read on that stretch alone, with every definition in it
+one opaque line, so a line of a new method is never read as a line of another: by the lines that
+stand once there (`_pinned`), else by the line reader (merge/confirm.py's, handed in as `LineReader`).
+Each principle is one function here, listed with its example and its counterexample in docs/reading.md:
+
+- `_pair`: a definition shown is the one of its name and kind in the same scope (one only; several of
+  one name, overloads, by their header line);
+- `_whole`: a definition shown without markers from its header to its end replaces the file's, header
+  included; one that holds markers is read inside (`_read_definition`);
+- `_gap`: a new definition goes after the shown sibling before it, or before the one after it, on the
+  side of the marker it is written on; the file's members between two shown siblings with no marker
+  between them are gone (a deletion shown by its neighbours); a marker stands for some code;
+- `_open_edge`: in a scope, the snippet keeps what it does not show past its first (last) line there
+  when that line is a line of the file: nobody deletes code by leaving it out (at the file's own edges,
+  past a definition shown whole, the line reader weighs whether the file ends there);
+- `renames_unshown`: a definition with another name is never an edit of this one, unless it holds its
+  body (a rename shown by it).
+
+`read` answers only where every step is certain; else None (the line reader reads the whole file), or
+`Unplaced` where it knows the snippet stands at no single place. Pure text in and out; knows nothing of
+models, checks or files. `syntax.py` parses.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from applyedit import syntax
+from applyedit.markers import is_marker
+from applyedit.syntax import Definition
+
+__all__ = ["LineReader", "Unplaced", "read", "renames_unshown"]
+
+LineReader = Callable[[str, str], "str | None"]  # (original stretch, snippet stretch) -> its certain reading
+_ACCESS = re.compile(r"\s*(public|private|protected|internal)\s*:")  # C++'s access labels: no code's depth
+IMPLIED = "# ... existing code ..."  # the marker an open edge implies (the line reader's own)
+_CLASS_BODIES = frozenset({"javascript", "typescript", "tsx", "java", "csharp", "cpp"})  # methods need a class
+_WRAPPER = "SnippetMembers"  # the class a snippet of members is read inside
+CONTAINERS = frozenset(  # the kinds of definition whose members are a scope of their own
+    {"class", "struct", "impl", "trait", "interface", "enum", "record", "union", "module", "namespace"}
+)
+
+
+def _token(seed: str) -> str:
+    """An opaque line standing for one definition (or a stretch's edge) in the line reader's text."""
+    return "\u00a7" + hashlib.sha1(seed.encode("utf-8")).hexdigest()[:16]
+
+
+@dataclass
+class _Texts:
+    """Both texts, their lines, their definitions, and the line reader: what every step reads."""
+
+    original: list[str]
+    snippet: list[str]
+    original_definitions: list[Definition]
+    snippet_definitions: list[Definition]
+    marked: list[bool]  # per snippet line: a lazy marker
+    lines: LineReader
+    expand: dict[str, list[str]]  # token -> the lines it stands for
+
+
+class Unplaced(Exception):
+    """The structure reads the snippet and finds no single place for it: no line reader may guess one."""
+
+
+def read(original: str, snippet: str, language: str, path: str | None, lines: LineReader) -> str | None:
+    """The snippet's one reading by the file's structure, or None where the structure does not decide
+    it (no definition shown, no grammar, a step not certain). `Unplaced` where it reads the snippet and
+    knows it stands at no single place (a new definition after a marker at the file's end, with code
+    the marker may stand for on both sides of where it could go)."""
+    original_definitions = syntax.definitions(original, language, path)
+    snippet_definitions = _snippet_definitions(snippet, language, path)
+    if not original_definitions or not snippet_definitions:
+        return None
+    original_lines, snippet_lines = _lines(original), _lines(snippet)
+    texts = _Texts(
+        original_lines,
+        snippet_lines,
+        original_definitions,
+        snippet_definitions,
+        [is_marker(x) for x in snippet_lines],
+        lines,
+        {},
+    )
+    root = _root(texts)
+    if root is None:
+        return None
+    scope, original_range = root
+    out = _read_scope(texts, scope, None, original_range, (1, len(snippet_lines)))
+    if out is None:
+        return None
+    if scope is not None:  # the snippet is the inside of one container: the rest of the file around it
+        out = [*texts.original[: original_range[0] - 1], *out, *texts.original[original_range[1] :]]
+    text = "".join(f"{x}\n" for x in out)
+    return text if _shows_all(snippet_lines, texts.marked, out) else None
+
+
+def renames_unshown(original: str, output: str, snippet: str, language: str, path: str | None = None) -> bool:
+    """Whether `output` holds a definition the file does not where the file's definition of another name,
+    which the snippet never shows, is gone: a definition with another name is never an edit of this one."""
+    before = syntax.definitions(original, language, path)
+    after = syntax.definitions(output, language, path)
+    shown = _snippet_definitions(snippet, language, path)
+    if not before or not after or shown is None:
+        return False
+
+    def chain(d: Definition | None) -> tuple[str, ...]:
+        return () if d is None else (*chain(d.parent), d.name)
+
+    def body(text: str, d: Definition) -> tuple[str, ...]:  # its lines indented deeper than its first
+        lines = _lines(text)[d.start_line - 1 : d.end_line]
+        return tuple(" ".join(x.split()) for x in lines if x.strip() and _indent(x) > _indent(lines[0]))
+
+    named = {d.name for d in shown}
+    old, new = {chain(d) for d in before}, {chain(d) for d in after}
+    gone = [d for d in before if chain(d) not in new and d.name not in named]
+    gained = [d for d in after if chain(d) not in old]
+    # the new one holds the gone one's body: a rename the snippet shows by that body
+    renamed = {body(original, d) for d in gone} & {body(output, d) for d in gained}
+    return bool(gone) and bool(gained) and not renamed
+
+
+def _lines(text: str) -> list[str]:
+    """The text's lines, a final newline ending the last (not starting one more)."""
+    return text.removesuffix("\n").split("\n")
+
+
+def _snippet_definitions(snippet: str, language: str, path: str | None) -> list[Definition] | None:
+    """The snippet's definitions; members shown without their class (`add(n) {...}` alone, which parses as
+    no method) read inside a class the snippet leaves out, in the languages whose methods need one."""
+    found = syntax.definitions(snippet, language, path)
+    lines = _lines(snippet)
+    code = [_indent(x) for x in lines if x.strip() and not is_marker(x)]
+    if found is None or language not in _CLASS_BODIES or not code or min(code) == 0:
+        return found
+    if _members(lines, found, None, (1, len(lines))):
+        return found
+    wrapped = syntax.definitions(f"class {_WRAPPER} {{\n{snippet}\n}}\n", language, path) or []
+    outer = next((d for d in wrapped if d.parent is None and d.name == _WRAPPER), None)
+    shifted: dict[int, Definition] = {}
+    for definition in wrapped:
+        if definition is outer or definition.parent is None:
+            continue
+        end = min(definition.end_line - 1, len(lines))  # the class's closer may close a member the snippet left open
+        body = None if definition.body is None else (definition.body[0] - 1, min(definition.body[1] - 1, end))
+        parent = None if definition.parent is outer else shifted.get(id(definition.parent))
+        shifted[id(definition)] = dataclasses.replace(
+            definition, start_line=definition.start_line - 1, end_line=end, body=body, parent=parent
+        )
+    return list(shifted.values()) or found
+
+
+def _root(texts: _Texts) -> tuple[Definition | None, tuple[int, int]] | None:
+    """The file's scope the snippet's top level stands in: the file, or the one container whose members
+    its top-level definitions are (a snippet of methods without their class's header)."""
+    scopes: list[Definition | None] = []
+    top = _members(texts.snippet, texts.snippet_definitions, None, (1, len(texts.snippet)))
+    if not top:
+        return None
+    for shown in top:
+        for found in texts.original_definitions:
+            if found.name == shown.name and _compatible(found, shown) and not any(s is found.parent for s in scopes):
+                scopes.append(found.parent)
+    code = [x for x, marker in zip(texts.snippet, texts.marked, strict=True) if x.strip() and not marker]
+    outermost = min((_indent(x) for x in code if not _ACCESS.match(x)), default=0)
+    if outermost < _indent(texts.snippet[top[0].start_line - 1]):
+        return None  # code outside the definitions shown, at a depth none of them stands at
+    if not scopes and outermost == 0:
+        scopes = [None]  # nothing shown that the file defines, written at its top level: the file's
+    if len(scopes) != 1:
+        return None
+    scope = scopes[0]
+    if scope is None:
+        return None, (1, len(texts.original))
+    return (scope, scope.body) if scope.body is not None and scope.kind in CONTAINERS else None
+
+
+def _compatible(a: Definition, b: Definition) -> bool:
+    """One kind of definition: the same kind, a function and a method alike (a method is a function in a class)."""
+    return a.kind == b.kind or {a.kind, b.kind} <= {"function", "method"}
+
+
+def _members(
+    lines: list[str], definitions: list[Definition], parent: Definition | None, span: tuple[int, int]
+) -> list[Definition]:
+    """The definitions that are a scope's members: enclosed by it, at the outermost indentation of those (a
+    method of an object literal inside a statement is none of the file's members)."""
+    inside = [d for d in definitions if d.parent is parent and span[0] <= d.start_line and d.end_line <= span[1]]
+    depth = min((_indent(lines[d.start_line - 1]) for d in inside), default=0)
+    return [d for d in inside if _indent(lines[d.start_line - 1]) == depth]
+
+
+def _header(lines: list[str], definition: Definition) -> str:
+    """The definition's header, its attached lines included, as one line of single spaces."""
+    end = definition.body[0] - 1 if definition.body is not None else definition.start_line
+    return " ".join(" ".join(lines[definition.start_line - 1 : max(end, definition.start_line)]).split())
+
+
+def _same_header(found: str, shown: str) -> bool:
+    """One header, where one shows attached lines (`inline`, a decorator) the other leaves out."""
+    return found == shown or found.endswith(" " + shown) or shown.endswith(" " + found)
+
+
+def _pair(
+    texts: _Texts, originals: list[Definition], shown: list[Definition]
+) -> list[tuple[Definition, Definition]] | None:
+    """A definition shown is the one of its name and kind in its scope; of several of one name (overloads),
+    the one whose header line it shows. None where one shown could be several, or they stand out of order."""
+    pairs = []
+    for definition in shown:
+        found = [o for o in originals if o.name == definition.name and _compatible(o, definition)]
+        if len(found) > 1:
+            header = _header(texts.snippet, definition)
+            found = [o for o in found if _same_header(_header(texts.original, o), header)]
+            if len(found) != 1:
+                return None
+        if found:
+            pairs.append((found[0], definition))
+        elif any(o.name == definition.name and _compatible(o, definition) for o in texts.original_definitions):
+            return None  # the file defines it, but in another scope than the one it is shown in
+    starts = [o.start_line for o, _ in pairs]
+    return pairs if starts == sorted(set(starts)) else None
+
+
+def _read_scope(
+    texts: _Texts,
+    original_scope: Definition | None,
+    snippet_scope: Definition | None,
+    original_range: tuple[int, int],
+    snippet_range: tuple[int, int],
+) -> list[str] | None:
+    """The lines of one scope's body: its shown members paired with the file's, each read
+    (`_read_definition`), the stretches between them read as gaps (`_gap`)."""
+    originals = _members(texts.original, texts.original_definitions, original_scope, original_range)
+    shown = _members(texts.snippet, texts.snippet_definitions, snippet_scope, snippet_range)
+    pairs = _pair(texts, originals, shown)
+    if pairs is None:
+        return None
+    out: list[str] = []
+    original_at, snippet_at = original_range[0], snippet_range[0]
+    # At the file's own edges, the snippet keeps what lies past them where the definition there is read
+    # inside (the snippet speaks of its insides), or where it has no marker at all (whole definitions, read
+    # as themselves); past one shown whole among markers, the file may end there: the line reader weighs it
+    inside = [not _whole(texts, found, definition) or not any(texts.marked) for found, definition in pairs]
+    for number, (found, definition) in enumerate([*pairs, (None, None)]):
+        original_end = found.start_line if found is not None else original_range[1] + 1
+        snippet_end = definition.start_line if definition is not None else snippet_range[1] + 1
+        edge_inside = bool(pairs) and inside[0 if number == 0 else -1]
+        gap = _gap(
+            texts,
+            _collapsed(texts, texts.original, originals, original_at, original_end),
+            _collapsed(texts, texts.snippet, shown, snippet_at, snippet_end),
+            first=number == 0,
+            last=found is None,
+            at_file=original_scope is None,
+            edge_inside=edge_inside,
+        )
+        if gap is None:
+            return None
+        out += gap
+        if found is None or definition is None:
+            break
+        body = _read_definition(texts, found, definition)
+        if body is None:
+            return None
+        out += body
+        original_at, snippet_at = found.end_line + 1, definition.end_line + 1
+    return out
+
+
+def _collapsed(texts: _Texts, lines: list[str], members: list[Definition], start: int, end: int) -> list[str]:
+    """Lines [start, end) (1-based), each member definition in them one opaque line (its indentation kept)."""
+    out: list[str] = []
+    row = start
+    while row < end:
+        member = next((d for d in members if d.start_line == row and d.end_line < end), None)
+        if member is None:
+            out.append(lines[row - 1])
+            row += 1
+            continue
+        text = lines[row - 1]
+        token = _token(f"{id(lines)}:{row}:{member.name}")
+        texts.expand[token] = lines[row - 1 : member.end_line]
+        out.append(text[: len(text) - len(text.lstrip())] + token)
+        row = member.end_line + 1
+    return out
+
+
+def _read_definition(texts: _Texts, found: Definition, shown: Definition) -> list[str] | None:
+    """A definition shown, read against the file's of its name: shown whole, it replaces it; with markers,
+    its header and closer are the snippet's and its body is read inside (a container's as a scope)."""
+    kept = _attached_kept(texts, found, shown)
+    snippet_lines = texts.snippet[shown.start_line - 1 : shown.end_line]
+    if _whole(texts, found, shown):
+        return [*kept, *snippet_lines]
+    if found.body is None or shown.body is None:
+        return None
+    header = texts.snippet[shown.start_line - 1 : shown.body[0] - 1]
+    closer = texts.snippet[shown.body[1] : shown.end_line] or texts.original[found.body[1] : found.end_line]
+    if found.kind in CONTAINERS:
+        body = _read_scope(texts, found, shown, found.body, shown.body)
+    else:
+        original_body = texts.original[found.body[0] - 1 : found.body[1]]
+        snippet_body = texts.snippet[shown.body[0] - 1 : shown.body[1]]
+        if not _end_shown(texts, shown):
+            return None  # the snippet stops inside it: whether it keeps the rest is the line reader's to weigh
+        body = _gap(texts, original_body, snippet_body, first=True, last=True, scope=False)
+    return None if body is None else [*kept, *header, *body, *closer]
+
+
+def _attached_kept(texts: _Texts, found: Definition, shown: Definition) -> list[str]:
+    """The file's lines attached above a definition (`inline`, `#[derive(...)]`, a decorator) that the
+    snippet's header leaves out: not shown, so kept."""
+    header = _header(texts.snippet, shown)
+    last = found.body[0] - 1 if found.body is not None else found.start_line
+    for row in range(found.start_line, last + 1):
+        if " ".join(" ".join(texts.original[row - 1 : max(last, row)]).split()) == header:
+            return texts.original[found.start_line - 1 : row - 1]
+    return []
+
+
+def _whole(texts: _Texts, found: Definition, shown: Definition) -> bool:
+    """Whether the snippet shows the definition from its header to its end with no marker: a closer
+    written (`}`, `end`), or, where none is (Python), the next line of the snippet back at its level or
+    its last line the file's definition's last."""
+    if any(texts.marked[shown.start_line - 1 : shown.end_line]):
+        return False
+    if shown.body is None or found.body is None:
+        return shown.body is None and found.body is None
+    if found.body[1] < found.end_line:  # the file's has a closer: the snippet's must have one too
+        return shown.body[1] < shown.end_line
+    after = [x for x in texts.snippet[shown.end_line :] if x.strip()]
+    if after and not is_marker(after[0]):
+        return _indent(after[0]) <= _indent(texts.snippet[shown.start_line - 1])
+    last_shown = [x for x in texts.snippet[shown.start_line - 1 : shown.end_line] if x.strip()][-1]
+    last_found = [x for x in texts.original[found.start_line - 1 : found.end_line] if x.strip()][-1]
+    return last_shown.strip() == last_found.strip()
+
+
+def _end_shown(texts: _Texts, shown: Definition) -> bool:
+    """Whether the snippet says where a definition it reads inside ends: a closer written (`}`, `end`), or
+    a marker its last line (the rest of its body kept)."""
+    if shown.body is None:
+        return False
+    if shown.body[1] < shown.end_line:
+        return True
+    code = [x for x in texts.snippet[shown.body[0] - 1 : shown.body[1]] if x.strip()]
+    return bool(code) and is_marker(code[-1])
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip())
+
+
+def _gap(
+    texts: _Texts,
+    original: list[str],
+    shown: list[str],
+    first: bool,
+    last: bool,
+    scope: bool = True,
+    at_file: bool = False,
+    edge_inside: bool = False,
+) -> list[str] | None:
+    """A stretch between two shown definitions (or a scope's edge and one), each side's definitions one
+    line. A line the stretch of the file holds is context: the line reader reads the stretch. Else the
+    snippet's lines are markers and new code only: a marker stands for the file's stretch, new code goes
+    on the side of the marker it is written on (with markers on both sides, nothing says where: None)."""
+    if shown == original:
+        return _expanded(texts, original)
+    have = {x.strip() for x in original if x.strip()}
+    kinds = ["M" if is_marker(x) else "C" if x.strip() in have else "N" for x in shown if x.strip()]
+    if _inside_unshown(texts, original, shown):
+        return None
+    if "C" in kinds and scope:
+        pinned = _pinned(original, shown)
+        if pinned is not None:
+            return _between_pins(texts, original, shown, pinned, first, last, at_file)
+    if "C" in kinds or ("N" in kinds and not scope and any(x.strip() for x in original)):
+        return _expanded(texts, _lines_gap(texts, original, shown, first, last, at_file))  # the line reader's
+    pattern = "".join(k for n, k in enumerate(kinds) if n == 0 or kinds[n - 1] != k)
+    if "M" in pattern and not any(x.strip() for x in original):
+        return None  # a marker that stands for no code: the snippet is not read as it was meant
+    if pattern == "M":
+        return _expanded(texts, original)
+    if not any(x.strip() for x in original):  # nothing of the file's here: the snippet's lines go in
+        return _expanded(texts, _without_markers(shown))
+    if pattern == "" and at_file and (first or last) and not edge_inside:
+        return None  # whether the file starts (ends) at the snippet's edge: the line reader weighs it
+    if pattern == "":
+        return _expanded(texts, original if first or last else shown)  # edges keep; between neighbours: gone
+    if pattern == "N" and not (first or last):
+        return _expanded(texts, shown)  # replaced: its neighbours shown on both sides
+    if pattern == "N" and first != last and all(_is_token(x) for x in shown if x.strip()):
+        return _expanded(texts, _joined(shown, original) if last else _joined(original, shown))
+    if _renamed(texts, original, shown):
+        return None  # a new definition whose body one the snippet leaves out has: a rename, or a copy?
+    if pattern == "MN" and at_file and last:
+        raise Unplaced("new code after a marker at the snippet's end, with no line of the file after it")
+    if pattern == "MN":
+        marker = next(n for n, x in enumerate(shown) if is_marker(x))
+        return _expanded(texts, _joined(original, _without_markers(shown[marker + 1 :])))
+    if pattern == "NM" and not first:  # at a scope's start, new code above a marker may rename its first member
+        marker = max(n for n, x in enumerate(shown) if is_marker(x))
+        return _expanded(texts, _joined(_without_markers(shown[:marker]), original))
+    return None
+
+
+def _pinned(original: list[str], shown: list[str]) -> list[tuple[int, int]] | None:
+    """In a scope's stretch, the snippet's lines that stand once in the file's stretch, in its order, as
+    (shown row, original row): a declaration or a comment pins what is around it as a definition does.
+    None where a line of the file's stands there more than once (the line reader weighs those)."""
+    rows: dict[str, list[int]] = {}
+    for row, line in enumerate(original):
+        if line.strip():
+            rows.setdefault(line.strip(), []).append(row)
+    pins = []
+    for row, line in enumerate(shown):
+        found = rows.get(line.strip(), []) if line.strip() and not is_marker(line) else []
+        if len(found) > 1:
+            return None
+        if found:
+            pins.append((row, found[0]))
+    ordered = [o for _, o in pins]
+    return pins if ordered == sorted(set(ordered)) else None
+
+
+def _between_pins(
+    texts: _Texts,
+    original: list[str],
+    shown: list[str],
+    pins: list[tuple[int, int]],
+    first: bool,
+    last: bool,
+    at_file: bool,
+) -> list[str] | None:
+    """A stretch read between its pinned lines: each stretch between two pins a gap of its own. At the
+    file's own start (end), a line of the file's head shown with nothing above it may say the file starts
+    there: the line reader weighs that (`_file_edge`)."""
+    out: list[str] = []
+    shown_at, original_at = 0, 0
+    for number, (shown_row, original_row) in enumerate([*pins, (len(shown), len(original))]):
+        edge = (first and number == 0) or (last and number == len(pins))
+        if at_file and edge and _file_edge(original[original_at:original_row], shown[shown_at:shown_row]):
+            return None
+        part = _gap(
+            texts,
+            original[original_at:original_row],
+            shown[shown_at:shown_row],
+            first=first and number == 0,
+            last=last and number == len(pins),
+        )
+        if part is None:
+            return None
+        out += part
+        if number < len(pins):
+            out += _expanded(texts, [original[original_row]]) or []
+        shown_at, original_at = shown_row + 1, original_row + 1
+    return out
+
+
+def _inside_unshown(texts: _Texts, original: list[str], shown: list[str]) -> bool:
+    """Whether the snippet shows, outside any definition of its own, a line only the inside of a definition
+    of the file holds here: a definition shown without its header, which the structure cannot place."""
+    inner = {y.strip() for x in original if _is_token(x) for y in texts.expand.get(x.strip(), [])}
+    return any(x.strip() in inner for x in shown if x.strip() and not _is_token(x) and not is_marker(x))
+
+
+def _renamed(texts: _Texts, original: list[str], shown: list[str]) -> bool:
+    """Whether a new definition shown has the body of a definition of the file's in the same stretch (the
+    lines after its header, the same but for spaces): it may be that one renamed."""
+
+    def body(token: str) -> tuple[str, ...]:  # its lines indented deeper than its first: its body's
+        lines = texts.expand.get(token.strip(), [])
+        depth = _indent(lines[0]) if lines else 0
+        return tuple(" ".join(x.split()) for x in lines if x.strip() and _indent(x) > depth)
+
+    bodies = {body(x) for x in original if _is_token(x)}
+    return any(body(x) and body(x) in bodies for x in shown if _is_token(x))
+
+
+def _is_token(line: str) -> bool:
+    return line.strip().startswith("\u00a7")
+
+
+def _file_edge(original: list[str], shown: list[str]) -> bool:
+    """Whether the snippet shows no line and no marker past a line of the file's head or tail while the file
+    has code there: whether the file starts (ends) at that line is the line reader's question."""
+    return not any(x.strip() for x in shown) and any(x.strip() and not _is_token(x) for x in original)
+
+
+def _lines_gap(
+    texts: _Texts, original: list[str], shown: list[str], first: bool, last: bool, at_file: bool = False
+) -> list[str] | None:
+    """The line reader on one stretch, closed at both ends by lines both texts share; at an open edge whose
+    first (last) line the snippet shows is the file's, an implied marker keeps what lies beyond it (in a
+    scope; at the file's own start or end the line reader weighs the whole file's open edge)."""
+    start, end = _token(f"start:{id(original)}"), _token(f"end:{id(original)}")
+    code = [x for x in shown if x.strip()]
+    have = {x.strip() for x in original if x.strip()}
+    head = [_implied(code[0])] if first and _open_edge(code[0], have, original, 0) else []
+    tail = [_implied(code[-1])] if last and _open_edge(code[-1], have, original, -1) else []
+    if at_file and (head or tail):
+        return None
+    reading = texts.lines("\n".join([start, *original, end]), "\n".join([start, *head, *shown, *tail, end]))
+    if reading is None:
+        return None
+    out = reading.split("\n")
+    return out[1:-1] if out[0] == start and out[-1] == end else None
+
+
+def _open_edge(line: str, have: set[str], original: list[str], side: int) -> bool:
+    """An open edge keeps what the snippet leaves out past it when the snippet's line there is a line of
+    the file (context) other than the file's own edge line."""
+    code = [x.strip() for x in original if x.strip()]
+    return not is_marker(line) and line.strip() in have and line.strip() != code[side]
+
+
+def _implied(line: str) -> str:
+    return " " * _indent(line) + IMPLIED
+
+
+def _without_markers(lines: list[str]) -> list[str]:
+    """The lines with their markers taken out; where a marker stood between blank lines, the longer run."""
+    out: list[str] = []
+    pending = 0  # blank lines before the marker just taken out, which blank lines after it replace
+    for line in lines:
+        if is_marker(line):
+            pending = len(out) - len(_without_trailing_blanks(out))
+            continue
+        if not line.strip() and pending:
+            pending -= 1
+            continue
+        pending = 0 if line.strip() else pending
+        out.append(line)
+    return out
+
+
+def _without_trailing_blanks(lines: list[str]) -> list[str]:
+    end = len(lines)
+    while end and not lines[end - 1].strip():
+        end -= 1
+    return lines[:end]
+
+
+def _joined(top: list[str], bottom: list[str]) -> list[str]:
+    """Two runs of lines one after the other, the blank lines where they meet the longer of the two runs."""
+    top_core = list(top)
+    top_blanks = 0
+    while top_core and not top_core[-1].strip():
+        top_core.pop()
+        top_blanks += 1
+    bottom_core = list(bottom)
+    bottom_blanks = 0
+    while bottom_core and not bottom_core[0].strip():
+        bottom_core.pop(0)
+        bottom_blanks += 1
+    return [*top_core, *[""] * max(top_blanks, bottom_blanks), *bottom_core]
+
+
+def _expanded(texts: _Texts, lines: list[str] | None) -> list[str] | None:
+    """Each opaque line back as the definition it stands for."""
+    if lines is None:
+        return None
+    out: list[str] = []
+    for line in lines:
+        out += texts.expand.get(line.strip(), [line]) if _is_token(line) else [line]
+    return out
+
+
+def _shows_all(snippet: list[str], marked: list[bool], out: list[str]) -> bool:
+    """Every line of the snippet but its markers stands in the reading, in order."""
+    at = 0
+    for line, marker in zip(snippet, marked, strict=True):
+        if marker or not line.strip():
+            continue
+        while at < len(out) and out[at] != line:
+            at += 1
+        if at == len(out):
+            return False
+        at += 1
+    return True

@@ -1,0 +1,372 @@
+"""The shapes assistants write, in nine languages, answered with no model: a method added at a class's
+end, a definition replaced whole, a header changed, a definition deleted by showing its neighbours, an
+import added with its first use far below, several edits in one snippet, a snippet starting at a
+definition's header, markers worded many ways, the whole file returned.
+
+Every file is put together from its parts (`Lang`), and so is every expected file: the new method after
+the last one, the new body in place of the old, before any reader ran. The product path is the API's
+(`api.apply`), with every way to a model closed: each answer is the structure's or the line reader's.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from applyedit import api
+from applyedit.merge import confirm
+
+
+@dataclass(frozen=True)
+class Lang:
+    """One language's file, in parts: `prelude` (imports), a class of three members and a function."""
+
+    name: str
+    ext: str
+    prelude: str  # its first line an import
+    class_open: str
+    init: str
+    add: str
+    reset: str
+    class_close: str  # "" where no line closes the class
+    between: str  # the blank lines between top-level definitions
+    main: str
+    comment: str  # the line comment
+    indent: str  # a member's indentation
+    exp: str  # a new method
+    add_body: str  # `add` with a new body
+    add_header: str  # `add` with a new header
+    import_line: str  # a new import, above the first
+
+    def file(self, init: str | None = None, add: str | None = None, reset: str | None = None) -> str:
+        members = [m for m in (self.init if init is None else init, self.add if add is None else add) if m]
+        members.append(self.reset if reset is None else reset)
+        close = f"{self.class_close}\n" if self.class_close else ""
+        body = "\n\n".join(members)
+        return f"{self.prelude}{self.between}{self.class_open}\n{body}\n{close}{self.between}{self.main}\n"
+
+    def marker(self, words: str = "... existing code ...", indent: str = "") -> str:
+        return f"{indent}{self.comment} {words}"
+
+
+PY = Lang(
+    "python",
+    "py",
+    "import math\n",
+    "class Calculator:",
+    "    def __init__(self):\n        self.result = 0",
+    "    def add(self, n):\n        self.result += n\n        return self",
+    "    def reset(self):\n        self.result = 0\n        return self",
+    "",
+    "\n\n",
+    "def main():\n    print(Calculator().add(2).result)",
+    "#",
+    "    ",
+    "    def exp(self, n):\n        self.result = math.pow(self.result, n)\n        return self",
+    "    def add(self, n):\n        self.result += float(n)\n        return self",
+    '    def add(self, n: float) -> "Calculator":\n        self.result += n\n        return self',
+    "import sys",
+)
+TS = Lang(
+    "typescript",
+    "ts",
+    'import { log } from "./log";\n',
+    "export class Calculator {",
+    "  private result: number;\n\n  constructor() {\n    this.result = 0;\n  }",
+    "  add(n: number): Calculator {\n    this.result += n;\n    return this;\n  }",
+    "  reset(): Calculator {\n    this.result = 0;\n    return this;\n  }",
+    "}",
+    "\n",
+    "export function main(): void {\n  log(new Calculator().add(2));\n}",
+    "//",
+    "  ",
+    "  exp(n: number): Calculator {\n    this.result = Math.pow(this.result, n);\n    return this;\n  }",
+    "  add(n: number): Calculator {\n    this.result += Number(n);\n    return this;\n  }",
+    "  add(n: number, times = 1): Calculator {\n    this.result += n;\n    return this;\n  }",
+    'import { trace } from "./trace";',
+)
+JS = Lang(
+    "javascript",
+    "js",
+    'import { log } from "./log.js";\n',
+    "export class Calculator {",
+    "  constructor() {\n    this.result = 0;\n  }",
+    "  add(n) {\n    this.result += n;\n    return this;\n  }",
+    "  reset() {\n    this.result = 0;\n    return this;\n  }",
+    "}",
+    "\n",
+    "export function main() {\n  log(new Calculator().add(2));\n}",
+    "//",
+    "  ",
+    "  exp(n) {\n    this.result = Math.pow(this.result, n);\n    return this;\n  }",
+    "  add(n) {\n    this.result += Number(n);\n    return this;\n  }",
+    "  add(n, times = 1) {\n    this.result += n;\n    return this;\n  }",
+    'import { trace } from "./trace.js";',
+)
+JAVA = Lang(
+    "java",
+    "java",
+    "import java.util.List;\n",
+    "public class Calculator {",
+    "    private double result;\n\n    public Calculator() {\n        this.result = 0;\n    }",
+    "    public Calculator add(double n) {\n        this.result += n;\n        return this;\n    }",
+    "    public Calculator reset() {\n        this.result = 0;\n        return this;\n    }",
+    "}",
+    "\n",
+    "class Main {\n    public static void main(String[] args) {\n        System.out.println(List.of(1));\n    }\n}",
+    "//",
+    "    ",
+    "    public Calculator exp(double n) {\n        this.result = Math.pow(this.result, n);\n        return this;\n    }",
+    "    public Calculator add(double n) {\n        this.result += Math.abs(n);\n        return this;\n    }",
+    "    public Calculator add(double n, int times) {\n        this.result += n;\n        return this;\n    }",
+    "import java.util.Map;",
+)
+CSHARP = Lang(
+    "csharp",
+    "cs",
+    "using System;\n",
+    "public class Calculator\n{",
+    "    private double result;\n\n    public Calculator()\n    {\n        this.result = 0;\n    }",
+    "    public Calculator Add(double n)\n    {\n        this.result += n;\n        return this;\n    }",
+    "    public Calculator Reset()\n    {\n        this.result = 0;\n        return this;\n    }",
+    "}",
+    "\n",
+    "public static class Program\n{\n    public static void Main()\n    {\n        Console.WriteLine(1);\n    }\n}",
+    "//",
+    "    ",
+    "    public Calculator Exp(double n)\n    {\n        this.result = Math.Pow(this.result, n);\n        return this;\n    }",
+    "    public Calculator Add(double n)\n    {\n        this.result += Math.Abs(n);\n        return this;\n    }",
+    "    public Calculator Add(double n, int times)\n    {\n        this.result += n;\n        return this;\n    }",
+    "using System.Linq;",
+)
+CPP = Lang(
+    "cpp",
+    "cpp",
+    "#include <cmath>\n",
+    "class Calculator {\npublic:",
+    "    Calculator() {\n        result = 0;\n    }",
+    "    Calculator& add(double n) {\n        result += n;\n        return *this;\n    }",
+    "    Calculator& reset() {\n        result = 0;\n        return *this;\n    }",
+    "    double result;\n};",
+    "\n",
+    "int main() {\n    Calculator c;\n    return static_cast<int>(c.add(2).result);\n}",
+    "//",
+    "    ",
+    "    Calculator& exp(double n) {\n        result = std::pow(result, n);\n        return *this;\n    }",
+    "    Calculator& add(double n) {\n        result += std::fabs(n);\n        return *this;\n    }",
+    "    Calculator& add(double n, int times) {\n        result += n;\n        return *this;\n    }",
+    "#include <vector>",
+)
+RUST = Lang(
+    "rust",
+    "rs",
+    "use std::fmt;\n",
+    "impl Calculator {",
+    "    pub fn new() -> Self {\n        Calculator { result: 0.0 }\n    }",
+    "    pub fn add(&mut self, n: f64) -> &mut Self {\n        self.result += n;\n        self\n    }",
+    "    pub fn reset(&mut self) -> &mut Self {\n        self.result = 0.0;\n        self\n    }",
+    "}",
+    "\n",
+    'fn main() {\n    let mut c = Calculator::new();\n    println!("{}", c.add(2.0).result);\n}',
+    "//",
+    "    ",
+    "    pub fn exp(&mut self, n: f64) -> &mut Self {\n        self.result = self.result.powf(n);\n        self\n    }",
+    "    pub fn add(&mut self, n: f64) -> &mut Self {\n        self.result += n.abs();\n        self\n    }",
+    "    pub fn add(&mut self, n: f64, times: u32) -> &mut Self {\n        self.result += n;\n        self\n    }",
+    "use std::io;",
+)
+GO = Lang(
+    "go",
+    "go",
+    'package calc\n\nimport "math"\n',
+    "type Calculator struct {\n\tresult float64\n}\n\nfunc (c *Calculator) Init() *Calculator {\n\tc.result = 0\n\treturn c\n}",
+    "",
+    "func (c *Calculator) Add(n float64) *Calculator {\n\tc.result += n\n\treturn c\n}",
+    "func (c *Calculator) Reset() *Calculator {\n\tc.result = 0\n\treturn c\n}",
+    "",
+    "\n",
+    "func Main() float64 {\n\treturn math.Abs(new(Calculator).Add(2).result)\n}",
+    "//",
+    "",
+    "func (c *Calculator) Exp(n float64) *Calculator {\n\tc.result = math.Pow(c.result, n)\n\treturn c\n}",
+    "func (c *Calculator) Add(n float64) *Calculator {\n\tc.result += math.Abs(n)\n\treturn c\n}",
+    "func (c *Calculator) Add(n float64, times int) *Calculator {\n\tc.result += n\n\treturn c\n}",
+    "",
+)
+RUBY = Lang(
+    "ruby",
+    "rb",
+    'require "json"\n',
+    "class Calculator",
+    "  def initialize\n    @result = 0\n  end",
+    "  def add(n)\n    @result += n\n    self\n  end",
+    "  def reset\n    @result = 0\n    self\n  end",
+    "end",
+    "\n",
+    "def main\n  puts Calculator.new.add(2).to_json\nend",
+    "#",
+    "  ",
+    "  def exp(n)\n    @result = @result**n\n    self\n  end",
+    "  def add(n)\n    @result += n.to_f\n    self\n  end",
+    "  def add(n, times = 1)\n    @result += n\n    self\n  end",
+    'require "set"',
+)
+LANGS = [PY, TS, JS, JAVA, CSHARP, CPP, RUST, GO, RUBY]
+IDS = [lang.name for lang in LANGS]
+
+
+def _go_class(lang: Lang) -> bool:
+    return lang.name == "go"  # Go's methods stand at the top level, not inside the type
+
+
+@pytest.fixture
+def no_model(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every way to the weights closed: an answer here is the readers' alone."""
+
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise AssertionError("a model was opened")
+
+    monkeypatch.setattr(api.Engine, "open", classmethod(refuse))
+
+
+def applied(tmp_path: Path, lang: Lang, original: str, edit: str) -> str:
+    path = tmp_path / f"calc.{lang.ext}"
+    path.write_text(original, encoding="utf-8")
+    return api.apply(path, edit, cwd=tmp_path).after
+
+
+def _with_exp(lang: Lang) -> str:
+    """The file with `exp` after `reset`, the class's last method."""
+    if _go_class(lang):
+        return lang.file().replace(lang.main, f"{lang.exp}\n\n{lang.main}")
+    return lang.file(reset=f"{lang.reset}\n\n{lang.exp}")
+
+
+def _class_edit(lang: Lang, members: str, marker_words: str = "... existing code ...") -> str:
+    """A snippet that opens the class, shows `members` after a marker, and closes it."""
+    inner = lang.marker(marker_words, lang.indent)
+    close = f"\n{lang.class_close}" if lang.class_close else ""
+    return f"{lang.class_open}\n{inner}\n\n{members}{close}\n"
+
+
+@pytest.mark.usefixtures("no_model")
+@pytest.mark.parametrize("lang", LANGS, ids=IDS)
+def test_a_method_added_at_the_class_end_keeps_every_other(tmp_path: Path, lang: Lang) -> None:
+    if _go_class(lang):  # Go's methods stand at the file's top level: placed after the one shown before
+        edit = f"{lang.marker()}\n{lang.reset}\n\n{lang.exp}\n\n{lang.marker()}\n"
+    else:
+        edit = _class_edit(lang, lang.exp)
+    assert applied(tmp_path, lang, lang.file(), edit) == _with_exp(lang)
+
+
+@pytest.mark.usefixtures("no_model")
+@pytest.mark.parametrize("lang", [PY, JS, TS], ids=["python", "javascript", "typescript"])
+def test_a_new_method_whose_last_lines_match_another_does_not_replace_it(tmp_path: Path, lang: Lang) -> None:
+    """The class of two members, the new one's last lines the same as `add`'s (`return self`)."""
+    original = lang.file(init="", reset=lang.reset)
+    expected = lang.file(init="", reset=f"{lang.reset}\n\n{lang.exp}")
+    assert applied(tmp_path, lang, original, _class_edit(lang, lang.exp)) == expected
+
+
+@pytest.mark.usefixtures("no_model")
+@pytest.mark.parametrize("lang", LANGS, ids=IDS)
+def test_a_definition_shown_whole_between_markers_replaces_its_namesake(tmp_path: Path, lang: Lang) -> None:
+    edit = f"{lang.marker()}\n{lang.add_body}\n{lang.marker()}\n"
+    assert applied(tmp_path, lang, lang.file(), edit) == lang.file(add=lang.add_body)
+
+
+@pytest.mark.usefixtures("no_model")
+@pytest.mark.parametrize("lang", LANGS, ids=IDS)
+def test_a_changed_header_replaces_the_definition_not_adds_one(tmp_path: Path, lang: Lang) -> None:
+    edit = f"{lang.marker()}\n{lang.add_header}\n{lang.marker()}\n"
+    assert applied(tmp_path, lang, lang.file(), edit) == lang.file(add=lang.add_header)
+
+
+@pytest.mark.usefixtures("no_model")
+@pytest.mark.parametrize("lang", LANGS, ids=IDS)
+def test_a_definition_given_whole_without_markers_replaces_its_namesake(tmp_path: Path, lang: Lang) -> None:
+    assert applied(tmp_path, lang, lang.file(), f"{lang.add_body}\n") == lang.file(add=lang.add_body)
+
+
+@pytest.mark.usefixtures("no_model")
+@pytest.mark.parametrize("lang", LANGS, ids=IDS)
+def test_a_snippet_starting_at_a_header_keeps_what_is_above(tmp_path: Path, lang: Lang) -> None:
+    edit = f"{lang.add_body}\n\n{lang.marker(indent=lang.indent)}\n"
+    assert applied(tmp_path, lang, lang.file(), edit) == lang.file(add=lang.add_body)
+
+
+@pytest.mark.usefixtures("no_model")
+@pytest.mark.parametrize("lang", LANGS, ids=IDS)
+def test_two_definitions_changed_in_one_snippet(tmp_path: Path, lang: Lang) -> None:
+    reset = lang.reset.replace("0", "1", 1)
+    edit = f"{lang.marker()}\n{lang.add_body}\n\n{lang.reset.replace('0', '1', 1)}\n{lang.marker()}\n"
+    assert applied(tmp_path, lang, lang.file(), edit) == lang.file(add=lang.add_body, reset=reset)
+
+
+WORDINGS = [
+    "...",
+    "…",
+    "[...]",
+    "... existing methods ...",
+    "... rest of the class ...",
+    "... other methods unchanged ...",
+    "… helpers …",
+    "... snip ...",
+    "... existing constructor ...",
+    "(existing code unchanged)",
+    "Existing code remains unchanged",
+]
+
+
+@pytest.mark.usefixtures("no_model")
+@pytest.mark.parametrize("words", WORDINGS)
+@pytest.mark.parametrize("lang", [PY, TS, JAVA, RUST], ids=["python", "typescript", "java", "rust"])
+def test_markers_worded_many_ways(tmp_path: Path, lang: Lang, words: str) -> None:
+    assert applied(tmp_path, lang, lang.file(), _class_edit(lang, lang.exp, words)) == _with_exp(lang)
+
+
+@pytest.mark.usefixtures("no_model")
+@pytest.mark.parametrize("lang", LANGS, ids=IDS)
+def test_the_whole_file_returned_is_the_new_file(tmp_path: Path, lang: Lang) -> None:
+    new = lang.file(add=lang.add_body)
+    assert applied(tmp_path, lang, lang.file(), new) == new
+
+
+@pytest.mark.usefixtures("no_model")
+@pytest.mark.parametrize("lang", [PY, TS, JS, JAVA, CPP, RUST, RUBY, CSHARP], ids=lambda x: x.name)
+def test_an_import_added_with_its_first_use_far_below(tmp_path: Path, lang: Lang) -> None:
+    first = lang.prelude.split("\n")[0]
+    edit = f"{lang.import_line}\n{first}\n{lang.marker()}\n{lang.add_body}\n{lang.marker()}\n"
+    expected = f"{lang.import_line}\n" + lang.file(add=lang.add_body)
+    assert applied(tmp_path, lang, lang.file(), edit) == expected
+
+
+@pytest.mark.usefixtures("no_model")
+@pytest.mark.parametrize("lang", [PY, TS, JAVA, RUST, RUBY], ids=lambda x: x.name)
+def test_a_definition_deleted_by_showing_its_neighbours(tmp_path: Path, lang: Lang) -> None:
+    """`add` left out between `init` and `reset`, shown whole and adjacent, no marker between."""
+    edit = f"{lang.class_open}\n{lang.init}\n\n{lang.reset}\n{lang.class_close}\n".replace("\n\n\n", "\n")
+    expected = lang.file(add="")
+    assert applied(tmp_path, lang, lang.file(), edit) == expected
+
+
+# Counterexamples: where the structure does not decide, nothing is written as if it did.
+
+
+@pytest.mark.usefixtures("no_model")
+def test_a_new_method_between_two_markers_before_a_shown_one_is_a_question() -> None:
+    """Markers on both sides of `exp`, `reset` shown after them: after `__init__` or after `add`? Refused."""
+    edit = f"class Calculator:\n    # ...\n\n{PY.exp}\n\n    # ...\n\n{PY.reset}\n"
+    assert not confirm.confirmed(PY.file(), edit, "python").ok
+
+
+@pytest.mark.usefixtures("no_model")
+def test_an_overload_shown_by_a_header_no_overload_has_is_not_taken_for_one(tmp_path: Path) -> None:
+    """Two `add`s (overloads); a third header matches neither: it is a new overload, the two kept."""
+    two = JAVA.file(add=f"{JAVA.add}\n\n{JAVA.add_header}")
+    third = "    public Calculator add(int n) {\n        this.result += n;\n        return this;\n    }"
+    edit = f"{JAVA.marker()}\n{JAVA.add_header}\n\n{third}\n{JAVA.marker()}\n"
+    out = applied(tmp_path, JAVA, two, edit)
+    assert out.count("public Calculator add(") == 3 and JAVA.add in out and third in out
