@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from applyedit import api
+from applyedit.markers import is_marker
 from applyedit.merge import confirm
 
 
@@ -370,3 +371,49 @@ def test_an_overload_shown_by_a_header_no_overload_has_is_not_taken_for_one(tmp_
     edit = f"{JAVA.marker()}\n{JAVA.add_header}\n\n{third}\n{JAVA.marker()}\n"
     out = applied(tmp_path, JAVA, two, edit)
     assert out.count("public Calculator add(") == 3 and JAVA.add in out and third in out
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "// ... existing includes ...",
+        "# ... same ...",
+        "// ... license header ...",
+        "# ... imports ...",
+        "// … helpers …",
+        "// ... getters and setters ...",
+        "-- ... existing columns ...",
+        "# ... existing steps ...",
+        "// Existing code remains unchanged",
+        "    /* [...] */",
+    ],
+)
+def test_a_marker_is_an_ellipsis_with_a_few_words_or_an_elision_phrase(line: str) -> None:
+    assert is_marker(line)
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "# Wait for the server... then retry the request once more before giving up",
+        "...",
+        'x = "... existing code ..."',
+        "// Loading the configuration from disk",
+        "# TODO: handle the empty case",
+    ],
+)
+def test_a_sentence_code_or_a_plain_comment_is_no_marker(line: str) -> None:
+    assert not is_marker(line)
+
+
+@pytest.mark.usefixtures("no_model")
+def test_a_new_function_after_a_marker_at_the_files_end_is_never_read_in_place_of_another() -> None:
+    """`save` and a new `append` whose lines match it but for one: the line reader would read `append` as
+    `save` edited; a definition with another name is never an edit of this one. Where it goes, at the
+    file's end or beside `save`, nothing in the snippet says: refused, never `save` replaced."""
+    original = 'def load(path):\n    with open(path) as f:\n        return f.read()\n\n\ndef save(path, text):\n    with open(path, "w") as f:\n        f.write(text)\n'
+    snippet = (
+        '# ... existing code ...\n\n\ndef append(path, text):\n    with open(path, "a") as f:\n        f.write(text)\n'
+    )
+    result = confirm.confirmed(original, snippet, "python")
+    assert not result.ok or ("def save" in (result.merged or "") and "def append" in (result.merged or ""))
