@@ -300,6 +300,8 @@ def _read_definition(texts: _Texts, found: Definition, shown: Definition) -> lis
     its header and closer are the snippet's and its body is read inside (a container's as a scope)."""
     kept = _attached_kept(texts, found, shown)
     snippet_lines = texts.snippet[shown.start_line - 1 : shown.end_line]
+    if _fewer_attached(texts, found, shown) and not kept:
+        return None  # fewer decorators than the file's, other ones: in place of them, or added? (line reader)
     if _whole(texts, found, shown):
         return [*kept, *snippet_lines]
     if found.body is None or shown.body is None:
@@ -315,6 +317,21 @@ def _read_definition(texts: _Texts, found: Definition, shown: Definition) -> lis
             return None  # the snippet stops inside it: whether it keeps the rest is the line reader's to weigh
         body = _gap(texts, original_body, snippet_body, first=True, last=True, scope=False)
     return None if body is None else [*kept, *header, *body, *closer]
+
+
+def _fewer_attached(texts: _Texts, found: Definition, shown: Definition) -> bool:
+    """Whether the snippet shows fewer lines above the definition's name (decorators, attributes) than the
+    file has there, and not the same ones: whether they replace the file's or are added is not said."""
+
+    def attached(lines: list[str], definition: Definition) -> list[str]:
+        rows = lines[definition.start_line - 1 : definition.end_line]
+        named = next((n for n, x in enumerate(rows) if re.search(rf"\b{re.escape(definition.name)}\b", x)), 0)
+        return [x.strip() for x in rows[:named]]
+
+    file_attached, snippet_attached = attached(texts.original, found), attached(texts.snippet, shown)
+    return (
+        0 < len(snippet_attached) < len(file_attached) and snippet_attached != file_attached[-len(snippet_attached) :]
+    )
 
 
 def _attached_kept(texts: _Texts, found: Definition, shown: Definition) -> list[str]:
