@@ -70,7 +70,6 @@ def answer_by_merge(
         raise  # the run stopped (its timeout, its client gone): no refusal to turn into a model run
     except ApplyEditError:
         return None
-    src = got.src
     taken = any("as --reading asked" in n for n in (merged.notes if merged else ()))
     how = (
         "chosen by the model's tie-break, every invariant holds"
@@ -80,19 +79,28 @@ def answer_by_merge(
         else "certain: one reading, every invariant holds"
     )
     summary = merge_summary(time.perf_counter() - t0, how)
-    found = find_regions(src.text, body, src.language, src.path)
-    per_region, end, totals = attribute(found, [], [], 0)
-    regions = report.report_data(found, per_region, end, totals, summary, merge_profile(summary.decode_s))
     all_notes = [
         *([IMPLIED_NOTE] if got.implied else []),
         *([chosen] if chosen else []),
         *(merged.notes if merged else ()),
         *notes,
     ]
+    return _no_model_result(got, body, summary, all_notes, encoding, model_ran=bool(chosen))
+
+
+def _no_model_result(
+    got: Inputs, body: str, summary: Summary, notes: list[str], encoding: str, model_ran: bool = False
+) -> ApplyResult:
+    """The result of an answer no model wrote (a merge's reading, an edit format's file): its regions, its
+    report and the file in the original's text style."""
+    src = got.src
+    found = find_regions(src.text, body, src.language, src.path)
+    per_region, end, totals = attribute(found, [], [], 0)
+    regions = report.report_data(found, per_region, end, totals, summary, merge_profile(summary.decode_s))
     data = report.run_report(
         regions,
         anchored_lines=[],
-        answer={"by": "merge", "model_ran": bool(chosen), "notes": all_notes},
+        answer={"by": "merge", "model_ran": model_ran, "notes": notes},  # a format's name: the result's `kind`
         prompt_cache=reuse_report(0, 0),
     )
     return _result(
@@ -105,7 +113,7 @@ def answer_by_merge(
         decode=None,
         summary=summary,
         data=data,
-        notes=all_notes,
+        notes=notes,
         by="merge",
     )
 
@@ -127,29 +135,7 @@ def answer_by_format(got: Inputs, opts: RunOptions, encoding: str) -> ApplyResul
     counted = f"{made.changes} change{'s' if made.changes != 1 else ''}"
     # (no word "model" here: the brief report reads it as the model's tie-break)
     summary = merge_summary(time.perf_counter() - t0, f"a {title}, {counted} applied exactly, every check holds")
-    found = find_regions(src.text, made.text, src.language, src.path)
-    per_region, end, totals = attribute(found, [], [], 0)
-    regions = report.report_data(found, per_region, end, totals, summary, merge_profile(summary.decode_s))
-    all_notes = [*made.notes, *notes]
-    data = report.run_report(
-        regions,
-        anchored_lines=[],
-        answer={"by": "merge", "model_ran": False, "notes": all_notes},  # the format: the result's `kind`
-        prompt_cache=reuse_report(0, 0),
-    )
-    return _result(
-        src,
-        shown=got.shown,
-        kind=got.kind,
-        body=made.text,
-        encoding=encoding,
-        output="",
-        decode=None,
-        summary=summary,
-        data=data,
-        notes=all_notes,
-        by="merge",
-    )
+    return _no_model_result(got, made.text, summary, [*made.notes, *notes], encoding)
 
 
 def checked(job: Job, result: DecodeResult, merged: merge.MergeResult | None, opts: RunOptions) -> Answer:
