@@ -82,22 +82,10 @@ def read_inputs(
     )
     edit_text = textio.extract_edit(edit, src.language)
     # --- the edit formats (formats/): told before the snippet or instruction choice, applied with no model
-    if (written_in := formats.chosen(textio.normalise(edit)[0], edit_format)) is not None:
-        return Inputs(
-            src=src, shown=diff_path(path, cwd), edit=textio.normalise(edit)[0], kind=written_in, implied=False
-        )
-    kind = "instruction" if edit_format == "instruction" else prompts.edit_kind(edit_text)
-    wrapped = (
-        (
-            confirm.by_definitions(src.text, edit_text, src.language, str(path))
-            or merge.implied_snippet(src.text, edit_text, src.language)
-        )
-        if kind == "instruction" and edit_format != "instruction"
-        else None
-    )
-    if edit_format == "snippet" and kind == "instruction" and wrapped is None:
-        raise InputError("--edit-format snippet: the edit has no lazy marker and is no piece of the file")
-    # --- end of the edit formats
+    normalised = textio.normalise(edit)[0]
+    if (written_in := formats.chosen(normalised, edit_format)) is not None:
+        return Inputs(src=src, shown=diff_path(path, cwd), edit=normalised, kind=written_in, implied=False)
+    kind, wrapped = _kind_of(src, edit_text, edit_format)
     if wrapped is not None:  # a marker-less piece of the file: an update snippet
         edit_text, kind = wrapped, "snippet"
     if kind == "snippet":  # written in the file's indentation (tabs or spaces, its width)
@@ -115,6 +103,24 @@ def read_inputs(
     return Inputs(
         src=src, shown=diff_path(path, cwd), edit=edit_text, kind=kind, implied=wrapped is not None, fragment=fragment
     )
+
+
+def _kind_of(src: textio.SourceFile, edit: str, edit_format: str) -> tuple[str, str | None]:
+    """An edit's kind ("snippet" or "instruction"), and for a marker-less edit read as a snippet its text:
+    whole definitions the structure reads (confirm.by_definitions), else a piece of the file between
+    implied markers (merge.implied_snippet). `--edit-format` forces either kind."""
+    kind = "instruction" if edit_format == "instruction" else prompts.edit_kind(edit)
+    wrapped = (
+        (
+            confirm.by_definitions(src.text, edit, src.language, str(src.path))
+            or merge.implied_snippet(src.text, edit, src.language)
+        )
+        if kind == "instruction" and edit_format != "instruction"
+        else None
+    )
+    if edit_format == "snippet" and kind == "instruction" and wrapped is None:
+        raise InputError("--edit-format snippet: the edit has no lazy marker and is no piece of the file")
+    return kind, wrapped
 
 
 def _mostly_lines_of(edit: str, original: str) -> bool:

@@ -212,7 +212,6 @@ def add_chat_route(app: Any, names: set[str], run: Any) -> None:
     """Register `POST /v1/chat/completions` on `app`: models in `names` only, each request run by `run`
     (serve/app.py's Runner: called for an apply run, `start_chat` and `settle` for a general one)."""
     from fastapi import Request
-    from fastapi.responses import JSONResponse
     from pydantic import BaseModel, ConfigDict, Field
 
     from applyedit.serve import generate
@@ -239,34 +238,24 @@ def add_chat_route(app: Any, names: set[str], run: Any) -> None:
     async def chat(request: Request, body: ChatRequest) -> Any:
         if body.model not in names:
             served = ", ".join(sorted(names))
-            return JSONResponse(
-                error_body(
-                    f"unknown model {body.model!r}; this server serves {served}",
-                    "invalid_request_error",
-                    1,
-                    "model_not_found",
-                ),
-                404,
+            return bad_request(
+                f"unknown model {body.model!r}; this server serves {served}", "model_not_found", None, 404
             )
         refused = unsupported(body.model_extra or {})
         if refused is not None:
-            return JSONResponse(
-                error_body(refused[1], "invalid_request_error", 1, "unsupported_parameter", refused[0]), 400
-            )
+            return bad_request(refused[1], "unsupported_parameter", refused[0])
         try:
             prediction = generate.read_prediction(body.prediction)
             stop = generate.read_stop(body.stop)
         except InputError as e:
             param = "prediction" if str(e).startswith("prediction") else "stop"
-            return JSONResponse(error_body(str(e), "invalid_request_error", 1, "invalid_value", param), 400)
+            return bad_request(str(e), "invalid_value", param)
         usage_too, why = read_stream_options(body.stream, body.stream_options)
         if why is not None:
-            return JSONResponse(error_body(why, "invalid_request_error", 1, "invalid_value", "stream_options"), 400)
+            return bad_request(why, "invalid_value", "stream_options")
         applying = apply_format(body.messages)
         if (misplaced := misplaced_field(applying, stop, body.reading)) is not None:
-            return JSONResponse(
-                error_body(misplaced[1], "invalid_request_error", 1, "unsupported_parameter", misplaced[0]), 400
-            )
+            return bad_request(misplaced[1], "unsupported_parameter", misplaced[0])
         if not applying:
             chat = generate.Chat.read(
                 body.messages,
@@ -284,14 +273,24 @@ def add_chat_route(app: Any, names: set[str], run: Any) -> None:
             return streamed(request, job, body.model, prediction is not None, usage_too)
         code, edit, tagged = parse_chat(body.messages)
         path = body.path or tagged or "file"  # no extension: plain text, no syntax check
-        options: dict[str, Any] = {}
-        for name in ("temperature", "top_p", "seed", "answer", "reading"):
-            if getattr(body, name) is not None:
-                options[name] = getattr(body, name)
-        if body.max_completion_tokens or body.max_tokens:
-            options["max_new_tokens"] = body.max_completion_tokens or body.max_tokens
-        result = await run(request, path, code, edit, options, body.timeout, prediction)
+        result = await run(request, path, code, edit, apply_options(body), body.timeout, prediction)
         return chat_response(body.model, body.stream, result, prediction is not None, usage_too)
+
+
+def bad_request(message: str, code: str, param: str | None = None, status: int = 400) -> Any:
+    """A request refused before any run, in OpenAI's error shape (`invalid_request_error`)."""
+    from fastapi.responses import JSONResponse
+
+    return JSONResponse(error_body(message, "invalid_request_error", 1, code, param), status)
+
+
+def apply_options(body: Any) -> dict[str, Any]:
+    """An apply-format request's run options: the sampling fields, `answer`, `reading`, the token budget."""
+    options = {n: getattr(body, n) for n in ("temperature", "top_p", "seed", "answer", "reading")}
+    options = {n: v for n, v in options.items() if v is not None}
+    if body.max_completion_tokens or body.max_tokens:
+        options["max_new_tokens"] = body.max_completion_tokens or body.max_tokens
+    return options
 
 
 def read_stream_options(stream: bool, options: dict[str, Any] | None) -> tuple[bool, str | None]:

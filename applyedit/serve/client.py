@@ -289,17 +289,23 @@ def post(url: str, route: str, body: dict[str, Any], token: str | None, timeout:
         conn.close()
     if 200 <= status < 300:
         return _json(url, raw)
+    raise server_error(url, status, raw)
+
+
+def server_error(url: str, status: int, raw: bytes) -> ApplyEditError:
+    """A server's error answer as the ApplyEditError a local run raises: its type (else by exit code), its
+    message in the CLI's words, a refused snippet's readings and places."""
     data = _json(url, raw) if raw.lstrip().startswith(b"{") else {}
     error = data.get("error")
     if not isinstance(error, dict) or not isinstance(error.get("message"), str):
-        raise ServerError(f"{url}: HTTP {status} without an applyedit error")
+        return ServerError(f"{url}: HTTP {status} without an applyedit error")
     cls = _BY_TYPE.get(str(error.get("type")))
     if cls is None:
         code = error.get("exit_code")
         cls = OutputCheckError if code == 3 else InputError if code == 1 else ServerError
     raised = cls(f"server: {in_cli_terms(printable(error['message']))}")
     raised.readings, raised.places = readings_of(error)
-    raise raised
+    return raised
 
 
 def in_cli_terms(message: str) -> str:
