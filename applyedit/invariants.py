@@ -519,28 +519,18 @@ def defined_twice(original: str, output: str, edit: str, language: str, path: st
     each at most once: a definition written again beside its namesake instead of in its place."""
     from collections import Counter
 
-    from applyedit import syntax
+    from applyedit import outline, syntax
 
     def headers(text: str) -> Counter[tuple[str, ...]] | None:
         defs = syntax.definitions(text, language, path)
         if defs is None or syntax.parse_errors(text, language, path):
             return None
-        rows = text.split("\n")
+        rows = outline.lines(text)
 
-        def chain(d: Definition | None) -> tuple[str, ...]:  # each header's line that names it
-            if d is None:
-                return ()
-            header = rows[d.start_line - 1 : max(d.start_line, d.body[0] - 1) if d.body else d.end_line]
-            named = next((n for n, x in enumerate(header) if re.search(rf"\b{re.escape(d.name)}\b", x)), 0)
-            return (*chain(d.parent), " ".join(" ".join(header[named:]).split()))
+        def chain(d: Definition | None) -> tuple[str, ...]:  # each header from the line that names it
+            return () if d is None else (*chain(d.parent), outline.named_header(rows, d))
 
-        def depth(d: Definition) -> int:
-            return len(rows[d.start_line - 1]) - len(rows[d.start_line - 1].lstrip())
-
-        outermost: dict[int, int] = {}  # per scope, its members' depth: a method of an object literal is none
-        for d in defs:
-            outermost[id(d.parent)] = min(outermost.get(id(d.parent), depth(d)), depth(d))
-        return Counter(chain(d) for d in defs if depth(d) == outermost[id(d.parent)])
+        return Counter(chain(d) for parent in {d.parent for d in defs} for d in outline.members(rows, defs, parent))
 
     after, before = headers(output), headers(original)
     if after is None or before is None:

@@ -33,7 +33,7 @@ LAYERS: dict[str, list[str]] = {
     # tree-sitter, the prompts, the invariants every answer meets, a decode's plain records
     "base": [
         "errors", "files", "userconfig", "languages", "markers", "textio", "diff", "syntax", "prompts",
-        "invariants", "decoded", "interrupt", "formats", "formats.*",
+        "invariants", "decoded", "interrupt", "formats", "formats.*", "outline",
     ],
     "merge": ["merge", "merge.*"],  # the update snippet read against the original
     # the model seam and what loads weights: backends, kernels, the model store, the cost curve, the

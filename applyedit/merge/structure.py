@@ -34,7 +34,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from applyedit import syntax
+from applyedit import outline, syntax
 from applyedit.markers import is_marker
 from applyedit.syntax import Definition
 
@@ -43,11 +43,12 @@ __all__ = ["LineReader", "Unplaced", "read", "renames_unshown"]
 LineReader = Callable[[str, str], "str | None"]  # (original stretch, snippet stretch) -> its certain reading
 _ACCESS = re.compile(r"\s*(public|private|protected|internal)\s*:")  # C++'s access labels: no code's depth
 IMPLIED = "# ... existing code ..."  # the marker an open edge implies (the line reader's own)
-_CLASS_BODIES = frozenset({"javascript", "typescript", "tsx", "java", "csharp", "cpp"})  # methods need a class
-_WRAPPER = "SnippetMembers"  # the class a snippet of members is read inside
 CONTAINERS = frozenset(  # the kinds of definition whose members are a scope of their own
     {"class", "struct", "impl", "trait", "interface", "enum", "record", "union", "module", "namespace"}
 )
+
+
+_WHOLE = Definition("function", "", 1, 1)  # a span read from its first line: an opaque line's definition
 
 
 def _token(seed: str) -> str:
@@ -78,10 +79,10 @@ def read(original: str, snippet: str, language: str, path: str | None, lines: Li
     knows it stands at no single place (a new definition after a marker at the file's end, with code
     the marker may stand for on both sides of where it could go)."""
     original_definitions = syntax.definitions(original, language, path)
-    snippet_definitions = _snippet_definitions(snippet, language, path)
+    snippet_definitions = outline.fragment_definitions(snippet, language, path)
     if not original_definitions or not snippet_definitions:
         return None
-    original_lines, snippet_lines = _lines(original), _lines(snippet)
+    original_lines, snippet_lines = outline.lines(original), outline.lines(snippet)
     texts = _Texts(
         original_lines,
         snippet_lines,
@@ -109,61 +110,28 @@ def renames_unshown(original: str, output: str, snippet: str, language: str, pat
     which the snippet never shows, is gone: a definition with another name is never an edit of this one."""
     before = syntax.definitions(original, language, path)
     after = syntax.definitions(output, language, path)
-    shown = _snippet_definitions(snippet, language, path)
+    shown = outline.fragment_definitions(snippet, language, path)
     if not before or not after or shown is None:
         return False
 
     def chain(d: Definition | None) -> tuple[str, ...]:
         return () if d is None else (*chain(d.parent), d.name)
 
-    def body(text: str, d: Definition) -> tuple[str, ...]:  # its lines indented deeper than its first
-        lines = _lines(text)[d.start_line - 1 : d.end_line]
-        return tuple(" ".join(x.split()) for x in lines if x.strip() and _indent(x) > _indent(lines[0]))
-
     named = {d.name for d in shown}
     old, new = {chain(d) for d in before}, {chain(d) for d in after}
     gone = [d for d in before if chain(d) not in new and d.name not in named]
     gained = [d for d in after if chain(d) not in old]
     # the new one holds the gone one's body: a rename the snippet shows by that body
-    renamed = {body(original, d) for d in gone} & {body(output, d) for d in gained}
+    original_rows, output_rows = outline.lines(original), outline.lines(output)
+    renamed = {outline.body(original_rows, d) for d in gone} & {outline.body(output_rows, d) for d in gained}
     return bool(gone) and bool(gained) and not renamed
-
-
-def _lines(text: str) -> list[str]:
-    """The text's lines, a final newline ending the last (not starting one more)."""
-    return text.removesuffix("\n").split("\n")
-
-
-def _snippet_definitions(snippet: str, language: str, path: str | None) -> list[Definition] | None:
-    """The snippet's definitions; members shown without their class (`add(n) {...}` alone, which parses as
-    no method) read inside a class the snippet leaves out, in the languages whose methods need one."""
-    found = syntax.definitions(snippet, language, path)
-    lines = _lines(snippet)
-    code = [_indent(x) for x in lines if x.strip() and not is_marker(x)]
-    if found is None or language not in _CLASS_BODIES or not code or min(code) == 0:
-        return found
-    if _members(lines, found, None, (1, len(lines))):
-        return found
-    wrapped = syntax.definitions(f"class {_WRAPPER} {{\n{snippet}\n}}\n", language, path) or []
-    outer = next((d for d in wrapped if d.parent is None and d.name == _WRAPPER), None)
-    shifted: dict[int, Definition] = {}
-    for definition in wrapped:
-        if definition is outer or definition.parent is None:
-            continue
-        end = min(definition.end_line - 1, len(lines))  # the class's closer may close a member the snippet left open
-        body = None if definition.body is None else (definition.body[0] - 1, min(definition.body[1] - 1, end))
-        parent = None if definition.parent is outer else shifted.get(id(definition.parent))
-        shifted[id(definition)] = dataclasses.replace(
-            definition, start_line=definition.start_line - 1, end_line=end, body=body, parent=parent
-        )
-    return list(shifted.values()) or found
 
 
 def _root(texts: _Texts) -> tuple[Definition | None, tuple[int, int]] | None:
     """The file's scope the snippet's top level stands in: the file, or the one container whose members
     its top-level definitions are (a snippet of methods without their class's header)."""
     scopes: list[Definition | None] = []
-    top = _members(texts.snippet, texts.snippet_definitions, None, (1, len(texts.snippet)))
+    top = outline.members(texts.snippet, texts.snippet_definitions, None)
     if not top:
         return None
     for shown in top:
@@ -171,8 +139,8 @@ def _root(texts: _Texts) -> tuple[Definition | None, tuple[int, int]] | None:
             if found.name == shown.name and _compatible(found, shown) and not any(s is found.parent for s in scopes):
                 scopes.append(found.parent)
     code = [x for x, marker in zip(texts.snippet, texts.marked, strict=True) if x.strip() and not marker]
-    outermost = min((_indent(x) for x in code if not _ACCESS.match(x)), default=0)
-    if outermost < _indent(texts.snippet[top[0].start_line - 1]):
+    outermost = min((outline.indent(x) for x in code if not _ACCESS.match(x)), default=0)
+    if outermost < outline.indent(texts.snippet[top[0].start_line - 1]):
         return None  # code outside the definitions shown, at a depth none of them stands at
     if not scopes and outermost == 0:
         scopes = [None]  # nothing shown that the file defines, written at its top level: the file's
@@ -189,22 +157,6 @@ def _compatible(a: Definition, b: Definition) -> bool:
     return a.kind == b.kind or {a.kind, b.kind} <= {"function", "method"}
 
 
-def _members(
-    lines: list[str], definitions: list[Definition], parent: Definition | None, span: tuple[int, int]
-) -> list[Definition]:
-    """The definitions that are a scope's members: enclosed by it, at the outermost indentation of those (a
-    method of an object literal inside a statement is none of the file's members)."""
-    inside = [d for d in definitions if d.parent is parent and span[0] <= d.start_line and d.end_line <= span[1]]
-    depth = min((_indent(lines[d.start_line - 1]) for d in inside), default=0)
-    return [d for d in inside if _indent(lines[d.start_line - 1]) == depth]
-
-
-def _header(lines: list[str], definition: Definition) -> str:
-    """The definition's header, its attached lines included, as one line of single spaces."""
-    end = definition.body[0] - 1 if definition.body is not None else definition.start_line
-    return " ".join(" ".join(lines[definition.start_line - 1 : max(end, definition.start_line)]).split())
-
-
 def _same_header(found: str, shown: str) -> bool:
     """One header, where one shows attached lines (`inline`, a decorator) the other leaves out."""
     return found == shown or found.endswith(" " + shown) or shown.endswith(" " + found)
@@ -219,8 +171,8 @@ def _pair(
     for definition in shown:
         found = [o for o in originals if o.name == definition.name and _compatible(o, definition)]
         if len(found) > 1:
-            header = _header(texts.snippet, definition)
-            found = [o for o in found if _same_header(_header(texts.original, o), header)]
+            header = outline.header(texts.snippet, definition)
+            found = [o for o in found if _same_header(outline.header(texts.original, o), header)]
             if len(found) != 1:
                 return None
         if found:
@@ -240,8 +192,8 @@ def _read_scope(
 ) -> list[str] | None:
     """The lines of one scope's body: its shown members paired with the file's, each read
     (`_read_definition`), the stretches between them read as gaps (`_gap`)."""
-    originals = _members(texts.original, texts.original_definitions, original_scope, original_range)
-    shown = _members(texts.snippet, texts.snippet_definitions, snippet_scope, snippet_range)
+    originals = outline.members(texts.original, texts.original_definitions, original_scope)
+    shown = outline.members(texts.snippet, texts.snippet_definitions, snippet_scope)
     pairs = _pair(texts, originals, shown)
     if pairs is None:
         return None
@@ -323,12 +275,7 @@ def _fewer_attached(texts: _Texts, found: Definition, shown: Definition) -> bool
     """Whether the snippet shows fewer lines above the definition's name (decorators, attributes) than the
     file has there, and not the same ones: whether they replace the file's or are added is not said."""
 
-    def attached(lines: list[str], definition: Definition) -> list[str]:
-        rows = lines[definition.start_line - 1 : definition.end_line]
-        named = next((n for n, x in enumerate(rows) if re.search(rf"\b{re.escape(definition.name)}\b", x)), 0)
-        return [x.strip() for x in rows[:named]]
-
-    file_attached, snippet_attached = attached(texts.original, found), attached(texts.snippet, shown)
+    file_attached, snippet_attached = outline.attached(texts.original, found), outline.attached(texts.snippet, shown)
     return (
         0 < len(snippet_attached) < len(file_attached) and snippet_attached != file_attached[-len(snippet_attached) :]
     )
@@ -337,7 +284,7 @@ def _fewer_attached(texts: _Texts, found: Definition, shown: Definition) -> bool
 def _attached_kept(texts: _Texts, found: Definition, shown: Definition) -> list[str]:
     """The file's lines attached above a definition (`inline`, `#[derive(...)]`, a decorator) that the
     snippet's header leaves out: not shown, so kept."""
-    header = _header(texts.snippet, shown)
+    header = outline.header(texts.snippet, shown)
     last = found.body[0] - 1 if found.body is not None else found.start_line
     for row in range(found.start_line, last + 1):
         if " ".join(" ".join(texts.original[row - 1 : max(last, row)]).split()) == header:
@@ -357,7 +304,7 @@ def _whole(texts: _Texts, found: Definition, shown: Definition) -> bool:
         return shown.body[1] < shown.end_line
     after = [x for x in texts.snippet[shown.end_line :] if x.strip()]
     if after and not is_marker(after[0]):
-        return _indent(after[0]) <= _indent(texts.snippet[shown.start_line - 1])
+        return outline.indent(after[0]) <= outline.indent(texts.snippet[shown.start_line - 1])
     last_shown = [x for x in texts.snippet[shown.start_line - 1 : shown.end_line] if x.strip()][-1]
     last_found = [x for x in texts.original[found.start_line - 1 : found.end_line] if x.strip()][-1]
     return last_shown.strip() == last_found.strip()
@@ -372,10 +319,6 @@ def _end_shown(texts: _Texts, shown: Definition) -> bool:
         return True
     code = [x for x in texts.snippet[shown.body[0] - 1 : shown.body[1]] if x.strip()]
     return bool(code) and is_marker(code[-1])
-
-
-def _indent(line: str) -> int:
-    return len(line) - len(line.lstrip())
 
 
 def _gap(
@@ -496,10 +439,9 @@ def _renamed(texts: _Texts, original: list[str], shown: list[str]) -> bool:
     """Whether a new definition shown has the body of a definition of the file's in the same stretch (the
     lines after its header, the same but for spaces): it may be that one renamed."""
 
-    def body(token: str) -> tuple[str, ...]:  # its lines indented deeper than its first: its body's
-        lines = texts.expand.get(token.strip(), [])
-        depth = _indent(lines[0]) if lines else 0
-        return tuple(" ".join(x.split()) for x in lines if x.strip() and _indent(x) > depth)
+    def body(token: str) -> tuple[str, ...]:
+        rows = texts.expand.get(token.strip(), [])
+        return outline.body(rows, dataclasses.replace(_WHOLE, end_line=len(rows))) if rows else ()
 
     bodies = {body(x) for x in original if _is_token(x)}
     return any(body(x) and body(x) in bodies for x in shown if _is_token(x))
@@ -543,7 +485,7 @@ def _open_edge(line: str, have: set[str], original: list[str], side: int) -> boo
 
 
 def _implied(line: str) -> str:
-    return " " * _indent(line) + IMPLIED
+    return " " * outline.indent(line) + IMPLIED
 
 
 def _without_markers(lines: list[str]) -> list[str]:

@@ -1,0 +1,97 @@
+"""A text's outline: its definitions (syntax.definitions) read as the structure of code: the members of
+a scope, a definition's header and the lines attached above its name, its body, and the definitions of
+a fragment whose methods stand without their class. Shared by the structural reader (merge/structure.py)
+and the invariants. Lines in, lines out; knows nothing of snippets' readings, models or files.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+
+from applyedit import syntax
+from applyedit.markers import is_marker
+from applyedit.syntax import Definition
+
+__all__ = ["attached", "body", "fragment_definitions", "header", "indent", "lines", "members", "named_header"]
+
+CLASS_BODIES = frozenset({"javascript", "typescript", "tsx", "java", "csharp", "cpp"})  # methods need a class
+WRAPPER = "SnippetMembers"  # the class a fragment of members is read inside
+
+
+def lines(text: str) -> list[str]:
+    """The text's lines, a final newline ending the last (not starting one more)."""
+    return text.removesuffix("\n").split("\n")
+
+
+def indent(line: str) -> int:
+    return len(line) - len(line.lstrip())
+
+
+def members(rows: list[str], definitions: list[Definition], parent: Definition | None) -> list[Definition]:
+    """A scope's members: the definitions it encloses at the outermost indentation of those (a method of an
+    object literal inside a statement is none of the file's members)."""
+    inside = [d for d in definitions if d.parent is parent]
+    depth = min((indent(rows[d.start_line - 1]) for d in inside), default=0)
+    return [d for d in inside if indent(rows[d.start_line - 1]) == depth]
+
+
+def _header_rows(rows: list[str], definition: Definition) -> tuple[list[str], int]:
+    """The definition's header lines (to its body, or its whole span where the body shares a line), and
+    the index of the first that names it (past decorators, attributes, `inline`)."""
+    end = max(definition.start_line, definition.body[0] - 1) if definition.body else definition.end_line
+    header = rows[definition.start_line - 1 : end]
+    name = re.compile(rf"\b{re.escape(definition.name)}\b")
+    return header, next((n for n, x in enumerate(header) if name.search(x)), 0)
+
+
+def _spaced(found: list[str]) -> str:
+    return " ".join(" ".join(found).split())
+
+
+def header(rows: list[str], definition: Definition) -> str:
+    """The definition's header, its attached lines included, as one line of single spaces."""
+    end = definition.body[0] - 1 if definition.body is not None else definition.start_line
+    return _spaced(rows[definition.start_line - 1 : max(end, definition.start_line)])
+
+
+def named_header(rows: list[str], definition: Definition) -> str:
+    """The definition's header from the line that names it, as one line of single spaces."""
+    found, named = _header_rows(rows, definition)
+    return _spaced(found[named:])
+
+
+def attached(rows: list[str], definition: Definition) -> list[str]:
+    """The lines above the definition's name (decorators, attributes), stripped."""
+    found, named = _header_rows(rows, definition)
+    return [x.strip() for x in found[:named]]
+
+
+def body(rows: list[str], definition: Definition) -> tuple[str, ...]:
+    """The definition's lines indented deeper than its first, each as one line of single spaces."""
+    span = rows[definition.start_line - 1 : definition.end_line]
+    return tuple(_spaced([x]) for x in span if x.strip() and indent(x) > indent(span[0]))
+
+
+def fragment_definitions(text: str, language: str, path: str | None) -> list[Definition] | None:
+    """The definitions of a fragment of code (an update snippet); methods shown without their class
+    (`add(n) {...}` alone, which parses as no method) read inside a class the fragment leaves out, in the
+    languages whose methods need one."""
+    found = syntax.definitions(text, language, path)
+    rows = lines(text)
+    code = [indent(x) for x in rows if x.strip() and not is_marker(x)]
+    if found is None or language not in CLASS_BODIES or not code or min(code) == 0 or members(rows, found, None):
+        return found
+    wrapped = syntax.definitions(f"class {WRAPPER} {{\n{text}\n}}\n", language, path) or []
+    outer = next((d for d in wrapped if d.parent is None and d.name == WRAPPER), None)
+    shifted: dict[int, Definition] = {}
+    for definition in wrapped:
+        if definition is outer or definition.parent is None:
+            continue
+        end = min(definition.end_line - 1, len(rows))  # the class's closer may close a member left open
+        inner = None if definition.body is None else (definition.body[0] - 1, min(definition.body[1] - 1, end))
+        parent = None if definition.parent is outer else shifted.get(id(definition.parent))
+        shifted[id(definition)] = dataclasses.replace(
+            definition, start_line=definition.start_line - 1, end_line=end, body=inner, parent=parent
+        )
+    return list(shifted.values()) or found
