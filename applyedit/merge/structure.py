@@ -23,7 +23,8 @@ Each principle is one function here, listed with its example and its counterexam
 
 `read` answers only where every step is certain; else None (the line reader reads the whole file), or
 `Unplaced` where it knows the snippet stands at no single place. Pure text in and out; knows nothing of
-models, checks or files. `syntax.py` parses.
+models, checks or files. `syntax.py` parses; outline.py says what a scope's members and a
+definition's header and body are.
 """
 
 from __future__ import annotations
