@@ -1,4 +1,10 @@
-"""When a snippet's reading may answer alone: `confirmed` weighs every reading (merge/readings.py: the
+"""When a snippet's reading may answer alone. `confirmed` reads it two ways: by the file's structure
+(merge/structure.py, its stretches read by `_stretch`) and line by line (`_by_lines`). The line reader's
+certain answer stands, unless it reads a new definition in place of one the snippet never shows
+(`structure.renames_unshown`) where the structure reads it otherwise: then the structure's answer, or a
+refusal where the structure finds no single place; where the line reader is unsure, the structure's
+certain answer. `by_definitions` says whether a marker-less edit is whole definitions the structure reads.
+The line reader (`_by_lines`) weighs every reading (merge/readings.py: the
 context reader's enumeration, merge/contextread.py, and the merge's file, merge/__init__.py, where it
 differs; each held to the invariants and costed) and returns the cheapest as an ok result when it is
 certain (`_certain`): the context reader gives it, no other valid reading lies within `readings.MARGIN`
@@ -38,9 +44,11 @@ __all__ = ["confirmed"]
 def confirmed(
     original: str, snippet: str, language: str, path: str | None = None, with_readings: bool = False
 ) -> merge.MergeResult:
-    """The snippet's reading of `original` (LF-only texts) when it is the only one within the margin of
-    the cheapest (merge/readings.py) and meets every invariant; else a not-ok result that says why, with
-    the candidate files (`readings`, when asked for: the model may choose between 2 to 5)."""
+    """The snippet's reading of `original` (LF-only texts): the line reader's when it is the only one within
+    the margin of the cheapest (merge/readings.py) and meets every invariant, unless it reads a new
+    definition in place of one the snippet never shows; else the structure's certain reading; else a not-ok
+    result that says why, with the candidate files (`readings`, when asked for: the model may choose
+    between 2 to 5)."""
     by_lines = _by_lines(original, snippet, language, path, with_readings)
     try:
         structural = structure.read(original, snippet, language, path, _stretch)
