@@ -19,7 +19,9 @@ table, options.py, names the switch of each):
 - `definitions` (--allow-lost-definitions): a definition (function, method, class, impl, struct, ...)
   whose name the edit never mentions does not disappear, unless a new definition that the edit names
   takes its place (a rename, through which what it encloses keeps its identity). An update snippet
-  names a definition by showing its header line, not by using its name.
+  names a definition by showing its header line, not by using its name. Nor is one written twice: a
+  header the answer holds twice in one scope where the original and the edit hold it once
+  (`defined_twice`: a definition written again beside its namesake instead of in its place).
 - `compiles` (--allow-syntax-errors): Python goes through `compile()` when the original did (TabError,
   IndentationError, `from __future__` placement); other languages: tree-sitter (checks.check_syntax).
 - `heads` (--allow-head-changes): a shebang stays the first line, Go's `package` clause the first

@@ -1,7 +1,8 @@
 """Syntax trees for source text: the one module that calls tree-sitter.
 
 Owns the parsers (one per language, cached), error detection (does the text still parse?),
-definition spans (classes, functions, methods, ... with their nesting and 1-based line ranges),
+definition spans (classes, functions, methods, ... with their nesting, 1-based line ranges and the
+lines of their bodies between header and closer),
 found by walking a table of node types per language, the names a file's top-level imports bind (and
 whether one name comes from two modules), and the lines of code a block comment holds. Knows nothing
 of tokens, the model or diffs.
