@@ -57,11 +57,12 @@ def test_apply_runs_on_vllm_and_reports_it(live: Live) -> None:
     assert len(data["tokens"]) == 40 and data["summary"]["backend"] == "vllm"
     assert data["summary"]["tokens"] == 40 and 1 <= data["summary"]["passes"] <= 40
     assert any("answered with the snippet's merge" in note for note in data["notes"])
-    # without the fallback the refusal is the CLI's: the budget ran out (exit 2)
+    # without the fallback the refusal is the CLI's: the budget ran out (exit 2), an unusable output (422,
+    # as app.status_for answers a DecodeError), not a server failure (500)
     body = model_run(1, 3, 40)
     body["options"]["fallback"] = "none"
     refused = post_apply(live.url, body)
-    assert refused.status_code == 500 and refused.json()["error"]["exit_code"] == 2
+    assert refused.status_code == 422 and refused.json()["error"]["exit_code"] == 2
     assert "budget of 40 tokens" in refused.json()["error"]["message"]
     health = httpx.get(live.url + "/health").json()
     assert health["backend"] == "vllm" and health["served"] == 3
