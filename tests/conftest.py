@@ -1,7 +1,7 @@
 """Fixtures shared by several test modules, and the CI rule: in CI (`CI` set, as CI services do) the
-real default model, its tokenizer, the draft model's slices and the test extras must be there, or the
-run stops before any test (a missing model must not turn into a green run of skips); a developer
-without them gets skips that say why."""
+real default model, its tokenizer, the draft model's slices and the test extras must be there (for
+the vLLM tier run alone: vLLM and the tokenizer), or the run stops before any test (a missing model
+must not turn into a green run of skips); a developer without them gets skips that say why."""
 
 from __future__ import annotations
 
@@ -29,13 +29,39 @@ CI_MODULES = (
     "hypothesis",
     "huggingface_hub",
 )
+# The vLLM tier runs in a virtualenv of its own (README, "vLLM"): vLLM and the package, no extras;
+# the default model's tokenizer comes from the model cache the main setup prepared.
+VLLM_TIER = frozenset({"test_vllm.py", "test_vllm_engine.py", "test_vllm_serve.py"})
+VLLM_MODULES = ("vllm", "fastapi", "httpx", "openai")
 
 
-def pytest_sessionstart(session: pytest.Session) -> None:
-    """In CI: stop at once, naming what is missing, when the default model or a test extra is not there."""
-    if not IN_CI:
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """In CI: stop before any test runs, naming what is missing, when what the collected tests need is
+    not there. A run of the vLLM tier alone needs vLLM and the tokenizer; any other run needs the
+    default model, the draft model's slices and the test extras."""
+    if not IN_CI or not session.items:
         return
-    missing = [name for name in CI_MODULES if importlib.util.find_spec(name) is None]
+    files = {Path(str(item.path)).name for item in session.items}
+    missing = _missing_for_tier() if files <= VLLM_TIER else _missing_for_suite()
+    if missing:
+        pytest.exit("CI is set but the tests' requirements are missing: " + "; ".join(missing), returncode=4)
+
+
+def _absent(modules: tuple[str, ...]) -> list[str]:
+    return [name for name in modules if importlib.util.find_spec(name) is None]
+
+
+def _missing_for_tier() -> list[str]:
+    missing = _absent(VLLM_MODULES)
+    try:
+        load_tokenizer(modelstore.prepare_tokenizer(modelstore.resolve(None)))
+    except ModelError as e:
+        missing.append(f"the default model's tokenizer ({e})")
+    return missing
+
+
+def _missing_for_suite() -> list[str]:
+    missing = _absent(CI_MODULES)
     try:
         source = modelstore.resolve(None)
         load_tokenizer(modelstore.prepare_tokenizer(source))
@@ -49,8 +75,7 @@ def pytest_sessionstart(session: pytest.Session) -> None:
         modelstore.draft_slice_files()  # the test extra installs the draft model's slices
     except ModelError as e:
         missing.append(f"the draft model's slices ({e})")
-    if missing:
-        raise pytest.UsageError("CI is set but the tests' requirements are missing: " + "; ".join(missing))
+    return missing
 
 
 @pytest.fixture(scope="session")
