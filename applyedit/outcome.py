@@ -118,14 +118,17 @@ def _no_model_result(
     )
 
 
-def answer_by_format(got: Inputs, opts: RunOptions, encoding: str) -> ApplyResult:
+def answer_by_format(
+    got: Inputs, opts: RunOptions, encoding: str, reader: formats.ladder.Reader | None = None
+) -> ApplyResult:
     """An edit written in one of formats/'s formats (a unified diff, SEARCH/REPLACE blocks, apply_patch,
     str_replace; `got.kind` names it) applied exactly, with no model, as the whole answer, held to every
     output check: a refusal raises (exit 3, the file kept as `rejected`) and no model is asked instead.
-    An edit that changes nothing answers with no diff."""
+    An edit that changes nothing answers with no diff. `reader`: the snippet reader of a block whose
+    REPLACE holds lazy markers (api.block_reader)."""
     t0 = time.perf_counter()
     src = got.src
-    made = formats.apply_edit(src.text, got.edit, got.kind, got.shown)
+    made = formats.apply_edit(src.text, got.edit, got.kind, got.shown, reader)
     try:
         notes = checks.check_all(src, made.text, got.edit, got.kind, None, opts)
     except OutputCheckError as e:

@@ -383,13 +383,164 @@ def test_blocks_for_another_file_are_named_and_left_out() -> None:
         applied(other, "search-replace")
 
 
-def test_a_lazy_marker_in_a_replace_part_is_refused_not_written() -> None:
+STORE = """class Store:
+    def __init__(self):
+        self.items = {}
+        self.hits = 0
+
+    def get(self, key):
+        self.hits += 1
+        value = self.items.get(key)
+        if value is None:
+            return None
+        return value
+
+    def put(self, key, value):
+        self.items[key] = value
+        return value
+"""
+
+# get() takes a default: the lines the markers stand for are kept, the rest as the REPLACE writes it.
+STORE_DEFAULT = STORE.replace("def get(self, key):", "def get(self, key, default=None):").replace(
+    "return None", "return default"
+)
+
+LAZY_REPLACE = """store.py
+```python
+<<<<<<< SEARCH
+    def get(self, key):
+        self.hits += 1
+        value = self.items.get(key)
+        if value is None:
+            return None
+        return value
+=======
+    def get(self, key, default=None):
+        # ... existing code ...
+        if value is None:
+            return default
+        return value
+>>>>>>> REPLACE
+```
+"""
+
+LAZY_BOTH = """<<<<<<< SEARCH
+    def get(self, key):
+        # ... existing code ...
+            return None
+        return value
+=======
+    def get(self, key, default=None):
+        # ... existing code ...
+            return default
+        return value
+>>>>>>> REPLACE
+"""
+
+
+def store_run(tmp_path: Path, edit: str, original: str = STORE, **settings: Any) -> Any:
+    (tmp_path / "store.py").write_text(original)
+    return api.apply(tmp_path / "store.py", edit, cwd=tmp_path, **settings)
+
+
+@pytest.mark.parametrize("edit", [LAZY_REPLACE, LAZY_BOTH], ids=["in-replace", "in-search-and-replace"])
+def test_a_lazy_marker_in_a_block_is_read_by_the_snippet_reader_within_the_block(
+    edit: str, tmp_path: Path, no_model: None
+) -> None:
+    """Issue 61: a REPLACE part with `# ... existing code ...` is an update snippet read against the place
+    its SEARCH finds (it was refused); a marker in the SEARCH stands for the lines between its parts."""
+    result = store_run(tmp_path, edit)
+    assert result.after == STORE_DEFAULT and result.kind == "search-replace" and result.answer == "merge"
+    assert any("lines 6-11" in n and "REPLACE part" in n and "update snippet" in n for n in result.notes)
+    assert all("existing code" not in line for line in result.after.splitlines())
+
+
+def test_a_lazy_marker_in_the_search_part_alone_spans_the_lines_the_replace_replaces(
+    tmp_path: Path, no_model: None
+) -> None:
     edit = (
-        "<<<<<<< SEARCH\n    def add(self, n):\n        self.result += n\n=======\n    def add(self, n):\n"
-        "        # ... existing code ...\n        return self\n>>>>>>> REPLACE\n"
+        "<<<<<<< SEARCH\n    def get(self, key):\n        # ... existing code ...\n        return value\n=======\n"
+        "    def get(self, key):\n        return self.items.get(key)\n>>>>>>> REPLACE\n"
     )
+    result = store_run(tmp_path, edit)
+    assert result.after == STORE.replace(
+        STORE[STORE.index("        self.hits += 1") : STORE.index("\n\n    def put")],
+        "        return self.items.get(key)",
+    )
+    assert "its SEARCH part spans lines 6-11" in " ".join(result.notes)
+
+
+def test_without_the_snippet_reader_a_lazy_replace_is_refused_not_written() -> None:
+    """formats/ alone (no reader from the layer above) writes no marker into the file."""
     with pytest.raises(InputError, match="holds the lazy marker '# ... existing code ...' in its REPLACE part"):
-        applied(edit, "search-replace")
+        formats.apply_edit(STORE, LAZY_REPLACE, "search-replace", "store.py")
+
+
+# A file whose line looks like a marker: in a SEARCH found as written, it is context.
+SCAFFOLD = """def scaffold():
+    lines = []
+    # ... existing code ...
+    return lines
+
+
+def build():
+    lines = []
+    lines.append(1)
+    return lines
+"""
+
+SCAFFOLD_EDIT = (
+    "<<<<<<< SEARCH\n    lines = []\n    # ... existing code ...\n    return lines\n=======\n"
+    '    lines = ["header"]\n    # ... existing code ...\n    return lines\n>>>>>>> REPLACE\n'
+)
+
+
+def test_a_marker_looking_line_of_the_file_is_context_not_a_marker(tmp_path: Path, no_model: None) -> None:
+    """The counterexample: the SEARCH as written stands in the file (its `# ... existing code ...` is a line
+    of scaffold()), so the block applies as written there; read as a marker, its parts would span both
+    functions' lines and be refused. Where the file has no such line, it is a marker: two places, refused."""
+    result = store_run(tmp_path, SCAFFOLD_EDIT, SCAFFOLD)
+    assert result.after == SCAFFOLD.replace("lines = []", 'lines = ["header"]', 1)
+    assert not any("lazy" in n or "snippet" in n for n in result.notes)
+    without = SCAFFOLD.replace("    # ... existing code ...\n", "    lines.append(0)\n")
+    with pytest.raises(AmbiguousEditError, match="block 1 of the SEARCH/REPLACE edit stands at 2 places") as refused:
+        store_run(tmp_path, SCAFFOLD_EDIT, without)
+    assert [p["line"] for p in refused.value.places] == [2, 8]
+
+
+TWO_RETURNS = """class A:
+    def f(self):
+        return 1
+
+    def g(self):
+        return 1
+"""
+
+# The REPLACE ends g() with `return 2` under a marker: an edit of `return 1`, or a line after it?
+UNCERTAIN = (
+    "<<<<<<< SEARCH\n    def f(self):\n        return 1\n\n    def g(self):\n        return 1\n=======\n"
+    "    def f(self):\n        return 1\n\n    def g(self):\n        # ... existing code ...\n        return 2\n"
+    ">>>>>>> REPLACE\n"
+)
+
+
+def test_a_block_whose_snippet_reading_is_uncertain_is_refused_with_its_readings(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capfdbinary: pytest.CaptureFixture[bytes], no_model: None
+) -> None:
+    """Refused as any snippet is (exit 1, nothing written), its readings and places in the file's lines in
+    --report-json; `--reading N` takes one."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "a.py").write_text(TWO_RETURNS)
+    (tmp_path / "edit.txt").write_text(UNCERTAIN)
+    done = Run(capfdbinary, "a.py", "--edit", "edit.txt", "--report-json", "r.json")
+    assert done.code == 1 and done.out == "" and (tmp_path / "a.py").read_text() == TWO_RETURNS
+    assert "an update snippet read against lines 2-6 of a.py, has no certain reading" in done.err
+    record = json.loads((tmp_path / "r.json").read_text())
+    assert record["readings"] == 2 and record["places"] == [{"line": 6, "end": 6, "readings": ["return 1", "return 2"]}]
+    two = store_run(tmp_path, UNCERTAIN, TWO_RETURNS, reading=2)
+    assert two.after == TWO_RETURNS.replace("return 1\n", "return 2\n").replace("return 2", "return 1", 1)
+    one = store_run(tmp_path, UNCERTAIN, TWO_RETURNS, reading=1)
+    assert one.after == TWO_RETURNS + "        return 2\n"
 
 
 def test_a_block_without_its_end_is_refused() -> None:

@@ -6,7 +6,8 @@ Owns telling them apart by their shape (`detect`: conservative, so that a lazy s
 instruction in words is never taken for one; `chosen` with a forced `--edit-format`), picking the
 edit's part for the target file (parts.py) and the new file (`apply_edit`, by ladder.py's one matching
 ladder). Text in, text out: LF-only text, no files, no model; refusals are errors.py's (an edit that
-stands at no single place is an `AmbiguousEditError` with its places).
+stands at no single place is an `AmbiguousEditError` with its places). A block's REPLACE holding lazy
+markers is read by a snippet reader the caller passes in (`apply_edit`'s `reader`: api.py's, by merge/).
 """
 
 from __future__ import annotations
@@ -82,12 +83,14 @@ class Applied:
     changes: int  # how many hunks, blocks, chunks or replacements were made
 
 
-def apply_edit(original: str, edit: str, name: str, target: str) -> Applied:
+def apply_edit(original: str, edit: str, name: str, target: str, reader: ladder.Reader | None = None) -> Applied:
     """`original` (LF text) with the edit's part for `target` (the file's path as the diff shows it) made.
 
     The other files the edit names are named in a note; an edit for other files only, or whose part
     creates, deletes or moves the target, or that changes nothing in it, is refused (InputError); a
-    change that stands at no single place too (AmbiguousEditError, with the places)."""
+    change that stands at no single place too (AmbiguousEditError, with the places). `reader`: the
+    snippet reader for a SEARCH/REPLACE block whose REPLACE holds lazy markers (ladder.Reader; the
+    caller's, from a layer above); without one such a block is refused."""
     what = TITLES[name]
     mine, others = for_target(read(edit, name), target, what)
     changes = [c for part in mine for c in part.changes]
@@ -95,7 +98,7 @@ def apply_edit(original: str, edit: str, name: str, target: str) -> Applied:
         raise InputError(f"the {what} changes nothing in {target}; nothing was written")
     lines = original.split("\n")
     lines = lines[:-1] if lines[-1] == "" else lines
-    done, notes = ladder.apply_changes(lines, changes, what, target)
+    done, notes = ladder.apply_changes(lines, changes, what, target, reader)
     if others:
         notes.append(f"the {what} also names {', '.join(others)}: only its part for {target} was applied")
     return Applied("\n".join(done) + "\n" if done else "", tuple(notes), len(changes))

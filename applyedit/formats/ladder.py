@@ -10,6 +10,14 @@ refused with the closest place and the first line that differs there. Nothing is
 match. Lines of the change that it keeps (context, or SEARCH lines repeated in REPLACE) are written
 as the file has them.
 
+A SEARCH/REPLACE block with lazy markers (`parts.Change`'s `shown` and `lazy`): where its SEARCH as
+written stands nowhere, its parts between the markers place it, each after the one before (nearest
+first), at one step of the ladder and one indentation shift; the place runs from the first part's
+first line to the last part's last, and more than one such place is refused like any change found
+twice. A REPLACE that is an update snippet is read against its place by the caller's `Reader` (the
+snippet reader, merge/: a layer above this one), in the place's indentation; with no reader it is
+refused.
+
 Works on LF lines; knows nothing of any format's syntax (the readers make `parts.Change`s).
 """
 
@@ -19,10 +27,16 @@ import difflib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from applyedit.errors import AmbiguousEditError
+from applyedit.errors import AmbiguousEditError, InputError
 from applyedit.formats.parts import Change
+from applyedit.markers import is_marker
 
-__all__ = ["LOOK_ALIKES", "STEPS", "apply_changes", "plain"]
+__all__ = ["LOOK_ALIKES", "STEPS", "Reader", "apply_changes", "plain"]
+
+# The snippet reader a block whose REPLACE is an update snippet is read by: (the place's lines, the
+# REPLACE's lines in the place's indentation, the change, the place's first line, 0-based) -> the lines
+# that replace the place. It refuses (raises) where the snippet's reading is not certain.
+Reader = Callable[[list[str], list[str], Change, int], list[str]]
 
 STEPS = ("exact", "trailing whitespace", "indentation", "look-alikes")
 _HOW = {
@@ -190,10 +204,9 @@ def _nowhere(lines: Sequence[str], change: Change, what: str, name: str) -> Ambi
     return error
 
 
-def _replacement(window: Sequence[str], change: Change, place: Place) -> list[str]:
-    """The lines that replace `window`: the change's new lines, those it keeps of its old ones as the
-    file has them, the others re-indented by the place's shift and with look-alikes the file does not
-    use made plain."""
+def _mover(window: Sequence[str], change: Change, place: Place) -> Callable[[str], str]:
+    """A new line of the change as it lands at `place`: re-indented by the place's shift, with the
+    look-alikes the change misread (the file does not use them) made plain."""
     slips = {c for c in "".join(change.old) if ord(c) in LOOK_ALIKES} - set("".join(window))
     table = {ord(c): LOOK_ALIKES[ord(c)] for c in slips}
 
@@ -205,7 +218,16 @@ def _replacement(window: Sequence[str], change: Change, place: Place) -> list[st
         cut = len(place.remove) if line.startswith(place.remove) else len(_indent(line))
         return place.add + line[cut:].translate(table)
 
-    matcher = difflib.SequenceMatcher(None, [plain(x) for x in change.old], [plain(x) for x in change.new], False)
+    return moved
+
+
+def _replacement(window: Sequence[str], change: Change, place: Place, spanned: bool = False) -> list[str]:
+    """The lines that replace `window`: the change's new lines, those it keeps of its old ones as the
+    file has them, the others as `_mover` lands them. `spanned`: the place was found by the change's
+    parts between lazy markers, so the new lines are held to the window itself."""
+    moved = _mover(window, change, place)
+    old = window if spanned else change.old
+    matcher = difflib.SequenceMatcher(None, [plain(x) for x in old], [plain(x) for x in change.new], False)
     out: list[str] = []
     for tag, i1, i2, j1, j2 in matcher.get_opcodes():
         out += list(window[i1:i2]) if tag == "equal" else [moved(x) for x in change.new[j1:j2]]
@@ -228,8 +250,9 @@ def _insertion(lines: list[str], change: Change, run: _Run, what: str, name: str
     return len(lines), "at the end of the file"
 
 
-def _places(lines: list[str], change: Change, run: _Run, what: str, name: str) -> tuple[list[Place], str]:
-    """The places a change goes at the first step of the ladder that finds any, and that step."""
+def _places(lines: list[str], change: Change, run: _Run, what: str, name: str) -> tuple[list[Place], str, bool]:
+    """The places a change goes at the first step of the ladder that finds any, that step, and whether
+    they were found by the change's parts between lazy markers (`_spanned`)."""
     anchors = _after_anchors(lines, change.anchors) if change.anchors else []
     for step in STEPS:
         found = find_places(lines, change.old, step)
@@ -240,19 +263,52 @@ def _places(lines: list[str], change: Change, run: _Run, what: str, name: str) -
         if found:
             break
     else:
-        raise _nowhere(lines, change, what, name)
+        if not change.shown:
+            raise _nowhere(lines, change, what, name)
+        found, step = _spanned(lines, change, what, name)
+        if len(found) > 1:
+            raise _ambiguous(change, found, what, name)
+        return found, step, True
     if change.everywhere:
         kept: list[Place] = []
         for p in found:
             if not kept or p.start >= kept[-1].start + kept[-1].size:
                 kept.append(p)
-        return kept, step
+        return kept, step, False
     if len(found) > 1:
         picked = _picked(found, run.expected(change.line))
         if picked is None:
             raise _ambiguous(change, found, what, name)
-        return [picked], step
-    return found, step
+        return [picked], step, False
+    return found, step, False
+
+
+def _spanned(lines: list[str], change: Change, what: str, name: str) -> tuple[list[Place], str]:
+    """The places a SEARCH with lazy markers spans by its parts between them (`change.shown`), at the first
+    step of the ladder where every part stands, in order, with one indentation shift: from each place of
+    the first part, each later part at its nearest place below the one before. A part found nowhere is
+    refused as any change is; parts that stand only out of order too."""
+    for step in STEPS:
+        each = [find_places(lines, part, step) for part in change.shown]
+        spans: list[Place] = []
+        for first in each[0]:
+            end, shift = first.start + first.size, (first.add, first.remove)
+            for found in each[1:]:
+                below = [p for p in found if p.start >= end and (p.add, p.remove) == shift]
+                if not below:
+                    break
+                end = min(below, key=lambda p: p.start).start + below[0].size
+            else:
+                spans.append(Place(first.start, end - first.start, *shift))
+        if spans:
+            return spans, step
+    for part in change.shown:
+        if not any(find_places(lines, part, step) for step in STEPS):
+            raise _nowhere(lines, Change(part, (), f"{change.label} (its part between lazy markers)"), what, name)
+    raise AmbiguousEditError(
+        f"{change.label} of the {what} stands nowhere in {name}: its parts between lazy markers stand in the file, "
+        "but not in their order; nothing was written"
+    )
 
 
 def _note(change: Change, step: str, places: Sequence[Place], expected: int | None) -> str | None:
@@ -262,30 +318,74 @@ def _note(change: Change, step: str, places: Sequence[Place], expected: int | No
     return f"{change.label} placed {' and '.join(how)}" if how else None
 
 
-def apply_changes(lines: list[str], changes: Sequence[Change], what: str, name: str) -> tuple[list[str], list[str]]:
+def apply_changes(
+    lines: list[str], changes: Sequence[Change], what: str, name: str, read: Reader | None = None
+) -> tuple[list[str], list[str]]:
     """`lines` with every change made, in order (a later one sees what the earlier wrote), and a note
     for each change the ladder placed past its first step or away from its line number. `what` names
-    the edit ("unified diff"), `name` the file, in refusals."""
+    the edit ("unified diff"), `name` the file, in refusals. `read`: the snippet reader for a block
+    whose REPLACE is an update snippet (an empty SEARCH: read against the whole file); without one,
+    such a block is refused."""
     run = _Run([])
     notes: list[str] = []
     for change in changes:
         if change.text is not None and (done := _text_replaced(lines, change, what, name)) is not None:
             lines = done
             continue
-        if not change.old:
+        if not change.old and change.lazy:
+            lines = _read(lines, change, Place(0, len(lines)), lines, read)
+            notes.append(f"{change.label}: its REPLACE part read as an update snippet against the whole file")
+        elif not change.old:
             at, where = _insertion(lines, change, run, what, name)
             lines = lines[:at] + list(change.new) + lines[at:]
             notes += [] if change.line is not None else [f"{change.label} inserted {where}"]
         else:
-            places, step = _places(lines, change, run, what, name)
+            places, step, spanned = _places(lines, change, run, what, name)
             for place in reversed(places):
                 window = lines[place.start : place.start + place.size]
-                lines = lines[: place.start] + _replacement(window, change, place) + lines[place.start + place.size :]
+                if _snippet(change, spanned):
+                    lines = _read(lines, change, place, window, read)
+                else:
+                    new = _replacement(window, change, place, spanned)
+                    lines = lines[: place.start] + new + lines[place.start + place.size :]
             if (note := _note(change, step, places, run.expected(change.line))) is not None:
+                notes.append(note)
+            if (note := _lazy_note(change, places[0], spanned)) is not None:
                 notes.append(note)
         if change.line is not None:
             run.moved.append((change.line, len(change.new) - len(change.old)))
     return lines, notes
+
+
+def _snippet(change: Change, spanned: bool) -> bool:
+    """Whether the change's REPLACE is an update snippet: it holds a lazy marker its SEARCH does not, or
+    any where the SEARCH's own markers placed it (they were markers, not lines of the file)."""
+    return change.lazy or (spanned and any(is_marker(x) for x in change.new))
+
+
+def _lazy_note(change: Change, place: Place, spanned: bool) -> str | None:
+    """What a block with lazy markers did: where its SEARCH's parts spanned, how its REPLACE was read."""
+    where = f"lines {place.start + 1}-{place.start + place.size}"
+    if not spanned:
+        return f"{change.label}: its REPLACE part read as an update snippet against {where}" if change.lazy else None
+    spans = f"{change.label}: its SEARCH part spans {where} (its lazy markers stand for the lines between its parts)"
+    return spans + (
+        ", and its REPLACE part was read as an update snippet against them" if _snippet(change, spanned) else ""
+    )
+
+
+def _read(lines: list[str], change: Change, place: Place, window: list[str], read: Reader | None) -> list[str]:
+    """`lines` with the place's `window` replaced by the change's REPLACE read as an update snippet
+    against it (`read`), the REPLACE first landed in the place's indentation."""
+    marker = next(x.strip() for x in change.new if is_marker(x))
+    if read is None:
+        raise InputError(
+            f"{change.label} holds the lazy marker {marker!r} in its REPLACE part, and no snippet reader reads it "
+            "here; nothing was written (write that code out in the block, or send the edit as an update snippet)"
+        )
+    moved = _mover(window, change, place)
+    new = read(list(window), [moved(x) for x in change.new], change, place.start)
+    return lines[: place.start] + new + lines[place.start + place.size :]
 
 
 def _text_replaced(lines: list[str], change: Change, what: str, name: str) -> list[str] | None:

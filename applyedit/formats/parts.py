@@ -23,7 +23,14 @@ class Change:
     between places. `anchors`: lines that must stand above the place, in this order (apply_patch's
     `@@ def name` lines). `at_end`: `old` should end the file (apply_patch's `*** End of File`).
     `everywhere`: replace every place (str_replace's `replace_all`). `old` empty: an insertion, at
-    `line` when given, else after the last anchor, else at the file's end."""
+    `line` when given, else after the last anchor, else at the file's end.
+
+    A SEARCH/REPLACE block with lazy markers (`# ... existing code ...`): `shown`, the SEARCH's parts
+    between its markers, where `old` as written stands nowhere (the markers stand for the lines between
+    the parts: the place runs from the first part's first line to the last part's last); `lazy`, `new`
+    is an update snippet (it holds a marker that `old` does not), read against the place by the
+    caller's snippet reader, not written as it is (it is too where the place was found by `shown` and
+    `new` holds a marker)."""
 
     old: tuple[str, ...]
     new: tuple[str, ...]
@@ -33,6 +40,8 @@ class Change:
     at_end: bool = False
     everywhere: bool = False
     text: tuple[str, str] | None = None  # str_replace: the exact strings, tried as text before as lines
+    shown: tuple[tuple[str, ...], ...] = ()
+    lazy: bool = False
 
 
 @dataclass(frozen=True)

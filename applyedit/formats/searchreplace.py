@@ -3,9 +3,11 @@
 file-name line and a code fence above it (a block without one is for the file named last); several
 blocks, applied in order; an empty SEARCH appends.
 
-A block whose REPLACE part holds a lazy marker (`# ... existing code ...`) that its SEARCH part does
-not is refused: the block is applied as written, so the marker would be written into the file. Knows
-nothing of matching or of the file.
+Lazy markers (`# ... existing code ...`) inside a block: a SEARCH part that holds one is also read as
+its parts between the markers (`Change.shown`: where the SEARCH as written stands nowhere, the markers
+stand for the lines between its parts); a REPLACE part that holds one its SEARCH part does not is an
+update snippet (`Change.lazy`), read against the place the SEARCH finds by the caller's snippet
+reader (ladder.py), never written into the file. Knows nothing of matching or of the file.
 """
 
 from __future__ import annotations
@@ -76,19 +78,36 @@ def read(lines: list[str]) -> list[FilePart]:
                 f"{'=======' if divider is None else '>>>>>>> REPLACE'} line; nothing was written"
             )
         search, replace = lines[i + 1 : divider], lines[divider + 1 : end]
-        _refuse_markers(search, replace, count)
-        parts.append(FilePart(named, (Change(tuple(search), tuple(replace), f"block {count}"),)))
+        change = Change(
+            tuple(search), tuple(replace), f"block {count}", shown=_shown(search), lazy=_lazy(search, replace)
+        )
+        parts.append(FilePart(named, (change,)))
         i = end + 1
     return parts
 
 
-def _refuse_markers(search: list[str], replace: list[str], count: int) -> None:
-    """Refuse a block whose REPLACE part holds a lazy marker its SEARCH part does not."""
+def _shown(search: list[str]) -> tuple[tuple[str, ...], ...]:
+    """A SEARCH part's stretches between its lazy markers (blank lines beside a marker left out), when it
+    holds a marker and shows code besides; () otherwise."""
+    if not any(markers.is_marker(x) for x in search):
+        return ()
+    found: list[tuple[str, ...]] = []
+    run: list[str] = []
+    for line in [*search, "# ..."]:  # a marker closes the last stretch
+        if not markers.is_marker(line):
+            run.append(line)
+            continue
+        while run and not run[-1].strip():
+            run.pop()
+        while run and not run[0].strip():
+            run.pop(0)
+        if run:
+            found.append(tuple(run))
+        run = []
+    return tuple(found)
+
+
+def _lazy(search: list[str], replace: list[str]) -> bool:
+    """Whether a REPLACE part holds a lazy marker that its SEARCH part does not (an update snippet)."""
     kept = {x.strip() for x in search}
-    marker = next((x for x in replace if markers.is_marker(x) and x.strip() not in kept), None)
-    if marker is not None:
-        raise InputError(
-            f"SEARCH/REPLACE block {count} holds the lazy marker {marker.strip()!r} in its REPLACE part: a block "
-            "is applied as written, so the marker would replace the code it stands for; write that code out "
-            "in the block, or send the edit as an update snippet; nothing was written"
-        )
+    return any(markers.is_marker(x) and x.strip() not in kept for x in replace)
