@@ -1059,6 +1059,46 @@ def test_cli_through_a_server_refuses_as_a_local_run_does(live: Live, tmp_path: 
     assert said["server"] == said["local"].replace("--reading 0:", "server: --reading 0:", 1)
 
 
+def test_cli_through_a_server_reads_the_edit_in_the_edit_format_given(live: Live, tmp_path: Path) -> None:
+    """`--edit-format` through `--server` (issue 61): the server reads the edit in the format named (it is sent
+    as /v1/apply's `options.edit_format`), and the CLI holds the answer to that kind's checks and reports
+    that kind, as a local run does. It read the edit by its shape: an update snippet sent as an instruction
+    (the oracle leaves the file as it is; --allow-unchanged) was checked and reported as a snippet's answer
+    (`kind` "snippet", "the output equals the original although the edit is an update snippet")."""
+    (tmp_path / "app.py").write_text(source_file(1))
+    (tmp_path / "edit.txt").write_text(snippet(1, 2))
+    args = ("app.py", "--edit", "edit.txt", "--server", live.url, "--report-json", "r.json", "--allow-unchanged")
+    r = cli(*args, "--edit-format", "instruction", "--answer", "model", cwd=tmp_path)
+    assert r.returncode == 0 and r.stdout == b"", r.stderr.decode()
+    assert json.loads((tmp_path / "r.json").read_text())["kind"] == "instruction"
+    assert b"although the edit is an instruction" in r.stderr
+    r = cli(*args, "--edit-format", "snippet", "--answer", "model", cwd=tmp_path)  # the same edit as a snippet
+    assert r.returncode == 0 and json.loads((tmp_path / "r.json").read_text())["kind"] == "snippet"
+    # a SEARCH/REPLACE block with a lazy marker, named as one: read by the server's snippet reader, no model
+    block = (
+        "<<<<<<< SEARCH\ndef f1_2(x):\n    return x + 2\n=======\n"
+        "def f1_2(x, y=0):\n    # ... existing code ...\n>>>>>>> REPLACE\n"
+    )
+    (tmp_path / "block.txt").write_text(block)
+    forwards = live.engine.model.num_forwards
+    r = cli(
+        "app.py",
+        "--edit",
+        "block.txt",
+        "--server",
+        live.url,
+        "--edit-format",
+        "search-replace",
+        "--in-place",
+        cwd=tmp_path,
+    )
+    assert r.returncode == 0, r.stderr.decode()
+    assert (tmp_path / "app.py").read_text() == source_file(1).replace("def f1_2(x):", "def f1_2(x, y=0):")
+    assert live.engine.model.num_forwards == forwards
+    r = cli("app.py", "--edit", "block.txt", "--server", live.url, "--edit-format", "diff", cwd=tmp_path)
+    assert r.returncode == 1 and "--edit-format diff: the edit is not a unified diff" in r.stderr.decode()
+
+
 def test_cli_with_an_unreachable_server_fails_cleanly(tmp_path: Path) -> None:
     (tmp_path / "app.py").write_text("x = 1\n")
     sock = socket.socket()

@@ -108,11 +108,16 @@ def apply(
     from applyedit import api
 
     path = Path(file)
-    got = api.read_inputs(path, edit, language=language, encoding=encoding, cwd=cwd, source=source)
+    opts = {k: v for k, v in (options or {}).items() if v is not None}
+    # read as the server reads it: `edit_format` (--edit-format) decides the edit's kind, and so the checks
+    edit_format = opts.get("edit_format") or (checks.edit_format if checks is not None else "auto")
+    got = api.read_inputs(
+        path, edit, language=language, encoding=encoding, cwd=cwd, source=source, edit_format=edit_format
+    )
     src = got.src  # the local run's reader and checks
     shown = diff_path(path, cwd)
     before = src.raw.decode(encoding)
-    opts = {k: v for k, v in (options or {}).items() if v is not None}
+    opts["edit_format"] = edit_format
     if language:
         opts["language"] = language
     if timeout is not None:
