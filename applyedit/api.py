@@ -208,6 +208,7 @@ def apply(
     on_phase: Callable[[str, int, int], None] | None = None,
     stop: Callable[[], None] | None = None,
     prediction: str | None = None,
+    deadline: float | None = None,
     **settings: Any,
 ) -> ApplyResult:
     """Apply `edit` (an instruction or an update snippet) to `file` with the local model; an edit written
@@ -226,13 +227,16 @@ def apply(
     pass (the output line reached of the original's line count). A refused output (OutputCheckError)
     carries the rejected file, in the original's text style, as `rejected` (None when empty).
 
-    The timeout counts from the call: the merge's readings and the checks stop at it too
-    (interrupt.py), and `stop()`, called between their steps, stops the run when it raises (a
-    server's client gone). `prediction`: the caller's prediction of the new file, one more copy source
-    (the server's `prediction`; drafts are verified, so it never changes the output).
+    The timeout counts from the call (or stops at `deadline`, a `time.monotonic()` set before it: a
+    server's request, whose timeout counts from its arrival; the messages name the timeout's seconds):
+    the merge's readings and the checks stop at it too (interrupt.py), and `stop()`, called between
+    their steps, stops the run when it raises (a server's client gone). `prediction`: the caller's
+    prediction of the new file, one more copy source (the server's `prediction`; drafts are verified,
+    so it never changes the output).
     """
     opts = (options or RunOptions()).replace(**settings)  # checked as it is made (options.py)
-    deadline = None if opts.timeout is None else time.monotonic() + opts.timeout
+    if deadline is None and opts.timeout is not None:
+        deadline = time.monotonic() + opts.timeout
     with interrupt.stopping(deadline, opts.timeout, stop):
         return _apply(
             file, edit, opts, deadline, engine, language, encoding, cwd, source, on_step, progress, on_phase, prediction
@@ -294,7 +298,7 @@ def _apply(
     if on_phase is not None and cold:
         on_phase("loading", 0, 0)  # the cost curve below may load them already
     drafting = plan_drafting(job, merged, opts, decoding, progress, prediction)
-    result = decode_job(job, drafting, merged, opts, decoding, deadline, on_step, on_phase)
+    result = decode_job(job, drafting, merged, opts, decoding, deadline, on_step, on_phase, cold)
     answer = checked(job, result, merged, opts)
     return finish(job, encoding, result, answer, drafting.name, decoding, cold)
 
@@ -551,8 +555,11 @@ def decode_job(
     deadline: float | None,
     on_step: Callable[[Step, int], None] | None,
     on_phase: Callable[[str, int, int], None] | None,
+    cold: bool = False,
 ) -> DecodeResult:
-    """Run the decode loop on the job's prompt (the target's weights load here on first use)."""
+    """Run the decode loop on the job's prompt (the target's weights load here on first use; `cold`:
+    this run loads them, here or in its drafting's plan, so a deadline passed before decoding may be
+    theirs)."""
     engine, src = job.engine, job.src
     target = engine.model  # loads the weights on first use
     if isinstance(target, WholeRequests):  # vLLM: it drafts and batches itself (models/vllmengine.py)
@@ -578,7 +585,7 @@ def decode_job(
             drafting.policy,
             job.budget,
             stop=FenceStop(engine.decode, job.fence),
-            on_step=watch(deadline, opts.timeout, on_step),
+            on_step=watch(deadline, opts.timeout, on_step, cold),
             sampling=decoding,
             constraint=constraint,
         )

@@ -484,6 +484,33 @@ def test_server_messages_name_the_requests_own_fields(live: Live) -> None:
     assert r.status_code == 200 and all("usage" not in e for e in events)
 
 
+def test_a_timeout_before_decoding_names_the_requests_seconds_and_no_model_loading(
+    live: Live, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 60: a request whose timeout passes before decoding began (its drafting's plan held up here) on
+    a warm server says so in the request's words. It said "stopped by options.timeout 0.29... s before
+    decoding began (loading the model took most of it)": the seconds left after the queue, not those sent,
+    and a model loading where none was (the server's is loaded before its first request)."""
+    plan = api.plan_drafting
+
+    def slow_plan(*args: Any, **kwargs: Any) -> Any:
+        time.sleep(1.0)
+        return plan(*args, **kwargs)
+
+    monkeypatch.setattr(api, "plan_drafting", slow_plan)
+    body = {"path": "a.py", "content": source_file(6), "edit": "Replace x with y", "options": {"timeout": 0.5}}
+    r = post_apply(live.url, body)
+    assert r.status_code == 504, r.text
+    said = "stopped by options.timeout 0.5 s before decoding began; nothing was written"
+    assert r.json()["error"]["message"] == said
+    message = f"<code>\n{source_file(3)}</code>\n<update>\nReplace x with y\n</update>"
+    chat = {"model": "applyedit", "path": "a.py", "messages": [{"role": "user", "content": message}], "timeout": 0.5}
+    r = httpx.post(live.url + "/v1/chat/completions", json=chat, timeout=60)
+    assert r.status_code == 504 and r.json()["error"]["message"] == said.replace("options.", ""), r.text
+    monkeypatch.undo()
+    still_serving(live)
+
+
 def test_token_required_when_set(tokenizer: tuple[Path, Any]) -> None:
     server = Live(oracle_engine(tokenizer), Settings(token="s3cret"))
     try:

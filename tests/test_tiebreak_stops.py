@@ -242,7 +242,7 @@ def test_a_deadline_passed_before_decoding_blames_loading_only_where_it_took_the
         interrupt.check()  # the tie-break's last pass began within the deadline
         now[0] = 31.0
         with pytest.raises(RunTimeout) as checked_late:
-            runwatch.watch(30.0, 30.0, None)
+            runwatch.watch(30.0, 30.0, None, cold=True)
     assert str(checked_late.value) == "stopped by --timeout 30 s before decoding began; nothing was written"
     now[0] = 0.0
     with interrupt.stopping(30.0, 30.0):
@@ -250,4 +250,8 @@ def test_a_deadline_passed_before_decoding_blames_loading_only_where_it_took_the
         interrupt.check()  # the merge, then the weights loading for 29 s
         now[0] = 31.0
         with pytest.raises(RunTimeout, match=r"began \(loading the model took most of it\); nothing"):
-            runwatch.watch(30.0, 30.0, None)
+            runwatch.watch(30.0, 30.0, None, cold=True)
+        # a warm engine (a server's) loaded nothing: the same time is not loading's (issue 60)
+        with pytest.raises(RunTimeout) as warm:
+            runwatch.watch(30.0, 30.0, None, cold=False)
+    assert str(warm.value) == "stopped by --timeout 30 s before decoding began; nothing was written"

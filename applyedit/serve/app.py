@@ -343,7 +343,7 @@ class Runner:
         timeout = timeout if timeout is not None else self.settings.timeout
         loop = asyncio.get_running_loop()
         deadline = None if timeout is None else time.monotonic() + timeout
-        return Job(path, content, edit, options, deadline, loop, loop.create_future(), **more)
+        return Job(path, content, edit, options, deadline, loop, loop.create_future(), timeout=timeout, **more)
 
 
 def _add_info_routes(app: Any, engine: Any, worker: Worker, cache: Any, names: set[str]) -> None:

@@ -46,6 +46,7 @@ class Job:
     loop: asyncio.AbstractEventLoop
     future: asyncio.Future[Any]
     cancel: threading.Event = field(default_factory=threading.Event)
+    timeout: float | None = None  # the seconds `deadline` counts from arrival, as its messages name them
     prediction: str | None = None  # the request's predicted output: one more copy source of its apply run
     chat: Any = None  # a generate.Chat: a general chat run instead of an apply run (path, content, edit unused)
     events: asyncio.Queue[tuple[str, Any]] | None = None  # a chat run's ("start", prompt tokens), ("text", piece)
@@ -119,12 +120,11 @@ class Worker:
         if job.cancel.is_set():
             raise Cancelled("the client closed the connection before its run began")
         options = dict(job.options)
-        timeout, language = options.pop("timeout", None), options.pop("language", None)
-        if job.deadline is not None:
-            left = job.deadline - time.monotonic()
-            if left <= 0:
-                raise RunTimeout("stopped by its timeout while waiting in the queue; nothing was run")
-            timeout = left
+        language, timeout = options.pop("language", None), options.pop("timeout", None)
+        if job.deadline is not None:  # the deadline counts from arrival; messages name the request's seconds
+            timeout = job.timeout
+        if job.deadline is not None and job.deadline <= time.monotonic():
+            raise RunTimeout("stopped by its timeout while waiting in the queue; nothing was run")
 
         def step(s: Any, tokens: int) -> None:
             if job.cancel.is_set():
@@ -152,7 +152,7 @@ class Worker:
                     self.engine,
                     job.chat,
                     deadline=job.deadline,
-                    timeout=timeout,
+                    timeout=timeout,  # the seconds the request's messages name; the deadline counts from arrival
                     on_step=step,
                     on_text=lambda text: job.post("text", text),
                     on_start=lambda tokens: job.post("start", tokens),
@@ -174,6 +174,7 @@ class Worker:
                         on_step=step,
                         stop=gone,
                         prediction=job.prediction,
+                        deadline=job.deadline,  # from the request's arrival, not from the end of its wait
                     )
                 except ApplyEditError as e:  # its message names the request's path, not the server's folder
                     e.args = tuple(_unrooted(a, root) for a in e.args)

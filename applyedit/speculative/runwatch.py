@@ -54,15 +54,19 @@ def follow_lines(
 
 
 def watch(
-    deadline: float | None, timeout: float | None, on_step: Callable[[Step, int], None] | None
+    deadline: float | None,
+    timeout: float | None,
+    on_step: Callable[[Step, int], None] | None,
+    cold: bool = False,
 ) -> Callable[[Step, int], None] | None:
     """The loop's per-pass callback, raising `RunTimeout` once the deadline has passed (at once where
-    it passed before decoding began)."""
+    it passed before decoding began). `cold`: this run loaded the model's weights (a warm engine, a
+    server's, loads nothing: its message never blames loading)."""
     if deadline is None:
         return on_step
     if time.monotonic() > deadline:
         raise RunTimeout(
-            f"stopped by --timeout {timeout:g} s before decoding began{_spent(timeout)}; nothing was written"
+            f"stopped by --timeout {timeout:g} s before decoding began{_spent(timeout, cold)}; nothing was written"
         )
 
     def step(s: Step, tokens: int) -> None:
@@ -77,10 +81,13 @@ def watch(
     return step
 
 
-def _spent(timeout: float | None) -> str:
+def _spent(timeout: float | None, cold: bool) -> str:
     """Where the time went when the deadline passed before decoding began, where that is known: to the
     steps since the run's last stop check (interrupt.py; the merge, the checks and the tie-break check
     between their steps, so those are preparing the prompt and loading the weights) when they took most
-    of the timeout; else nothing is said (the checked steps ended just before the deadline)."""
+    of the timeout and this run loaded the weights (`cold`); else nothing is said (the checked steps ended
+    just before the deadline, or a warm engine loaded nothing)."""
     idle = interrupt.unchecked()
-    return " (loading the model took most of it)" if idle is not None and timeout and idle > timeout / 2 else ""
+    return (
+        " (loading the model took most of it)" if cold and idle is not None and timeout and idle > timeout / 2 else ""
+    )
