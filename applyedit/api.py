@@ -96,7 +96,8 @@ def read_inputs(
     if foreign := markers.foreign_markers(edit_text, src.language):
         raise InputError(
             f"the edit's lazy markers are {' and '.join(foreign)} comments, which {src.language} does not use: "
-            f"is the snippet meant for another file? (pass --language if {path.name} is not {src.language})"
+            f"is the snippet meant for another file? (--language names the file's language if {path.name} is not "
+            f"{src.language})"
         )
     fragment = (
         kind == "instruction"
@@ -564,7 +565,7 @@ def decode_job(
     target = engine.model  # loads the weights on first use
     if isinstance(target, WholeRequests):  # vLLM: it drafts and batches itself (models/vllmengine.py)
         if not decoding.greedy:
-            raise InputError("--backend vllm decodes greedily: drop --temperature")
+            raise InputError("--temperature: the vllm backend decodes greedily; drop it")
         return target.decode_request(job.prompt_ids, job.budget, FenceStop(engine.decode, job.fence), deadline)
     constraint = anchor_constraint(engine, src.text, merged, job.fence) if opts.anchor == "merge" else None
     if on_phase is not None:

@@ -750,6 +750,27 @@ def test_request_limits_are_checked_at_the_edge(engine: str, live: Live, vllm_li
     still_serving(server)
 
 
+def test_the_runs_refusals_name_the_requests_fields_not_the_clis_flags(
+    live: Live, vllm_live: tuple[Live, FakeVllm]
+) -> None:
+    """Issue 60: what the run says of a setting names it as the request does. A snippet whose markers are
+    another language's comments said "pass --language" (a flag no request has: /v1/apply's field is
+    `options.language`, the chat route's `path`); a temperature on the vLLM backend said "--backend vllm
+    decodes greedily: drop options.temperature", with no `param`."""
+    foreign = {"path": "a.py", "content": source_file(3), "edit": snippet(3, 1).replace("# ...", "// ...")}
+    said = error_of(post_apply(live.url, foreign), 400, 1)
+    assert "(options.language names the file's language if a.py is not python)" in said and "--" not in said
+    message = f"<code>{foreign['content']}</code>\n<update>{foreign['edit']}</update>"
+    chat = {"model": "applyedit", "path": "a.py", "messages": [{"role": "user", "content": message}]}
+    said = error_of(httpx.post(live.url + "/v1/chat/completions", json=chat, timeout=60), 400, 1)
+    assert "(path names the file's language if a.py is not python)" in said and "--" not in said
+    server, _ = vllm_live
+    r = post_apply(server.url, {**MODEL_RUN, "options": {"answer": "model", "temperature": 0.5}})
+    assert error_of(r, 400, 1) == "options.temperature: the vllm backend decodes greedily; drop it"
+    assert r.json()["error"]["param"] == "options.temperature"
+    still_serving(server)
+
+
 def answer_tokens(tok: Any, body: dict[str, Any]) -> list[int]:
     """What a model that writes the right file for `body` writes (the file, its closing fence)."""
     from applyedit import textio

@@ -44,7 +44,8 @@ def error_body(
 
 # A run's messages name its settings by the CLI's flags; a request names them by its own fields.
 _FLAG = re.compile(r"(?<![\w-])--([a-z][a-z0-9-]*)(?![\w-])")
-CHAT_FIELDS = {"max_new_tokens": "max_tokens"}  # the chat route's name of a run option, where it has its own
+# the chat route's name of a run option where it has its own (its `path` names the file's language)
+CHAT_FIELDS = {"max_new_tokens": "max_tokens", "language": "path"}
 
 
 def in_request_terms(message: str, prefix: str = "", renamed: dict[str, str] | None = None) -> tuple[str, str | None]:
@@ -55,7 +56,8 @@ def in_request_terms(message: str, prefix: str = "", renamed: dict[str, str] | N
     else None. Other flags (the model's, the server's own) stay as they are."""
     from applyedit.options import OPTIONS
 
-    fields = {o.flag: (renamed or {}).get(o.name, prefix + o.name) for o in OPTIONS if o.request}
+    flags = {o.flag: o.name for o in OPTIONS if o.request} | {"--language": "language"}  # /v1/apply's options
+    fields = {flag: (renamed or {}).get(name, prefix + name) for flag, name in flags.items()}
     param: str | None = None
     opening = _FLAG.match(message)
     if opening is not None and opening.group() in fields:

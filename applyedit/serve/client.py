@@ -318,7 +318,7 @@ def in_cli_terms(message: str) -> str:
     them (`--top-p`), as a local run's message names them."""
     from applyedit.options import OPTIONS
 
-    flags = {f"options.{o.name}": o.flag for o in OPTIONS if o.request}
+    flags = {f"options.{o.name}": o.flag for o in OPTIONS if o.request} | {"options.language": "--language"}
     return re.sub(r"(?<![\w.])options\.[a-z_]+(?![\w])", lambda m: flags.get(m.group(), m.group()), message)
 
 
