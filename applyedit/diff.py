@@ -7,11 +7,11 @@ line endings or encodings: it diffs exactly the two texts it is given, line endi
 
 from __future__ import annotations
 
-import difflib
 import os
 from pathlib import Path, PurePath
 
 from applyedit.errors import InputError
+from applyedit.linediff import Matcher
 
 __all__ = ["diff_path", "unified_diff"]
 
@@ -118,7 +118,7 @@ def unified_diff(before: str, after: str, path: str, context: int = 3) -> str:
         if not line.endswith("\n"):  # only a side's last line can lack one
             out.append("\n" + NO_NEWLINE_MARKER + "\n")
 
-    matcher = difflib.SequenceMatcher(None, old_lines, new_lines, autojunk=False)
+    matcher = Matcher(old_lines, new_lines)
     for group in matcher.get_grouped_opcodes(context):
         old_range = _hunk_range(group[0][1], group[-1][2])
         new_range = _hunk_range(group[0][3], group[-1][4])

@@ -36,13 +36,14 @@ This module reads text only: the snippet's segments (markers.py's markers), defi
 
 from __future__ import annotations
 
-import difflib
 import re
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from applyedit import interrupt
+from applyedit.linediff import LONG_LINE, Matcher, likeness
 from applyedit.markers import attached, is_marker
 
 if TYPE_CHECKING:
@@ -113,7 +114,7 @@ ALIKE = 0.6  # a line this alike (difflib ratio) another is an edit of it
 
 def alike(a: str, b: str) -> bool:
     """Whether line `a` is an edit of line `b` (or the same): `ALIKE` of their text in common."""
-    return difflib.SequenceMatcher(None, a, b, autojunk=False).ratio() >= ALIKE
+    return likeness(a, b) >= ALIKE
 
 
 def _trim(lines: Sequence[str]) -> tuple[int, int]:
@@ -394,16 +395,7 @@ def _context_pairs(new: list[str], old: list[str]) -> list[tuple[int, int]]:
     """Segment lines paired with the original lines of the stretch it replaced: its leading lines with
     the stretch's first ones and its trailing lines with the last ones, as far as they are equal
     (where `patch` puts a hunk's context), then a line diff of what is left between."""
-    a = 0
-    while a < min(len(new), len(old)) and new[a] == old[a]:
-        a += 1
-    b = 0
-    while b < min(len(new), len(old)) - a and new[-1 - b] == old[-1 - b]:
-        b += 1
-    sm = difflib.SequenceMatcher(None, new[a : len(new) - b], old[a : len(old) - b], autojunk=False)
-    inner = [(a + i + t, a + j + t) for i, j, size in sm.get_matching_blocks() for t in range(size)]
-    tail = [(len(new) - b + t, len(old) - b + t) for t in range(b)]
-    return [*[(t, t) for t in range(a)], *inner, *tail]
+    return [(i + t, j + t) for i, j, size in Matcher(new, old).get_matching_blocks() for t in range(size)]
 
 
 _IDENTIFIER = re.compile(r"[A-Za-z_$][\w$]*")
@@ -564,13 +556,17 @@ def _edited_header(header: str, lines: set[str], name: str) -> bool:
     """Whether one of `lines` is definition header `header` edited: the name in both after words alone
     (keywords: `const`, `export`, `pub`), the text from the name on alike (`def session(user):` is no
     edit of `def user():`, the name there inside another's parameters)."""
+    from applyedit import syntax
+
     if not _IDENTIFIER.fullmatch(name):
         return False
-    word = re.compile(rf"(?<!\w){re.escape(name)}(?!\w)")
+    word = syntax.named(name)
     a = word.search(header)
     if a is None or not re.fullmatch(r"[\w\s]*", header[: a.start()]):
         return False
     for line in lines:
+        if len(line) > LONG_LINE:
+            continue  # past that length a line is alike another only when equal (linediff.py)
         b = word.search(line)
         if (
             b is not None
@@ -692,6 +688,7 @@ def violations(
                     "hold it once: a moved line read as a new one",
                 )
             )
+    interrupt.check()  # each check below parses or diffs the whole answer: seconds on a large file
     if marked or (kind == "instruction" and not ASKS_TO_DELETE.search(edit)):
         lost = lost_definitions(original, output, edit, language, path, whole_ok=marked, snippet=marked)
         if lost:
@@ -702,16 +699,19 @@ def violations(
                     "never shows",
                 )
             )
+    interrupt.check()
     for header in defined_twice(original, output, edit, language, path)[:1]:
         found.append(
             Violation(
                 "definitions", f"the answer defines {header!r} twice, where the original and the edit hold it once"
             )
         )
+    interrupt.check()
     if language == "python":
         error = python_compile_error(original, output)
         if error:
             found.append(Violation("compiles", f"{NOT_COMPILING} ({error}) while the original did"))
+    interrupt.check()
     for change in head_changes(original, output, language):
         found.append(Violation("heads", change))
     found += [Violation("unseen", change) for change in unseen_changes(original, output, edit)]

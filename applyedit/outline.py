@@ -7,7 +7,6 @@ and the invariants. Lines in, lines out; knows nothing of snippets' readings, mo
 from __future__ import annotations
 
 import dataclasses
-import re
 
 from applyedit import syntax
 from applyedit.markers import is_marker
@@ -41,7 +40,7 @@ def _header_rows(rows: list[str], definition: Definition) -> tuple[list[str], in
     the index of the first that names it (past decorators, attributes, `inline`)."""
     end = max(definition.start_line, definition.body[0] - 1) if definition.body else definition.end_line
     header = rows[definition.start_line - 1 : end]
-    name = re.compile(rf"\b{re.escape(definition.name)}\b")
+    name = syntax.named(definition.name)
     return header, next((n for n, x in enumerate(header) if name.search(x)), 0)
 
 

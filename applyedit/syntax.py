@@ -357,6 +357,31 @@ def _definitions(text: str, name: str, pathless: bool) -> tuple[Definition, ...]
     return tuple(found)
 
 
+def enclosing_each(defs: list[Definition], count: int) -> list[tuple[Definition, ...]]:
+    """`enclosing` for each of lines 1..`count` (a list, 0-based), in one pass over the definitions."""
+    inner: list[Definition | None] = [None] * count
+    for d in defs:  # source order, parents first: an inner definition's lines overwrite its parent's
+        inner[max(d.start_line - 1, 0) : min(d.end_line, count)] = [d] * (
+            min(d.end_line, count) - max(d.start_line - 1, 0)
+        )
+    chains: dict[int, tuple[Definition, ...]] = {}
+
+    def chain(d: Definition | None) -> tuple[Definition, ...]:
+        if d is None:
+            return ()
+        if id(d) not in chains:
+            chains[id(d)] = (*chain(d.parent), d)
+        return chains[id(d)]
+
+    return [chain(d) for d in inner]
+
+
+@functools.lru_cache(maxsize=8192)
+def named(name: str) -> re.Pattern[str]:
+    """A pattern finding `name` as a whole word: no word character right before or after it."""
+    return re.compile(rf"(?<!\w){re.escape(name)}(?!\w)")
+
+
 def enclosing(defs: list[Definition], line: int) -> tuple[Definition, ...]:
     """The definitions around 1-based `line`, outermost first; () at top level."""
     inner = next((d for d in reversed(defs) if d.start_line <= line <= d.end_line), None)

@@ -12,7 +12,6 @@ the model.
 
 from __future__ import annotations
 
-import difflib
 import os
 import re
 import stat
@@ -22,6 +21,7 @@ from typing import BinaryIO
 
 from applyedit.errors import DecodeError, InputError
 from applyedit.languages import BY_EXTENSION
+from applyedit.linediff import Matcher
 from applyedit.markers import is_marker
 
 BOM = "\ufeff"
@@ -106,7 +106,7 @@ def restore(text: str, style: TextStyle, original: str = "") -> str:
 def _mixed_endings(text: str, original: str, style: TextStyle) -> str:
     old, new = original.split("\n"), text.split("\n")
     ends = [style.newline] * (len(new) - 1)  # the ending after each line of `new` but the last
-    matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
+    matcher = Matcher(old, new)
     for i, j, size in matcher.get_matching_blocks():
         for n in range(size):
             if j + n < len(ends) and i + n < len(style.endings):

@@ -230,3 +230,83 @@ def test_a_snippet_with_context_repeated_everywhere_stops_at_the_timeout(tmp_pat
     assert r.returncode == 2 and b"stopped by --timeout 1 s" in r.stderr, r.stderr
     assert time.monotonic() - t0 < 1 + 20  # the timeout, plus the CLI's start on a busy machine
     assert (tmp_path / "big.py").read_text() == source and r.stdout == b""
+
+
+# -- every phase keeps the deadline, and line comparisons stay bounded on large inputs
+
+CALC = "".join(f"def f{i}(x):\n    a = x + {i}\n    b = a * 2\n    return b\n\n\n" for i in range(30))
+CALC_EDIT = "# ... existing code ...\ndef f7(x):\n    a = x + 7\n    b = a * 3\n# ... existing code ...\n"
+
+
+@pytest.mark.parametrize("phase", ["reading", "weighing", "invariants", "checks"])
+def test_each_phase_stops_at_a_passed_deadline(phase: str) -> None:
+    """Reading the snippet, weighing its readings, the invariants and the output checks each check the
+    run's stop rule between their steps (each parses or diffs the whole file: seconds on a large one)."""
+    from applyedit import interrupt, invariants, textio
+    from applyedit.errors import RunTimeout
+    from applyedit.merge import confirm, readings
+    from applyedit.options import RunOptions
+
+    source = textio.source_from(Path("calc.py"), CALC.encode())
+    answer = CALC.replace("    b = a * 2\n    return b\n\n\ndef f8", "    b = a * 3\n    return b\n\n\ndef f8")
+    steps = {
+        "reading": lambda: confirm.confirmed(CALC, CALC_EDIT, "python"),
+        "weighing": lambda: readings.weigh(CALC, CALC_EDIT, "python"),
+        "invariants": lambda: invariants.violations(CALC, answer, CALC_EDIT, "snippet", "python"),
+        "checks": lambda: checks.check_all(source, answer, CALC_EDIT, "snippet", None, RunOptions()),
+    }
+    with interrupt.stopping(time.monotonic() - 1, 1.0), pytest.raises(RunTimeout, match="--timeout 1 s"):
+        steps[phase]()
+
+
+def big_file(functions: int) -> str:
+    return "".join(
+        f"def f{i}(x):\n    a = x + {i}\n    b = a * 2\n    c = b - {i}\n    if c > 10:\n        return c\n"
+        f"    d = c + a\n    return d\n\n"
+        for i in range(functions)
+    )
+
+
+def test_a_certain_snippet_on_a_20000_line_file_keeps_the_timeout(tmp_path: Path) -> None:
+    """A one-function snippet on a 20,000-line file: the line diffs of the reading and of the
+    dropped-lines check searched every repeated line's places (38 s past `--timeout 30`, file written).
+    Now the run ends within the timeout and 2 s: answered, or stopped with nothing written."""
+    source = big_file(2222)
+    (tmp_path / "big.py").write_text(source)
+    (tmp_path / "e.txt").write_text(
+        "# ... existing code ...\ndef f1000(x):\n    a = x + 1000\n    b = a * 3\n# ... existing code ...\n"
+    )
+    t0 = time.monotonic()
+    r = cli("big.py", "--edit", "e.txt", "--timeout", "20", "--in-place", cwd=tmp_path)
+    took = time.monotonic() - t0
+    expected = source.replace(
+        "def f1000(x):\n    a = x + 1000\n    b = a * 2", "def f1000(x):\n    a = x + 1000\n    b = a * 3"
+    )
+    if r.returncode == 0:
+        assert (tmp_path / "big.py").read_text() == expected
+    else:
+        assert r.returncode == 2 and b"stopped by --timeout 20 s" in r.stderr, r.stderr
+        assert (tmp_path / "big.py").read_text() == source
+    assert took < 20 + 2
+
+
+def test_a_snippet_line_of_8_mib_keeps_the_timeout(tmp_path: Path) -> None:
+    """A snippet holding one line of nearly 8 MiB: its comparisons ran difflib's ratio on that line
+    (68 s past `--timeout 5`). A line that long compares by equality; the run ends within the timeout
+    and 2 s."""
+    source = "".join(f"def f{i}(x):\n    a = x + {i}\n    b = a * 2\n    return b\n\n" for i in range(20))
+    (tmp_path / "small.py").write_text(source)
+    blob = "x" * (8 * 1024 * 1024 - 200)
+    (tmp_path / "e.txt").write_text(
+        f"# ... existing code ...\ndef f5(x):\n    a = x + 5\n    s = '{blob}'\n    b = a * 2\n"
+        "# ... existing code ...\n"
+    )
+    t0 = time.monotonic()
+    r = cli("small.py", "--edit", "e.txt", "--timeout", "4", "--in-place", cwd=tmp_path)
+    took = time.monotonic() - t0
+    if r.returncode == 0:
+        assert f"    s = '{blob}'\n" in (tmp_path / "small.py").read_text()
+    else:
+        assert r.returncode == 2 and b"stopped by --timeout 4 s" in r.stderr, r.stderr[:300]
+        assert (tmp_path / "small.py").read_text() == source
+    assert took < 4 + 2

@@ -32,7 +32,7 @@ LAYERS: dict[str, list[str]] = {
     # text in, text out: errors, files, the user's config, languages, markers, reading and diffing text,
     # tree-sitter, the prompts, the invariants every answer meets, a decode's plain records
     "base": [
-        "errors", "files", "userconfig", "languages", "markers", "textio", "diff", "syntax", "prompts",
+        "errors", "files", "userconfig", "languages", "markers", "linediff", "textio", "diff", "syntax", "prompts",
         "invariants", "decoded", "interrupt", "formats", "formats.*", "outline",
     ],
     "merge": ["merge", "merge.*"],  # the update snippet read against the original

@@ -16,6 +16,7 @@ import dataclasses
 import logging
 import os
 import sys
+import time
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -43,7 +44,7 @@ from applyedit.cli.parts import EXIT_CODES as EXIT_CODES  # the table, for tests
 from applyedit.cli.progress import RunProgress
 from applyedit.cli.servecmd import ServerOpt, TokenOpt, remote_apply, serve_command
 from applyedit.cli.toolcmd import BENCH_HELP, bench_command, eval_command
-from applyedit.errors import ApplyEditError, OutputCheckError
+from applyedit.errors import ApplyEditError, OutputCheckError, RunTimeout
 from applyedit.options import RunOptions
 
 SUBCOMMANDS = {"apply", "model", "bench", "eval", "serve"}
@@ -169,10 +170,11 @@ def apply_command(
     version: VersionOpt = False,
     **options: Any,
 ) -> None:
+    started = time.monotonic()  # `--timeout` counts from here: reading the inputs and loading included
     out = Delivery(
         file, edit, in_place, output, print_file, backup, filename, report_json, reject_file, encoding, verbose, quiet
     )
-    _apply(ctx, out, options, (edit, edit_text), language, debug, (server, token))
+    _apply(ctx, out, options, (edit, edit_text), language, debug, (server, token), started)
 
 
 def _apply(
@@ -183,6 +185,7 @@ def _apply(
     language: str | None,
     debug: bool,
     server: tuple[str | None, str | None],
+    started: float,
 ) -> None:
     """The apply command, once its flags are gathered: the user's defaults, the run's options (made
     once, and checked as they are made), the run (here or on a server), then the delivery; every error
@@ -199,6 +202,7 @@ def _apply(
         edit_value = read_edit(*edit)
         source = read_stdin("the source on stdin (FILE '-')") if out.stdin_source else None
         run = remote_apply(*server, out.quiet) or api.apply  # a running `applyedit serve`, else here
+        deadline = None if options.timeout is None else started + options.timeout
         with RunProgress(console, not out.quiet) as progress:
             result = run(
                 out.shown,
@@ -210,7 +214,10 @@ def _apply(
                 on_step=progress.step,
                 progress=progress.model,
                 on_phase=progress.phase,
+                deadline=deadline,
             )
+        if deadline is not None and time.monotonic() > deadline:  # the answer came past it: nothing is written
+            raise RunTimeout(f"stopped by --timeout {options.timeout:g} s as the answer came; nothing was written")
         out.deliver(result, target, written)
     except OutputCheckError as e:
         failure = fail(e, debug)

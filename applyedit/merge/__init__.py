@@ -10,13 +10,13 @@ file's style (reindent.py).
 
 from __future__ import annotations
 
-import difflib
 from dataclasses import dataclass, replace
 from typing import Literal
 
 from applyedit import interrupt
 from applyedit.errors import quoted
 from applyedit.languages import COMMENT_FORMS
+from applyedit.linediff import Matcher, likeness
 from applyedit.markers import is_marker
 from applyedit.merge.anchors import _anchor, _changes_something, _extend, _Seg
 from applyedit.merge.lines import (
@@ -196,7 +196,7 @@ def as_reading(original: str, text: str, notes: tuple[str, ...] = ()) -> MergeRe
     ol, nl = lines_of(original), lines_of(text)
     hunks: list[Hunk] = []
     ops: list[LineKind] = []
-    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, ol, nl, autojunk=False).get_opcodes():
+    for tag, i1, i2, j1, j2 in Matcher(ol, nl).get_opcodes():
         if tag == "equal":
             ops += ["kept"] * (i2 - i1)
             continue
@@ -248,7 +248,7 @@ def dropped_lines(original: str, output: str, result: MergeResult) -> list[int]:
     ol, ml, nl = lines_of(original), lines_of(result.merged), lines_of(output)
     source, _ = layout(result, len(ol))
     assert len(source) == len(ml), "hunks and merged text disagree"
-    matcher = difflib.SequenceMatcher(None, [x.rstrip() for x in ml], [x.rstrip() for x in nl], autojunk=False)
+    matcher = Matcher([x.rstrip() for x in ml], [x.rstrip() for x in nl])
     lost = []
     for tag, m1, m2, j1, j2 in matcher.get_opcodes():
         if tag not in ("delete", "replace"):
@@ -258,7 +258,7 @@ def dropped_lines(original: str, output: str, result: MergeResult) -> list[int]:
             o = source[m]
             if o is None or not ol[o].strip():
                 continue
-            scores = [(difflib.SequenceMatcher(None, _key(ol[o]), _key(nl[j])).ratio(), j) for j in free]
+            scores = [(likeness(_key(ol[o]), _key(nl[j])), j) for j in free]
             best = max(scores, default=(0.0, -1))
             if best[0] >= 0.6:
                 free.remove(best[1])

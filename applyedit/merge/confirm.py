@@ -29,12 +29,12 @@ question open (`MergeResult.notes`). Pure text in, `MergeResult` out.
 from __future__ import annotations
 
 import dataclasses
-import difflib
 import re
 from collections import Counter
 
 from applyedit import invariants, merge, syntax
 from applyedit.errors import quoted
+from applyedit.linediff import Matcher, likeness
 from applyedit.markers import is_marker
 from applyedit.merge import contextread, readings, reindent, structure
 
@@ -327,7 +327,7 @@ def _imports_cut(weighed: readings.Weighed, original: str, language: str) -> rea
             continue
         a, b = keep.text.split("\n"), cut.text.split("\n")
         extra = []
-        for op, i1, i2, _, _ in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+        for op, i1, i2, _, _ in Matcher(a, b).get_opcodes():
             if op == "equal":
                 continue
             if op != "delete":
@@ -424,9 +424,7 @@ def _edited_in_place(
 
     def least_alike(text: str) -> float | None:  # every change one for one: the least alike line pair; else None
         new = text.split("\n")
-        ops = [
-            op for op in difflib.SequenceMatcher(None, olines, new, autojunk=False).get_opcodes() if op[0] != "equal"
-        ]
+        ops = [op for op in Matcher(olines, new).get_opcodes() if op[0] != "equal"]
         least = 1.0
         for tag, i1, i2, j1, j2 in ops:
             if tag != "replace" or i2 - i1 != j2 - j1:
@@ -435,7 +433,7 @@ def _edited_in_place(
                 if (not a.strip()) != (not b.strip()):
                     return None
                 if a.strip():
-                    least = min(least, difflib.SequenceMatcher(None, a.strip(), b.strip(), autojunk=False).ratio())
+                    least = min(least, likeness(a.strip(), b.strip()))
         return least if ops else None
 
     least = {id(c): least_alike(c.text) for c in near}  # each reading diffed once
@@ -561,7 +559,7 @@ def _drops_shown(original: str, snippet: str, text: str) -> bool:
         return counts[a[bottom]] == 1 and contextread.telling(a[bottom]) and stretch(a[bottom], a[top], -1)
 
     found = False
-    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+    for tag, i1, i2, j1, j2 in Matcher(a, b).get_opcodes():
         if tag in ("equal", "insert"):
             continue
         if any(not any(invariants.alike(a[i], b[j]) for j in range(j1, j2)) for i in range(i1, i2)):

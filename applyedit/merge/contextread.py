@@ -87,6 +87,7 @@ from applyedit.invariants import (
     same,
     segments,
 )
+from applyedit.linediff import likeness
 
 __all__ = ["NoReading", "Placed", "Reading", "read", "readings", "telling"]
 
@@ -1024,7 +1025,7 @@ def _edits_one_block(orig: _Original, keys: list[str], lo: int, hi: int | None) 
         return None
 
     def ratio(a: str, b: str) -> float:
-        return difflib.SequenceMatcher(None, a, b, autojunk=False).ratio()
+        return likeness(a, b)
 
     end = len(orig.keys) if hi is None else min(hi, len(orig.keys))
     found = [
@@ -1086,7 +1087,7 @@ def _alike_anywhere(orig: _Original, keys: list[str], lo: int) -> tuple[int, int
             continue
         for j in range(lo, len(orig.keys)):
             o = orig.keys[j]
-            if o and (o == k or difflib.SequenceMatcher(None, k, o).ratio() >= 0.75):
+            if o and (o == k or likeness(k, o) >= 0.75):
                 return i, j
     return None
 
@@ -1139,10 +1140,7 @@ def _edited_edge(orig: _Original, keys: list[str], c: _Candidate) -> bool:
     if t and size - t - 1 >= h and q - t - 1 >= p + h:
         pairs.append((size - t - 1, q - t - 1))
     return any(
-        keys[i]
-        and orig.keys[j]
-        and keys[i] != orig.keys[j]
-        and difflib.SequenceMatcher(None, keys[i], orig.keys[j]).ratio() >= 0.75
+        keys[i] and orig.keys[j] and keys[i] != orig.keys[j] and likeness(keys[i], orig.keys[j]) >= 0.75
         for i, j in pairs
     )
 

@@ -11,6 +11,8 @@ import difflib
 import re
 from collections.abc import Sequence
 
+from applyedit.linediff import likeness
+
 _Pair = tuple[int, int]  # (snippet line, original line) read as the same line
 _BLANK = 1 << 30  # the indentation of a blank line: it never bounds a block
 _TRIVIAL = frozenset("else try finally except pass return break continue end fi done do".split())
@@ -87,7 +89,7 @@ def _edited(sl: Sequence[str], i: int, ol: Sequence[str], j: int) -> bool:
     a, b = sl[i], ol[j]
     if not a.strip() or _indent(a) != _indent(b) or _opens(sl, i) or _opens(ol, j):
         return False
-    return difflib.SequenceMatcher(None, a.strip(), b.strip()).ratio() >= 0.75
+    return likeness(a.strip(), b.strip()) >= 0.75
 
 
 def _same_name(a: str, b: str) -> bool:
@@ -99,7 +101,7 @@ def _same_name(a: str, b: str) -> bool:
 def _alike(a: str, b: str) -> bool:
     """Two openers that are probably one line edited: same first two words, or close text."""
     wa, wb = re.findall(r"\w+", a)[:2], re.findall(r"\w+", b)[:2]
-    close = difflib.SequenceMatcher(None, a.strip(), b.strip()).ratio() >= 0.75
+    close = likeness(a.strip(), b.strip()) >= 0.75
     return (len(wa) == 2 and wa == wb) or close
 
 

@@ -29,12 +29,12 @@ candidates; decision.py decides).
 from __future__ import annotations
 
 import dataclasses
-import difflib
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from applyedit import interrupt, invariants
+from applyedit.linediff import Matcher
 from applyedit.markers import is_marker
 from applyedit.merge import contextread
 from applyedit.textio import lines_of
@@ -120,7 +120,7 @@ def _line_diff(original: str, text: str) -> tuple[float, int]:
     a = [invariants.key(x) for x in lines_of(original) if x.strip()]
     b = [invariants.key(x) for x in lines_of(text) if x.strip()]
     changed, gone = 0.0, 0
-    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+    for tag, i1, i2, j1, j2 in Matcher(a, b).get_opcodes():
         if tag == "equal":
             continue
         pairs = min(i2 - i1, j2 - j1) if tag == "replace" else 0
@@ -149,7 +149,7 @@ def repeated(original: str, text: str, snippet: str) -> int:
         return 0
     edits: set[str] = set()
     skeys = [invariants.key(x) for x in lines_of(snippet)]
-    for op, i1, i2, j1, j2 in difflib.SequenceMatcher(None, okeys, keys, autojunk=False).get_opcodes():
+    for op, i1, i2, j1, j2 in Matcher(okeys, keys).get_opcodes():
         pins = op == "insert" and 0 < i1 < len(okeys) and (have[okeys[i1 - 1]] == 1 or have[okeys[i1]] == 1)
         if pins and _between(skeys, okeys[i1 - 1], keys[j1:j2], okeys[i1]):
             # shown between two lines that stand together in the original, and beside neither line it stands
@@ -202,7 +202,9 @@ def _candidate(
     changed, gone = _line_diff(original, text)
     repeats = repeated(original, text, snippet)
     shown = tuple(lines_of(snippet))
+    interrupt.check()  # each step below parses or scans the whole candidate: seconds on a large file
     clashes, swallowed = orig.clashes(text), orig.swallowed(text, shown)
+    interrupt.check()
     errors = orig.parse_errors(text) + clashes + swallowed  # orig.syntax_errors, each part once: a cost, and `broken`
     damage = orig.damage_of(text, shown, errors)
     cost = changed + DAMAGE * damage + REPEAT * repeats
@@ -246,6 +248,7 @@ def weigh(original: str, snippet: str, language: str, path: str | None = None, m
             unchanged = True  # a reading that changes nothing is no reading of an edit
             continue
         c = dataclasses.replace(_candidate(orig, original, text, snippet, took, tuple(sources)), asked=asked)
+        interrupt.check()
         broken = invariants.violations(original, text, snippet, "snippet", language, path)
         if broken:
             refused.append((c, broken[0]))
@@ -293,7 +296,7 @@ def differ(original: str, texts: list[str]) -> tuple[Place, ...]:
     the same lines for, each file's first line there that is not every file's (up to 5 stretches;
     "(nothing)" where a file puts no line, blank lines aside)."""
     ol = lines_of(original)
-    opcodes = [difflib.SequenceMatcher(None, ol, lines_of(t), autojunk=False).get_opcodes() for t in texts]
+    opcodes = [Matcher(ol, lines_of(t)).get_opcodes() for t in texts]
     spans: list[tuple[int, int]] = []
     hunks = sorted({(i1, i2) for ops in opcodes for tag, i1, i2, _, _ in ops if tag != "equal"})
     for a, b in hunks:

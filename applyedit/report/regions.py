@@ -8,13 +8,13 @@ API or rendering.
 
 from __future__ import annotations
 
-import difflib
 import os
 from dataclasses import dataclass
 from itertools import pairwise
 from typing import Literal
 
 from applyedit import syntax, textio
+from applyedit.linediff import Matcher
 
 __all__ = ["Region", "find_regions"]
 
@@ -48,7 +48,7 @@ class Region:
 def _chains(text: str, lines: list[str], language: str, path: PathHint) -> list[Chain]:
     """The enclosing definitions of every line, 0-based; all () without a grammar."""
     defs = syntax.definitions(text, language, path) or []
-    return [syntax.enclosing(defs, n) if defs else () for n in range(1, len(lines) + 1)]
+    return syntax.enclosing_each(defs, len(lines))
 
 
 def _common(chains: list[Chain]) -> Chain:
@@ -91,7 +91,7 @@ def find_regions(original: str, body: str, language: str, path: PathHint = None)
     new_chains = _chains(body, new, language, path)
     old_chains: list[Chain] | None = None
     regions: list[Region] = []
-    matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
+    matcher = Matcher(old, new)
     for tag, i1, i2, j1, j2 in matcher.get_opcodes():
         if tag == "delete":
             if old_chains is None:
