@@ -834,8 +834,9 @@ RESPOND_JS = (
 def test_an_open_end_whose_other_way_leaves_a_block_open_keeps_the_rest() -> None:
     """A snippet cut off inside a function, no marker below, adding a line and deleting none: ending the
     file there leaves the function unclosed (a syntax error), so the rest is kept, one line of the
-    snippet standing once in the original to place it. A whole method shown with no marker below stays
-    a question (the adversarial suite's no_context shape), as does a reading that deletes a line."""
+    snippet standing once in the original to place it; so too a whole method shown with no marker below
+    (nobody deletes code by leaving it out: the adversarial suite's no_context shape). A reading that
+    deletes a line stays a question."""
     snippet = (
         "// ... existing code ...\n  if (ctx.status === 204) {\n    ctx.remove('Content-Length')\n    return\n  }\n"
     )
@@ -848,7 +849,8 @@ def test_an_open_end_whose_other_way_leaves_a_block_open_keeps_the_rest() -> Non
     whole = "// ... existing code ...\n  alpha(items) {\n    return 5\n  }\n"
     weighed = readings.weigh(methods, whole, "javascript")
     assert len(weighed.candidates + weighed.rest) == 1 and weighed.refused[0][1] == readings.SYNTAX
-    assert not confirm.confirmed(methods, whole, "javascript").ok
+    kept = confirm.confirmed(methods, whole, "javascript")
+    assert kept.ok and kept.merged == methods.replace("return 0", "return 5")
 
 
 LENGTH_JS = (

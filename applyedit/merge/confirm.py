@@ -255,11 +255,10 @@ def _other_way_broken(weighed: readings.Weighed, original: str, snippet: str, la
     a name twice (new imports read as added to the original's that import the same name from another
     module, an early error in JavaScript and TypeScript: `Candidate.clashes`), or where this reading
     deletes no code outright and a line of the snippet that says something stands once in the original
-    (a messy snippet's open end: deleting the rest leaves a block unclosed), unless the segment at that
-    open end is one whole definition of the original, header to end (a function shown whole, no marker
-    below: the adversarial suite holds it a question in every language). Any syntax error of the other
-    way, with code deleted or weak context, made 2 wrong answers on the release corpus: the open end of a
-    truncated snippet whose expected file deletes more below, and a segment of `*` lines placed in
+    (a snippet's open end: deleting the rest leaves a block unclosed; nobody deletes code by leaving it
+    out, a definition shown whole included). Any syntax error of the other way, with code deleted or
+    weak context, made 2 wrong answers on the release corpus: the open end of a truncated snippet whose
+    expected file deletes more below, and a segment of `*` lines placed in
     another doc comment."""
     valid = [*weighed.candidates, *weighed.rest]
     if len(valid) != 1 or "context" not in valid[0].sources or valid[0].repeats or valid[0].clashes:
@@ -272,31 +271,7 @@ def _other_way_broken(weighed: readings.Weighed, original: str, snippet: str, la
         return False
     if any(c.clashes for c in broken):
         return True
-    return (
-        not best.dropped and _pinned(original, snippet, 1) and not _whole_definition_open(original, snippet, language)
-    )
-
-
-def _whole_definition_open(original: str, snippet: str, language: str) -> bool:
-    """Whether the snippet's first segment with no marker above, or its last with no marker below, is one
-    whole definition of the original: its first line the definition's header (one of its first three
-    lines, decorators above it, naming it), its last the definition's last line (keys compared)."""
-    segs = invariants.segments(snippet)
-    defs = syntax.definitions(original, language) or []
-    keys = [invariants.key(x) for x in original.split("\n")]
-    ends = (segs[:1] if segs and not segs[0].marker_before else []) + (
-        segs[-1:] if segs and not segs[-1].marker_after else []
-    )
-    for seg in ends:
-        lines = [invariants.key(x) for x in seg.lines if x.strip()]
-        if lines and any(
-            lines[0] in keys[d.start_line - 1 : d.start_line + 2]
-            and d.name in lines[0]
-            and lines[-1] == keys[d.end_line - 1]
-            for d in defs
-        ):
-            return True
-    return False
+    return not best.dropped and _pinned(original, snippet, 1)
 
 
 def _imports_cut(weighed: readings.Weighed, original: str, language: str) -> readings.Candidate | None:
