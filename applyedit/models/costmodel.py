@@ -18,14 +18,25 @@ import logging
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, Protocol
 
 from applyedit import files
 from applyedit.errors import InputError
-from applyedit.models.base import TargetModel
 
 logger = logging.getLogger(__name__)
 
 PROBE_KS = (0, 1, 2, 4, 8, 16, 32, 64)
+
+
+class Timed(Protocol):
+    """What calibration needs of a model (`models.base.TargetModel` has it): a cache to fill, extend by a
+    block and crop. Its own contract, so the model seam and the cost curve import neither the other."""
+
+    def reset(self) -> None: ...
+
+    def forward(self, ids: list[int], num_logits: int) -> Any: ...
+
+    def crop_to(self, length: int) -> None: ...
 
 
 @dataclass
@@ -74,7 +85,7 @@ def prior() -> CostCurve:
 
 
 def calibrate(
-    model: TargetModel, prefix_len: int = 512, ks: tuple[int, ...] = PROBE_KS, reps: int = 3, max_reps: int = 8
+    model: Timed, prefix_len: int = 512, ks: tuple[int, ...] = PROBE_KS, reps: int = 3, max_reps: int = 8
 ) -> CostCurve:
     """Time forward passes of k + 1 tokens over a `prefix_len` cache: `reps` rounds over every k
     (interleaved, so a burst of other work spoils one round's points, not all of one k's), the
@@ -94,7 +105,7 @@ def probe_ids(n: int) -> list[int]:
 
 
 def time_blocks(
-    model: TargetModel, prefix_len: int, ks: tuple[int, ...] = PROBE_KS, reps: int = 3, max_reps: int = 8
+    model: Timed, prefix_len: int, ks: tuple[int, ...] = PROBE_KS, reps: int = 3, max_reps: int = 8
 ) -> dict[int, float]:
     """t(k) over the `prefix_len` tokens the model's cache holds now: `reps` interleaved rounds of a
     pass of k + 1 tokens per k, each cropped away again, the minimum per k; more rounds, up to
@@ -132,7 +143,7 @@ def cache_path(home: Path, key: str) -> Path:
     return home / "calibration" / f"{safe}.json"
 
 
-def load_or_calibrate(model: TargetModel, home: Path, key: str, fresh: bool = False, save: bool = True) -> CostCurve:
+def load_or_calibrate(model: Timed, home: Path, key: str, fresh: bool = False, save: bool = True) -> CostCurve:
     """The cached curve for `key`, else (or when `fresh`) a new calibration written to the cache
     (unless not `save`).
 

@@ -15,13 +15,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
     from applyedit.merge import MergeResult
     from applyedit.models.engine import Engine
     from applyedit.models.modelstore import Progress
-    from applyedit.options import RunOptions
     from applyedit.result import Job
     from applyedit.speculative.draftmodel import DraftModelProposer
     from applyedit.speculative.policy import KPolicy
@@ -33,6 +32,24 @@ DRAFT_K_MAX = 8  # the longest draft a draft model makes (its length is chosen b
 # too, after the merged snippet and before the original. Drafts are verified: it never changes an output.
 
 
+class Choices(Protocol):
+    """The run's settings the registry reads (`options.RunOptions` has them): its own contract, so the
+    options, which list the registry's names, and the registry import neither the other."""
+
+    @property
+    def proposer(self) -> str: ...
+    @property
+    def k(self) -> int: ...
+    @property
+    def k_policy(self) -> str: ...
+    @property
+    def draft_k(self) -> int | None: ...
+    @property
+    def draft_model(self) -> str | None: ...
+    @property
+    def draft_backend(self) -> str | None: ...
+
+
 @dataclass(frozen=True)
 class DraftPlan:
     """What a proposer is built from: the run's job (prompt, file, edit), the snippet's merge, the
@@ -40,7 +57,7 @@ class DraftPlan:
 
     job: Job
     merged: MergeResult | None
-    opts: RunOptions
+    opts: Choices
     policy: KPolicy
     decoding: Sampling
     progress: Progress | None = None
@@ -80,13 +97,13 @@ def _hybrid(plan: DraftPlan) -> Proposer:
     return HybridProposer(copy, draft_model_proposer(plan), plan.policy.alignment)
 
 
-def _adaptive(engine: Engine, opts: RunOptions) -> KPolicy:
+def _adaptive(engine: Engine, opts: Choices) -> KPolicy:
     from applyedit.speculative.policy import AdaptiveK
 
     return AdaptiveK(cost=engine.cost_curve(), k_max=opts.k)
 
 
-def _fixed(engine: Engine, opts: RunOptions) -> KPolicy:
+def _fixed(engine: Engine, opts: Choices) -> KPolicy:
     from applyedit.speculative.policy import FixedK
 
     return FixedK(opts.k)
@@ -173,7 +190,7 @@ PROPOSERS: dict[str, ProposerEntry] = {
     "hybrid": ProposerEntry(_hybrid, draft_model=True),  # copy drafts while aligned, the draft model inside edits
 }
 # --k-policy: the K policy of a run, from the engine (its cost curve) and the options
-K_POLICIES: dict[str, Callable[[Engine, RunOptions], KPolicy]] = {
+K_POLICIES: dict[str, Callable[[Engine, Choices], KPolicy]] = {
     "adaptive": _adaptive,  # region-aware, K from the cost model (policy.AdaptiveK)
     "fixed": _fixed,  # always --k
 }
