@@ -29,7 +29,7 @@ CI_MODULES = (
     "hypothesis",
     "huggingface_hub",
 )
-# The vLLM tier runs in a virtualenv of its own (README, "vLLM"): vLLM and the package, no extras;
+# The vLLM tier runs in a virtualenv of its own (docs/vllm.md): vLLM and the package, no extras;
 # the default model's tokenizer comes from the model cache the main setup prepared.
 VLLM_TIER = frozenset({"test_vllm.py", "test_vllm_engine.py", "test_vllm_serve.py"})
 VLLM_MODULES = ("vllm", "fastapi", "httpx", "openai")

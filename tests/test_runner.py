@@ -163,7 +163,7 @@ def test_a_shorter_closing_fence_before_end_of_turn_is_accepted(tokenizer) -> No
 
 
 def test_eval_from_a_relative_folder_names_the_file_as_in_its_case(tokenizer, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: ANN001
-    """`applyedit eval fixtures` (a relative folder, as the README runs it) must put `before.py` in
+    """`applyedit eval fixtures` (a relative folder, as docs/benchmarks.md runs it) must put `before.py` in
     the prompt and the diff, as a user in the case folder would, so git apply --check passes there."""
     monkeypatch.chdir(FIXTURES.parent)
     c = evaluate.discover(Path("fixtures"), "py_change_constant_instr")[0]

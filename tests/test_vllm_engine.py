@@ -6,7 +6,7 @@ engine with `speculative_config={"method": "custom_class", "model":
 "applyedit.models.vllmdraft.CopyDrafter", ...}` against an engine without speculation. A random model
 writes no file, so half of the requests show it its own greedy output as the file: its drafts are
 then accepted, and vLLM's own counters must say so. Skipped where vLLM is not installed (it lives in
-a venv of its own: README, "applyedit on vLLM").
+a venv of its own: docs/vllm.md).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """vLLM on applyedit's prompts: plain greedy, vLLM's `ngram` and `suffix`, and applyedit's copy drafter.
 
-Run in the vLLM venv (README, "applyedit on vLLM"), one method per process so each engine has the
+Run in the vLLM venv (docs/vllm.md), one method per process so each engine has the
 machine's memory to itself:
 
     for m in greedy ngram applyedit; do
