@@ -118,7 +118,7 @@ class VllmModel:
     @classmethod
     def target(cls, engine: EngineView) -> VllmModel:
         if not available():
-            raise ModelError("--backend vllm needs vLLM in this venv (README: applyedit on vLLM)")
+            raise ModelError("--backend vllm needs vLLM in this venv (docs/vllm.md)")
         from vllm import LLM
 
         from applyedit.models.torchmodel import stop_ids

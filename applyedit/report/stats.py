@@ -1,7 +1,7 @@
 """Run statistics as data: what one decode cost, where its time went, and what each region cost.
 
-Owns the metric definitions (below, and the region metrics in `LEGEND`; the report's legend and the
-README quote them), `Summary` and `Profile` of one decode, and `attribute`: every emitted token,
+Owns the metric definitions (below, and the region metrics in `LEGEND`; the report's legend and
+docs/benchmarks.md quote them), `Summary` and `Profile` of one decode, and `attribute`: every emitted token,
 draft token and verify pass given to exactly one region of the output (report/regions.py), so the regions
 add up to the totals. Knows nothing of rendering (report/__init__.py) or of how the regions were found.
 

@@ -8,7 +8,7 @@ repeat 2, ...) with medians and spread, and the resumable JSON record (its typed
 summaries are benchrecord.py's). Rendering is tables.py's and chart.py's. Speed is
 reported here, never asserted in tests.
 
-Timing rules (one definition each, quoted by the README):
+Timing rules (one definition each, quoted by docs/benchmarks.md):
 - end to end (`wall_s`): from the start of the method's run to its last token, prefill included. The
   loop's methods reuse one prefill of the prompt, measured once per case and added to each of them.
 - time to first token (`ttft_s`): prefill plus the first forward pass that yields output.
