@@ -1012,18 +1012,19 @@ def test_where_the_readers_differ_the_reading_that_copies_no_shown_line_answers(
 
 
 
-def test_a_whole_function_with_its_first_and_last_lines_edited_is_placed_by_the_lines_between() -> None:
-    """`contextread._by_middle`: the snippet shows a whole function, its signature and its last line
-    edited, so neither edge stands in the original; the docstring between stands once and places it.
-    Each new edge line edits the original's line at its offset; where one is no edit of it (a line of
-    another kind there), no place."""
+def test_a_whole_python_function_between_markers_at_its_level_replaces_its_namesake() -> None:
+    """merge/structure.py's `_whole`: the snippet shows a whole function, its signature and its last line
+    edited, so neither edge stands in the original; a marker back at the header's level follows it (it
+    stands for the file's other definitions, not the body's rest): the function shown replaces its
+    namesake. Counterexamples: the marker one level in stands for the rest of the body, which is kept;
+    a class of another name with that body is no edit of the function (refused)."""
     original = (
         "import re\n\n_WORD = re.compile(r'\\W+')\n\n\ndef slugify(text: str) -> str:\n"
         '    """Turn a page title into a URL slug."""\n    lowered = text.lower()\n'
         '    return _WORD.sub("-", lowered).strip("-")\n\n\ndef title(text: str) -> str:\n    return text.title()\n'
     )
     snippet = (
-        "# ... existing code ...\ndef slugify(text: str, separator: str = \"-\") -> str:\n"
+        '# ... existing code ...\ndef slugify(text: str, separator: str = "-") -> str:\n'
         '    """Turn a page title into a URL slug."""\n    lowered = text.lower()\n'
         "    return _WORD.sub(separator, lowered).strip(separator)\n\n\n# ... existing code ...\n"
     )
@@ -1032,11 +1033,16 @@ def test_a_whole_function_with_its_first_and_last_lines_edited_is_placed_by_the_
     assert result.merged == original.replace(
         "def slugify(text: str) -> str:", 'def slugify(text: str, separator: str = "-") -> str:'
     ).replace('sub("-", lowered).strip("-")', "sub(separator, lowered).strip(separator)")
-    lines = original.split("\n")
-    found = contextread._by_middle(contextread._Original(lines), [contextread.key(x) for x in snippet.split("\n")[1:7]], 0, None)
-    assert found == (5, 11)
-    unlike = [contextread.key(x) for x in ["class Slug:", *snippet.split("\n")[2:7]]]
-    assert contextread._by_middle(contextread._Original(lines), unlike, 0, None) is None
+    inside = (
+        '# ... existing code ...\ndef slugify(text: str, separator: str = "-") -> str:\n'
+        '    """Turn a page title into a URL slug."""\n    # ... existing code ...\n'
+    )
+    kept = confirm.confirmed(original, inside, "python")
+    assert kept.ok and kept.merged == original.replace(
+        "def slugify(text: str) -> str:", 'def slugify(text: str, separator: str = "-") -> str:'
+    )
+    other = snippet.replace('def slugify(text: str, separator: str = "-") -> str:', "class Slug:")
+    assert not confirm.confirmed(original, other, "python").ok
 
 
 def test_a_line_above_a_c_function_header_edited_in_place_replaces_the_original_one() -> None:

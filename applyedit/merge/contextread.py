@@ -42,9 +42,8 @@ the original lines between them are replaced by the segment's lines between them
   in place or new lines beside them: two readings (`_edge_of_file`); and one whose lines are, one for
   one, edits of a block of as many lines that stands once (each `EDITED` alike, none alike another
   line: a year or a version changed, the line shown alone) edits that block in place
-  (`_edits_one_block`); and one whose first and last lines are new but whose lines between stand once
-  in the original, in order (a whole function shown, its signature and last line edited), rewrites the
-  stretch those lines pin, its new edge lines edits of the original's at the same offsets (`_by_middle`);
+  (`_edits_one_block`) (a whole function shown, its signature and last line edited, is the structure's:
+  merge/structure.py);
 - two places for a segment: no reading (each place one, up to 5). Also when a second place fits
   as well (`_contender`): its
   head and tail tell as much, or it inserts where the best one deletes, it deletes at most a few more
@@ -559,9 +558,6 @@ def _place(
     if not cands:
         if heads and tails:
             return NoReading(f"{where}: its first and last lines do not stand in that order in the original")
-        middle = _by_middle(orig, keys, lo, hi)
-        if middle is not None:
-            return Placed(middle[0], middle[1], seg.lines)
         edited = _edits_one_block(orig, keys, lo, hi)
         if edited is not None:
             return Placed(edited, edited + size, seg.lines)
@@ -1047,36 +1043,6 @@ def _edits_one_block(orig: _Original, keys: list[str], lo: int, hi: int | None) 
         if t != j + i and orig.keys[t] and alike(k, orig.keys[t])
     ]
     return None if near else j
-
-
-def _by_middle(orig: _Original, keys: list[str], lo: int, hi: int | None) -> tuple[int, int] | None:
-    """Where a segment's first and last lines are new but lines between stand in the original (a whole
-    function shown, its signature and its last line edited): the original's stretch it rewrites, [start,
-    end), placed by the lines between that say something and stand once, in the segment and in the
-    original from `lo` (by `hi`), in the same order, and bounded by the segment's new edge lines, each an
-    edit of the original's line at the same offset past those pins (`alike`; blank for blank). None
-    where no line pins it, the pins disagree, or an edge line is no edit of the line it would replace."""
-    end_of = len(orig.keys) if hi is None else min(hi, len(orig.keys))
-    counts = Counter(keys)
-    at: dict[str, list[int]] = {}
-    for j in range(lo, end_of):
-        at.setdefault(orig.keys[j], []).append(j)
-    pins = [
-        (i, at[k][0]) for i, k in enumerate(keys) if k and telling(k) and counts[k] == 1 and len(at.get(k, ())) == 1
-    ]
-    if not pins or any(b[0] <= a[0] or b[1] <= a[1] for a, b in zip(pins, pins[1:], strict=False)):
-        return None
-    (i0, j0), (i1, j1) = pins[0], pins[-1]
-    start, end = j0 - i0, j1 + len(keys) - i1
-    if start < lo or end > end_of:
-        return None
-
-    def edits(pairs: list[tuple[str, str]]) -> bool:  # the segment's edge lines, each an edit of the original's
-        return all((not a) == (not b) and (not a or a == b or alike(a, b)) for a, b in pairs)
-
-    top = list(zip(keys[:i0], orig.keys[start:j0], strict=True))
-    bottom = list(zip(keys[i1 + 1 :], orig.keys[j1 + 1 : end], strict=True))
-    return (start, end) if edits(top) and edits(bottom) else None
 
 
 def _alike_anywhere(orig: _Original, keys: list[str], lo: int) -> tuple[int, int] | None:

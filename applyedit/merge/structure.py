@@ -295,8 +295,9 @@ def _attached_kept(texts: _Texts, found: Definition, shown: Definition) -> list[
 
 def _whole(texts: _Texts, found: Definition, shown: Definition) -> bool:
     """Whether the snippet shows the definition from its header to its end with no marker: a closer
-    written (`}`, `end`), or, where none is (Python), the next line of the snippet back at its level or
-    its last line the file's definition's last."""
+    written (`}`, `end`), or, where none is (Python), the next line of the snippet back at its level (a
+    marker there stands for the scope's other members, not the body's rest), or, the snippet ending
+    there, its last line the file's definition's last."""
     if any(texts.marked[shown.start_line - 1 : shown.end_line]):
         return False
     if shown.body is None or found.body is None:
@@ -304,7 +305,7 @@ def _whole(texts: _Texts, found: Definition, shown: Definition) -> bool:
     if found.body[1] < found.end_line:  # the file's has a closer: the snippet's must have one too
         return shown.body[1] < shown.end_line
     after = [x for x in texts.snippet[shown.end_line :] if x.strip()]
-    if after and not is_marker(after[0]):
+    if after:  # a line back at the header's level ends it, a marker too: it stands for the scope's other members
         return outline.indent(after[0]) <= outline.indent(texts.snippet[shown.start_line - 1])
     last_shown = [x for x in texts.snippet[shown.start_line - 1 : shown.end_line] if x.strip()][-1]
     last_found = [x for x in texts.original[found.start_line - 1 : found.end_line] if x.strip()][-1]
