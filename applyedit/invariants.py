@@ -508,6 +508,16 @@ def lost_definitions(
     return [own(d) for d in lost]
 
 
+def keys_twice(original: str, output: str, language: str, path: str | None = None) -> list[str]:
+    """The keys a config answer (JSON, TOML, YAML) holds twice in one mapping where the original does not:
+    a key written again beside its namesake instead of in its place (a parser keeps one of the two, or
+    refuses the file)."""
+    from applyedit import syntax
+
+    before = set(syntax.keys_twice(original, language, path))
+    return [name for name in syntax.keys_twice(output, language, path) if name not in before]
+
+
 def defined_twice(original: str, output: str, edit: str, language: str, path: str | None = None) -> list[str]:
     """The definition headers the answer holds twice in one scope where the original and the edit hold
     each at most once: a definition written again beside its namesake instead of in its place."""
@@ -700,6 +710,12 @@ def violations(
                 )
             )
     interrupt.check()
+    for name in keys_twice(original, output, language, path)[:1]:
+        found.append(
+            Violation(
+                "definitions", f"the answer holds key {name!r} twice in one mapping, where the original holds it once"
+            )
+        )
     for header in defined_twice(original, output, edit, language, path)[:1]:
         found.append(
             Violation(

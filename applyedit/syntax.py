@@ -357,6 +357,42 @@ def _definitions(text: str, name: str, pathless: bool) -> tuple[Definition, ...]
     return tuple(found)
 
 
+# A config language's mappings (node types) and their entries (node types), each entry named by its first
+# named child: a JSON object's pairs, a TOML table's pairs and the document's tables (not `[[x]]`, an array
+# of tables whose name repeats by design), a YAML mapping's pairs.
+_MAPPINGS: dict[str, tuple[frozenset[str], frozenset[str]]] = {
+    "json": (frozenset({"object"}), frozenset({"pair"})),
+    "toml": (frozenset({"document", "table", "table_array_element", "inline_table"}), frozenset({"pair", "table"})),
+    "yaml": (frozenset({"block_mapping", "flow_mapping"}), frozenset({"block_mapping_pair", "flow_pair"})),
+}
+
+
+def keys_twice(text: str, language: str, path: _Path = None) -> list[str]:
+    """The keys a config file (JSON, TOML, YAML) holds twice in one mapping, each named by its path
+    (`server.port`), in source order; [] for any other language or without a grammar."""
+    grammar = _canonical(language, path)
+    parsed = _tree(text, language, path)
+    if grammar not in _MAPPINGS or parsed is None:
+        return []
+    mappings, entries = _MAPPINGS[grammar]
+    found: list[str] = []
+    stack: list[tuple[tree_sitter.Node, tuple[str, ...]]] = [(parsed[0].root_node, ())]
+    while stack:
+        node, above = stack.pop()
+        seen: set[str] = set()
+        for child in node.children if node.type in mappings else ():
+            if child.type in entries and child.named_children:
+                name = (child.named_children[0].text or b"").decode("utf-8", "replace").strip().strip("\"'")
+                if name in seen:
+                    found.append(".".join((*above, name)))
+                seen.add(name)
+        for child in reversed(node.named_children):
+            named = child.type in entries and child.named_children
+            key = (child.named_children[0].text or b"").decode("utf-8", "replace").strip().strip("\"'") if named else ""
+            stack.append((child, (*above, key) if key else above))
+    return found
+
+
 def enclosing_each(defs: list[Definition], count: int) -> list[tuple[Definition, ...]]:
     """`enclosing` for each of lines 1..`count` (a list, 0-based), in one pass over the definitions."""
     inner: list[Definition | None] = [None] * count

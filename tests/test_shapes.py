@@ -417,3 +417,85 @@ def test_a_new_function_after_a_marker_at_the_files_end_is_never_read_in_place_o
     )
     result = confirm.confirmed(original, snippet, "python")
     assert not result.ok or ("def save" in (result.merged or "") and "def append" in (result.merged or ""))
+
+
+# Config files: a key changed in place, in YAML, JSON and TOML. A key is one per mapping: an answer that
+# writes it again beside its namesake is refused (invariants.keys_twice), never written.
+
+PACKAGE_TOML = (
+    '[package]\nname = "app"\nversion = "0.1.0"\nedition = "2021"\n\n[dependencies]\nserde = "1.0"\ntokio = "1.0"\n\n'
+    '[dev-dependencies]\nproptest = "1.0"\n'
+)
+PACKAGE_JSON = (
+    '{\n  "name": "app",\n  "version": "1.0.0",\n  "scripts": {\n    "build": "tsc",\n    "test": "jest"\n  },\n'
+    '  "dependencies": {\n    "react": "^18.0.0"\n  }\n}\n'
+)
+SERVICE_YAML = (
+    "name: app\nserver:\n  host: localhost\n  port: 80\n  workers: 2\nlogging:\n  level: info\n  file: app.log\n"
+    "database:\n  url: sqlite://\n  pool: 5\n"
+)
+CONFIG_EDITS = [
+    (
+        "service.yaml",
+        SERVICE_YAML,
+        "# ... existing code ...\nserver:\n  host: localhost\n  port: 8080\n# ... existing code ...\n",
+        SERVICE_YAML.replace("port: 80\n", "port: 8080\n"),
+    ),
+    (
+        "service.yaml",
+        SERVICE_YAML,
+        "# ... existing code ...\nlogging:\n  level: debug\n# ... existing code ...\n",
+        SERVICE_YAML.replace("level: info", "level: debug"),
+    ),
+    (
+        "package.json",
+        PACKAGE_JSON,
+        '{\n  // ... existing code ...\n  "scripts": {\n    "build": "tsc",\n    "test": "vitest"\n  },\n'
+        "  // ... existing code ...\n}\n",
+        PACKAGE_JSON.replace('"jest"', '"vitest"'),
+    ),
+    (
+        "Cargo.toml",
+        PACKAGE_TOML,
+        '[package]\nname = "app"\nversion = "0.2.0"\n# ... existing code ...\n',
+        PACKAGE_TOML.replace('version = "0.1.0"', 'version = "0.2.0"'),
+    ),
+]
+
+
+@pytest.mark.usefixtures("no_model")
+@pytest.mark.parametrize(
+    "name, original, edit, expected", CONFIG_EDITS, ids=["yaml-nested", "yaml-level", "json", "toml"]
+)
+def test_a_config_key_changed_in_place(tmp_path: Path, name: str, original: str, edit: str, expected: str) -> None:
+    path = tmp_path / name
+    path.write_text(original, encoding="utf-8")
+    assert api.apply(path, edit, cwd=tmp_path).after == expected
+
+
+@pytest.mark.parametrize(
+    "language, original, edit",
+    [
+        (
+            "toml",
+            PACKAGE_TOML,
+            '# ... existing code ...\n[dependencies]\nserde = "1.0"\n'
+            'tokio = { version = "1.35", features = ["full"] }\n# ... existing code ...\n',
+        ),
+        ("json", PACKAGE_JSON, '{\n  "version": "1.1.0",\n  // ... existing code ...\n}\n'),
+    ],
+    ids=["toml", "json"],
+)
+def test_a_key_written_beside_its_namesake_is_refused(language: str, original: str, edit: str) -> None:
+    """The line reader reads the new `tokio` line (its value's form changed) and the moved `version` as new
+    lines beside the old ones; a mapping holds a key once, so that answer is refused. Counterexample: a
+    TOML array of tables (`[[bin]]`) repeats its name by design, and an original that already holds a
+    key twice is no answer's doing."""
+    from applyedit import invariants, syntax
+
+    result = confirm.confirmed(original, edit, language)
+    assert not result.ok
+    assert syntax.keys_twice('[[bin]]\nname = "a"\n\n[[bin]]\nname = "b"\n', "toml") == []
+    twice = '{\n  "a": 1,\n  "a": 2\n}\n'
+    assert syntax.keys_twice(twice, "json") == ["a"]
+    assert invariants.keys_twice(twice, twice.replace("2", "3"), "json") == []
