@@ -302,3 +302,18 @@ def test_the_layer_test_sees_imports() -> None:
         (t, k) for t, _, k in GRAPH["applyedit.speculative.registry"]
     }
     assert ("applyedit.merge", "typing") in {(t, k) for t, _, k in GRAPH["applyedit.speculative.registry"]}
+
+
+def test_the_decode_layer_reaches_models_only_through_the_seam() -> None:
+    """speculative/'s modules (the registry aside: it builds drafting for a run, on the run layer) import
+    from models/ only the seam (`models/base.py`) and the cost curve, in any form: never a backend."""
+    allowed = {"applyedit.models", "applyedit.models.base", "applyedit.models.costmodel"}
+    decode = [name for name in GRAPH if layer_of(name) == "speculative"]
+    assert "applyedit.speculative.loop" in decode and "applyedit.speculative.draftmodel" in decode
+    found = [
+        f"{name}:{line} imports {target}"
+        for name in decode
+        for target, line, _ in GRAPH[name]
+        if target.startswith("applyedit.models") and target not in allowed
+    ]
+    assert not found, "\n".join(found)

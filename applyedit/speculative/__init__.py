@@ -4,5 +4,6 @@ how many tokens it drafts (policy.py: the K policies and the shared `Alignment`)
 (sampling.py), the forced tokens of an anchored run (anchor.py), one run's callbacks (runwatch.py),
 and the proposers and K policies by name (registry.py).
 
-Reaches a model only through `models.base.TargetModel`; knows nothing of files, the CLI or the server.
+Reaches a model only through `models/base.py`'s seams (`TargetModel`; the tie-break's `Branches`), and
+reads the measured cost of a pass from `models/costmodel.py`; knows nothing of files, the CLI or the server.
 """

@@ -18,8 +18,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from applyedit.models.base import TargetModel
 from applyedit.models.costmodel import CostCurve
-from applyedit.models.torchmodel import TargetModel
 from applyedit.speculative.policy import Alignment, acceptance_ema, draft_k
 from applyedit.speculative.proposers import COPY, MODEL, CopyProposer, Draft, Drafter, common_prefix
 from applyedit.speculative.sampling import Sampling, warp

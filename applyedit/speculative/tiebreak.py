@@ -16,9 +16,10 @@ divergent span with its window, and the best one's text on to its last place; wh
 the caller may have every candidate read over the whole stretch where they differ (`score`'s `margin`:
 the best one's stretch is then read on its way to the later places, and only the others' are fed again).
 `pick` says which candidate wins by at least a margin (in nats), or none. Reaches the model only through
-`TargetModel`; knows nothing of text, readings or files (the caller tokenizes the candidates and names
-them). The run's stop rule (interrupt.py: `--timeout`, a request's timeout, a client gone) is checked
-before every forward pass and between the prefill's chunks, so scoring stops within one pass of it.
+`models/base.py`'s `TargetModel` and `Branches`; knows nothing of text, readings or files (the caller
+tokenizes the candidates and names them). The run's stop rule (interrupt.py: `--timeout`, a request's
+timeout, a client gone) is checked before every forward pass and between the prefill's chunks, so
+scoring stops within one pass of it.
 """
 
 from __future__ import annotations
