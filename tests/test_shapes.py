@@ -499,3 +499,44 @@ def test_a_key_written_beside_its_namesake_is_refused(language: str, original: s
     twice = '{\n  "a": 1,\n  "a": 2\n}\n'
     assert syntax.keys_twice(twice, "json") == ["a"]
     assert invariants.keys_twice(twice, twice.replace("2", "3"), "json") == []
+
+
+DOCUMENTED = '''def parse(text):
+    """Parse the text.
+
+    Example:
+        >>> parse("a b")
+        # ...
+        ['a', 'b']
+    """
+    words = text.split()
+    return words
+
+
+def other():
+    return 1
+'''
+
+
+@pytest.mark.parametrize(
+    "edit, expected",
+    [
+        (
+            'def parse(text):\n    """Parse the text.\n\n    Example:\n        >>> parse("a b")\n        # ...\n'
+            "        ['a', 'b', 'c']\n    \"\"\"\n# ... existing code ...\n",
+            DOCUMENTED.replace("['a', 'b']\n", "['a', 'b', 'c']\n"),
+        ),
+        (
+            "# ... existing code ...\n        # ...\n        ['a', 'b']\n    \"\"\"\n    words = text.strip().split()\n"
+            "    return words\n# ... existing code ...\n",
+            DOCUMENTED.replace("text.split()", "text.strip().split()"),
+        ),
+    ],
+    ids=["example-changed", "body-after"],
+)
+def test_a_marker_looking_line_of_a_docstring_is_the_docstrings_text(edit: str, expected: str) -> None:
+    """`# ...` inside a docstring's example, shown where the file has it, is a line of the docstring: it
+    stays, and the lines around it are read as context and edits (the issue's regression: the docstring
+    lost that line with exit 0)."""
+    result = confirm.confirmed(DOCUMENTED, edit, "python")
+    assert result.ok and result.merged == expected
