@@ -21,7 +21,9 @@ table, options.py, names the switch of each):
   takes its place (a rename, through which what it encloses keeps its identity). An update snippet
   names a definition by showing its header line, not by using its name. Nor is one written twice: a
   header the answer holds twice in one scope where the original and the edit hold it once
-  (`defined_twice`: a definition written again beside its namesake instead of in its place).
+  (`defined_twice`: a definition written again beside its namesake instead of in its place), nor a
+  config file's key (JSON, TOML, YAML) standing twice in one mapping where the original holds it once
+  (`keys_twice`).
 - `compiles` (--allow-syntax-errors): Python goes through `compile()` when the original did (TabError,
   IndentationError, `from __future__` placement); other languages: tree-sitter (checks.check_syntax).
 - `heads` (--allow-head-changes): a shebang stays the first line, Go's `package` clause the first
@@ -30,8 +32,10 @@ table, options.py, names the switch of each):
   (`unseen_changes`: an invisible, separator or look-alike character written for another, such as
   U+2029 for U+2028 in a string), unless the edit names such characters.
 
-This module reads text only: the snippet's segments (markers.py's markers), definitions
-(syntax.py), and nothing of the merge (merge/), whose answer it checks from the outside.
+This module reads text only: the snippet's segments (markers.py's markers), definitions and keys
+(syntax.py), line likeness (linediff.py), and nothing of the merge (merge/), whose answer it checks
+from the outside. It checks the run's stop rule (interrupt.py) between its checks, each of which may
+parse or diff a whole file.
 """
 
 from __future__ import annotations

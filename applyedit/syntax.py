@@ -3,9 +3,10 @@
 Owns the parsers (one per language, cached), error detection (does the text still parse?),
 definition spans (classes, functions, methods, ... with their nesting, 1-based line ranges and the
 lines of their bodies between header and closer),
-found by walking a table of node types per language, the names a file's top-level imports bind (and
-whether one name comes from two modules), and the lines of code a block comment holds. Knows nothing
-of tokens, the model or diffs.
+found by walking a table of node types per language, the definitions around each line, the keys a
+config file's mapping holds twice (JSON, TOML, YAML), the names a file's top-level imports bind (and
+whether one name comes from two modules), and the lines of code a block comment holds; also the one
+whole-word pattern per name (`named`). Knows nothing of tokens, the model or diffs.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ __all__ = [
     "LANGUAGES",
     "Definition",
     "definitions",
-    "enclosing",
+    "enclosing_each",
     "import_conflicts",
     "imported_names",
     "imports_only",
@@ -381,20 +382,28 @@ def keys_twice(text: str, language: str, path: _Path = None) -> list[str]:
         node, above = stack.pop()
         seen: set[str] = set()
         for child in node.children if node.type in mappings else ():
-            if child.type in entries and child.named_children:
-                name = (child.named_children[0].text or b"").decode("utf-8", "replace").strip().strip("\"'")
-                if name in seen:
-                    found.append(".".join((*above, name)))
-                seen.add(name)
+            name = _key_name(child, entries)
+            if name is None:
+                continue
+            if name in seen:
+                found.append(".".join((*above, name)))
+            seen.add(name)
         for child in reversed(node.named_children):
-            named = child.type in entries and child.named_children
-            key = (child.named_children[0].text or b"").decode("utf-8", "replace").strip().strip("\"'") if named else ""
-            stack.append((child, (*above, key) if key else above))
+            name = _key_name(child, entries)
+            stack.append((child, (*above, name) if name else above))
     return found
 
 
+def _key_name(node: tree_sitter.Node, entries: frozenset[str]) -> str | None:
+    """A mapping entry's key as written, quotes aside; None for a node that is no entry."""
+    if node.type not in entries or not node.named_children:
+        return None
+    return (node.named_children[0].text or b"").decode("utf-8", "replace").strip().strip("\"'")
+
+
 def enclosing_each(defs: list[Definition], count: int) -> list[tuple[Definition, ...]]:
-    """`enclosing` for each of lines 1..`count` (a list, 0-based), in one pass over the definitions."""
+    """The definitions around each of lines 1..`count`, outermost first (() at top level), as a list
+    (0-based), in one pass over the definitions."""
     inner: list[Definition | None] = [None] * count
     for d in defs:  # source order, parents first: an inner definition's lines overwrite its parent's
         inner[max(d.start_line - 1, 0) : min(d.end_line, count)] = [d] * (
@@ -416,16 +425,6 @@ def enclosing_each(defs: list[Definition], count: int) -> list[tuple[Definition,
 def named(name: str) -> re.Pattern[str]:
     """A pattern finding `name` as a whole word: no word character right before or after it."""
     return re.compile(rf"(?<!\w){re.escape(name)}(?!\w)")
-
-
-def enclosing(defs: list[Definition], line: int) -> tuple[Definition, ...]:
-    """The definitions around 1-based `line`, outermost first; () at top level."""
-    inner = next((d for d in reversed(defs) if d.start_line <= line <= d.end_line), None)
-    chain: list[Definition] = []
-    while inner is not None:
-        chain.append(inner)
-        inner = inner.parent
-    return tuple(reversed(chain))
 
 
 def label(chain: tuple[Definition, ...]) -> str:

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from applyedit import syntax
-from applyedit.syntax import Definition, definitions, enclosing, label, parse_errors
+from applyedit.syntax import Definition, definitions, enclosing_each, label, parse_errors
 from applyedit.textio import language_for, normalise
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
@@ -346,8 +346,13 @@ def test_tsx_is_chosen_by_path_or_when_only_it_parses() -> None:
     assert parse_errors(TSX, "tsx") == []
 
 
+def enclosing(defs: list[Definition], line: int) -> tuple[Definition, ...]:
+    """The chain around one 1-based line, read off `enclosing_each`."""
+    return enclosing_each(defs, line)[line - 1]
+
+
 def test_enclosing_and_label_give_the_chain_around_a_line() -> None:
-    """enclosing() returns the chain outermost first; label() joins it; top level is ()/""."""
+    """enclosing_each() gives each line's chain outermost first; label() joins it; top level is ()/""."""
     defs = definitions(PYTHON, "python")
     assert defs is not None
     assert label(enclosing(defs, 14)) == "class Rule › def size › def inner"

@@ -123,20 +123,7 @@ def apply(
     if timeout is not None:
         opts["timeout"] = timeout
     body = {"path": request_path(shown, path), "content": before, "edit": edit, "options": opts}
-    answer = post(url, "/v1/apply", body, token, timeout)
-    try:
-        raw_after, by = answer["after"], answer.get("answer", "model")
-        if not isinstance(raw_after, str) or by not in ("model", "merge"):
-            raise TypeError("after")
-        summary = _summary(answer["summary"])
-        report, notes = printable(answer.get("report", {})), printable(answer.get("notes", []))
-        tokens = answer.get("tokens", [])
-        if not isinstance(report, dict) or not isinstance(notes, list) or not isinstance(tokens, list):
-            raise TypeError("report")
-        if not all(isinstance(t, int) and not isinstance(t, bool) for t in tokens):
-            raise TypeError("tokens")
-    except (KeyError, TypeError) as e:
-        raise ServerError(f"{url}: the answer is not an applyedit server's ({e!r} missing or malformed)") from None
+    raw_after, by, summary, report, notes, tokens = _answer_parts(url, post(url, "/v1/apply", body, token, timeout))
     after, local_notes = checked_answer(got, raw_after, by, checks or RunOptions(), encoding)
     try:  # the report is shown as the server made it: it must at least be one
         from applyedit.report import brief_lines, render_table
@@ -158,6 +145,25 @@ def apply(
         tokens=tokens,
         answer=by,
     )
+
+
+def _answer_parts(url: str, answer: dict[str, Any]) -> tuple[str, str, Summary, dict[str, Any], list[Any], list[int]]:
+    """The server's answer taken apart: the file, who answered ("model" or "merge"), the summary, the
+    report, the notes and the tokens; a `ServerError` where any is missing or malformed."""
+    try:
+        raw_after, by = answer["after"], answer.get("answer", "model")
+        if not isinstance(raw_after, str) or by not in ("model", "merge"):
+            raise TypeError("after")
+        summary = _summary(answer["summary"])
+        report, notes = printable(answer.get("report", {})), printable(answer.get("notes", []))
+        tokens = answer.get("tokens", [])
+        if not isinstance(report, dict) or not isinstance(notes, list) or not isinstance(tokens, list):
+            raise TypeError("report")
+        if not all(isinstance(t, int) and not isinstance(t, bool) for t in tokens):
+            raise TypeError("tokens")
+    except (KeyError, TypeError) as e:
+        raise ServerError(f"{url}: the answer is not an applyedit server's ({e!r} missing or malformed)") from None
+    return raw_after, by, summary, report, notes, tokens
 
 
 def checked_answer(got: Any, after: str, by: str, opts: RunOptions, encoding: str) -> tuple[str, list[str]]:
