@@ -47,11 +47,12 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from applyedit import interrupt
-from applyedit.linediff import LONG_LINE, Matcher, likeness
+from applyedit.defcheck import defined_twice, keys_twice, lost_definitions
+from applyedit.linediff import Matcher, depth, key, same
 from applyedit.markers import attached, is_marker
 
 if TYPE_CHECKING:
-    from applyedit.syntax import Definition
+    pass
 
 __all__ = [
     "ASKS_TO_DELETE",
@@ -96,29 +97,6 @@ class Segment:
     @property
     def marker_before(self) -> bool:
         return self.marker_depth is not None
-
-
-def key(line: str) -> str:
-    """A line as the readings compare it: whitespace collapsed."""
-    return " ".join(line.split())
-
-
-def depth(line: str) -> int:
-    """A line's indentation in columns (a tab is 4)."""
-    return len(line.expandtabs(4)) - len(line.expandtabs(4).lstrip())
-
-
-def same(a: str, b: str) -> bool:
-    """The same line up to trailing blanks and tab width (4 or 8)."""
-    return any(a.rstrip().expandtabs(t) == b.rstrip().expandtabs(t) for t in (4, 8))
-
-
-ALIKE = 0.6  # a line this alike (difflib ratio) another is an edit of it
-
-
-def alike(a: str, b: str) -> bool:
-    """Whether line `a` is an edit of line `b` (or the same): `ALIKE` of their text in common."""
-    return likeness(a, b) >= ALIKE
 
 
 def _trim(lines: Sequence[str]) -> tuple[int, int]:
@@ -400,206 +378,6 @@ def _context_pairs(new: list[str], old: list[str]) -> list[tuple[int, int]]:
     the stretch's first ones and its trailing lines with the last ones, as far as they are equal
     (where `patch` puts a hunk's context), then a line diff of what is left between."""
     return [(i + t, j + t) for i, j, size in Matcher(new, old).get_matching_blocks() for t in range(size)]
-
-
-_IDENTIFIER = re.compile(r"[A-Za-z_$][\w$]*")
-
-
-def _names(text: str) -> set[str]:
-    return set(_IDENTIFIER.findall(text))
-
-
-def lost_definitions(
-    original: str,
-    output: str,
-    edit: str,
-    language: str,
-    path: str | None = None,
-    whole_ok: bool = False,
-    snippet: bool = False,
-) -> list[str]:
-    """Definitions of the original that the output lacks and the edit never names (by kind and name,
-    nested ones by their enclosing names), beyond those a new definition the edit names took the place
-    of (a rename: same kind, same enclosing definitions, a name the original does not define there).
-    A renamed definition keeps its identity, so what it encloses is found under the new name (a renamed
-    class keeps its methods, a renamed Rust type its impl blocks). An instruction names what its words
-    say; an update snippet (`snippet`) names only the definitions whose header line it shows, not every
-    name it uses (`def session(user):` shows session, not the fixture `user`). With `whole_ok`, one
-    whose every line is gone is no loss (an update snippet that deletes it shows the code around it:
-    `deletions` holds that to its anchors); one that lost some lines and kept others (its decorator now
-    above another method) still is."""
-    from collections import Counter
-
-    from applyedit import syntax
-
-    if syntax.parse_errors(output, language, path):
-        return []  # a tree with errors names its definitions unreliably: the syntax check speaks there
-    before = syntax.definitions(original, language, path)
-    after = syntax.definitions(output, language, path)
-    if before is None or after is None:
-        return []
-    words = _names(edit)
-    shown = _headers_shown(edit, original, before) | _headers_shown(edit, output, after) if snippet else set()
-    renames: dict[str, str] = {}  # a renamed definition's name -> its new name (one word each)
-
-    def said(name: str) -> bool:
-        return name in shown if snippet else name in words
-
-    def renamed(old: str, new: str) -> bool:
-        """A rename the edit names (`new` said), or one that follows the renames found (`impl Display
-        for Point` -> `impl Display for Vector`, where `Point` became `Vector`)."""
-        if said(new):
-            if _IDENTIFIER.fullmatch(old) and _IDENTIFIER.fullmatch(new):
-                renames[old] = new
-            return True
-        return bool(renames) and _IDENTIFIER.sub(lambda m: renames.get(m.group(), m.group()), old) == new
-
-    def own(d: syntax.Definition) -> str:
-        return f"{d.kind} {d.name}"
-
-    original_keys, output_keys = [key(x) for x in original.split("\n")], {key(x) for x in output.split("\n")}
-
-    def kept(d: syntax.Definition) -> float:
-        """The share of its lines that say something which the output still has."""
-        lines = [k for k in original_keys[d.start_line - 1 : d.end_line] if re.search(r"\w", k)]
-        return sum(k in output_keys for k in lines) / max(1, len(lines))
-
-    def qual(d: syntax.Definition | None) -> tuple[str, ...]:
-        return () if d is None else (*qual(d.parent), own(d))
-
-    after_quals = [qual(d) for d in after]
-    left = Counter(after_quals)
-    before_quals = {qual(d) for d in before}
-    # Each original definition's qualified name in the output, level by level (enclosing ones first,
-    # so a renamed class's methods are looked for under its new name): the same name first, then a
-    # rename into a new definition the edit names, of the same kind, in the same place.
-    placed: dict[syntax.Definition, tuple[str, ...]] = {}
-    lost: list[syntax.Definition] = []
-    for level in sorted({len(qual(d)) for d in before}):
-        here = [d for d in before if len(qual(d)) == level]
-        wanted = {d: (*(placed[d.parent] if d.parent is not None else ()), own(d)) for d in here}
-        missing = []
-        for d in here:
-            if left[wanted[d]] > 0:
-                left[wanted[d]] -= 1
-                placed[d] = wanted[d]
-            else:
-                missing.append(d)
-        # one-word names first (a renamed type, then its impl blocks), then those the output keeps most of
-        for d in sorted(missing, key=lambda d: (not _IDENTIFIER.fullmatch(d.name), -kept(d))):
-            q = wanted[d]
-            twin = next(
-                (
-                    g
-                    for g in after_quals
-                    if left[g] > 0
-                    and g not in before_quals  # a name the original defines there already: a second one
-                    and g[:-1] == q[:-1]
-                    and g[-1].split(" ", 1)[0] == d.kind
-                    and renamed(d.name, g[-1].split(" ", 1)[1])
-                ),
-                None,
-            )
-            if twin is not None:
-                left[twin] -= 1
-                placed[d] = twin
-                continue
-            placed[d] = q
-            if not said(d.name):
-                lost.append(d)
-    if whole_ok:
-        lost = [d for d in lost if _partly_kept(original, output, d.start_line - 1, d.end_line)]
-    return [own(d) for d in lost]
-
-
-def keys_twice(original: str, output: str, language: str, path: str | None = None) -> list[str]:
-    """The keys a config answer (JSON, TOML, YAML) holds twice in one mapping where the original does not:
-    a key written again beside its namesake instead of in its place (a parser keeps one of the two, or
-    refuses the file)."""
-    from applyedit import syntax
-
-    before = set(syntax.keys_twice(original, language, path))
-    return [name for name in syntax.keys_twice(output, language, path) if name not in before]
-
-
-def defined_twice(original: str, output: str, edit: str, language: str, path: str | None = None) -> list[str]:
-    """The definition headers the answer holds twice in one scope where the original and the edit hold
-    each at most once: a definition written again beside its namesake instead of in its place."""
-    from collections import Counter
-
-    from applyedit import outline, syntax
-
-    def headers(text: str) -> Counter[tuple[str, ...]] | None:
-        defs = syntax.definitions(text, language, path)
-        if defs is None or syntax.parse_errors(text, language, path):
-            return None
-        rows = outline.lines(text)
-
-        def chain(d: Definition | None) -> tuple[str, ...]:  # each header from the line that names it
-            return () if d is None else (*chain(d.parent), outline.named_header(rows, d))
-
-        return Counter(chain(d) for parent in {d.parent for d in defs} for d in outline.members(rows, defs, parent))
-
-    after, before = headers(output), headers(original)
-    if after is None or before is None:
-        return []
-    shown = Counter(" ".join(x.split()) for x in edit.split("\n"))
-    return [h[-1] for h, n in after.items() if n > 1 and before[h] <= 1 and shown[h[-1]] <= 1]
-
-
-def _headers_shown(edit: str, text: str, defs: list[Definition]) -> set[str]:
-    """The names of those `defs` (of `text`) whose header line (the first line of the definition that
-    holds its name, past decorators and attributes) the edit shows: as it is, or edited (a line of the
-    edit naming it, alike the header: `const handler = () => {` made `handler = () => {`, no longer a
-    definition, is shown and changed, not lost)."""
-    rows = text.split("\n")
-    lines = {key(x) for x in edit.split("\n") if x.strip()}
-    found = set()
-    for d in defs:
-        words = _names(d.name)
-        for row in rows[d.start_line - 1 : d.end_line]:
-            if words and words <= _names(row) and not row.lstrip().startswith(("@", "#[")):
-                header = key(row)
-                if header in lines or _edited_header(header, lines, d.name):
-                    found.add(d.name)
-                break
-    return found
-
-
-def _edited_header(header: str, lines: set[str], name: str) -> bool:
-    """Whether one of `lines` is definition header `header` edited: the name in both after words alone
-    (keywords: `const`, `export`, `pub`), the text from the name on alike (`def session(user):` is no
-    edit of `def user():`, the name there inside another's parameters)."""
-    from applyedit import syntax
-
-    if not _IDENTIFIER.fullmatch(name):
-        return False
-    word = syntax.named(name)
-    a = word.search(header)
-    if a is None or not re.fullmatch(r"[\w\s]*", header[: a.start()]):
-        return False
-    for line in lines:
-        if len(line) > LONG_LINE:
-            continue  # past that length a line is alike another only when equal (linediff.py)
-        b = word.search(line)
-        if (
-            b is not None
-            and re.fullmatch(r"[\w\s]*", line[: b.start()])
-            and alike(header[a.start() :], line[b.start() :])
-        ):
-            return True
-    return False
-
-
-def _partly_kept(original: str, output: str, start: int, end: int) -> bool:
-    """Some line of original [start, end) that says something is still in the output: it holds more
-    copies of it than the original outside that span."""
-    from collections import Counter
-
-    ol = [key(x) for x in original.split("\n")]
-    have = Counter(key(x) for x in output.split("\n"))
-    outside = Counter(ol[:start] + ol[end:])
-    return any(have[k] > outside[k] for k in set(ol[start:end]) if re.search(r"[A-Za-z0-9_@]", k))
 
 
 _IMPORT = re.compile(

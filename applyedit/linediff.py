@@ -4,8 +4,9 @@ Owns the two comparisons every reader and check rests on: how alike two lines ar
 ratio, but a line longer than `LONG_LINE` compares by equality only, so an 8 MiB line costs a hash, not a
 quadratic ratio), and the line diff of two texts (`Matcher`, difflib's, with the common head and tail
 matched before difflib looks at the middle: an edit of a few lines in a 20,000-line file, whose repeated
-lines make difflib's search quadratic, diffs in the time of the lines that changed). Knows nothing of
-what the lines are; the callers choose their keys (stripped, whitespace-collapsed, as written).
+lines make difflib's search quadratic, diffs in the time of the lines that changed). Also the
+line keys the readers compare (`key`: whitespace collapsed; `same` up to trailing blanks and tab width;
+`depth`, the indentation; `alike`: an edit of the other). Knows nothing of what the lines are.
 """
 
 from __future__ import annotations
@@ -62,3 +63,26 @@ class Matcher(difflib.SequenceMatcher):
         joined.append(difflib.Match(len(a), len(b), 0))
         self.blocks = joined
         return joined
+
+
+def key(line: str) -> str:
+    """A line as the readings compare it: whitespace collapsed."""
+    return " ".join(line.split())
+
+
+def depth(line: str) -> int:
+    """A line's indentation in columns (a tab is 4)."""
+    return len(line.expandtabs(4)) - len(line.expandtabs(4).lstrip())
+
+
+def same(a: str, b: str) -> bool:
+    """The same line up to trailing blanks and tab width (4 or 8)."""
+    return any(a.rstrip().expandtabs(t) == b.rstrip().expandtabs(t) for t in (4, 8))
+
+
+ALIKE = 0.6  # a line this alike (difflib ratio) another is an edit of it
+
+
+def alike(a: str, b: str) -> bool:
+    """Whether line `a` is an edit of line `b` (or the same): `ALIKE` of their text in common."""
+    return likeness(a, b) >= ALIKE

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from applyedit import invariants
+from applyedit import defcheck, invariants
 from applyedit.merge import confirm, contextread, reindent
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -199,9 +199,9 @@ def test_a_rename_into_a_name_the_original_defines_loses_the_renamed_one() -> No
     original = "def make_ascii(buf):\n    return 1\n\n\ndef make_four(buf):\n    return 4\n"
     output = original.replace("def make_ascii(buf):", "def make_four(buf):")
     snippet = "# ... existing code ...\ndef make_four(buf):\n    return 4\n"
-    assert invariants.lost_definitions(original, output, snippet, "python") == ["function make_ascii"]
+    assert defcheck.lost_definitions(original, output, snippet, "python") == ["function make_ascii"]
     renamed = original.replace("def make_ascii(buf):", "def make_text(buf):")
-    assert invariants.lost_definitions(original, renamed, "def make_text(buf):\n    return 1\n", "python") == []
+    assert defcheck.lost_definitions(original, renamed, "def make_text(buf):\n    return 1\n", "python") == []
 
 
 def test_the_context_reading() -> None:

@@ -43,6 +43,7 @@ LAYERS: dict[str, list[str]] = {
         "syntax",
         "prompts",
         "invariants",
+        "defcheck",
         "decoded",
         "interrupt",
         "formats",

@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 from applyedit import merge, syntax
-from applyedit.merge import confirm, contextread, readings
+from applyedit.merge import certainty, confirm, contextread, readings
 
 TWICE = "def a():\n    x = 1\n    return x\n\n\ndef b():\n    x = 1\n    return x\n"
 AT_BOTH = "# ... existing code ...\n    x = 2\n    return x\n# ... existing code ...\n"
@@ -183,7 +183,7 @@ def _answers_within_the_margin(
 def test_a_line_replaced_at_one_place_beats_a_reading_that_deletes_a_block_below() -> None:
     """A line under the context replaced by one not alike it (one code line deleted, one new) against
     the same segment reaching down past the next block, deleting five: the reading that deletes the
-    fewest by `confirm.PLACE_DROPS` or more answers."""
+    fewest by `certainty.PLACE_DROPS` or more answers."""
     original = (
         "static PyObject *\nswap_mem(PyObject *self, PyObject *args) {\n    struct swapent *swdev;\n    int nswap, i;\n\n"
         "    if ((nswap = swapctl(SWAP_NSWAP, 0, 0)) == 0) {\n        PyErr_SetFromErrno(PyExc_OSError);\n"
@@ -269,7 +269,7 @@ def test_of_two_places_a_pinned_segment_takes_the_one_that_deletes_no_code() -> 
 
 
 def test_lines_deleted_between_two_lines_the_snippet_shows_together_are_shown_gone() -> None:
-    """`confirm._drops_shown`: a `#if` line deleted between a comment line that stands once and the line
+    """`certainty._drops_shown`: a `#if` line deleted between a comment line that stands once and the line
     below it, the snippet showing the two with no marker between, is a deletion the snippet shows; not
     so with a marker between, nor where the line kept below is alike a line deleted (`.doc=nullptr`
     read at the next block's, skipping the `.doc=NULL` it edits), nor where nothing is deleted."""
@@ -284,9 +284,9 @@ def test_lines_deleted_between_two_lines_the_snippet_shows_together_are_shown_go
         "        this->tracefunc.CLEAR();\n// ... existing code ...\n"
     )
     apart = together.replace("shutdown.\n", "shutdown.\n// ... existing code ...\n")
-    assert confirm._drops_shown(original, together, text)
-    assert not confirm._drops_shown(original, apart, text)
-    assert not confirm._drops_shown(original, together, original.replace("_Py_IsFinalizing()", "IsShuttingDown()"))
+    assert certainty._drops_shown(original, together, text)
+    assert not certainty._drops_shown(original, apart, text)
+    assert not certainty._drops_shown(original, together, original.replace("_Py_IsFinalizing()", "IsShuttingDown()"))
     table = (
         "static PyGetSetDef getsets[] = {\n    {\n      .name=\"force\",\n      .set=(setter)setforce,\n      .doc=NULL\n"
         "    },\n    {\n      .name=\"force_slp\",\n      .set=(setter)setforceslp,\n      .doc=nullptr\n    },\n};\n"
@@ -295,7 +295,7 @@ def test_lines_deleted_between_two_lines_the_snippet_shows_together_are_shown_go
     jump = table.replace(
         "      .doc=NULL\n    },\n    {\n      .name=\"force_slp\",\n      .set=(setter)setforceslp,\n", ""
     )
-    assert not confirm._drops_shown(table, snippet, jump)
+    assert not certainty._drops_shown(table, snippet, jump)
 
 
 def test_of_two_places_as_costly_the_one_that_deletes_no_code_is_taken() -> None:
@@ -343,7 +343,7 @@ def test_a_line_shown_alone_that_is_an_edit_of_one_line_edits_it() -> None:
 def test_a_context_reading_may_delete_code_where_the_merge_deletes_far_more() -> None:
     """A block's body rewritten (two lines deleted with nothing alike in their place): the merge reads the
     closing `}` as a later one and deletes a whole method besides; the context reading deletes those two
-    lines only, `confirm.FEWER` fewer than the merge's file, and is the answer."""
+    lines only, `certainty.FEWER` fewer than the merge's file, and is the answer."""
     original = (
         "class App {\n  constructor(options) {\n    if (options.env) {\n      this.env = options.env\n    }\n"
         "    if (options.store) {\n      const { Store } = require('hooks')\n      assert(Store, 'needs node 12')\n"
@@ -360,7 +360,7 @@ def test_a_context_reading_may_delete_code_where_the_merge_deletes_far_more() ->
     merged = merge.merge(original, snippet)
     weighed = readings.weigh(original, snippet, "javascript", None, merged.merged)
     best, other = weighed.candidates[0], next(c for c in weighed.rest if "merge" in c.sources)
-    assert "merge" not in best.sources and 0 < best.dropped and best.dropped + confirm.FEWER < other.dropped
+    assert "merge" not in best.sources and 0 < best.dropped and best.dropped + certainty.FEWER < other.dropped
     result = confirm.confirmed(original, snippet, "javascript")
     expected = original.replace(
         "      const { Store } = require('hooks')\n      assert(Store, 'needs node 12')\n      this.store = new Store()\n",
@@ -412,7 +412,7 @@ def test_a_new_blocks_closing_lines_that_also_close_the_next_block_are_its_own()
     `return NULL;` `}` also stand right below, closing the next block. Read that way, the next block's
     opening lines are deleted (no new line speaks of `PyErr_BadArgument`); read as the new block's
     own, nothing is. Both are readings, at one cost: the one that deletes no code answers, never the
-    deletion (`confirm._keeps_code`)."""
+    deletion (`certainty._keeps_code`)."""
     original = (
         "static PyObject*\nswitch_to(PyObject* self, PyObject* args)\n{\n    PyObject* g = NULL;\n\n"
         "    PyArg_ParseTuple(args, \"O\", &g);\n\n    if (g == NULL) {\n        PyErr_BadArgument();\n"
@@ -473,12 +473,12 @@ def test_new_lines_between_two_lines_that_stand_once_replace_what_lies_between()
     assert not merge.merge(before, snippet).ok
     weighed = readings.weigh(before, snippet, "typescript")
     valid = [*weighed.candidates, *weighed.rest]
-    assert len(valid) == 1 and valid[0].dropped > confirm.DROPPED and not valid[0].asked
+    assert len(valid) == 1 and valid[0].dropped > certainty.DROPPED and not valid[0].asked
     result = confirm.confirmed(before, snippet, "typescript")
     assert result.ok and result.merged == after
     # the pins must stand on both sides of new lines: a segment with none is not pinned so
     original = "a = 1\nb = 2\nc = 3\n"
-    assert not confirm._bounded(original, "# ... existing code ...\na = 1\nb = 2\n# ...\n", original)
+    assert not certainty._bounded(original, "# ... existing code ...\na = 1\nb = 2\n# ...\n", original)
 
 
 def test_the_files_start_pins_a_head_comment_rewritten_with_no_marker_above() -> None:
@@ -496,11 +496,11 @@ def test_the_files_start_pins_a_head_comment_rewritten_with_no_marker_above() ->
     snippet = reindent.to_file_style(before, case["snippet"])
     assert not merge.merge(before, snippet).ok
     valid = [*readings.weigh(before, snippet, "javascript").candidates]
-    assert len(valid) == 1 and valid[0].asked == (contextread.OPEN,) and valid[0].dropped > confirm.DROPPED
+    assert len(valid) == 1 and valid[0].asked == (contextread.OPEN,) and valid[0].dropped > certainty.DROPPED
     result = confirm.confirmed(before, snippet, "javascript")
     assert result.ok and result.merged == after
     # with a line of code above the snippet's first line, the file's start pins nothing
-    assert confirm._bounded(before, snippet, after) and not confirm._bounded("x = 0\n" + before, snippet, after)
+    assert certainty._bounded(before, snippet, after) and not certainty._bounded("x = 0\n" + before, snippet, after)
 
 
 def test_a_pinned_context_reading_answers_where_the_merge_reads_otherwise() -> None:
@@ -520,7 +520,7 @@ def test_a_pinned_context_reading_answers_where_the_merge_reads_otherwise() -> N
     weighed = readings.weigh(before, snippet, "python", None, merge.merge(before, snippet).merged)
     best, other = weighed.candidates
     assert best.sources == ("context",) and best.dropped and other.sources == ("merge",) and other.cost > best.cost
-    assert confirm._bounded(before, snippet, best.text)
+    assert certainty._bounded(before, snippet, best.text)
     result = confirm.confirmed(before, snippet, "python")
     assert result.ok and result.merged == after
 
@@ -687,7 +687,7 @@ def test_an_open_end_that_rewrites_the_lines_there_keeps_the_rest() -> None:
     snippet = '# ... existing code ...\n    "Beta",\n    "Gamma",\n)\n\n__version__ = "1.1.0"\n'
     weighed = readings.weigh(original, snippet, "python")
     costs = [c.cost for c in weighed.candidates + weighed.rest]
-    assert costs[0] == 2.0 and costs[1] - costs[0] >= confirm.OPEN_GAP
+    assert costs[0] == 2.0 and costs[1] - costs[0] >= certainty.OPEN_GAP
     result = confirm.confirmed(original, snippet, "python")
     assert result.ok and result.merged == original.replace('    "old_name",\n', "").replace("1.0.0", "1.1.0")
 
@@ -715,7 +715,7 @@ def test_an_open_end_pinned_by_one_line_is_decided_where_the_other_way_is_a_read
     """One line of the snippet stands once in the original: enough to decide the open end where ending
     the file there is a valid reading whose cost is measured (56 more); not where it breaks the file
     (a function left open) and the reading deletes a line (`'oldName'`), its gap then no measure: still a
-    question (deleting none, it would be kept: confirm._other_way_broken)."""
+    question (deleting none, it would be kept: certainty._other_way_broken)."""
     original = '__all__ = (\n    "Alpha",\n    "Beta",\n    "old_name",\n)\n\n__version__ = "1.0.0"\n' + _HELPERS
     snippet = '# ... existing code ...\n    "Beta",\n)\n\n__version__ = "1.1.0"\n'
     result = confirm.confirmed(original, snippet, "python")
@@ -735,7 +735,7 @@ def test_an_open_end_pinned_by_one_line_is_decided_where_the_other_way_is_a_read
 def test_a_snippet_whose_only_change_is_where_the_file_starts_deletes_a_few_lines_above() -> None:
     """A snippet that starts at `import sys` with no marker above and changes nothing else: its one
     change is that the file starts there, the two `__future__` lines above deleted (at most
-    `contextread._FEW_PAST` lines of code); four lines above stay a question."""
+    `contextread.FEW_PAST` lines of code); four lines above stay a question."""
     body = "import sys\n\nimport greenlet\n\n\ndef main():\n    return greenlet.getcurrent()\n"
     snippet = "import sys\n\nimport greenlet\n# ... rest of the file is unchanged\n"
     original = "from __future__ import print_function\nfrom __future__ import absolute_import\n\n" + body
@@ -951,7 +951,7 @@ def test_a_closer_at_an_open_start_with_new_code_below_is_the_one_above_that_cod
 
 
 def test_a_segment_at_several_places_stands_where_the_lines_it_edits_stand() -> None:
-    """`confirm._edited_in_place`: `def __init__(` stands in two classes; the snippet's signature line is
+    """`certainty.edited_in_place`: `def __init__(` stands in two classes; the snippet's signature line is
     an edit of the first class's (one word added), far from the second's: a careful reader edits the
     first. Where the second's is nearly as alike, the places stay the question."""
     original = (
@@ -992,7 +992,7 @@ def test_of_two_places_a_pinned_segment_may_replace_one_line_where_the_other_del
 
 
 def test_where_the_readers_differ_the_reading_that_copies_no_shown_line_answers() -> None:
-    """`confirm._copies_none`: the snippet shows a new line between `if (signal.aborted) {` and `return`.
+    """`certainty.copies_none`: the snippet shows a new line between `if (signal.aborted) {` and `return`.
     The merge reads its `return` as new code, kept beside the original's (two `return`s, the `abort`
     call kept); the context reader reads it as the original's, the new line in place of the one call
     between (a line the snippet shows gone). Both cost 2; the careful reader takes the second."""
@@ -1046,7 +1046,7 @@ def test_a_whole_python_function_between_markers_at_its_level_replaces_its_names
 
 
 def test_a_line_above_a_c_function_header_edited_in_place_replaces_the_original_one() -> None:
-    """`confirm._head_line_edited`: the snippet shows `static inline int` above a function's header,
+    """`certainty.head_line_edited`: the snippet shows `static inline int` above a function's header,
     where the original has `ALWAYS_INLINE static inline int` (a macro the grammar cannot read, so the
     syntax check tells neither reading from the other). The merge reads it as a new line under the old
     one (two return types); the context reader reads the line edited in place. The words of one are a
@@ -1068,7 +1068,7 @@ def test_a_line_above_a_c_function_header_edited_in_place_replaces_the_original_
 
 
 def test_an_unpinned_segment_stands_where_it_replaces_one_line_if_every_other_place_loses_far_more() -> None:
-    """`confirm._keeps_code`: a whole method shown, `begin` in two classes, no line of it standing once
+    """`certainty._keeps_code`: a whole method shown, `begin` in two classes, no line of it standing once
     in the original. Read at the first it replaces one line (an edit of a call); at the second, four.
     Unpinned, the careful reader takes the first where every other place deletes `FAR_DROPS` (3) more
     lines; where the second would delete only two, the place stays a question."""
@@ -1122,7 +1122,7 @@ def test_a_line_shown_between_two_neighbours_is_new_there_though_a_copy_stands_e
 
 
 def test_of_two_ways_at_one_place_the_clearly_cheaper_answers() -> None:
-    """`confirm._one_way_cheaper`: a segment at its one place, its new lines read as editing the alike
+    """`certainty._one_way_cheaper`: a segment at its one place, its new lines read as editing the alike
     lines there (replacing the `if` block) or as replacing more (the `close` handler too): the careful
     reader's way costs 5 less and deletes less code: the answer. Two ways within 1 of each other stay a
     question."""
@@ -1151,15 +1151,15 @@ def test_of_two_ways_at_one_place_the_clearly_cheaper_answers() -> None:
     weighed = readings.weigh(original, snippet, "javascript", None, result.merged)
     ways = [*weighed.candidates, *weighed.rest]
     assert [c.asked for c in ways] == [(contextread.WAY,), (contextread.WAY,)]
-    assert confirm._one_way_cheaper(ways, ways[1].cost - ways[0].cost)
-    assert not confirm._one_way_cheaper(ways, 1.0)
+    assert certainty._one_way_cheaper(ways, ways[1].cost - ways[0].cost)
+    assert not certainty._one_way_cheaper(ways, 1.0)
 
 
 def test_a_segment_that_changes_nothing_at_an_open_start_keeps_the_many_lines_above() -> None:
     """A header line shown with no marker above it (a messy snippet's first line), then a marker and an
     edit: the header changes nothing, and the reading where the file starts there deletes eight lines of
     code the snippet never shows. The merge reads none (the header stands twice); the context reading
-    keeps them, the other deletes far more than `contextread._FEW_PAST` lines: the answer. With three
+    keeps them, the other deletes far more than `contextread.FEW_PAST` lines: the answer. With three
     lines above fewer, the two readings lie within the margin: a question."""
     defines = "#define MIN_SIZE 8\n#define MAX_SIZE 64\n#define GROWTH 2\n#define SHRINK 4\n#define PERTURB 5\n#define DUMMY 6\n"
     body = (

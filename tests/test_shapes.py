@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from applyedit import api
+from applyedit import api, defcheck
 from applyedit.markers import is_marker
 from applyedit.merge import confirm
 
@@ -491,14 +491,14 @@ def test_a_key_written_beside_its_namesake_is_refused(language: str, original: s
     lines beside the old ones; a mapping holds a key once, so that answer is refused. Counterexample: a
     TOML array of tables (`[[bin]]`) repeats its name by design, and an original that already holds a
     key twice is no answer's doing."""
-    from applyedit import invariants, syntax
+    from applyedit import syntax
 
     result = confirm.confirmed(original, edit, language)
     assert not result.ok
     assert syntax.keys_twice('[[bin]]\nname = "a"\n\n[[bin]]\nname = "b"\n', "toml") == []
     twice = '{\n  "a": 1,\n  "a": 2\n}\n'
     assert syntax.keys_twice(twice, "json") == ["a"]
-    assert invariants.keys_twice(twice, twice.replace("2", "3"), "json") == []
+    assert defcheck.keys_twice(twice, twice.replace("2", "3"), "json") == []
 
 
 DOCUMENTED = '''def parse(text):

@@ -34,9 +34,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from applyedit import interrupt, invariants
-from applyedit.linediff import Matcher
+from applyedit.linediff import Matcher, alike, key, same
 from applyedit.markers import is_marker
 from applyedit.merge import contextread
+from applyedit.merge.original import Original
 from applyedit.textio import lines_of
 
 __all__ = [
@@ -72,10 +73,10 @@ class Candidate:
     sources: tuple[str, ...]
     repeats: int = 0  # the snippet's context lines it reads as new code (`repeated`)
     dropped: int = 0  # the original's code lines it deletes with no alike line in their place (`dropped`)
-    broken: int = 0  # syntax errors it has where the original has none (contextread._Original.clean)
+    broken: int = 0  # syntax errors it has where the original has none (merge/original.py: Original.clean)
     asked: tuple[str, ...] = ()  # the kind of each question in `took` (contextread.PLACES, ...)
     clashes: int = 0  # names its imports bind from two modules where the original's do not (syntax.import_conflicts)
-    swallowed: int = 0  # the original's lines of code it puts inside a block comment (contextread._Original.swallowed)
+    swallowed: int = 0  # the original's lines of code it puts inside a block comment (Original.swallowed)
 
 
 @dataclass(frozen=True)
@@ -117,15 +118,15 @@ def dropped(original: str, text: str) -> int:
 
 def _line_diff(original: str, text: str) -> tuple[float, int]:
     """(`changed_lines`, `dropped`): both read off one line diff of the two texts (blank lines aside)."""
-    a = [invariants.key(x) for x in lines_of(original) if x.strip()]
-    b = [invariants.key(x) for x in lines_of(text) if x.strip()]
+    a = [key(x) for x in lines_of(original) if x.strip()]
+    b = [key(x) for x in lines_of(text) if x.strip()]
     changed, gone = 0.0, 0
     for tag, i1, i2, j1, j2 in Matcher(a, b).get_opcodes():
         if tag == "equal":
             continue
         pairs = min(i2 - i1, j2 - j1) if tag == "replace" else 0
-        changed += (i2 - i1) + (j2 - j1) - sum(invariants.alike(a[i1 + k], b[j1 + k]) for k in range(pairs))
-        gone += sum(1 for i in range(i1, i2) if not any(invariants.alike(a[i], b[j]) for j in range(j1, j2)))
+        changed += (i2 - i1) + (j2 - j1) - sum(alike(a[i1 + k], b[j1 + k]) for k in range(pairs))
+        gone += sum(1 for i in range(i1, i2) if not any(alike(a[i], b[j]) for j in range(j1, j2)))
     return changed, gone
 
 
@@ -139,16 +140,16 @@ def repeated(original: str, text: str, snippet: str) -> int:
     (one of them once) and beside no line it stands beside there (an import added at the top that also
     stands at the file's end: tanstack query-core's queriesObserver)."""
     telling = contextread.telling
-    okeys = [invariants.key(x) for x in lines_of(original)]
+    okeys = [key(x) for x in lines_of(original)]
     have = Counter(k for k in okeys if telling(k))
-    shown = {invariants.key(x) for x in lines_of(snippet)}
-    keys = [invariants.key(x) for x in lines_of(text)]
+    shown = {key(x) for x in lines_of(snippet)}
+    keys = [key(x) for x in lines_of(text)]
     now = Counter(k for k in keys if have[k] == 1 and k in shown)
     twice = {k for k, n in now.items() if n > 1}
     if not twice:
         return 0
     edits: set[str] = set()
-    skeys = [invariants.key(x) for x in lines_of(snippet)]
+    skeys = [key(x) for x in lines_of(snippet)]
     for op, i1, i2, j1, j2 in Matcher(okeys, keys).get_opcodes():
         pins = op == "insert" and 0 < i1 < len(okeys) and (have[okeys[i1 - 1]] == 1 or have[okeys[i1]] == 1)
         if pins and _between(skeys, okeys[i1 - 1], keys[j1:j2], okeys[i1]):
@@ -159,7 +160,7 @@ def repeated(original: str, text: str, snippet: str) -> int:
             edits.update(
                 keys[t]
                 for t in range(j1, min(j2, j1 + i2 - i1))
-                if keys[t] in twice and okeys[i1 + t - j1] and invariants.alike(keys[t], okeys[i1 + t - j1])
+                if keys[t] in twice and okeys[i1 + t - j1] and alike(keys[t], okeys[i1 + t - j1])
             )
     return sum(now[k] - 1 for k in twice - edits)
 
@@ -172,13 +173,13 @@ def _between(snippet: list[str], above: str, lines: list[str], below: str) -> bo
     return any(snippet[n : n + len(run)] == run for n in range(len(snippet) - len(run) + 1))
 
 
-def _beside_its_own(snippet: list[str], okeys: list[str], key: str) -> bool:
-    """Whether the snippet shows `key` (a line standing once in the original) beside a line it stands
+def _beside_its_own(snippet: list[str], okeys: list[str], line: str) -> bool:
+    """Whether the snippet shows `line` (a line standing once in the original) beside a line it stands
     beside in the original: shown as context, where the snippet shows it."""
-    o = okeys.index(key)
+    o = okeys.index(line)
     near = {okeys[o - 1] if o else None, okeys[o + 1] if o + 1 < len(okeys) else None} - {None, ""}
     return any(
-        snippet[n] == key and any(0 <= m < len(snippet) and snippet[m] in near for m in (n - 1, n + 1))
+        snippet[n] == line and any(0 <= m < len(snippet) and snippet[m] in near for m in (n - 1, n + 1))
         for n in range(len(snippet))
     )
 
@@ -186,11 +187,11 @@ def _beside_its_own(snippet: list[str], okeys: list[str], key: str) -> bool:
 def cost(original: str, text: str, snippet: str, language: str | None) -> float:
     """A reading's cost (the module's docstring): lines changed, plus DAMAGE per thing broken, plus REPEAT
     per line of the snippet's context read as new code."""
-    return _candidate(contextread._Original(lines_of(original), language), original, text, snippet, (), ()).cost
+    return _candidate(Original(lines_of(original), language), original, text, snippet, (), ()).cost
 
 
 def _candidate(
-    orig: contextread._Original,
+    orig: Original,
     original: str,
     text: str,
     snippet: str,
@@ -216,7 +217,7 @@ def weigh(original: str, snippet: str, language: str, path: str | None = None, m
     """Every reading of `snippet` in `original` (LF-only), weighed; `merged`: the merge's file, when the
     merge read one (a cross-check: one more candidate where it differs)."""
     found = contextread.readings(original, snippet, language)
-    orig = contextread._Original(lines_of(original), language)
+    orig = Original(lines_of(original), language)
     tail = "\n" if original.endswith("\n") or not original else ""
     texts: list[tuple[str, tuple[str, ...], tuple[str, ...], str]] = []
     if merged is not None:
@@ -288,7 +289,7 @@ def _asked_apart(near: list[Candidate]) -> str:
 
 def _same_file(a: str, b: str) -> bool:
     la, lb = lines_of(a), lines_of(b)
-    return len(la) == len(lb) and all(invariants.same(x, y) for x, y in zip(la, lb, strict=True))
+    return len(la) == len(lb) and all(same(x, y) for x, y in zip(la, lb, strict=True))
 
 
 def differ(original: str, texts: list[str]) -> tuple[Place, ...]:
@@ -346,7 +347,7 @@ def twins(original: str, places: Sequence[Place]) -> bool:
     lines there and `TWIN_LINES` around): nothing in the file tells them apart, so no model should choose."""
     if len(places) != 2 or places[0].firsts != tuple(reversed(places[1].firsts)):
         return False
-    keys = [invariants.key(x) for x in lines_of(original)]
+    keys = [key(x) for x in lines_of(original)]
     (a, b), (c, d) = (places[0].start, places[0].end), (places[1].start, places[1].end)
     if b - a != d - c:
         return False
