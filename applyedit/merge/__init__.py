@@ -124,55 +124,10 @@ def implied_snippet(original: str, edit: str, language: str) -> str | None:
 
 
 def merge(original: str, snippet: str) -> MergeResult:
-    """Read `snippet` (LF-only) as an edit of `original` (LF-only) and apply it.
-
-    - Markers split the snippet into segments. A segment is contiguous code: original lines it
-      skips between two of its matched lines are deleted; code under a marker is kept. Lines match
-      on whitespace-collapsed text; a match equal up to trailing blanks and tab width is context
-      (original text kept; but trailing blanks written otherwise are the snippet's), otherwise the
-      snippet's text replaces it (re-indenting is an edit).
-    - Distinctive lines (a word that is not a bare keyword: `}`, `else:`, `return;` are not) place
-      a segment after the previous one: the chain of its rarest lines' matches that weighs most
-      (the length of its lines the original has once, less the lines its links delete; then the
-      most anchors; then the shortest span), grown with its other lines at their nearest places;
-      a repeated line is sought at the snippet's depth first. A skip may not leave the block of
-      the next anchor. Equal chains at two places: ok=False.
-    - difflib aligns lines between anchors. Before the first anchor (the head), the context right
-      after a marker that stands right above the anchor is kept and the lines after it inserted;
-      otherwise a small dynamic program pairs equal lines (a `}` only at its own depth), lines
-      edited in place and alike openers, with the head's first line paired if it can be. A head
-      that stands exactly in two blocks reads as a deletion between them (the cut with context as
-      even on both sides as can be, then the smallest deletion). An opener left unpaired whose
-      block reaches the anchor does not fit; a head that inserts and deletes around nothing
-      distinctive, or leaves a non-distinctive first line unpaired that the original has: ok=False.
-    - Lines that belong to the line below them (decorators, annotations, `#[...]` attributes,
-      comments: markers.attached) that open a segment right above its first anchor are that line's,
-      never an anchor where they match elsewhere (`@pytest.fixture` of the function above): they
-      replace the original's lines of their kinds right above it (`@staticmethod` -> `@classmethod`),
-      or are added there when it has none; fewer lines than they would replace: ok=False. One that
-      shows a distinctive line of the original's there is aligned as a head.
-    - After the last anchor (the tail): lines that continue the original, or edit it in place
-      (same indentation, close text, not an opener; or an opener with the same first two words),
-      pair up; a tail that goes deeper than the last paired line and then leaves that block (next
-      marker not deeper) replaces the rest of the block, and so does a tail that stays in the block
-      up to a shallower marker; a tail line equal to the next original line pairs with it after new
-      lines. Unpaired lines are inserted, before the blank lines they follow when the original goes
-      on right after those; a tail of only `}`-like lines that the original has further down is
-      ambiguous (ok=False).
-    - A segment after a marker that would change nothing reads as a deletion when its lines also
-      stand exactly in two blocks (the end of one function, then the one after the next: the one
-      between is deleted); above and below both possible: ok=False.
-    - A missing leading/trailing marker: a snippet that ends with a line of the original keeps the
-      rest of the file; one that ends with a new line ends at the file's end (the original lines
-      after its place are replaced); likewise at the start. A snippet without markers matching over
-      half the original's non-blank lines is a whole-file rewrite: merged is the snippet verbatim.
-      (merge/confirm.py then asks whether the snippet forces the reading; a segment that changes nothing
-      and ends the snippet with no marker below, where the original goes on, does not.)
-    - A segment with no anchor: it continues the original's end when it starts with (two or more of)
-      the original's last lines; it changes nothing when it is only lines the original has between
-      markers (unless those could also show a deletion: ok=False); it goes to the bottom if it is
-      last with a marker only above it, to the top if it is first with a marker only below it
-      (top-level code, not starting with a line like `}` that the original has); else ok=False.
+    """Read `snippet` (LF-only) as an edit of `original` (LF-only) and apply it: markers split it into
+    segments, each placed after the previous one by its distinctive lines (anchors), the lines between
+    anchors aligned by difflib, the lines before the first and after the last by the rules listed in
+    docs/reading.md ("The anchor merge"); ok=False, with the reason, where a rule finds two places or none.
 
     Example: b() and d() anchor, x() stands where the original has c(), a() and e() are under
     markers: hunks (Hunk(2, 3, ("x()",)),), ops kept, context, replaced, context, kept.

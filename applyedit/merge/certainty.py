@@ -64,36 +64,8 @@ def certain(weighed: readings.Weighed, original: str, snippet: str, language: st
         refused = (c for c, _ in weighed.refused)  # the merge's file may break the syntax or an invariant
         merged = next((c for c in [*valid, *refused] if "merge" in c.sources), None)
         if merged is None:  # the merge reads none: the context reading's, if it is the one reading and a plain one
-            # its open end read as kept, the other way breaking something
-            kept = all(k == contextread.UNCHANGED for k in best.asked)
-            # or the one place (way) of a segment whose other places' (ways') readings fail a check, deleting
-            # no code (one more of the snippet's places past `contextread.MOST_PLACES` was never weighed)
-            others_fail = any("context" in c.sources for c, _ in weighed.refused)
-            placed = (
-                others_fail and not best.dropped and all(k in (contextread.PLACES, contextread.WAY) for k in best.asked)
-            )
-            # or kept where every other reading deletes more than a few lines past that open start or end
-            far = kept and all(c.dropped > best.dropped + contextread.FEW_PAST for c in valid[1:])
-            one = (len(valid) == 1 and (kept or placed)) or far or _keeps_code(best, weighed, original, snippet)
-            few = contextread.FEW_PAST if kept and best.asked else DROPPED  # the file starts (ends) there
-            # the merge read none only for how lines above an anchor pair, and the context reader asked
-            # nothing: the lines it deletes there are the ones the snippet replaces
-            plain = pairing and not best.asked and not weighed.refused
-            return one and best.dropped <= (FEWER if plain else few) and best.repeats <= plain
-        fewer = merged in valid and best.dropped + FEWER < merged.dropped  # the merge's reading deletes far more
-        # or keeps the lines this one deletes only inside a comment: a `/**` of the snippet's read as new above them
-        fewer = fewer or (merged not in valid and merged.swallowed >= best.dropped)
-        # or deletes only lines the snippet shows gone: between two of its lines that stand once, no marker between
-        fewer = fewer or (merged not in valid and _drops_shown(original, snippet, best.text))
-        # the merge's reading is refused for breaking the file's syntax where this one, which asked nothing
-        # and deletes nothing, does not: the snippet lines this one reads as new are new (kept as context,
-        # they broke the file)
-        why = next((why.name for c, why in weighed.refused if c is merged), "")
-        syntax = why in (readings.SYNTAX.name, "compiles")
-        syntax = syntax and best.broken == 0 and not best.asked and not best.dropped
-        if (best.dropped > (DROPPED if merged not in valid else 0) and not fewer) or (
-            best.repeats > merged.repeats and not syntax
-        ):
+            return _alone_plain(weighed, original, snippet, pairing)
+        if not _plainly_better(best, merged, weighed, original, snippet):
             return False
     if contextread.OPEN not in best.asked:
         return True
@@ -101,6 +73,53 @@ def certain(weighed: readings.Weighed, original: str, snippet: str, language: st
     agreed = "merge" in best.sources or not any("merge" in c.sources for c in valid)
     # one pin where the other way is a valid reading, its cost measured (not a refusal's infinite gap)
     return agreed and gap >= OPEN_GAP and _pinned(original, snippet, PINS if len(valid) == 1 else 1)
+
+
+def _alone_plain(weighed: readings.Weighed, original: str, snippet: str, pairing: bool) -> bool:
+    """Where the merge reads none, whether the context reading is the answer: the one valid reading with its
+    open end read as kept (the other way breaking something), or the one place (way) of a segment whose
+    other places' (ways') readings fail a check, deleting no code, or kept where every other reading
+    deletes more than a few lines past that open start or end (or `_keeps_code`); deleting at most
+    `DROPPED` lines of code (`contextread.FEW_PAST` past an open start or end, `FEWER` where the merge
+    read none only for how lines above an anchor pair, `pairing`) and repeating none of the context."""
+    valid = [*weighed.candidates, *weighed.rest]
+    best = valid[0]
+    kept = all(k == contextread.UNCHANGED for k in best.asked)
+    # (one more of the snippet's places past `contextread.MOST_PLACES` was never weighed)
+    others_fail = any("context" in c.sources for c, _ in weighed.refused)
+    placed = others_fail and not best.dropped and all(k in (contextread.PLACES, contextread.WAY) for k in best.asked)
+    far = kept and all(c.dropped > best.dropped + contextread.FEW_PAST for c in valid[1:])
+    one = (len(valid) == 1 and (kept or placed)) or far or _keeps_code(best, weighed, original, snippet)
+    few = contextread.FEW_PAST if kept and best.asked else DROPPED  # the file starts (ends) there
+    # the merge read none only for how lines above an anchor pair, and the context reader asked
+    # nothing: the lines it deletes there are the ones the snippet replaces
+    plain = pairing and not best.asked and not weighed.refused
+    return one and best.dropped <= (FEWER if plain else few) and best.repeats <= plain
+
+
+def _plainly_better(
+    best: readings.Candidate, merged: readings.Candidate, weighed: readings.Weighed, original: str, snippet: str
+) -> bool:
+    """Where the readers disagree, whether the context reading (`best`) is plainly better than the merge's
+    (`merged`, valid or refused): it deletes no code outright (at most `DROPPED` lines where the merge's
+    file is refused), unless the merge's valid reading deletes `FEWER` more, or keeps the lines this one
+    deletes only inside a comment, or this one deletes only lines the snippet shows gone; and it reads no
+    more of the snippet's context as new code, unless the merge's file is refused for breaking the syntax
+    where this one, which asked nothing and deletes nothing, does not (those lines, kept as context,
+    broke the file)."""
+    valid = [*weighed.candidates, *weighed.rest]
+    fewer = merged in valid and best.dropped + FEWER < merged.dropped  # the merge's reading deletes far more
+    # or keeps the lines this one deletes only inside a comment: a `/**` of the snippet's read as new above them
+    fewer = fewer or (merged not in valid and merged.swallowed >= best.dropped)
+    # or deletes only lines the snippet shows gone: between two of its lines that stand once, no marker between
+    fewer = fewer or (merged not in valid and _drops_shown(original, snippet, best.text))
+    why = next((why.name for c, why in weighed.refused if c is merged), "")
+    syntax = why in (readings.SYNTAX.name, "compiles")
+    syntax = syntax and best.broken == 0 and not best.asked and not best.dropped
+    return not (
+        (best.dropped > (DROPPED if merged not in valid else 0) and not fewer)
+        or (best.repeats > merged.repeats and not syntax)
+    )
 
 
 def _one_way_cheaper(valid: list[readings.Candidate], gap: float) -> bool:

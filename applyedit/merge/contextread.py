@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from applyedit.invariants import segments
+from applyedit.invariants import Segment, segments
 from applyedit.linediff import depth, key
 from applyedit.merge import places
 from applyedit.merge.original import Original, telling
@@ -125,22 +125,10 @@ def readings(original: str, snippet: str, language: str | None = None) -> NoRead
                 if len(done) > _READINGS:
                     raise places.TooMany(len(done), 0)
             return
-        seg = segs[n]
-        hi = None
-        above = depth(segs[n - 1].lines[-1]) if n else 0
-        inside = seg.marker_depth is not None and min(seg.marker_depth, depth(seg.lines[0])) > above
-        start_lo = lo
-        if n and prev_end is not None and inside:
-            start_lo, hi = max(lo, prev_end), orig.block_end(prev_end - 1)  # inside the block the line above opens
-        got = place(orig, seg, start_lo, first=n == 0, last=n == len(segs) - 1, number=n + 1, hi=hi)
+        got, start_lo = _placed(orig, segs, n, lo, prev_end)
         if isinstance(got, NoReading):
             failed.append(got)
             return
-        if isinstance(got, Either):  # stands whole (changes nothing), or deletes the code between two blocks
-            if isinstance(got.deletion, NoReading):
-                failed.append(got.deletion)
-                return
-            got = Alts(got.why, (None, got.deletion), SPLIT, got.end)
         alts = got.options if isinstance(got, Alts) else (got,)
         for k, option in enumerate(alts):
             note = (*took, f"{got.why}: option {k + 1}") if isinstance(got, Alts) else took
@@ -148,7 +136,7 @@ def readings(original: str, snippet: str, language: str | None = None) -> NoRead
             if isinstance(got, Alts) and got.end is not None:  # an Either's: the next segment starts past it
                 walk(n + 1, got.end, got.end, (*placed, option), note, kinds)
             elif option is None:
-                keys = [key(x) for x in seg.lines]
+                keys = [key(x) for x in segs[n].lines]
                 stands = orig.blocks(keys, start_lo)
                 walk(n + 1, start_lo, stands[0] + len(keys) if len(stands) == 1 else None, (*placed, None), note, kinds)
             else:
@@ -162,6 +150,28 @@ def readings(original: str, snippet: str, language: str | None = None) -> NoRead
         inherent = [f for f in failed if f.inherent]
         return inherent[0] if inherent else failed[0] if failed else NoReading("no reading")
     return done
+
+
+def _placed(
+    orig: Original, segs: list[Segment], n: int, lo: int, prev_end: int | None
+) -> tuple[Placed | NoReading | Alts | None, int]:
+    """Segment `n`'s place from original line `lo` on, and where its search started: past the segment
+    above and inside the block its last line opens, where the segment's marker is indented inside that
+    block (`hi`: the block's end). A segment that stands whole and also as two blocks is a question of
+    both (`SPLIT`)."""
+    seg = segs[n]
+    hi = None
+    above = depth(segs[n - 1].lines[-1]) if n else 0
+    inside = seg.marker_depth is not None and min(seg.marker_depth, depth(seg.lines[0])) > above
+    start_lo = lo
+    if n and prev_end is not None and inside:
+        start_lo, hi = max(lo, prev_end), orig.block_end(prev_end - 1)  # inside the block the line above opens
+    got = place(orig, seg, start_lo, first=n == 0, last=n == len(segs) - 1, number=n + 1, hi=hi)
+    if isinstance(got, Either):  # stands whole (changes nothing), or deletes the code between two blocks
+        if isinstance(got.deletion, NoReading):
+            return got.deletion, start_lo
+        got = Alts(got.why, (None, got.deletion), SPLIT, got.end)
+    return got, start_lo
 
 
 def _assemble(ol: list[str], placed: list[Placed]) -> tuple[str, ...] | None:

@@ -127,101 +127,118 @@ def candidates(
     """Places of the segment: (score, start, end, head, tail), original [start, end) replaced. The
     score: the most telling lines in head and tail first (the most context, two a side), then the
     fewest original lines of code deleted, then the most lines of head and tail. Last: the code lines
-    it deletes."""
-    size, m = len(keys), len(orig.lines)
+    it deletes. A head and a tail place it between them (`_between`); a head alone, its new lines
+    follow it (to the file's end at an open end) or rewrite the block's body; a tail alone, they stand
+    right above it; neither, at an open start (end), the file's start (end)."""
+    both = _between(orig, keys, heads, tails)
+    if both:
+        return _near(orig, lines, keys, both)
+    found: list[Candidate] = []
+    for h, hp in heads:  # no tail below the head: the new lines follow it, or rewrite the block's body
+        for p in hp:
+            end = _end_of_file(orig, p + h) if open_end else _rewritten(orig, keys, p, h) or p + h
+            found.append(_candidate(orig, keys, p, end, h, 0))
+    if found:
+        return found
+    last = _end_of_file(orig, 0) if open_end else None
+    if last is not None and any(last in tp for _, tp in tails):
+        if not any(telling(k) for k in keys[len(keys) - max(t for t, _ in tails) :]):
+            # a tail that says nothing (`}`) and no marker below: the file's end, where it stands there
+            tails = [(t, [last]) for t, tp in tails if last in tp]
+    for t, tp in tails:  # no head: the new lines go right above the tail
+        for q in tp:
+            found.append(_candidate(orig, keys, orig.first_code(q - t) if open_top else q - t, q, 0, t))
+    if found:
+        return found
+    if open_top:
+        top = orig.first_code(len(orig.lines))
+        return [((0, 0, 0), top, top, 0, 0, 0)]
+    if open_end:
+        end = _end_of_file(orig, lo)
+        return [((0, 0, 0), end, end, 0, 0, 0)]
+    return []
 
-    def said(h: int, t: int) -> int:
-        """The head's and tail's lines that say something (`}` and `else:` do not), two at most on each
-        side: a snippet shows two lines of context; a longer run is new code that repeats old code
-        (a function copied, then changed) as often as it is context."""
-        return min(_SAID, sum(1 for k in keys[:h] if telling(k))) + min(
-            _SAID, sum(1 for k in keys[size - t :] if telling(k))
-        )
 
-    def gone(a: int, b: int, h: int = 0, t: int = 0) -> int:
-        return code_gone(a, b, h, t)[1]
+def _candidate(orig: Original, keys: list[str], start: int, end: int, h: int, t: int) -> Candidate:
+    """The segment at original [start, end), its head of `h` lines at `start`, its tail of `t` ending at `end`."""
+    gone = _gone(orig, keys, start + h, end - t, h, t)
+    return ((_said(keys, h, t), -gone, h + t), start, end, h, t, gone)
 
-    def code_gone(a: int, b: int, h: int, t: int) -> tuple[int, int]:
-        """(net, gone): the code lines of the stretch less twice those the segment's lines match;
-        and the code lines it deletes (matched by none)."""
-        stretch = orig.keys[a:b]
-        inner = keys[h : size - t]
-        if not stretch:
-            return 0, 0
-        sm = difflib.SequenceMatcher(None, inner, stretch, autojunk=False)
-        matched = sum(1 for i, _, n in sm.get_matching_blocks() for k in range(n) if inner[i + k])
-        total = sum(1 for x in stretch if x)
-        return total - 2 * matched, total - matched
 
-    def end_of_file(after: int) -> int:
-        end = m
-        while end > after and not orig.lines[end - 1].strip():
-            end -= 1
-        return end
+def _said(keys: list[str], h: int, t: int) -> int:
+    """The head's and tail's lines that say something (`}` and `else:` do not), two at most on each
+    side: a snippet shows two lines of context; a longer run is new code that repeats old code
+    (a function copied, then changed) as often as it is context."""
+    return sum(sides(keys, h, t))
 
-    both: list[tuple[Candidate, int]] = []  # with how many nearer places of its head or tail
+
+def _gone(orig: Original, keys: list[str], a: int, b: int, h: int, t: int) -> int:
+    """The code lines of original [a, b) that the segment's lines between head and tail match none of."""
+    stretch = orig.keys[a:b]
+    inner = keys[h : len(keys) - t]
+    if not stretch:
+        return 0
+    sm = difflib.SequenceMatcher(None, inner, stretch, autojunk=False)
+    matched = sum(1 for i, _, n in sm.get_matching_blocks() for k in range(n) if inner[i + k])
+    return sum(1 for x in stretch if x) - matched
+
+
+def _end_of_file(orig: Original, after: int) -> int:
+    """Just past the original's last line of code from `after` on (blank lines at the end stay)."""
+    end = len(orig.lines)
+    while end > after and not orig.lines[end - 1].strip():
+        end -= 1
+    return end
+
+
+def _between(
+    orig: Original, keys: list[str], heads: list[tuple[int, list[int]]], tails: list[tuple[int, list[int]]]
+) -> list[tuple[Candidate, int]]:
+    """The places between a head and a tail below it, each with how many nearer places of its head or
+    tail there are: the head's places above the tail and the tail's below the head, nearest first, a few
+    (`_NEAR`), as a farther one that deletes little more is another reading (`contenders`). Both lists
+    ascend, so a head's tails past the first `_NEAR` below it have `_NEAR` nearer ones already."""
+    both: list[tuple[Candidate, int]] = []
     for h, hp in heads:
         for t, tp in tails:
-            if h + t > size:
+            if h + t > len(keys):
                 continue
-            # The head's places above the tail and the tail's below the head, nearest first: a few, as
-            # a farther one that deletes little more is another reading (see _contender). Both lists
-            # ascend, so a head's tails past the first _NEAR below it have _NEAR nearer ones already.
             for p in hp:
                 interrupt.check()
                 first = bisect.bisect_left(tp, p + h + t)
                 for nearer_tails, q in enumerate(tp[first : first + _NEAR]):
                     nearer_heads = bisect.bisect_right(hp, q - t - h) - bisect.bisect_right(hp, p)
                     if nearer_heads + nearer_tails < _NEAR:
-                        score = (said(h, t), -gone(p + h, q - t, h, t), h + t)
-                        both.append(((score, p, q, h, t, gone(p + h, q - t, h, t)), nearer_heads + nearer_tails))
-    if both:
+                        both.append((_candidate(orig, keys, p, q, h, t), nearer_heads + nearer_tails))
+    return both
 
-        def kept(found: list[tuple[Candidate, int]]) -> list[Candidate]:  # near, or deleting little
-            return [c for c, nearer in found if not nearer or c[5] <= BIG_DELETION or edited_edge(orig, keys, c)]
 
-        flat = [_level(orig, lines, *c[1:5]) for c, _ in both]
-        level = [c for c, at_depth in zip(both, flat, strict=True) if at_depth]
-        near = kept(level or both)
-        if near or not level:
-            return near
-        # Every place at one depth is far, past nearer places of weak context: a nearer place at another
-        # depth is no nearer context (a `}` of an inner block), and a head and a tail that each say
-        # something place a segment with one of them at another depth (a line moved into a new block).
-        at = {c[1:5] for c, _ in level}
-        level = [
-            (c, sum((p == c[1] and c[2] > q) or (q == c[2] and p > c[1]) for p, q, h, t in at if (h, t) == c[3:5]))
-            for c, _ in level
-        ]
-        moved = [
-            (c, n) for (c, n), at_depth in zip(both, flat, strict=True) if not at_depth and all(sides(keys, c[3], c[4]))
-        ]
-        return kept(level + moved)
-    found: list[Candidate] = []
-    for h, hp in heads:  # no tail below the head: the new lines follow it, or rewrite the block's body
-        for p in hp:
-            end = end_of_file(p + h) if open_end else _rewritten(orig, keys, p, h) or p + h
-            found.append(((said(h, 0), -gone(p + h, end, h, 0), h), p, end, h, 0, gone(p + h, end, h, 0)))
-    if found:
-        return found
-    last = end_of_file(0) if open_end else None
-    if last is not None and any(last in tp for _, tp in tails):
-        if not any(telling(k) for k in keys[size - max(t for t, _ in tails) :]):
-            # a tail that says nothing (`}`) and no marker below: the file's end, where it stands there
-            tails = [(t, [last]) for t, tp in tails if last in tp]
-    for t, tp in tails:  # no head: the new lines go right above the tail
-        for q in tp:
-            start = orig.first_code(q - t) if open_top else q - t
-            found.append(((said(0, t), -gone(start, q - t, 0, t), t), start, q, 0, t, gone(start, q - t, 0, t)))
-    if found:
-        return found
-    if open_top:
-        top = orig.first_code(m)
-        return [((0, 0, 0), top, top, 0, 0, 0)]
-    if open_end:
-        end = end_of_file(lo)
-        return [((0, 0, 0), end, end, 0, 0, 0)]
-    return []
+def _near(
+    orig: Original, lines: tuple[str, ...], keys: list[str], both: list[tuple[Candidate, int]]
+) -> list[Candidate]:
+    """Of the places between a head and a tail, those near (no nearer place of either), or deleting
+    little, or whose edges are edits (a rewrite), at one depth (`_level`) where any is. Where every place
+    at one depth is far, past nearer places of weak context: a nearer place at another depth is no
+    nearer context (a `}` of an inner block), and a head and a tail that each say something place a
+    segment with one of them at another depth (a line moved into a new block)."""
+
+    def kept(found: list[tuple[Candidate, int]]) -> list[Candidate]:  # near, or deleting little
+        return [c for c, nearer in found if not nearer or c[5] <= BIG_DELETION or edited_edge(orig, keys, c)]
+
+    flat = [_level(orig, lines, *c[1:5]) for c, _ in both]
+    level = [c for c, at_depth in zip(both, flat, strict=True) if at_depth]
+    near = kept(level or both)
+    if near or not level:
+        return near
+    at = {c[1:5] for c, _ in level}
+    level = [
+        (c, sum((p == c[1] and c[2] > q) or (q == c[2] and p > c[1]) for p, q, h, t in at if (h, t) == c[3:5]))
+        for c, _ in level
+    ]
+    moved = [
+        (c, n) for (c, n), at_depth in zip(both, flat, strict=True) if not at_depth and all(sides(keys, c[3], c[4]))
+    ]
+    return kept(level + moved)
 
 
 def edit_in_place(
