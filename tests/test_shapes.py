@@ -419,6 +419,24 @@ def test_a_new_function_after_a_marker_at_the_files_end_is_never_read_in_place_o
     assert not result.ok or ("def save" in (result.merged or "") and "def append" in (result.merged or ""))
 
 
+@pytest.mark.parametrize(
+    "original",
+    [
+        'def load(path):\n    return open(path).read()\n\n\nif __name__ == "__main__":\n    print(load("a"))\n',
+        "function load(path) {\n  return read(path);\n}\n\nmodule.exports = { load };\n",
+    ],
+    ids=["main-guard", "exports"],
+)
+def test_a_new_function_after_a_marker_before_a_main_guard_is_a_question(original: str) -> None:
+    """Code that runs follows the file's last definition: above or below it, the snippet does not say
+    (docs/reading.md: a new definition after a marker at the file's end)."""
+    language = "python" if original.startswith("def") else "javascript"
+    new = 'def version():\n    return "1.0"\n' if language == "python" else 'function version() {\n  return "1.0";\n}\n'
+    marker = "# ... existing code ..." if language == "python" else "// ... existing code ..."
+    result = confirm.confirmed(original, f"{marker}\n\n\n{new}", language)
+    assert not result.ok
+
+
 # Config files: a key changed in place, in YAML, JSON and TOML. A key is one per mapping: an answer that
 # writes it again beside its namesake is refused (invariants.keys_twice), never written.
 
