@@ -37,7 +37,7 @@ from applyedit.merge import confirm, reindent
 from applyedit.models import modelstore
 from applyedit.models.base import WholeRequests
 from applyedit.models.engine import Engine
-from applyedit.models.torchmodel import chat_ids
+from applyedit.models.tokens import chat_ids
 from applyedit.options import RunOptions
 from applyedit.outcome import answer_by_format, answer_by_merge, checked, finish
 from applyedit.report import spans

@@ -112,7 +112,7 @@ class RunOptions:
     def check(self) -> None:
         """Every check of the settings that needs no model, run once, as the value is made (so before
         `apply` reads anything): an InputError names the setting."""
-        from applyedit.models.torchmodel import check_device
+        from applyedit.models.device import check_device
 
         for option in OPTIONS:  # a name none of its choices: the table words the refusal
             if (why := option.refusal(getattr(self, option.name))) is not None:

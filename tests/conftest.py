@@ -14,7 +14,7 @@ import pytest
 
 from applyedit.errors import ModelError
 from applyedit.models import modelstore
-from applyedit.models.torchmodel import load_tokenizer
+from applyedit.models.tokens import load_tokenizer
 
 IN_CI = os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no")
 # What CI's setup installs (README: the model, test and llamacpp extras) and the tests import.

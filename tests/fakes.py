@@ -23,9 +23,10 @@ import torch
 
 from applyedit import api
 from applyedit.models import modelstore
-from applyedit.models.torchmodel import context_length, pick_dtype
 from applyedit.models.costmodel import CostCurve, prior
+from applyedit.models.device import pick_dtype
 from applyedit.models.kernels import use_cpu_kernels
+from applyedit.models.tokens import context_length
 from applyedit.speculative.policy import AdaptiveK, FixedK, KPolicy
 from applyedit.speculative.proposers import Draft, Source
 

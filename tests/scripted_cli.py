@@ -19,7 +19,8 @@ sys.path.insert(0, str(Path(__file__).parent))
 from applyedit import api
 from applyedit.cli import main as cli  # noqa: E402
 from applyedit.models import modelstore  # noqa: E402
-from applyedit.models.torchmodel import TorchModel, load_tokenizer  # noqa: E402
+from applyedit.models.tokens import load_tokenizer  # noqa: E402
+from applyedit.models.torchmodel import TorchModel  # noqa: E402
 from fakes import ScriptedModel, scripted_engine  # noqa: E402
 
 

@@ -16,7 +16,8 @@ from fakes import VOCAB, prompt_for, reference, scripted_engine, tiny_model
 
 from applyedit import api
 from applyedit.errors import InputError
-from applyedit.models.torchmodel import PREFILL_CHUNK, TorchModel
+from applyedit.models.prefill import PREFILL_CHUNK
+from applyedit.models.torchmodel import TorchModel
 from applyedit.tools import baselines, bench, benchmethods
 from applyedit.tools.benchrecord import BenchRecord, CaseRecord, CaseSummary, Run, summarise_saved, summarise_target
 

@@ -9,13 +9,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pytest
-import torch
 
 from applyedit import api
 from applyedit.errors import ModelError
 from applyedit.models import modelstore
-from applyedit.speculative import registry
+from applyedit.speculative import registry, sampling
+from applyedit.speculative.logits import reads
 from applyedit.speculative.loop import run
 from applyedit.speculative.policy import AdaptiveK, FixedK
 from applyedit.speculative.proposers import NullProposer
@@ -46,6 +47,7 @@ def test_rollback_restores_the_same_logits(engine: api.Engine) -> None:
     block = engine.encode("    return a - b\n")
     assert model.prefill(prefix) == len(prefix) and model.cached_len == len(prefix)
     first = model.forward(block, num_logits=len(block))
+    assert isinstance(first, np.ndarray) and first.dtype == np.float32  # numpy: no torch on this path
     assert tuple(first.shape) == (len(block), first.shape[1]) and first.shape[1] >= len(engine.tokenizer)
     assert model.cached_len == len(prefix) + len(block)
     model.crop_to(len(prefix) + 1)
@@ -53,7 +55,7 @@ def test_rollback_restores_the_same_logits(engine: api.Engine) -> None:
     again = model.forward(block, num_logits=len(block))
     assert (first == again).all()
     # the text continues as written: each position predicts the next token of the block
-    assert first[:-1].argmax(dim=-1).tolist()[:2] == block[1:3]
+    assert first[:-1].argmax(axis=-1).tolist()[:2] == block[1:3]
     assert model.prefill(prefix) == 0 and model.cached_len == len(prefix)  # exact-hit reuse
     assert model.prefill(prefix[:-1] + [prefix[-1] + 1]) == len(prefix)  # anything else: from scratch
 
@@ -68,8 +70,8 @@ def test_context_overflow_is_a_model_error(engine: api.Engine, monkeypatch: pyte
     assert model.cached_len == 8
 
 
-def _reads(rows: torch.Tensor, targets: list[int]) -> list[float]:
-    return rows.float().log_softmax(-1).gather(1, torch.tensor(targets)[:, None])[:, 0].tolist()
+def _reads(rows: np.ndarray, targets: list[int]) -> list[float]:
+    return reads(rows, targets)[0]
 
 
 def test_continuations_read_side_by_side_see_only_their_own_sequence(engine: api.Engine) -> None:
@@ -119,6 +121,21 @@ def test_speculative_agrees_with_plain_decoding(engine: api.Engine) -> None:
         spec = run(engine.model, job.prompt_ids, proposer, policy, job.budget, stop=stop)
         assert spec.tokens == plain.tokens
         assert len(spec.steps) * 4 < len(plain.steps)
+
+
+def test_sampling_runs_on_numpy_logits(engine: api.Engine) -> None:
+    """At a temperature the exact rule runs on llama.cpp's numpy logits with numpy's random stream: a
+    seed reproduces the run, another seed is another stream, and every token is in the vocabulary."""
+    job = api.prepare(CASE / "before.py", (CASE / "edit.txt").read_text(), engine, cwd=CASE)
+
+    def sampled(seed: int) -> list[int]:
+        proposer = registry.make_proposer("copy", engine, job.src.text, job.fence, job.edit, job.kind)
+        setting = sampling.settings(temperature=1.5, seed=seed)
+        return run(engine.model, job.prompt_ids, proposer, FixedK(8), 24, sampling=setting).tokens
+
+    first = sampled(11)
+    assert first == sampled(11) and 0 < len(first) <= 24 and all(0 <= t < engine.vocab_size for t in first)
+    assert any(sampled(seed) != first for seed in (12, 13))
 
 
 def test_apply_end_to_end_matches_the_expected_file(engine: api.Engine) -> None:

@@ -14,7 +14,8 @@ import pytest
 import torch
 from transformers import Qwen2ForCausalLM
 
-from applyedit.models.torchmodel import PREFILL_CHUNK, TorchModel
+from applyedit.models.prefill import PREFILL_CHUNK
+from applyedit.models.torchmodel import TorchModel
 from applyedit.speculative.loop import run
 from applyedit.speculative.policy import AdaptiveK, FixedK
 from applyedit.models.promptcache import BLOCK, PromptCache, block_hashes, common_prefix, reuse_report

@@ -13,13 +13,15 @@ import pytest
 import torch
 
 from applyedit import api
-from applyedit.speculative import registry
 from applyedit.errors import InputError
 from applyedit.models import base, modelstore
-from applyedit.models.torchmodel import ExactPrefill, context_length, pick_dtype
 from applyedit.models.costmodel import prior
+from applyedit.models.device import pick_dtype
 from applyedit.models.engine import pick_backend
+from applyedit.models.prefill import ExactPrefill
+from applyedit.models.tokens import context_length
 from applyedit.options import RunOptions
+from applyedit.speculative import registry
 from applyedit.speculative.policy import COPY, Alignment, Drafter
 from applyedit.speculative.proposers import Draft
 

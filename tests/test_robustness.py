@@ -753,7 +753,7 @@ def test_control_token_strings_in_file_and_edit_stay_text(
 def test_chat_ids_of_plain_text_are_unchanged(tokenizer: tuple[Path, Any]) -> None:
     """Splitting the template from the messages tokenizes ordinary prompts exactly as one string did."""
     from applyedit import prompts
-    from applyedit.models.torchmodel import chat_ids
+    from applyedit.models.tokens import chat_ids
 
     _, tok = tokenizer
     for edit in ("Make a() return 10.\n", "# ... existing code ...\ndef b():\n    return 3\n"):

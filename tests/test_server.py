@@ -37,9 +37,11 @@ from fakes import FakeVllm, fake_vllm_engine  # noqa: E402
 
 from applyedit import api, merge  # noqa: E402
 from applyedit.models import modelstore  # noqa: E402
-from applyedit.models.torchmodel import ExactPrefill, context_length, pick_dtype  # noqa: E402
 from applyedit.models.costmodel import prior  # noqa: E402
+from applyedit.models.device import pick_dtype  # noqa: E402
+from applyedit.models.prefill import ExactPrefill  # noqa: E402
 from applyedit.models.promptcache import PromptCache  # noqa: E402
+from applyedit.models.tokens import context_length  # noqa: E402
 from applyedit.serve.app import Settings, create_app, uvicorn_config  # noqa: E402
 from applyedit.serve.chat import parse_chat  # noqa: E402
 

@@ -80,7 +80,7 @@ def recorded(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> list[str]:
     monkeypatch.delenv("APPLYEDIT_BACKEND", raising=False)
     monkeypatch.delenv("APPLYEDIT_MODEL", raising=False)
     monkeypatch.setattr(llamacpp, "available", lambda: True)
-    monkeypatch.setattr("applyedit.models.torchmodel.pick_device", lambda device: "cpu")
+    monkeypatch.setattr("applyedit.models.device.pick_device", lambda device: "cpu")
     monkeypatch.setattr(modelstore, "prepare_tokenizer", lambda source, progress=None: calls.append("gguf") or tmp_path)
     monkeypatch.setattr(modelstore, "prepare", lambda source, progress=None: calls.append("torch copy") or tmp_path)
 

@@ -15,7 +15,8 @@ from test_tiebreak import _candidates, _disagreeing_case, _moved
 
 from applyedit import interrupt
 from applyedit.errors import RunTimeout
-from applyedit.models.torchmodel import PREFILL_CHUNK, TorchModel
+from applyedit.models.prefill import PREFILL_CHUNK
+from applyedit.models.torchmodel import TorchModel
 from applyedit.speculative import runwatch, tiebreak
 from applyedit.speculative.tiebreak import score
 

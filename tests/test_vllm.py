@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from applyedit import api, markers, prompts, textio
-from applyedit.models.torchmodel import chat_ids
+from applyedit.models.tokens import chat_ids
 from applyedit.models.costmodel import CostCurve, prior
 from applyedit.models.vllmdraft import RowsDrafter, cost_for, find_layout, probe_support
 from applyedit.report import spans

@@ -27,7 +27,7 @@ pytest.importorskip(
 from test_vllm import CASES, case_prompt  # noqa: E402
 
 from applyedit import prompts, textio  # noqa: E402
-from applyedit.models.torchmodel import chat_ids  # noqa: E402
+from applyedit.models.tokens import chat_ids  # noqa: E402
 
 # In-process engine core (no worker processes to spawn), both cores, a small KV cache.
 os.environ.setdefault("VLLM_ENABLE_V1_MULTIPROCESSING", "0")

@@ -47,8 +47,8 @@ def model_show(ctx: typer.Context, model: ModelOpt = None, backend: BackendOpt =
         return
     from applyedit import userconfig
     from applyedit.models import modelstore
+    from applyedit.models.device import pick_device
     from applyedit.models.engine import backend_label, pick_backend
-    from applyedit.models.torchmodel import pick_device
 
     try:
         chosen = defaults(ctx, model=model, backend=backend)
@@ -149,8 +149,8 @@ def model_prepare(
       APPLYEDIT_HOME=/data/applyedit applyedit model prepare
     """
     from applyedit.models import modelstore
+    from applyedit.models.device import pick_device
     from applyedit.models.engine import backend_label, pick_backend
-    from applyedit.models.torchmodel import pick_device
 
     if from_hub is not None:
         _from_hub(from_hub, sha256, model, draft)

@@ -23,11 +23,15 @@ from typing import TYPE_CHECKING, Any, Protocol, cast, runtime_checkable
 from applyedit.errors import InputError, either
 
 if TYPE_CHECKING:
-    import torch
-
     from applyedit.decoded import DecodeResult
     from applyedit.models.costmodel import CostCurve
     from applyedit.models.modelstore import ModelSource, Progress
+
+
+# A forward pass's logits `(rows, V)`, float32, as the backend computes them: a torch tensor (torch, on
+# its device) or a numpy array (llama.cpp, which runs without torch). The decode layer reads either
+# (speculative/logits.py).
+Logits = Any
 
 
 @dataclass(frozen=True)
@@ -70,7 +74,7 @@ class TargetModel(Protocol):
         """Make the cache hold exactly `ids`; return how many tokens had to be computed (0: reused)."""
         ...
 
-    def forward(self, ids: list[int], num_logits: int) -> torch.Tensor:
+    def forward(self, ids: list[int], num_logits: int) -> Logits:
         """Append `ids` to the cache; return logits `(num_logits, V)` for the last positions."""
         ...
 
@@ -121,7 +125,7 @@ class Branches(Protocol):
 
     def forward_branches(
         self, lead: Sequence[int], spans: Sequence[Sequence[int]]
-    ) -> Iterator[tuple[int, int, torch.Tensor]]:
+    ) -> Iterator[tuple[int, int, Logits]]:
         """After the cache, `lead` (shared by all), then each of `spans` as a continuation of its own:
         yields `(k, at, rows)`, `rows[i]` the logits `(V,)` read for `spans[k][at + i]` (after the lead
         and the span's tokens before it), each span's rows in order and every one of them once. When the
@@ -144,9 +148,9 @@ class EngineView(Protocol):
 
     source: ModelSource  # the target's
     path: Path  # the folder the target's tokenizer (and the torch backend's weights) are read from
-    tokenizer: Any
+    tokenizer: Any  # Hugging Face's or models/vocab.py's `Vocab`, as the backend's `load_tokenizer` gives it
     device: str
-    dtype: Any  # torch.dtype
+    dtype: Any  # a torch.dtype; None where the target runs the file's own (llama.cpp: the GGUF's)
     context: int
     prepares: bool  # False: nothing may be prepared to disk (a server's engine)
 
@@ -170,8 +174,13 @@ class Loader(Protocol):
         """The folder the tokenizer (and what this backend loads) is read from, prepared by the model store."""
         ...
 
-    def wrap_tokenizer(self, tokenizer: Any) -> Any:
-        """The tokenizer as the engine keeps it (vLLM: one that many threads may share)."""
+    def load_tokenizer(self, path: Path) -> Any:
+        """The tokenizer of the prepared folder, as the engine keeps it (torch: Hugging Face's; llama.cpp:
+        models/vocab.py's, no transformers; vLLM: Hugging Face's, one call at a time)."""
+        ...
+
+    def pick_dtype(self, dtype: str | None, device: str) -> Any:
+        """The dtype the target computes in for `--dtype` (torch's); None where it runs the file's own."""
         ...
 
     def fixed_cost(self, device: str) -> CostCurve | None:

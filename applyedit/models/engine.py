@@ -20,7 +20,8 @@ from typing import Any
 from applyedit.models import modelstore
 from applyedit.models.base import Backend, loader
 from applyedit.models.costmodel import CostCurve, load_or_calibrate
-from applyedit.models.torchmodel import context_length, load_tokenizer, pick_device, pick_dtype, text_ids
+from applyedit.models.device import pick_device
+from applyedit.models.tokens import context_length, text_ids
 
 
 @dataclass
@@ -31,7 +32,7 @@ class Engine:
     path: Path
     tokenizer: Any
     device: str
-    dtype: Any  # torch.dtype
+    dtype: Any  # a torch.dtype; None where the target runs the file's own (llama.cpp)
     context: int
     cost: CostCurve | None = None  # the verify-pass cost curve; measured once and cached
     backend: str = "torch"  # "torch" (transformers), "llamacpp" (the GGUF itself) or "vllm" (a vLLM engine)
@@ -60,9 +61,9 @@ class Engine:
         return cls(
             source,
             path,
-            runs.wrap_tokenizer(load_tokenizer(path)),
+            runs.load_tokenizer(path),
             dev,
-            pick_dtype(dtype, dev),
+            runs.pick_dtype(dtype, dev),
             context_length(path),
             cost=runs.fixed_cost(dev),
             backend=chosen,
@@ -152,7 +153,7 @@ class Engine:
         return loader(self.backend).weights_file(self.source, self.path)
 
     def encode(self, text: str) -> list[int]:
-        """User text's ids: a special-token string in it (`<|im_end|>`) stays text (torchmodel.text_ids)."""
+        """User text's ids: a special-token string in it (`<|im_end|>`) stays text (tokens.text_ids)."""
         return text_ids(self.tokenizer, text)
 
     def decode(self, ids: Sequence[int]) -> str:

@@ -7,9 +7,10 @@ cache read in one batch (`forward_branches`: a sequence each, sharing the cached
 unified KV cache, `llama_memory_seq_cp`), and KV rollback with
 `llama_memory_seq_rm` (the name of llama-cpp-python 0.3.36, pinned: older 0.3.x releases called it
 `llama_kv_self_seq_rm` / `llama_kv_cache_seq_rm`). llama.cpp's own samplers, speculative helpers and
-prompt-lookup draft model are not used: applyedit's loop, proposer and K policy drive it. Knows
-nothing of proposers, K, regions or files; the tokenizer stays the Hugging Face one, so both
-backends see identical prompt ids.
+prompt-lookup draft model are not used: applyedit's loop, proposer and K policy drive it. Logits
+leave it as numpy arrays, and its tokenizer is models/vocab.py's (the GGUF's tokenizer.json, read
+without transformers; the same ids as Hugging Face's tokenizer, tests/test_vocab.py): a run on it
+imports neither torch nor transformers. Knows nothing of proposers, K, regions or files.
 
 Exactness: llama.cpp's kernels differ between batch sizes, so a near-tie can resolve differently in a
 one-token pass and in a block pass; outputs are compared with the same backend's plain decoding and
@@ -29,12 +30,11 @@ from typing import TYPE_CHECKING, Any
 
 from applyedit import interrupt
 from applyedit.errors import InputError, ModelError
-from applyedit.models.torchmodel import PREFILL_CHUNK, ExactPrefill
+from applyedit.models.prefill import PREFILL_CHUNK, ExactPrefill
+from applyedit.models.tokens import stop_ids
 
 if TYPE_CHECKING:
-    import torch
-
-    from applyedit.models.base import EngineView
+    from applyedit.models.base import EngineView, Logits
     from applyedit.models.modelstore import ModelSource, Progress
 
 N_BATCH = 512  # tokens per llama_decode call: prefill chunk and the largest verify block
@@ -156,8 +156,6 @@ class LlamaCppModel(ExactPrefill):
     @classmethod
     def target(cls, engine: EngineView) -> LlamaCppModel:
         """The engine's target model: its GGUF, stopping on the tokenizer's end ids, in its context."""
-        from applyedit.models.torchmodel import stop_ids
-
         assert engine.source.gguf is not None
         return cls.load(engine.source.gguf, stop_ids(engine.tokenizer, None), engine.context)
 
@@ -165,7 +163,6 @@ class LlamaCppModel(ExactPrefill):
     def draft(cls, source: ModelSource, engine: EngineView, progress: Progress | None = None) -> LlamaCppModel:
         """A draft model's GGUF (the packaged one assembled on first use), in the target's context."""
         from applyedit.models import modelstore
-        from applyedit.models.torchmodel import stop_ids
 
         gguf = modelstore.draft_gguf(source, progress, build=engine.prepares)
         if gguf is None:
@@ -187,6 +184,17 @@ class LlamaCppModel(ExactPrefill):
         from applyedit.models import modelstore
 
         return modelstore.prepare_tokenizer(source, progress)
+
+    @staticmethod
+    def load_tokenizer(path: Path) -> Any:
+        """models/vocab.py's tokenizer of the prepared folder: no transformers."""
+        from applyedit.models.vocab import Vocab
+
+        return Vocab.load(path)
+
+    @staticmethod
+    def pick_dtype(dtype: str | None, device: str) -> None:
+        return None  # the GGUF's own quantisation (options refuse --dtype here)
 
     @staticmethod
     def thread_count() -> int:
@@ -229,16 +237,14 @@ class LlamaCppModel(ExactPrefill):
         self._lib.llama_memory_clear(self._mem, True)
         self._ids = []
 
-    def forward(self, ids: list[int], num_logits: int) -> torch.Tensor:
-        """Append `ids`; logits `(num_logits, V)` for the last positions, as float32 on the CPU."""
+    def forward(self, ids: list[int], num_logits: int) -> Logits:
+        """Append `ids`; logits `(num_logits, V)` for the last positions, a float32 numpy array."""
         import numpy as np
-        import torch
 
         self._decode(ids, num_logits)
         # The outputs of the last call, in batch order: exactly the `num_logits` rows asked for.
         ptr = self._lib.llama_get_logits(self._ctx)
-        rows = np.ctypeslib.as_array(ptr, shape=(num_logits, self._n_vocab))
-        return torch.from_numpy(rows.copy())
+        return np.ctypeslib.as_array(ptr, shape=(num_logits, self._n_vocab)).copy()
 
     def _decode(self, ids: list[int], num_logits: int) -> None:
         """Append `ids` in `n_batch` chunks, asking for the logits of the last `num_logits` positions."""
@@ -276,7 +282,7 @@ class LlamaCppModel(ExactPrefill):
 
     def forward_branches(
         self, lead: Sequence[int], spans: Sequence[Sequence[int]]
-    ) -> Iterator[tuple[int, int, torch.Tensor]]:
+    ) -> Iterator[tuple[int, int, Logits]]:
         """`Branches.forward_branches` (models/base.py): `lead` once, in every span's sequence, then the
         spans' tokens side by side, `n_batch` tokens a `llama_decode` call, logits asked for the lead's
         last token and every span token but the last (which scores nothing); spans go up to N_SEQ - 1 at
@@ -285,7 +291,6 @@ class LlamaCppModel(ExactPrefill):
         a run past its deadline, or whose client went away, stops between two batches (the spans'
         sequences dropped)."""
         import numpy as np
-        import torch
 
         assert lead, "the spans are read after at least one token"
         lib, base, after = self._lib, len(self._ids), len(self._ids) + len(lead)
@@ -324,10 +329,9 @@ class LlamaCppModel(ExactPrefill):
                             picked.setdefault(k, (i, []))[1].append(row)
                         row += bool(reads)
                     if row:
-                        out = np.ctypeslib.as_array(lib.llama_get_logits(self._ctx), shape=(row, self._n_vocab))
-                        logits = torch.from_numpy(out)
+                        logits = np.ctypeslib.as_array(lib.llama_get_logits(self._ctx), shape=(row, self._n_vocab))
                         for k, (i, at_rows) in picked.items():
-                            yield k, i, logits[at_rows]  # indexing copies the rows out of llama.cpp's buffer
+                            yield k, i, logits[at_rows]  # indexing by a list copies the rows out of llama.cpp's buffer
             finally:
                 for seq in seqs.values():
                     lib.llama_memory_seq_rm(self._mem, seq, -1, -1)

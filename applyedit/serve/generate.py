@@ -94,8 +94,8 @@ class Chat:
 def prompt_ids(tokenizer: Any, messages: Sequence[tuple[str, str]]) -> list[int]:
     """The prompt of `messages` in the model's own chat template, the assistant's turn opened. The
     template's control tokens stay control tokens; each message's text is tokenized as text (the
-    template is rendered with a stand-in per message, as backend.chat_ids does for the apply prompt)."""
-    from applyedit.models.torchmodel import text_ids
+    template is rendered with a stand-in per message, as tokens.chat_ids does for the apply prompt)."""
+    from applyedit.models.tokens import text_ids
 
     marks = [f"\x00applyedit-message-{i}\x00" for i in range(len(messages))]
     frame = tokenizer.apply_chat_template(

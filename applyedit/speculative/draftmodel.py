@@ -3,29 +3,31 @@ alone (`DraftModelProposer`) or inside edits only, with copy drafts elsewhere (`
 
 Owns the draft model's cache discipline: the draft runs behind the same `TargetModel` seam as the
 target (torch or llama.cpp), and its cache holds the prompt plus the output it has seen. After each
-verify it is cropped to the accepted prefix; the tokens it has not seen (the bonus, or a run the copy
-proposer drafted) are fed lazily, in one block, at its next `propose`. Drafts are drawn one token
-per forward: greedily, or when sampling from q warped like the target, with a generator of its own,
-and q goes to the loop in the `Draft`'s `probs`. Owns the hybrid's switch: copy drafts while the
-shared `policy.Alignment` says the output is aligned (or the copy draft makes a probe, by the
-alignment's rule, the one the K policy follows), the draft model otherwise. The draft length comes
-from `policy.draft_k`. Knows nothing of text, regions or the target.
+verify it is cropped to the accepted prefix; the tokens it has not seen (the bonus, or a run the
+copy proposer drafted) are fed lazily, in one block, at its next `propose`. Drafts are drawn one
+token per forward: greedily, or when sampling from q warped like the target, with a generator of its
+own, and q goes to the loop in the `Draft`'s `probs` (its logits of either array kind:
+speculative/logits.py). Owns the hybrid's switch: copy drafts while the shared `policy.Alignment`
+says the output is aligned (or the copy draft makes a probe, by the alignment's rule, the one the K
+policy follows), the draft model otherwise. The draft length comes from `policy.draft_k`. Knows
+nothing of text, regions or the target.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from applyedit.models.base import TargetModel
 from applyedit.models.costmodel import CostCurve
+from applyedit.speculative import logits as rows_of
 from applyedit.speculative.policy import Alignment, acceptance_ema, draft_k
 from applyedit.speculative.proposers import COPY, MODEL, CopyProposer, Draft, Drafter, common_prefix
-from applyedit.speculative.sampling import Sampling, warp
+from applyedit.speculative.sampling import Sampling, draw, generator, warp
 
 if TYPE_CHECKING:
-    import torch
+    from applyedit.speculative.logits import Logits
 
 SEED_SALT = 0x5EED_D4AF7  # the draft's random stream: derived from the run's seed, but not the same stream
 
@@ -52,7 +54,7 @@ class DraftModelProposer:
     _fed: list[int] = field(default_factory=list, repr=False)  # what the draft's cache holds
     _started: bool = False
     _offered_at: int | None = None  # context length when the last draft was offered (None: no offer pending)
-    _generator: torch.Generator | None = field(default=None, repr=False)
+    _generator: Any = field(default=None, repr=False)  # the draws' stream (sampling.generator), once sampling
 
     def length(self, k: int) -> int:
         """How many tokens to draft when the loop allows `k`."""
@@ -68,18 +70,13 @@ class DraftModelProposer:
         logits = self._catch_up(output)
         self._offered_at = len(self._fed)
         draft: list[int] = []
-        rows: list[torch.Tensor] = []
+        rows: list[Logits] = []
         while True:
             draft.append(self._choose(logits, rows))
             if len(draft) == n:
                 break
             logits = self._feed([draft[-1]])  # one token per forward: the next draft token depends on it
-        probs = None
-        if rows:
-            import torch
-
-            probs = torch.stack(rows)
-        return Draft(tuple(draft), drafter=MODEL, probs=probs)
+        return Draft(tuple(draft), drafter=MODEL, probs=rows_of.stack(rows) if rows else None)
 
     def observe(self, num_drafted: int, num_accepted: int) -> None:
         if self._offered_at is not None:
@@ -90,7 +87,7 @@ class DraftModelProposer:
         if num_drafted:
             self.alpha = acceptance_ema(self.alpha, num_drafted, num_accepted)
 
-    def _catch_up(self, output: Sequence[int]) -> torch.Tensor:
+    def _catch_up(self, output: Sequence[int]) -> Logits:
         """Bring the cache to prompt + output and return the draft's logits `(V,)` for the next token."""
         context = [*self.prompt, *output]
         if not self._started:  # the first draft: a fresh cache, its prefill counted in this run's drafting
@@ -100,7 +97,7 @@ class DraftModelProposer:
         self._crop(keep)
         return self._feed(context[keep:])
 
-    def _feed(self, ids: list[int]) -> torch.Tensor:
+    def _feed(self, ids: list[int]) -> Logits:
         logits = self.model.forward(ids, num_logits=1)[0]
         self._fed.extend(ids)
         self.num_fed += len(ids)
@@ -112,21 +109,17 @@ class DraftModelProposer:
             self.model.crop_to(length)
             del self._fed[length:]
 
-    def _choose(self, logits: torch.Tensor, rows: list[torch.Tensor]) -> int:
+    def _choose(self, logits: Logits, rows: list[Logits]) -> int:
         """The next draft token: the argmax, or a draw from q (appended to `rows`) when sampling."""
-        import torch
-
-        if self.vocab is not None and logits.shape[-1] != self.vocab:  # a token the target cannot score
-            pad = logits.new_full((max(0, self.vocab - logits.shape[-1]),), float("-inf"))
-            logits = torch.cat([logits[: self.vocab], pad])
+        if self.vocab is not None:  # a token the target cannot score is never drafted
+            logits = rows_of.fit(logits, self.vocab)
         if self.sampling is None or self.sampling.greedy:
             return int(logits.argmax())
         q = warp(logits, self.sampling.temperature, self.sampling.top_p)
         if self._generator is None:
-            seed = (self.sampling.seed or 0) ^ SEED_SALT
-            self._generator = torch.Generator(device=q.device).manual_seed(seed)
+            self._generator = generator((self.sampling.seed or 0) ^ SEED_SALT, q)
         rows.append(q)
-        return int(torch.multinomial(q, 1, generator=self._generator))
+        return draw(q, self._generator)
 
 
 @dataclass

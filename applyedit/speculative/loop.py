@@ -25,12 +25,13 @@ from typing import TYPE_CHECKING, Protocol, TypedDict
 
 from applyedit.decoded import DecodeResult, Step
 from applyedit.models.base import TargetModel
+from applyedit.speculative import logits as rows
 from applyedit.speculative.policy import KPolicy
 from applyedit.speculative.proposers import Proposer, common_prefix
 from applyedit.speculative.sampling import Sampler, Sampling
 
 if TYPE_CHECKING:
-    import torch
+    from applyedit.speculative.logits import Logits
 
 # Given all output tokens so far, return the length the output should be cut to, or None to go on.
 StopCheck = Callable[[Sequence[int]], "int | None"]
@@ -96,7 +97,7 @@ class Clock:
 
 
 def verify(
-    logits: torch.Tensor, draft: Sequence[int], sampler: Sampler | None = None, draft_probs: torch.Tensor | None = None
+    logits: Logits, draft: Sequence[int], sampler: Sampler | None = None, draft_probs: Logits | None = None
 ) -> tuple[int, int]:
     """`(num_accepted, token)` for the verify pass's logits `(len(draft) + 1, V)` over `[last] + draft`:
     the leading draft tokens kept, then the target's own token after them (the correction at the first
@@ -104,7 +105,7 @@ def verify(
     to the target's argmax, then its argmax. Sampling: speculative/sampling.py's exact rule (`draft_probs`: the
     draft's q rows, None for point masses)."""
     if sampler is None:
-        predicted = logits.argmax(dim=-1).tolist()
+        predicted = rows.argmax(logits)
         num_accepted = common_prefix(draft, predicted)
         return num_accepted, predicted[num_accepted]
     return sampler.verify(logits, draft, draft_probs)

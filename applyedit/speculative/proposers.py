@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Final, Literal, Protocol
 
 if TYPE_CHECKING:
-    import torch
+    from applyedit.speculative.logits import Logits
 
 NGRAM_SIZES = (12, 8, 6, 4, 3, 2, 1)  # resync tries the longest suffix first
 Drafter = Literal["copy", "draft-model"]  # who drafted a `Draft`
@@ -30,16 +30,16 @@ class Draft:
     `support`: output tokens agreeing with the copy source right before the draft (the K policy's
     evidence of alignment; 0 for a draft model). `probs`: set only by a proposer that samples its
     drafts (a draft model, when sampling), the distributions q it drew them from, a `(len(ids), V)`
-    tensor warped like the target (`sampling.warp` at the same temperature and top-p), so the exact
-    rule can use min(1, p/q) and the residual max(0, p − q); its draws come from a random stream of
-    its own, independent of the loop's. None: each draft token is a point mass (copied), kept with
-    probability p(x).
+    array of the draft's logits' kind warped like the target (`sampling.warp` at the same temperature
+    and top-p), so the exact rule can use min(1, p/q) and the residual max(0, p − q); its draws come
+    from a random stream of its own, independent of the loop's. None: each draft token is a point mass
+    (copied), kept with probability p(x).
     """
 
     ids: tuple[int, ...] = ()
     support: int = 0
     drafter: Drafter = COPY
-    probs: torch.Tensor | None = field(default=None, compare=False, repr=False)
+    probs: Logits | None = field(default=None, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         assert self.probs is None or self.probs.shape[0] == len(self.ids), "one draft distribution per draft token"

@@ -16,10 +16,10 @@ divergent span with its window, and the best one's text on to its last place; wh
 the caller may have every candidate read over the whole stretch where they differ (`score`'s `margin`:
 the best one's stretch is then read on its way to the later places, and only the others' are fed again).
 `pick` says which candidate wins by at least a margin (in nats), or none. Reaches the model only through
-`models/base.py`'s `TargetModel` and `Branches`; knows nothing of text, readings or files (the caller
-tokenizes the candidates and names them). The run's stop rule (interrupt.py: `--timeout`, a request's
-timeout, a client gone) is checked before every forward pass and between the prefill's chunks, so
-scoring stops within one pass of it.
+`models/base.py`'s `TargetModel` and `Branches`, and its logits through speculative/logits.py; knows
+nothing of text, readings or files (the caller tokenizes the candidates and names them). The run's stop
+rule (interrupt.py: `--timeout`, a request's timeout, a client gone) is checked before every forward
+pass and between the prefill's chunks, so scoring stops within one pass of it.
 """
 
 from __future__ import annotations
@@ -29,14 +29,15 @@ import math
 from collections.abc import Callable, Container, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from applyedit import interrupt
 from applyedit.models.base import Branches, TargetModel
+from applyedit.speculative.logits import reads as logits_reads
 from applyedit.speculative.proposers import common_prefix
 
 if TYPE_CHECKING:
-    import torch
+    from applyedit.speculative.logits import Logits
 
 __all__ = ["DOING", "Read", "Scored", "pick", "places", "read_branches", "read_fed", "score"]
 
@@ -329,8 +330,6 @@ class Read:
 def read_fed(model: TargetModel, fed: list[int], read_from: int) -> Read:
     """Feed `fed` after the cache in blocks (a backend's batch holds BLOCK * 2 tokens); how the model read
     each token of `fed[read_from + 1:]` (logits kept only from `read_from` on, read block by block)."""
-    import torch  # the backends' logits are torch tensors
-
     read = Read([], [])
     for at in range(0, len(fed), BLOCK):
         block = fed[at : at + BLOCK]
@@ -340,7 +339,7 @@ def read_fed(model: TargetModel, fed: list[int], read_from: int) -> Read:
         if keep <= 0:
             continue
         targets = fed[at + len(block) - keep + 1 : at + len(block) + 1]  # each row's next token, where fed has one
-        _extend(read, logits[-keep:], targets, torch)
+        _extend(read, logits[-keep:], targets)
     return read
 
 
@@ -350,8 +349,6 @@ def read_branches(model: TargetModel, lead: Sequence[int], spans: Sequence[Seque
     the lead fed once with them, in one batch where the backend can (models/base.Branches: llama.cpp),
     else the lead fed once and the spans one after another. The run's stop rule is checked before each
     forward pass (the backend's side-by-side reading checks it between its batches)."""
-    import torch
-
     if not spans:
         return []
     if isinstance(model, Branches):
@@ -359,7 +356,7 @@ def read_branches(model: TargetModel, lead: Sequence[int], spans: Sequence[Seque
         reads = [Read([], []) for _ in spans]
         for k, at, rows in model.forward_branches(lead, spans):
             assert at == len(reads[k].logprobs), "a span's rows come in order"
-            _extend(reads[k], rows, spans[k][at : at + len(rows)], torch)
+            _extend(reads[k], rows, spans[k][at : at + len(rows)])
         return reads
     base = model.cached_len
     for at in range(0, len(lead) - 1, BLOCK):
@@ -373,13 +370,12 @@ def read_branches(model: TargetModel, lead: Sequence[int], spans: Sequence[Seque
     return reads
 
 
-def _extend(read: Read, logits: torch.Tensor, targets: Sequence[int], torch: Any) -> None:
+def _extend(read: Read, logits: Logits, targets: Sequence[int]) -> None:
     """Append to `read` each target's log-probability under its row of `logits` and whether it was the
-    row's greedy choice."""
-    rows = logits[: len(targets)].float().log_softmax(dim=-1)
-    index = torch.tensor(list(targets), dtype=torch.long, device=rows.device)
-    read.logprobs.extend(rows.gather(1, index[:, None])[:, 0].tolist())
-    read.greedy.extend((rows.argmax(dim=-1) == index).tolist())
+    row's greedy choice (speculative/logits.py: either array kind)."""
+    logprobs, greedy = logits_reads(logits, targets)
+    read.logprobs.extend(logprobs)
+    read.greedy.extend(greedy)
 
 
 def _read(read: Read) -> tuple[float, int]:

@@ -24,7 +24,8 @@ from pathlib import Path
 from typing import Any
 
 from applyedit import files
-from applyedit.models.torchmodel import TorchModel, pick_dtype
+from applyedit.models.device import pick_dtype
+from applyedit.models.torchmodel import TorchModel
 
 GREEDY = "plain greedy (replayed)"
 

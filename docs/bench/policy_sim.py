@@ -30,7 +30,8 @@ from fakes import ScriptedModel  # noqa: E402
 from applyedit import api, merge  # noqa: E402
 from applyedit.tools import bench  # noqa: E402
 from applyedit.models import modelstore  # noqa: E402
-from applyedit.models.torchmodel import context_length, load_tokenizer, pick_dtype  # noqa: E402
+from applyedit.models.device import pick_dtype  # noqa: E402
+from applyedit.models.tokens import context_length, load_tokenizer  # noqa: E402
 from applyedit.models.costmodel import CostCurve  # noqa: E402
 from applyedit.speculative.loop import run  # noqa: E402
 from applyedit.speculative.runwatch import FenceStop  # noqa: E402

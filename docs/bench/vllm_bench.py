@@ -67,7 +67,7 @@ def case_prompt(case: str, tok=None) -> list[int]:
 
     from applyedit import api, prompts, textio
     from applyedit.models import modelstore
-    from applyedit.models.torchmodel import chat_ids
+    from applyedit.models.tokens import chat_ids
 
     tok = tok or AutoTokenizer.from_pretrained(modelstore.default_model_dir())
     file, edit, _ = case_files(case)

@@ -31,7 +31,7 @@ def main() -> None:
 
     from applyedit.models import llamacpp
     from applyedit.models.engine import Engine
-    from applyedit.models.torchmodel import text_ids
+    from applyedit.models.tokens import text_ids
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("out", type=Path)
