@@ -18,28 +18,28 @@ from applyedit.errors import quoted
 from applyedit.languages import COMMENT_FORMS
 from applyedit.linediff import Matcher, likeness
 from applyedit.markers import is_marker
-from applyedit.merge.anchors import _anchor, _changes_something, _extend, _Seg
+from applyedit.merge.anchors import Seg, anchor_segment, changes_something, extend_chain
 from applyedit.merge.lines import (
-    _distinctive,
-    _fill,
-    _found,
-    _indent,
-    _key,
-    _min_table,
-    _NoFit,
-    _NoMerge,
-    _Pair,
-    _Pairing,
-    _rtrim,
-    _same,
-    _split,
+    NoFit,
+    NoMerge,
+    Pair,
+    Pairing,
+    distinctive,
+    fill_between,
+    found_block,
+    indent_of,
+    line_key,
+    min_table,
+    rtrim,
+    same_line,
+    split_block,
 )
 from applyedit.textio import lines_of
 
 __all__ = ["Hunk", "LineKind", "MergeResult", "as_reading", "dropped_lines", "layout", "merge", "taken"]
 
 LineKind = Literal["kept", "context", "replaced", "deleted"]
-_Span = tuple[int, int, tuple[str, ...], list[_Pair]]  # original [start, end), segment, pairs
+_Span = tuple[int, int, tuple[str, ...], list[Pair]]  # original [start, end), segment, pairs
 
 
 @dataclass(frozen=True)
@@ -100,9 +100,9 @@ def implied_snippet(original: str, edit: str, language: str) -> str | None:
     lines = [x for x in lines_of(edit) if x.strip()]
     if opener is None or len(lines) < 3 or any(is_marker(x) for x in lines):
         return None
-    have = {_key(x) for x in lines_of(original)}
-    shared = [x for x in lines if _key(x) in have and _distinctive(_key(x))]
-    if _key(lines[0]) not in have or _key(lines[-1]) not in have or not shared:
+    have = {line_key(x) for x in lines_of(original)}
+    shared = [x for x in lines if line_key(x) in have and distinctive(line_key(x))]
+    if line_key(lines[0]) not in have or line_key(lines[-1]) not in have or not shared:
         return None
     if len(lines) > IMPLIED_SHARE * sum(1 for x in lines_of(original) if x.strip()):
         return None
@@ -112,8 +112,8 @@ def implied_snippet(original: str, edit: str, language: str) -> str | None:
 
     # Within a few lines of code of the file's start (end), the edit may start (end) the file there: no
     # marker is implied on that side, and the open start (end) is read as any snippet's is.
-    code = [_key(x) for x in lines_of(original) if x.strip()]
-    first, last = _key(lines[0]), _key(lines[-1])
+    code = [line_key(x) for x in lines_of(original) if x.strip()]
+    first, last = line_key(lines[0]), line_key(lines[-1])
     top = "" if code.count(first) == 1 and 0 < code.index(first) <= IMPLIED_EDGE else f"{marker(lines[0])}\n"
     end = len(code) - 1 - code.index(last) if code.count(last) == 1 else 0
     bottom = "" if 0 < end <= IMPLIED_EDGE else f"{marker(lines[-1])}\n"
@@ -141,8 +141,8 @@ def merge(original: str, snippet: str) -> MergeResult:
     """
     try:
         return _merge(original, snippet)
-    except _NoMerge as exc:
-        return MergeResult(ok=False, reason=str(exc), pairing=isinstance(exc, _Pairing))
+    except NoMerge as exc:
+        return MergeResult(ok=False, reason=str(exc), pairing=isinstance(exc, Pairing))
 
 
 def as_reading(original: str, text: str, notes: tuple[str, ...] = ()) -> MergeResult:
@@ -213,7 +213,7 @@ def dropped_lines(original: str, output: str, result: MergeResult) -> list[int]:
             o = source[m]
             if o is None or not ol[o].strip():
                 continue
-            scores = [(likeness(_key(ol[o]), _key(nl[j])), j) for j in free]
+            scores = [(likeness(line_key(ol[o]), line_key(nl[j])), j) for j in free]
             best = max(scores, default=(0.0, -1))
             if best[0] >= 0.6:
                 free.remove(best[1])
@@ -227,18 +227,18 @@ def _merge(original: str, snippet: str) -> MergeResult:
     nl = original.endswith("\n") or (not original and snippet.endswith("\n"))
     segs = _segments(lines_of(snippet))
     if not segs:
-        raise _NoMerge("snippet has no code besides lazy markers")
-    okeys, m = [_key(x) for x in ol], len(ol)
+        raise NoMerge("snippet has no code besides lazy markers")
+    okeys, m = [line_key(x) for x in ol], len(ol)
     occ: dict[str, list[int]] = {}
     for j, k in enumerate(okeys):
-        if _distinctive(k):
+        if distinctive(k):
             occ.setdefault(k, []).append(j)
-    omin = _min_table([_indent(x) for x in ol])
-    chains: list[list[_Pair]] = []
+    omin = min_table([indent_of(x) for x in ol])
+    chains: list[list[Pair]] = []
     for seg in segs:
         interrupt.check()
         lo = max((c[-1][1] + 1 for c in chains if c), default=0)
-        chains.append(_anchor(seg.lines, occ, omin, lo, ol, resumes=seg.marker_before))
+        chains.append(anchor_segment(seg.lines, occ, omin, lo, ol, resumes=seg.marker_before))
     if len(segs) == 1 and not segs[0].marker_before and segs[0].marker_after is None:
         whole = _whole_file(segs[0], chains[0], okeys)
         if whole is not None:
@@ -259,7 +259,7 @@ def _merge(original: str, snippet: str) -> MergeResult:
     return _finish(ol, spans, nl)
 
 
-def _open_ends(span: _Span, seg: _Seg, first: bool, last: bool, count: int, ol: list[str]) -> _Span:
+def _open_ends(span: _Span, seg: Seg, first: bool, last: bool, count: int, ol: list[str]) -> _Span:
     """A snippet that starts (ends) with no marker and a new line starts (ends) at the file's start
     (end): the original lines above (below) the segment's place are replaced too, when they are no
     more lines of code than the new lines there (an edit in place: `return -1` -> `return result`).
@@ -277,26 +277,26 @@ def _open_ends(span: _Span, seg: _Seg, first: bool, last: bool, count: int, ol: 
     if last and seg.marker_after is None and code[-1] not in paired:
         new = sum(1 for i in code if i > max(paired, default=-1))
         if code_in(end, len(ol)) <= new:  # more would be a guess: merge/confirm.py finds it ambiguous
-            end = max(end, _rtrim(ol, end, len(ol)))
+            end = max(end, rtrim(ol, end, len(ol)))
     if first and not seg.marker_before and code[0] not in paired and start > 0:
         if code_in(0, start) <= sum(1 for i in code if i < min(paired, default=len(sl))):
             start = next((j for j in range(start) if ol[j].strip()), start)  # blank lines at the top stay
     return start, end, sl, pairs
 
 
-def _whole_file(seg: _Seg, chain: list[_Pair], okeys: list[str]) -> _Span | None:
+def _whole_file(seg: Seg, chain: list[Pair], okeys: list[str]) -> _Span | None:
     """A marker-less snippet read as the whole new file: when it keeps most of the original's lines."""
-    m, skeys = len(okeys), [_key(x) for x in seg.lines]
+    m, skeys = len(okeys), [line_key(x) for x in seg.lines]
     ends = [(-1, -1), *chain, (len(skeys), m)]
-    pairs = chain + [p for a, b in zip(ends, ends[1:], strict=False) for p in _fill(skeys, okeys, a, b)]
+    pairs = chain + [p for a, b in zip(ends, ends[1:], strict=False) for p in fill_between(skeys, okeys, a, b)]
     pairs.sort()
     matched, total = sum(1 for _, j in pairs if okeys[j]), sum(1 for k in okeys if k)
     return (0, m, seg.lines, pairs) if not total or 2 * matched > total else None
 
 
 def _anchored(
-    seg: _Seg,
-    chain: list[_Pair],
+    seg: Seg,
+    chain: list[Pair],
     first: bool,
     ol: list[str],
     okeys: list[str],
@@ -306,59 +306,59 @@ def _anchored(
 ) -> _Span:
     """The span of a segment with anchors, placed between `lo` and the next segment's anchor `hi`."""
     try:
-        start, end, pairs = _extend(seg, chain, ol, okeys, lo, hi)
-    except _NoFit as exc:  # anchored on a new block's lines (copied code): anchor past it
+        start, end, pairs = extend_chain(seg, chain, ol, okeys, lo, hi)
+    except NoFit as exc:  # anchored on a new block's lines (copied code): anchor past it
         chain = [p for p in chain if p[0] >= exc.after]
         if not chain:
             raise
-        start, end, pairs = _extend(seg, chain, ol, okeys, lo, hi)
+        start, end, pairs = extend_chain(seg, chain, ol, okeys, lo, hi)
     unique = [p for p in chain if len(occ.get(okeys[p[1]], ())) == 1]
-    start, end, pairs = _changes_something(
+    start, end, pairs = changes_something(
         seg, unique or chain[-1:], ol, start, end, pairs, lo, hi, first=first, below=bool(unique)
     )
     return start, end, seg.lines, pairs
 
 
 def _unanchored(
-    seg: _Seg, first_seg: bool, last_seg: bool, anchored: bool, ol: list[str], okeys: list[str], lo: int, hi: int
+    seg: Seg, first_seg: bool, last_seg: bool, anchored: bool, ol: list[str], okeys: list[str], lo: int, hi: int
 ) -> _Span | None:
     """The span of a segment without anchors (None: it changes nothing), or why it has no reading.
     `anchored`: whether any segment of the snippet has anchors."""
     m = len(ol)
     first = next(x for x in seg.lines if x.strip())
-    top_level, at_end = _indent(first) == 0, seg.marker_after is None
+    top_level, at_end = indent_of(first) == 0, seg.marker_after is None
     sl = seg.lines
-    ot = _rtrim(ol, lo, m)
+    ot = rtrim(ol, lo, m)
     tail = next(
         (
             t
             for t in range(len(sl), 0, -1)
-            if sl[t - 1].strip() and ot - t >= lo and all(_same(sl[i], ol[ot - t + i]) for i in range(t))
+            if sl[t - 1].strip() and ot - t >= lo and all(same_line(sl[i], ol[ot - t + i]) for i in range(t))
         ),
         0,
     )
     if last_seg and seg.marker_before and at_end and sum(1 for x in sl[:tail] if x.strip()) >= 2:
         # it starts with the original's last lines (`}` `);`): it goes on from the end
-        if tail == len(sl) and _split(sl, ol, lo, m):
-            raise _NoMerge(f"snippet lines {quoted(first)}... could show a deletion or nothing")
+        if tail == len(sl) and split_block(sl, ol, lo, m):
+            raise NoMerge(f"snippet lines {quoted(first)}... could show a deletion or nothing")
         return ot - tail, ot, sl, [(i, ot - tail + i) for i in range(tail)]
-    if seg.marker_before and (not at_end or last_seg) and _found(sl, ol, lo, hi):
+    if seg.marker_before and (not at_end or last_seg) and found_block(sl, ol, lo, hi):
         # only lines the original has, between markers: wherever they stand, nothing changes;
         # unless they also stand in two blocks, a deletion between them (`}` | `/**`)
-        if _split(sl, ol, lo, hi):
-            raise _NoMerge(f"snippet lines {quoted(first)}... could show a deletion or nothing")
+        if split_block(sl, ol, lo, hi):
+            raise NoMerge(f"snippet lines {quoted(first)}... could show a deletion or nothing")
         return None
     if top_level and last_seg and seg.marker_before and at_end:
-        if not _distinctive(_key(first)) and any(_key(first) == k for k in okeys[lo:]):
-            raise _NoMerge(f"snippet line {quoted(first)} after a marker could be one of several")
+        if not distinctive(line_key(first)) and any(line_key(first) == k for k in okeys[lo:]):
+            raise NoMerge(f"snippet line {quoted(first)} after a marker could be one of several")
         return m, m, seg.lines, []  # a marker only above it: goes to the bottom
     if top_level and first_seg and not seg.marker_before and not at_end:
-        if not _distinctive(_key(first)) and any(_key(first) == k for k in okeys):
-            raise _NoMerge(f"snippet line {quoted(first)} before a marker could be one of several")
+        if not distinctive(line_key(first)) and any(line_key(first) == k for k in okeys):
+            raise NoMerge(f"snippet line {quoted(first)} before a marker could be one of several")
         return 0, 0, seg.lines, []  # a marker only below it: goes to the top
     if not anchored:
-        raise _NoMerge("no snippet line matches the original")
-    raise _NoMerge(f"snippet lines could not be anchored: {quoted(first)}")
+        raise NoMerge("no snippet line matches the original")
+    raise NoMerge(f"snippet lines could not be anchored: {quoted(first)}")
 
 
 def _finish(ol: list[str], spans: list[_Span], nl: bool, whole: str | None = None) -> MergeResult:
@@ -370,7 +370,7 @@ def _finish(ol: list[str], spans: list[_Span], nl: bool, whole: str | None = Non
         for a, b in [*pairs, (len(sl), end)]:
             if a > si or b > oj:
                 raw.append(Hunk(oj, b, sl[si:a]))
-            if a < len(sl) and _same(sl[a], ol[b]) and not _blanks_differ(sl[a], ol[b]):
+            if a < len(sl) and same_line(sl[a], ol[b]) and not _blanks_differ(sl[a], ol[b]):
                 context.add(b)
             elif a < len(sl):
                 raw.append(Hunk(b, b + 1, (sl[a],)))
@@ -400,8 +400,8 @@ def _blanks_differ(a: str, b: str) -> bool:
     return a.rstrip() == b.rstrip() and a != b
 
 
-def _segments(sl: list[str]) -> list[_Seg]:
-    segs: list[_Seg] = []
+def _segments(sl: list[str]) -> list[Seg]:
+    segs: list[Seg] = []
     cur: list[str] = []
     before = False
     for line in [*sl, None]:
@@ -409,6 +409,6 @@ def _segments(sl: list[str]) -> list[_Seg]:
             cur.append(line)
             continue
         if any(x.strip() for x in cur):
-            segs.append(_Seg(tuple(cur), before, None if line is None else _indent(line)))
+            segs.append(Seg(tuple(cur), before, None if line is None else indent_of(line)))
         cur, before = [], True
     return segs

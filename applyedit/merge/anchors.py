@@ -1,9 +1,9 @@
 """A segment's anchors: placing one segment of an update snippet in the original.
 
-Owns finding a segment's anchors (its distinctive lines, in order, in the original: `_anchor`, by
+Owns finding a segment's anchors (its distinctive lines, in order, in the original: `anchor_segment`, by
 way of their places, the best chain and growing it by neighbouring lines), growing an anchored
-segment over the lines around its anchors (`_extend`; `_tail` for the lines after the last anchor,
-head.py's `_head` for those above the first), and `_changes_something` for a segment that would
+segment over the lines around its anchors (`extend_chain`; `_tail` for the lines after the last anchor,
+head.py's `place_head` for those above the first), and `changes_something` for a segment that would
 change nothing. Pure text; the line comparisons are lines.py's, and the package (merge/__init__.py)
 owns the reading rules, the results and the public names.
 """
@@ -17,22 +17,22 @@ from dataclasses import dataclass
 from applyedit import interrupt
 from applyedit.errors import quoted
 from applyedit.markers import attached
-from applyedit.merge.head import _head
+from applyedit.merge.head import place_head
 from applyedit.merge.lines import (
-    _distinctive,
-    _edited,
-    _fill,
-    _imbalance,
-    _indent,
-    _key,
-    _min_table,
-    _NoMerge,
-    _opens,
-    _Pair,
-    _rmin,
-    _rtrim,
-    _same,
-    _same_name,
+    NoMerge,
+    Pair,
+    distinctive,
+    edited_line,
+    fill_between,
+    imbalance,
+    indent_of,
+    line_key,
+    min_table,
+    opens_block,
+    range_min,
+    rtrim,
+    same_line,
+    same_name,
 )
 
 _RARE = 3  # a segment is placed by its lines found at most this often (or its rarest ones)
@@ -41,22 +41,22 @@ _MAX_CANDIDATES = 4000  # more candidates than this and no rare line: too ambigu
 
 
 @dataclass(frozen=True)
-class _Seg:
+class Seg:
     lines: tuple[str, ...]
     marker_before: bool
     marker_after: int | None  # indentation of the marker that ends it; None: end of snippet
 
 
-def _anchor(
+def anchor_segment(
     sl: tuple[str, ...],
     occ: dict[str, list[int]],
     omin: list[list[int]],
     lo: int,
     ol: Sequence[str] = (),
     resumes: bool = False,
-) -> list[_Pair]:
+) -> list[Pair]:
     """The segment's chain of distinctive (snippet, original) matches from `lo` on, or []."""
-    skeys, smin = [_key(x) for x in sl], _min_table([_indent(x) for x in sl])
+    skeys, smin = [line_key(x) for x in sl], min_table([indent_of(x) for x in sl])
     where = _places(skeys, smin, occ, omin, lo)
     if not where:
         return []
@@ -70,12 +70,12 @@ def _anchor(
     limit = max(_RARE, min(len(js) for js in where.values()))
     cands = [(i, j) for i, js in where.items() if len(js) <= limit for j in js]
     if limit > _RARE and len(cands) > _MAX_CANDIDATES:
-        raise _NoMerge("the snippet's context lines match too many places")
+        raise NoMerge("the snippet's context lines match too many places")
     chain = _chain(sl, skeys, smin, omin, where, cands, resume if forced else None)
     return _detached(_grow(chain, sl, skeys, smin, ol, omin, where), sl)
 
 
-def _detached(chain: list[_Pair], sl: Sequence[str]) -> list[_Pair]:
+def _detached(chain: list[Pair], sl: Sequence[str]) -> list[Pair]:
     """The chain less its leading decorators, annotations or attributes (markers.attached) that stand
     right above the next anchor in the snippet but not in the original: they belong to that line
     (head.py's `_attached` places them), not to the place where they match (`@pytest.fixture` is the
@@ -100,11 +100,11 @@ def _places(
     return {i: js for i, js in where.items() if js}
 
 
-def _fits(omin: list[list[int]], smin: list[list[int]], p: _Pair, q: _Pair) -> bool:
+def _fits(omin: list[list[int]], smin: list[list[int]], p: Pair, q: Pair) -> bool:
     """p before q in both texts, and the lines skipped between them stay in q's block."""
     if p[0] >= q[0] or p[1] >= q[1]:
         return False
-    return _rmin(omin, p[1] + 1, q[1]) >= min(omin[0][q[1]], _rmin(smin, p[0] + 1, q[0]))
+    return range_min(omin, p[1] + 1, q[1]) >= min(omin[0][q[1]], range_min(smin, p[0] + 1, q[0]))
 
 
 def _chain(
@@ -113,16 +113,16 @@ def _chain(
     smin: list[list[int]],
     omin: list[list[int]],
     where: dict[int, list[int]],
-    cands: list[_Pair],
+    cands: list[Pair],
     forced: int | None,
-) -> list[_Pair]:
+) -> list[Pair]:
     """The best chain of candidates; `forced`, the snippet line that must anchor (or None). Two
     equally good chains at different places are ambiguous."""
     # candidate -> (length of the anchors standing once, anchors, start) of its best chain: a line
     # the original has once outweighs any number of lines it has more often, a long one a short
     # one (`return joined.length > 0 ? ...` over a new function's `return value;`)
-    best: dict[_Pair, tuple[int, int, int]] = {}
-    back: dict[_Pair, _Pair | None] = {}
+    best: dict[Pair, tuple[int, int, int]] = {}
+    back: dict[Pair, Pair | None] = {}
     for n, p in enumerate(cands):
         interrupt.check()
         once = len(skeys[p[0]]) if len(where[p[0]]) == 1 and omin[0][p[1]] == smin[0][p[0]] else 0  # a longer
@@ -138,34 +138,34 @@ def _chain(
                 best[p], back[p] = value, q
     top = max((v[0], v[1], v[2] - p[1]) for p, v in best.items())
     ends = [p for p, v in best.items() if (v[0], v[1], v[2] - p[1]) == top]
-    chain: list[_Pair] = []
-    node: _Pair | None = ends[0]
+    chain: list[Pair] = []
+    node: Pair | None = ends[0]
     while node is not None:
         chain.insert(0, node)
         node = back[node]
     if len({(best[p][2], p[1]) for p in ends}) > 1:
         i = next((i for i, _ in chain if len(where[i]) > 1), chain[0][0])
-        raise _NoMerge(f"context line {quoted(sl[i])} matches {len(where[i])} places")
+        raise NoMerge(f"context line {quoted(sl[i])} matches {len(where[i])} places")
     return chain
 
 
 def _grow(
-    chain: list[_Pair],
+    chain: list[Pair],
     sl: tuple[str, ...],
     skeys: list[str],
     smin: list[list[int]],
     ol: Sequence[str],
     omin: list[list[int]],
     where: dict[int, list[int]],
-) -> list[_Pair]:
+) -> list[Pair]:
     """The chain grown up, then down, by the snippet lines next to it at their nearest place."""
 
-    def level(i: int, j: int, p: _Pair) -> bool:  # at another depth, only next to the chain
+    def level(i: int, j: int, p: Pair) -> bool:  # at another depth, only next to the chain
         return omin[0][j] == smin[0][i] or abs(j - p[1]) == abs(i - p[0])
 
     def in_place(i: int, j: int) -> bool:  # the line also reads as the original's there, edited
-        if 0 <= j < len(ol) and _key(ol[j]) != skeys[i] and _edited(sl, i, ol, j):
-            raise _NoMerge(
+        if 0 <= j < len(ol) and line_key(ol[j]) != skeys[i] and edited_line(sl, i, ol, j):
+            raise NoMerge(
                 f"snippet line {quoted(sl[i])} reads as line {j + 1} edited or as the same"
                 " line further off with the code between deleted"
             )
@@ -195,13 +195,13 @@ def _grow(
     return chain
 
 
-def _extend(
-    seg: _Seg, chain: list[_Pair], ol: list[str], okeys: list[str], lo: int, hi: int
-) -> tuple[int, int, list[_Pair]]:
+def extend_chain(
+    seg: Seg, chain: list[Pair], ol: list[str], okeys: list[str], lo: int, hi: int
+) -> tuple[int, int, list[Pair]]:
     """Grow a chain into the segment's original span [start, end) and all its pairs."""
-    sl, skeys = seg.lines, [_key(x) for x in seg.lines]
-    pairs = chain + [p for a, b in zip(chain, chain[1:], strict=False) for p in _fill(skeys, okeys, a, b)]
-    start, head = _head(sl, skeys, ol, okeys, chain[0], lo)
+    sl, skeys = seg.lines, [line_key(x) for x in seg.lines]
+    pairs = chain + [p for a, b in zip(chain, chain[1:], strict=False) for p in fill_between(skeys, okeys, a, b)]
+    start, head = place_head(sl, skeys, ol, okeys, chain[0], lo)
     pairs += head
     s, o, tail = _tail(seg, skeys, ol, okeys, chain[-1], hi)
     pairs += tail
@@ -209,49 +209,54 @@ def _extend(
     k = 0  # new lines left at the segment's end, after blank lines paired with the original's:
     while (s - k - 1, o - k - 1) in pairs and not sl[s - k - 1].strip():
         k += 1  # ... go before those blank lines, which then still part them from what follows
-    if rest and k and o < len(ol) and ol[o].strip() and _indent(ol[o]) <= _indent(rest[0]) and sl[-1].strip():
+    if rest and k and o < len(ol) and ol[o].strip() and indent_of(ol[o]) <= indent_of(rest[0]) and sl[-1].strip():
         pairs = [p for p in pairs if p[0] < s - k]
         o -= k
     if (
         rest
-        and not any(_distinctive(_key(x)) for x in rest)
+        and not any(distinctive(line_key(x)) for x in rest)
         and any(
-            all(_same(x, y) for x, y in zip(rest, [y for y in ol[q:hi] if y.strip()], strict=False))
+            all(same_line(x, y) for x, y in zip(rest, [y for y in ol[q:hi] if y.strip()], strict=False))
             for q in range(o, hi)
         )
     ):
         # Left to insert: only `}` / `/**` lines that the original has further down: a deletion up
         # to them, or new lines? Not a guess to make.
-        raise _NoMerge(f"snippet line {quoted(rest[0])} could be new or the original's, further down")
+        raise NoMerge(f"snippet line {quoted(rest[0])} could be new or the original's, further down")
     return start, o, sorted(pairs)
 
 
 def _tail(
-    seg: _Seg, skeys: list[str], ol: list[str], okeys: list[str], last: _Pair, hi: int
-) -> tuple[int, int, list[_Pair]]:
+    seg: Seg, skeys: list[str], ol: list[str], okeys: list[str], last: Pair, hi: int
+) -> tuple[int, int, list[Pair]]:
     """The lines after the segment's last anchor: where pairing stopped (snippet line, original
     line) and the pairs made on the way."""
     sl, n = seg.lines, len(seg.lines)
     s, o = last[0] + 1, last[1] + 1
-    pairs: list[_Pair] = []
+    pairs: list[Pair] = []
     while s < n:
-        depth = next(_indent(ol[t]) for t in range(o - 1, -1, -1) if ol[t].strip())
+        depth = next(indent_of(ol[t]) for t in range(o - 1, -1, -1) if ol[t].strip())
         t = next((t for t in range(s, n) if sl[t].strip()), n)
         if o < hi and skeys[s] == okeys[o]:
             pairs.append((s, o))
             s, o = s + 1, o + 1
-        elif t < n and _indent(sl[t]) > depth >= (seg.marker_after or 0):
+        elif t < n and indent_of(sl[t]) > depth >= (seg.marker_after or 0):
             q, u = o, s  # it went into a block and leaves it: it gave the rest of the body
-            while q < hi and _indent(ol[q]) > depth:
+            while q < hi and indent_of(ol[q]) > depth:
                 q += 1
-            while u < n and _indent(sl[u]) > depth:
+            while u < n and indent_of(sl[u]) > depth:
                 u += 1
-            q, u = _rtrim(ol, o, q), _rtrim(sl, s, u)
-            pairs += _fill(skeys, okeys, (s - 1, o - 1), (u, q))
+            q, u = rtrim(ol, o, q), rtrim(sl, s, u)
+            pairs += fill_between(skeys, okeys, (s - 1, o - 1), (u, q))
             s, o = u, q
         elif o < hi and (
-            _edited(sl, s, ol, o)
-            or (_indent(sl[s]) == _indent(ol[o]) and _opens(sl, s) and _opens(ol, o) and _same_name(sl[s], ol[o]))
+            edited_line(sl, s, ol, o)
+            or (
+                indent_of(sl[s]) == indent_of(ol[o])
+                and opens_block(sl, s)
+                and opens_block(ol, o)
+                and same_name(sl[s], ol[o])
+            )
         ):
             pairs.append((s, o))  # edited in place; an opener that looks alike (`def f(a):` -> `def f(a, b):`)
             s, o = s + 1, o + 1
@@ -260,35 +265,35 @@ def _tail(
         elif (
             seg.marker_after is not None
             and seg.marker_after < depth
-            and all(_indent(x) >= depth for x in sl[s:] if x.strip())
+            and all(indent_of(x) >= depth for x in sl[s:] if x.strip())
         ):
             # The segment ends inside a block and the marker after it is shallower: the marker
             # stands for what follows the block, so the segment gave the rest of the block.
             q = o
-            while q < hi and (not ol[q].strip() or _indent(ol[q]) >= depth):
+            while q < hi and (not ol[q].strip() or indent_of(ol[q]) >= depth):
                 q += 1
-            q, u = _rtrim(ol, o, q), _rtrim(sl, s, n)
+            q, u = rtrim(ol, o, q), rtrim(sl, s, n)
             if (u, q) == (s, o):
                 break  # only blank lines left
-            pairs += _fill(skeys, okeys, (s - 1, o - 1), (u, q))
+            pairs += fill_between(skeys, okeys, (s - 1, o - 1), (u, q))
             s, o = u, q  # blank lines after it pair with the original's, as above
         else:
             break
     return s, o, pairs
 
 
-def _changes_something(
-    seg: _Seg,
-    chain: list[_Pair],
+def changes_something(
+    seg: Seg,
+    chain: list[Pair],
     ol: list[str],
     start: int,
     end: int,
-    pairs: list[_Pair],
+    pairs: list[Pair],
     lo: int,
     hi: int,
     first: bool = False,
     below: bool = True,
-) -> tuple[int, int, list[_Pair]]:
+) -> tuple[int, int, list[Pair]]:
     """A segment after a marker (or the first, its leading marker left out) that would change nothing, whose
     lines before its first anchor
     (`}`, blank lines: nothing distinctive) also stand, exactly, at an earlier place: the snippet
@@ -302,19 +307,19 @@ def _changes_something(
     sl = seg.lines
     if not (seg.marker_before or first) or len(pairs) != len(sl) or end - start != len(sl):
         return start, end, pairs
-    if not all(_same(sl[a], ol[b]) for a, b in pairs):
+    if not all(same_line(sl[a], ol[b]) for a, b in pairs):
         return start, end, pairs
     s0, o0 = chain[0]
     head = sl[:s0]
-    found: list[tuple[int, int, list[_Pair]]] = []
+    found: list[tuple[int, int, list[Pair]]] = []
     c = o0 - len(head)  # where the head stands now, right above the anchor
     cuts = []  # (where the deletion starts, lines above the cut, where those stand)
     for t in range(len(head), 0, -1):  # the deletion after head[:t]
         if not any(x.strip() for x in head[:t]) or not head[t - 1].strip():
             continue
-        p = next((p for p in range(c - 1, lo - 1, -1) if all(_same(head[i], ol[p + i]) for i in range(t))), None)
+        p = next((p for p in range(c - 1, lo - 1, -1) if all(same_line(head[i], ol[p + i]) for i in range(t))), None)
         if p is not None:
-            cuts.append((-_imbalance(sl, t), p + t, t, p))
+            cuts.append((-imbalance(sl, t), p + t, t, p))
     if cuts:  # context as even on both sides of the cut as can be, then the smallest deletion
         *_, t, p = max(cuts)
         found.append((p, end, [(i, p + i) for i in range(t)] + [q for q in pairs if q[0] >= t]))
@@ -322,12 +327,12 @@ def _changes_something(
     tail = sl[s1 + 1 :]
     if below and any(x.strip() for x in tail):
         for q in range(o1 + 2, hi - len(tail) + 1):
-            if all(_same(tail[i], ol[q + i]) for i in range(len(tail))):
+            if all(same_line(tail[i], ol[q + i]) for i in range(len(tail))):
                 if seg.marker_after is None:  # the snippet just stops: the rest kept, or deleted up to there?
-                    raise _NoMerge(f"snippet lines after {quoted(sl[s1])} could show a deletion or nothing")
+                    raise NoMerge(f"snippet lines after {quoted(sl[s1])} could show a deletion or nothing")
                 rest = [x for x in pairs if x[0] <= s1]
                 found.append((start, q + len(tail), rest + [(s1 + 1 + i, q + i) for i in range(len(tail))]))
                 break
     if len(found) > 1:
-        raise _NoMerge(f"snippet lines around {quoted(sl[s0])} could delete code above or below it")
+        raise NoMerge(f"snippet lines around {quoted(sl[s0])} could delete code above or below it")
     return found[0] if found else (start, end, pairs)

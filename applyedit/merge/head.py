@@ -1,4 +1,4 @@
-"""A segment's head: placing the lines above a segment's first anchor (`_head`).
+"""A segment's head: placing the lines above a segment's first anchor (`place_head`).
 
 Owns aligning a segment's head with the original lines above its first anchor (a dynamic program
 over (head line, original line) pairs, `_solve`), reading a head that stands in the original in two
@@ -15,25 +15,25 @@ from collections.abc import Callable, Sequence
 from applyedit.errors import quoted
 from applyedit.markers import attached
 from applyedit.merge.lines import (
-    _alike,
-    _distinctive,
-    _edited,
-    _imbalance,
-    _indent,
-    _NoFit,
-    _NoMerge,
-    _opens,
-    _Pair,
-    _Pairing,
-    _same,
+    NoFit,
+    NoMerge,
+    Pair,
+    Pairing,
+    alike_line,
+    distinctive,
+    edited_line,
+    imbalance,
+    indent_of,
+    opens_block,
+    same_line,
 )
 
 _DP_CELLS = 40_000  # the largest head alignment tried (head lines x original lines above the anchor)
 
 
-def _head(
-    sl: Sequence[str], skeys: list[str], ol: list[str], okeys: list[str], anchor: _Pair, lo: int
-) -> tuple[int, list[_Pair]]:
+def place_head(
+    sl: Sequence[str], skeys: list[str], ol: list[str], okeys: list[str], anchor: Pair, lo: int
+) -> tuple[int, list[Pair]]:
     """Align the lines before a segment's first anchor with the original lines above it: the
     segment's original start and the head's pairs.
 
@@ -52,20 +52,20 @@ def _head(
         return own
     if sl[0].strip():  # context right after the marker, then new lines: inserted after that context
         k = next(
-            (k for k in range(s0, 0, -1) if o0 - k >= lo and all(_same(sl[i], ol[o0 - k + i]) for i in range(k))), 0
+            (k for k in range(s0, 0, -1) if o0 - k >= lo and all(same_line(sl[i], ol[o0 - k + i]) for i in range(k))), 0
         )
         if k:
             return o0 - k, [(i, o0 - k + i) for i in range(k)]
     pairs, inserted = _align(sl, skeys, ol, okeys, anchor, lo)
-    depth_s = _indent(sl[s0])
+    depth_s = indent_of(sl[s0])
     start = pairs[0][1] if pairs else o0
     if (
         pairs
         and not any(sl[a].strip() for a, _ in pairs)
         and pairs[-1][1] == o0 - 1
         and all(b - a == pairs[0][1] - pairs[0][0] for a, b in pairs)
-        and _distinctive(skeys[0])
-        and _indent(sl[0]) == depth_s
+        and distinctive(skeys[0])
+        and indent_of(sl[0]) == depth_s
     ):
         # New lines at the anchor's depth, then blank lines paired with the blank lines above the
         # anchor: a new sibling, set apart like the anchor is; the original's blank lines stay above.
@@ -80,8 +80,8 @@ def _head(
 
 
 def _attached(
-    sl: Sequence[str], skeys: list[str], ol: list[str], okeys: list[str], anchor: _Pair, lo: int
-) -> tuple[int, list[_Pair]] | None:
+    sl: Sequence[str], skeys: list[str], ol: list[str], okeys: list[str], anchor: Pair, lo: int
+) -> tuple[int, list[Pair]] | None:
     """A head that is only lines belonging to the anchor (decorators, annotations, attributes, comments:
     markers.attached) right above it, none of them a distinctive line of the original's run of such
     lines right above the anchor (`/**` and `*/` are not), is the anchor's: it takes the place of the
@@ -97,26 +97,28 @@ def _attached(
     kinds = {attached(sl[i]) for i in head}
     if first == s0 or None in kinds or attached(sl[s0]) is not None:
         return None  # not only such lines, or above another such line (a doc comment's first line)
-    if any(_indent(sl[i]) - _indent(sl[s0]) not in (0, 1) for i in head):
+    if any(indent_of(sl[i]) - indent_of(sl[s0]) not in (0, 1) for i in head):
         return None
-    if any(all(_same(sl[first + i], ol[o0 - k + i]) for i in range(k)) for k in range(1, min(s0 - first, o0 - lo) + 1)):
+    if any(
+        all(same_line(sl[first + i], ol[o0 - k + i]) for i in range(k)) for k in range(1, min(s0 - first, o0 - lo) + 1)
+    ):
         return None  # it opens with the lines right above the anchor (a `*/`): context, then new lines
-    prose = {skeys[i] for i in head if attached(sl[i]) == "comment" and _distinctive(skeys[i])}
+    prose = {skeys[i] for i in head if attached(sl[i]) == "comment" and distinctive(skeys[i])}
     if prose & set(okeys[lo:]):
         return None  # a comment that the original has is context (decorators repeat: they need not be)
     run = o0  # the original's lines that belong to the anchor
-    while run > lo and attached(ol[run - 1]) is not None and _indent(ol[run - 1]) - _indent(ol[o0]) in (0, 1):
+    while run > lo and attached(ol[run - 1]) is not None and indent_of(ol[run - 1]) - indent_of(ol[o0]) in (0, 1):
         run -= 1
     shown = set(okeys[run:o0])
-    if any(_distinctive(skeys[i]) and skeys[i] in shown for i in head):
+    if any(distinctive(skeys[i]) and skeys[i] in shown for i in head):
         return None  # it shows the run's line
-    if not any(_distinctive(skeys[i]) and skeys[i] not in shown for i in head):
+    if not any(distinctive(skeys[i]) and skeys[i] not in shown for i in head):
         return None  # it brings nothing that says something: `*/` closing the doc above is context
     own = o0
     while own > run and attached(ol[own - 1]) in kinds:
         own -= 1
     if any(attached(x) in kinds for x in ol[run:own]) or o0 - own > len(head):
-        raise _NoMerge(
+        raise NoMerge(
             f"snippet lines above {quoted(sl[s0])} could replace the {o0 - run} line(s) above it in the original "
             "or be added to them"
         )
@@ -127,30 +129,30 @@ def _attached(
 
 
 def _align(
-    sl: Sequence[str], skeys: list[str], ol: list[str], okeys: list[str], anchor: _Pair, lo: int
-) -> tuple[list[_Pair], list[int]]:
+    sl: Sequence[str], skeys: list[str], ol: list[str], okeys: list[str], anchor: Pair, lo: int
+) -> tuple[list[Pair], list[int]]:
     """The head's best pairs with the original lines above the anchor, and its inserted lines."""
     s0, o0 = anchor
     w0 = max(lo, o0 - min(400, 3 * s0 + 60))
     first = next((i for i in range(s0) if sl[i].strip()), None)
-    depth_s, depth_o = _indent(sl[s0]), _indent(ol[o0])
-    edits: dict[_Pair, float] = {}
+    depth_s, depth_o = indent_of(sl[s0]), indent_of(ol[o0])
+    edits: dict[Pair, float] = {}
 
     def score(i: int, j: int) -> float | None:
         a, b = sl[i], ol[j]
         if skeys[i] == okeys[j]:
-            if not skeys[i] or _indent(a) == _indent(b):
+            if not skeys[i] or indent_of(a) == indent_of(b):
                 return 0.5 if not skeys[i] else 2.0
-            return 1.0 if _distinctive(skeys[i]) else None  # a `}` at another depth is another `}`
+            return 1.0 if distinctive(skeys[i]) else None  # a `}` at another depth is another `}`
         if not skeys[i] or not okeys[j]:
             return None
         if (i, j) not in edits:
-            ok = _edited(sl, i, ol, j) or (_indent(a) < depth_s and _indent(b) < depth_o and _alike(a, b))
+            ok = edited_line(sl, i, ol, j) or (indent_of(a) < depth_s and indent_of(b) < depth_o and alike_line(a, b))
             edits[(i, j)] = 0.5 if ok else -9.0
         return edits[(i, j)] if edits[(i, j)] > 0 else None
 
     if s0 * (o0 - w0) > _DP_CELLS:  # a long head with nothing to anchor it: new code, all of it
-        pairs: list[_Pair] = []
+        pairs: list[Pair] = []
         inserted = list(range(s0))
     else:
         pairs, inserted = _solve(sl, ol, anchor, w0, first, score, frozenset())
@@ -160,9 +162,10 @@ def _align(
     zone = frozenset(
         t
         for k in inserted
-        if sl[k].strip() and _opens(sl, k)
+        if sl[k].strip() and opens_block(sl, k)
         for t in range(
-            k + 1, 1 + next((u for u in range(k + 1, s0) if sl[u].strip() and _indent(sl[u]) <= _indent(sl[k])), s0 - 1)
+            k + 1,
+            1 + next((u for u in range(k + 1, s0) if sl[u].strip() and indent_of(sl[u]) <= indent_of(sl[k])), s0 - 1),
         )
     )
     if any(a in zone and sl[a].strip() for a, _ in pairs):
@@ -173,12 +176,12 @@ def _align(
 def _solve(
     sl: Sequence[str],
     ol: list[str],
-    anchor: _Pair,
+    anchor: Pair,
     w0: int,
     first: int | None,
     score: Callable[[int, int], float | None],
     forbid: frozenset[int],
-) -> tuple[list[_Pair], list[int]]:
+) -> tuple[list[Pair], list[int]]:
     """The best pairs and the inserted head lines; lines in `forbid` are never paired."""
     s0, o0 = anchor
     # best[i][jj]: the best score of aligning sl[i:s0] with ol[w0 + jj:o0]; move for traceback
@@ -218,7 +221,7 @@ def _solve(
     return found, new
 
 
-def _cut(sl: Sequence[str], ol: list[str], anchor: _Pair, lo: int) -> tuple[int, list[_Pair]] | None:
+def _cut(sl: Sequence[str], ol: list[str], anchor: Pair, lo: int) -> tuple[int, list[Pair]] | None:
     """The head standing exactly in the original, in two blocks: its lines above a cut at an earlier
     place, those below it right above the anchor. A deletion between them, not a reading that pairs
     `}` lines around other lines or leaves part of the head new. The smallest such deletion wins;
@@ -227,11 +230,11 @@ def _cut(sl: Sequence[str], ol: list[str], anchor: _Pair, lo: int) -> tuple[int,
     cuts = []
     for t in range(s0, 0, -1):
         below = o0 - (s0 - t)
-        if below < lo or not sl[t - 1].strip() or not all(_same(sl[i], ol[i - t + below]) for i in range(t, s0)):
+        if below < lo or not sl[t - 1].strip() or not all(same_line(sl[i], ol[i - t + below]) for i in range(t, s0)):
             continue
-        p = next((p for p in range(below - t, lo - 1, -1) if all(_same(sl[i], ol[p + i]) for i in range(t))), None)
+        p = next((p for p in range(below - t, lo - 1, -1) if all(same_line(sl[i], ol[p + i]) for i in range(t))), None)
         if p is not None:
-            cuts.append((-_imbalance(sl, t), p + t, t, p))
+            cuts.append((-imbalance(sl, t), p + t, t, p))
     if not cuts:
         return None
     *_, t, p = max(cuts)
@@ -244,36 +247,37 @@ def _check(
     skeys: list[str],
     ol: list[str],
     okeys: list[str],
-    anchor: _Pair,
+    anchor: Pair,
     lo: int,
-    pairs: list[_Pair],
+    pairs: list[Pair],
     inserted: list[int],
     start: int,
 ) -> None:
     """Refuse a head that fits the original in more than one way, or whose inserted opener would
-    open a block around the anchor (`_NoFit`)."""
+    open a block around the anchor (`NoFit`)."""
     s0, o0 = anchor
     first = next((i for i in range(s0) if sl[i].strip()), None)
-    depth_s = _indent(sl[s0])
+    depth_s = indent_of(sl[s0])
     paired = {a for a, _ in pairs}
     deleted = [j for j in range(start if pairs else o0, o0) if j not in {b for _, b in pairs} and ol[j].strip()]
-    if inserted and deleted and not any(_distinctive(skeys[a]) for a in paired):
-        raise _Pairing(f"snippet lines above {quoted(sl[s0])} fit the original in more than one way")
+    if inserted and deleted and not any(distinctive(skeys[a]) for a in paired):
+        raise Pairing(f"snippet lines above {quoted(sl[s0])} fit the original in more than one way")
     if (
         first is not None
         and first not in paired
-        and not _distinctive(skeys[first])
+        and not distinctive(skeys[first])
         and any(okeys[j] == skeys[first] for j in range(lo, o0))
     ):
-        raise _Pairing(f"snippet line {quoted(sl[first])} after a marker could be one of several")
+        raise Pairing(f"snippet line {quoted(sl[first])} after a marker could be one of several")
     for i in inserted:  # an opener whose block would reach the anchor
         if (
             sl[i].strip()
-            and _indent(sl[i]) < depth_s
-            and _opens(sl, i)
-            and all(_indent(sl[t]) > _indent(sl[i]) for t in range(i + 1, s0 + 1))
+            and indent_of(sl[i]) < depth_s
+            and opens_block(sl, i)
+            and all(indent_of(sl[t]) > indent_of(sl[i]) for t in range(i + 1, s0 + 1))
         ):
             close = next(
-                (u for u in range(i + 1, len(sl)) if sl[u].strip() and _indent(sl[u]) <= _indent(sl[i])), len(sl) - 1
+                (u for u in range(i + 1, len(sl)) if sl[u].strip() and indent_of(sl[u]) <= indent_of(sl[i])),
+                len(sl) - 1,
             )
-            raise _NoFit(f"snippet line {quoted(sl[i])} does not fit above line {o0 + 1}", close + 1)
+            raise NoFit(f"snippet line {quoted(sl[i])} does not fit above line {o0 + 1}", close + 1)

@@ -13,23 +13,23 @@ from collections.abc import Sequence
 
 from applyedit.linediff import likeness
 
-_Pair = tuple[int, int]  # (snippet line, original line) read as the same line
+Pair = tuple[int, int]  # (snippet line, original line) read as the same line
 _BLANK = 1 << 30  # the indentation of a blank line: it never bounds a block
 _TRIVIAL = frozenset("else try finally except pass return break continue end fi done do".split())
 
 
-class _NoMerge(Exception):
+class NoMerge(Exception):
     """Internal: no unambiguous reading; the message becomes `MergeResult.reason`."""
 
 
-class _Pairing(_NoMerge):
+class Pairing(NoMerge):
     """Internal: how the snippet's lines above an anchor pair with the original's is the merge's doubt,
     not a question of where the snippet stands (`MergeResult.pairing`): they both add and delete lines
     and no line that says something pairs them, or the first of them after a marker is a weak line (a
     brace) that could be one of several there."""
 
 
-class _NoFit(_NoMerge):
+class NoFit(NoMerge):
     """Internal: a new opener in a head would enclose the anchor; `after` is the snippet line past
     that new block (the anchors inside it were the new code's lines found elsewhere)."""
 
@@ -38,7 +38,7 @@ class _NoFit(_NoMerge):
         self.after = after
 
 
-def _min_table(vals: list[int]) -> list[list[int]]:
+def min_table(vals: list[int]) -> list[list[int]]:
     """Sparse table: row r holds the minima of `vals` over windows of 2**r."""
     table = [vals]
     while 2 ** len(table) <= len(vals):
@@ -47,91 +47,91 @@ def _min_table(vals: list[int]) -> list[list[int]]:
     return table
 
 
-def _rmin(table: list[list[int]], lo: int, hi: int) -> int:
-    """min(vals[lo:hi]) from `_min_table(vals)`; _BLANK when empty."""
+def range_min(table: list[list[int]], lo: int, hi: int) -> int:
+    """min(vals[lo:hi]) from `min_table(vals)`; _BLANK when empty."""
     if hi <= lo:
         return _BLANK
     r = (hi - lo).bit_length() - 1
     return min(table[r][lo], table[r][hi - 2**r])
 
 
-def _key(line: str) -> str:
+def line_key(line: str) -> str:
     return " ".join(line.split())
 
 
-def _indent(line: str) -> int:
+def indent_of(line: str) -> int:
     text = line.expandtabs(4)
     return len(text) - len(text.lstrip()) if text.strip() else _BLANK
 
 
-def _rtrim(lines: Sequence[str], lo: int, hi: int) -> int:
+def rtrim(lines: Sequence[str], lo: int, hi: int) -> int:
     while hi > lo and not lines[hi - 1].strip():
         hi -= 1
     return hi
 
 
-def _distinctive(key: str) -> bool:
+def distinctive(key: str) -> bool:
     words = " ".join(re.sub(r"\W+", " ", key).split())
     return bool(words) and words not in _TRIVIAL
 
 
-def _same(a: str, b: str) -> bool:
+def same_line(a: str, b: str) -> bool:
     return any(a.rstrip().expandtabs(t) == b.rstrip().expandtabs(t) for t in (4, 8))
 
 
-def _opens(lines: Sequence[str], i: int) -> bool:
+def opens_block(lines: Sequence[str], i: int) -> bool:
     nxt = next((k for k in range(i + 1, len(lines)) if lines[k].strip()), None)
-    return nxt is not None and _indent(lines[nxt]) > _indent(lines[i])
+    return nxt is not None and indent_of(lines[nxt]) > indent_of(lines[i])
 
 
-def _edited(sl: Sequence[str], i: int, ol: Sequence[str], j: int) -> bool:
+def edited_line(sl: Sequence[str], i: int, ol: Sequence[str], j: int) -> bool:
     """sl[i] reads as ol[j] edited in place: same indentation, close text, neither opens a block."""
     a, b = sl[i], ol[j]
-    if not a.strip() or _indent(a) != _indent(b) or _opens(sl, i) or _opens(ol, j):
+    if not a.strip() or indent_of(a) != indent_of(b) or opens_block(sl, i) or opens_block(ol, j):
         return False
     return likeness(a.strip(), b.strip()) >= 0.75
 
 
-def _same_name(a: str, b: str) -> bool:
+def same_name(a: str, b: str) -> bool:
     """Two lines that start with the same two words (`def has(cls):`, `def has(cls, total=None):`)."""
     wa, wb = re.findall(r"\w+", a)[:2], re.findall(r"\w+", b)[:2]
     return len(wa) == 2 and wa == wb
 
 
-def _alike(a: str, b: str) -> bool:
+def alike_line(a: str, b: str) -> bool:
     """Two openers that are probably one line edited: same first two words, or close text."""
     wa, wb = re.findall(r"\w+", a)[:2], re.findall(r"\w+", b)[:2]
     close = likeness(a.strip(), b.strip()) >= 0.75
     return (len(wa) == 2 and wa == wb) or close
 
 
-def _found(block: Sequence[str], ol: list[str], lo: int, hi: int, then: Sequence[str] = ()) -> bool:
+def found_block(block: Sequence[str], ol: list[str], lo: int, hi: int, then: Sequence[str] = ()) -> bool:
     """`block` stands exactly in ol[lo:hi]; with `then`: `then` stands exactly later, not right after."""
-    at = [p for p in range(lo, hi - len(block) + 1) if all(_same(x, ol[p + i]) for i, x in enumerate(block))]
+    at = [p for p in range(lo, hi - len(block) + 1) if all(same_line(x, ol[p + i]) for i, x in enumerate(block))]
     if not then:
         return bool(at)
     return any(
-        all(_same(x, ol[q + i]) for i, x in enumerate(then))
+        all(same_line(x, ol[q + i]) for i, x in enumerate(then))
         for p in at[:50]
         for q in range(p + len(block) + 1, hi - len(then) + 1)
     )
 
 
-def _split(sl: Sequence[str], ol: list[str], lo: int, hi: int) -> bool:
+def split_block(sl: Sequence[str], ol: list[str], lo: int, hi: int) -> bool:
     """The segment's lines also stand in ol[lo:hi] as two blocks with lines between them."""
     return any(
-        any(x.strip() for x in sl[:t]) and any(x.strip() for x in sl[t:]) and _found(sl[:t], ol, lo, hi, sl[t:])
+        any(x.strip() for x in sl[:t]) and any(x.strip() for x in sl[t:]) and found_block(sl[:t], ol, lo, hi, sl[t:])
         for t in range(1, len(sl))
     )
 
 
-def _imbalance(sl: Sequence[str], t: int) -> int:
+def imbalance(sl: Sequence[str], t: int) -> int:
     """How uneven the non-blank lines of a segment are above and below a cut before line `t`."""
     above = sum(1 for x in sl[:t] if x.strip())
     return abs(above - sum(1 for x in sl[t:] if x.strip()))
 
 
-def _fill(skeys: list[str], okeys: list[str], a: _Pair, b: _Pair) -> list[_Pair]:
+def fill_between(skeys: list[str], okeys: list[str], a: Pair, b: Pair) -> list[Pair]:
     """difflib's pairs strictly between pair `a` and pair `b`."""
     s1, o1 = a[0] + 1, a[1] + 1
     sm = difflib.SequenceMatcher(None, skeys[s1 : b[0]], okeys[o1 : b[1]], autojunk=False)
