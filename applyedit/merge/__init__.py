@@ -148,10 +148,10 @@ def merge(original: str, snippet: str) -> MergeResult:
 def as_reading(original: str, text: str, notes: tuple[str, ...] = ()) -> MergeResult:
     """A merged file that came from elsewhere (the other reader's, api.choose_reading) as an ok result:
     its hunks and per-line kinds from difflib's line diff against the original."""
-    ol, nl = lines_of(original), lines_of(text)
+    original_lines, nl = lines_of(original), lines_of(text)
     hunks: list[Hunk] = []
     ops: list[LineKind] = []
-    for tag, i1, i2, j1, j2 in Matcher(ol, nl).get_opcodes():
+    for tag, i1, i2, j1, j2 in Matcher(original_lines, nl).get_opcodes():
         if tag == "equal":
             ops += ["kept"] * (i2 - i1)
             continue
@@ -200,8 +200,8 @@ def dropped_lines(original: str, output: str, result: MergeResult) -> list[int]:
     assert result.ok
     if result.whole_file or result.merged is None:
         return []  # the snippet replaced everything: nothing was left alone
-    ol, ml, nl = lines_of(original), lines_of(result.merged), lines_of(output)
-    source, _ = layout(result, len(ol))
+    original_lines, ml, nl = lines_of(original), lines_of(result.merged), lines_of(output)
+    source, _ = layout(result, len(original_lines))
     assert len(source) == len(ml), "hunks and merged text disagree"
     matcher = Matcher([x.rstrip() for x in ml], [x.rstrip() for x in nl])
     lost = []
@@ -211,9 +211,9 @@ def dropped_lines(original: str, output: str, result: MergeResult) -> list[int]:
         free = list(range(j1, min(j2, j1 + 200)))
         for m in range(m1, m2):
             o = source[m]
-            if o is None or not ol[o].strip():
+            if o is None or not original_lines[o].strip():
                 continue
-            scores = [(likeness(line_key(ol[o]), line_key(nl[j])), j) for j in free]
+            scores = [(likeness(line_key(original_lines[o]), line_key(nl[j])), j) for j in free]
             best = max(scores, default=(0.0, -1))
             if best[0] >= 0.6:
                 free.remove(best[1])
@@ -223,74 +223,76 @@ def dropped_lines(original: str, output: str, result: MergeResult) -> list[int]:
 
 
 def _merge(original: str, snippet: str) -> MergeResult:
-    ol = lines_of(original)
+    original_lines = lines_of(original)
     nl = original.endswith("\n") or (not original and snippet.endswith("\n"))
     segs = _segments(lines_of(snippet))
     if not segs:
         raise NoMerge("snippet has no code besides lazy markers")
-    okeys, m = [line_key(x) for x in ol], len(ol)
+    original_keys, m = [line_key(x) for x in original_lines], len(original_lines)
     occ: dict[str, list[int]] = {}
-    for j, k in enumerate(okeys):
+    for j, k in enumerate(original_keys):
         if distinctive(k):
             occ.setdefault(k, []).append(j)
-    omin = min_table([indent_of(x) for x in ol])
+    original_min = min_table([indent_of(x) for x in original_lines])
     chains: list[list[Pair]] = []
     for seg in segs:
         interrupt.check()
         lo = max((c[-1][1] + 1 for c in chains if c), default=0)
-        chains.append(anchor_segment(seg.lines, occ, omin, lo, ol, resumes=seg.marker_before))
+        chains.append(anchor_segment(seg.lines, occ, original_min, lo, original_lines, resumes=seg.marker_before))
     if len(segs) == 1 and not segs[0].marker_before and segs[0].marker_after is None:
-        whole = _whole_file(segs[0], chains[0], okeys)
+        whole = _whole_file(segs[0], chains[0], original_keys)
         if whole is not None:
-            return _finish(ol, [whole], nl, whole=snippet)
+            return _finish(original_lines, [whole], nl, whole=snippet)
     spans: list[_Span] = []
     lo = 0
     for n, (seg, chain) in enumerate(zip(segs, chains, strict=True)):
         hi = next((c[0][1] for c in chains[n + 1 :] if c), m)
         span: _Span | None
         if chain:
-            span = _anchored(seg, chain, n == 0, ol, okeys, occ, lo, hi)
+            span = _anchored(seg, chain, n == 0, original_lines, original_keys, occ, lo, hi)
         else:
-            span = _unanchored(seg, n == 0, n == len(segs) - 1, any(chains), ol, okeys, lo, hi)
+            span = _unanchored(seg, n == 0, n == len(segs) - 1, any(chains), original_lines, original_keys, lo, hi)
         if span is not None:
-            span = _open_ends(span, seg, n == 0, n == len(segs) - 1, len(segs), ol)
+            span = _open_ends(span, seg, n == 0, n == len(segs) - 1, len(segs), original_lines)
             spans.append(span)
             lo = span[1]
-    return _finish(ol, spans, nl)
+    return _finish(original_lines, spans, nl)
 
 
-def _open_ends(span: _Span, seg: Seg, first: bool, last: bool, count: int, ol: list[str]) -> _Span:
+def _open_ends(span: _Span, seg: Seg, first: bool, last: bool, count: int, original_lines: list[str]) -> _Span:
     """A snippet that starts (ends) with no marker and a new line starts (ends) at the file's start
     (end): the original lines above (below) the segment's place are replaced too, when they are no
     more lines of code than the new lines there (an edit in place: `return -1` -> `return result`).
     One that starts (ends) with a line of the original keeps them. Blank lines at the file's very
     start and end are the original's: a snippet cannot show them."""
-    start, end, sl, pairs = span
+    start, end, snippet_lines, pairs = span
     paired = {a for a, _ in pairs}
-    code = [i for i, x in enumerate(sl) if x.strip()]
+    code = [i for i, x in enumerate(snippet_lines) if x.strip()]
     if not code or (count == 1 and not seg.marker_before and seg.marker_after is None):
         return span  # no markers at all: the whole-file reading decides
 
     def code_in(a: int, b: int) -> int:
-        return sum(1 for x in ol[a:b] if x.strip())
+        return sum(1 for x in original_lines[a:b] if x.strip())
 
     if last and seg.marker_after is None and code[-1] not in paired:
         new = sum(1 for i in code if i > max(paired, default=-1))
-        if code_in(end, len(ol)) <= new:  # more would be a guess: merge/confirm.py finds it ambiguous
-            end = max(end, rtrim(ol, end, len(ol)))
+        if code_in(end, len(original_lines)) <= new:  # more would be a guess: merge/confirm.py finds it ambiguous
+            end = max(end, rtrim(original_lines, end, len(original_lines)))
     if first and not seg.marker_before and code[0] not in paired and start > 0:
-        if code_in(0, start) <= sum(1 for i in code if i < min(paired, default=len(sl))):
-            start = next((j for j in range(start) if ol[j].strip()), start)  # blank lines at the top stay
-    return start, end, sl, pairs
+        if code_in(0, start) <= sum(1 for i in code if i < min(paired, default=len(snippet_lines))):
+            start = next((j for j in range(start) if original_lines[j].strip()), start)  # blank lines at the top stay
+    return start, end, snippet_lines, pairs
 
 
-def _whole_file(seg: Seg, chain: list[Pair], okeys: list[str]) -> _Span | None:
+def _whole_file(seg: Seg, chain: list[Pair], original_keys: list[str]) -> _Span | None:
     """A marker-less snippet read as the whole new file: when it keeps most of the original's lines."""
-    m, skeys = len(okeys), [line_key(x) for x in seg.lines]
-    ends = [(-1, -1), *chain, (len(skeys), m)]
-    pairs = chain + [p for a, b in zip(ends, ends[1:], strict=False) for p in fill_between(skeys, okeys, a, b)]
+    m, snippet_keys = len(original_keys), [line_key(x) for x in seg.lines]
+    ends = [(-1, -1), *chain, (len(snippet_keys), m)]
+    pairs = chain + [
+        p for a, b in zip(ends, ends[1:], strict=False) for p in fill_between(snippet_keys, original_keys, a, b)
+    ]
     pairs.sort()
-    matched, total = sum(1 for _, j in pairs if okeys[j]), sum(1 for k in okeys if k)
+    matched, total = sum(1 for _, j in pairs if original_keys[j]), sum(1 for k in original_keys if k)
     return (0, m, seg.lines, pairs) if not total or 2 * matched > total else None
 
 
@@ -298,62 +300,71 @@ def _anchored(
     seg: Seg,
     chain: list[Pair],
     first: bool,
-    ol: list[str],
-    okeys: list[str],
+    original_lines: list[str],
+    original_keys: list[str],
     occ: dict[str, list[int]],
     lo: int,
     hi: int,
 ) -> _Span:
     """The span of a segment with anchors, placed between `lo` and the next segment's anchor `hi`."""
     try:
-        start, end, pairs = extend_chain(seg, chain, ol, okeys, lo, hi)
+        start, end, pairs = extend_chain(seg, chain, original_lines, original_keys, lo, hi)
     except NoFit as exc:  # anchored on a new block's lines (copied code): anchor past it
         chain = [p for p in chain if p[0] >= exc.after]
         if not chain:
             raise
-        start, end, pairs = extend_chain(seg, chain, ol, okeys, lo, hi)
-    unique = [p for p in chain if len(occ.get(okeys[p[1]], ())) == 1]
+        start, end, pairs = extend_chain(seg, chain, original_lines, original_keys, lo, hi)
+    unique = [p for p in chain if len(occ.get(original_keys[p[1]], ())) == 1]
     start, end, pairs = changes_something(
-        seg, unique or chain[-1:], ol, start, end, pairs, lo, hi, first=first, below=bool(unique)
+        seg, unique or chain[-1:], original_lines, start, end, pairs, lo, hi, first=first, below=bool(unique)
     )
     return start, end, seg.lines, pairs
 
 
 def _unanchored(
-    seg: Seg, first_seg: bool, last_seg: bool, anchored: bool, ol: list[str], okeys: list[str], lo: int, hi: int
+    seg: Seg,
+    first_seg: bool,
+    last_seg: bool,
+    anchored: bool,
+    original_lines: list[str],
+    original_keys: list[str],
+    lo: int,
+    hi: int,
 ) -> _Span | None:
     """The span of a segment without anchors (None: it changes nothing), or why it has no reading.
     `anchored`: whether any segment of the snippet has anchors."""
-    m = len(ol)
+    m = len(original_lines)
     first = next(x for x in seg.lines if x.strip())
     top_level, at_end = indent_of(first) == 0, seg.marker_after is None
-    sl = seg.lines
-    ot = rtrim(ol, lo, m)
+    snippet_lines = seg.lines
+    ot = rtrim(original_lines, lo, m)
     tail = next(
         (
             t
-            for t in range(len(sl), 0, -1)
-            if sl[t - 1].strip() and ot - t >= lo and all(same_line(sl[i], ol[ot - t + i]) for i in range(t))
+            for t in range(len(snippet_lines), 0, -1)
+            if snippet_lines[t - 1].strip()
+            and ot - t >= lo
+            and all(same_line(snippet_lines[i], original_lines[ot - t + i]) for i in range(t))
         ),
         0,
     )
-    if last_seg and seg.marker_before and at_end and sum(1 for x in sl[:tail] if x.strip()) >= 2:
+    if last_seg and seg.marker_before and at_end and sum(1 for x in snippet_lines[:tail] if x.strip()) >= 2:
         # it starts with the original's last lines (`}` `);`): it goes on from the end
-        if tail == len(sl) and split_block(sl, ol, lo, m):
+        if tail == len(snippet_lines) and split_block(snippet_lines, original_lines, lo, m):
             raise NoMerge(f"snippet lines {quoted(first)}... could show a deletion or nothing")
-        return ot - tail, ot, sl, [(i, ot - tail + i) for i in range(tail)]
-    if seg.marker_before and (not at_end or last_seg) and found_block(sl, ol, lo, hi):
+        return ot - tail, ot, snippet_lines, [(i, ot - tail + i) for i in range(tail)]
+    if seg.marker_before and (not at_end or last_seg) and found_block(snippet_lines, original_lines, lo, hi):
         # only lines the original has, between markers: wherever they stand, nothing changes;
         # unless they also stand in two blocks, a deletion between them (`}` | `/**`)
-        if split_block(sl, ol, lo, hi):
+        if split_block(snippet_lines, original_lines, lo, hi):
             raise NoMerge(f"snippet lines {quoted(first)}... could show a deletion or nothing")
         return None
     if top_level and last_seg and seg.marker_before and at_end:
-        if not distinctive(line_key(first)) and any(line_key(first) == k for k in okeys[lo:]):
+        if not distinctive(line_key(first)) and any(line_key(first) == k for k in original_keys[lo:]):
             raise NoMerge(f"snippet line {quoted(first)} after a marker could be one of several")
         return m, m, seg.lines, []  # a marker only above it: goes to the bottom
     if top_level and first_seg and not seg.marker_before and not at_end:
-        if not distinctive(line_key(first)) and any(line_key(first) == k for k in okeys):
+        if not distinctive(line_key(first)) and any(line_key(first) == k for k in original_keys):
             raise NoMerge(f"snippet line {quoted(first)} before a marker could be one of several")
         return 0, 0, seg.lines, []  # a marker only below it: goes to the top
     if not anchored:
@@ -361,19 +372,23 @@ def _unanchored(
     raise NoMerge(f"snippet lines could not be anchored: {quoted(first)}")
 
 
-def _finish(ol: list[str], spans: list[_Span], nl: bool, whole: str | None = None) -> MergeResult:
+def _finish(original_lines: list[str], spans: list[_Span], nl: bool, whole: str | None = None) -> MergeResult:
     """Turn spans and their pairs into hunks, per-line kinds and the merged text."""
     raw: list[Hunk] = []
     context: set[int] = set()
-    for start, end, sl, pairs in spans:
+    for start, end, snippet_lines, pairs in spans:
         si, oj = 0, start
-        for a, b in [*pairs, (len(sl), end)]:
+        for a, b in [*pairs, (len(snippet_lines), end)]:
             if a > si or b > oj:
-                raw.append(Hunk(oj, b, sl[si:a]))
-            if a < len(sl) and same_line(sl[a], ol[b]) and not _blanks_differ(sl[a], ol[b]):
+                raw.append(Hunk(oj, b, snippet_lines[si:a]))
+            if (
+                a < len(snippet_lines)
+                and same_line(snippet_lines[a], original_lines[b])
+                and not _blanks_differ(snippet_lines[a], original_lines[b])
+            ):
                 context.add(b)
-            elif a < len(sl):
-                raw.append(Hunk(b, b + 1, (sl[a],)))
+            elif a < len(snippet_lines):
+                raw.append(Hunk(b, b + 1, (snippet_lines[a],)))
             si, oj = a + 1, b + 1
     hunks: list[Hunk] = []
     for h in sorted(raw, key=lambda h: (h.orig_start, h.orig_end)):
@@ -381,15 +396,15 @@ def _finish(ol: list[str], spans: list[_Span], nl: bool, whole: str | None = Non
             p = hunks.pop()
             h = Hunk(p.orig_start, h.orig_end, p.new_lines + h.new_lines)
         hunks.append(h)
-    ops: list[LineKind] = ["context" if j in context else "kept" for j in range(len(ol))]
+    ops: list[LineKind] = ["context" if j in context else "kept" for j in range(len(original_lines))]
     out: list[str] = []
     pos = 0
     for h in hunks:
         kind: LineKind = "replaced" if h.new_lines else "deleted"
         ops[h.orig_start : h.orig_end] = [kind] * (h.orig_end - h.orig_start)
-        out += [*ol[pos : h.orig_start], *h.new_lines]
+        out += [*original_lines[pos : h.orig_start], *h.new_lines]
         pos = h.orig_end
-    out += ol[pos:]
+    out += original_lines[pos:]
     merged = whole if whole is not None else "\n".join(out) + ("\n" if out and nl else "")
     return MergeResult(True, "", merged, tuple(hunks), tuple(ops), whole_file=whole is not None)
 
@@ -400,11 +415,11 @@ def _blanks_differ(a: str, b: str) -> bool:
     return a.rstrip() == b.rstrip() and a != b
 
 
-def _segments(sl: list[str]) -> list[Seg]:
+def _segments(snippet_lines: list[str]) -> list[Seg]:
     segs: list[Seg] = []
     cur: list[str] = []
     before = False
-    for line in [*sl, None]:
+    for line in [*snippet_lines, None]:
         if line is not None and not is_marker(line):
             cur.append(line)
             continue

@@ -48,19 +48,19 @@ class Seg:
 
 
 def anchor_segment(
-    sl: tuple[str, ...],
+    snippet_lines: tuple[str, ...],
     occ: dict[str, list[int]],
-    omin: list[list[int]],
+    original_min: list[list[int]],
     lo: int,
-    ol: Sequence[str] = (),
+    original_lines: Sequence[str] = (),
     resumes: bool = False,
 ) -> list[Pair]:
     """The segment's chain of distinctive (snippet, original) matches from `lo` on, or []."""
-    skeys, smin = [line_key(x) for x in sl], min_table([indent_of(x) for x in sl])
-    where = _places(skeys, smin, occ, omin, lo)
+    snippet_keys, snippet_min = [line_key(x) for x in snippet_lines], min_table([indent_of(x) for x in snippet_lines])
+    where = _places(snippet_keys, snippet_min, occ, original_min, lo)
     if not where:
         return []
-    resume = next((i for i, k in enumerate(skeys) if k), None)  # the line right after the marker
+    resume = next((i for i, k in enumerate(snippet_keys) if k), None)  # the line right after the marker
     forced = resume in where and len(where[resume]) == 1 and resumes
     if forced:
         # it stands once in the original: the snippet picks the original up there, the rest follows
@@ -71,16 +71,18 @@ def anchor_segment(
     cands = [(i, j) for i, js in where.items() if len(js) <= limit for j in js]
     if limit > _RARE and len(cands) > _MAX_CANDIDATES:
         raise NoMerge("the snippet's context lines match too many places")
-    chain = _chain(sl, skeys, smin, omin, where, cands, resume if forced else None)
-    return _detached(_grow(chain, sl, skeys, smin, ol, omin, where), sl)
+    chain = _chain(snippet_lines, snippet_keys, snippet_min, original_min, where, cands, resume if forced else None)
+    return _detached(
+        _grow(chain, snippet_lines, snippet_keys, snippet_min, original_lines, original_min, where), snippet_lines
+    )
 
 
-def _detached(chain: list[Pair], sl: Sequence[str]) -> list[Pair]:
+def _detached(chain: list[Pair], snippet_lines: Sequence[str]) -> list[Pair]:
     """The chain less its leading decorators, annotations or attributes (markers.attached) that stand
     right above the next anchor in the snippet but not in the original: they belong to that line
     (head.py's `_attached` places them), not to the place where they match (`@pytest.fixture` is the
     function above's). A comment that matches is context: prose seldom repeats, decorators do."""
-    k = next((k for k, (i, _) in enumerate(chain) if attached(sl[i]) != "attribute"), 0)
+    k = next((k for k, (i, _) in enumerate(chain) if attached(snippet_lines[i]) != "attribute"), 0)
     i, j = chain[k]
     right_above = all(chain[t][0] == i - k + t for t in range(k))
     if not k or not right_above or all(chain[t][1] == j - k + t for t in range(k)):
@@ -89,29 +91,33 @@ def _detached(chain: list[Pair], sl: Sequence[str]) -> list[Pair]:
 
 
 def _places(
-    skeys: list[str], smin: list[list[int]], occ: dict[str, list[int]], omin: list[list[int]], lo: int
+    snippet_keys: list[str],
+    snippet_min: list[list[int]],
+    occ: dict[str, list[int]],
+    original_min: list[list[int]],
+    lo: int,
 ) -> dict[int, list[int]]:
     """Snippet line -> its places in the original from `lo` on (a repeated line only at the snippet's depth)."""
-    where = {i: occ[k][bisect.bisect_left(occ[k], lo) :] for i, k in enumerate(skeys) if k in occ}
+    where = {i: occ[k][bisect.bisect_left(occ[k], lo) :] for i, k in enumerate(snippet_keys) if k in occ}
     where = {i: js for i, js in where.items() if js}  # snippet line -> its places from `lo` on
     for i, js in where.items():  # a repeated line anchors only at the snippet's depth
         if len(js) > 1:
-            where[i] = [j for j in js if omin[0][j] == smin[0][i]]
+            where[i] = [j for j in js if original_min[0][j] == snippet_min[0][i]]
     return {i: js for i, js in where.items() if js}
 
 
-def _fits(omin: list[list[int]], smin: list[list[int]], p: Pair, q: Pair) -> bool:
+def _fits(original_min: list[list[int]], snippet_min: list[list[int]], p: Pair, q: Pair) -> bool:
     """p before q in both texts, and the lines skipped between them stay in q's block."""
     if p[0] >= q[0] or p[1] >= q[1]:
         return False
-    return range_min(omin, p[1] + 1, q[1]) >= min(omin[0][q[1]], range_min(smin, p[0] + 1, q[0]))
+    return range_min(original_min, p[1] + 1, q[1]) >= min(original_min[0][q[1]], range_min(snippet_min, p[0] + 1, q[0]))
 
 
 def _chain(
-    sl: tuple[str, ...],
-    skeys: list[str],
-    smin: list[list[int]],
-    omin: list[list[int]],
+    snippet_lines: tuple[str, ...],
+    snippet_keys: list[str],
+    snippet_min: list[list[int]],
+    original_min: list[list[int]],
     where: dict[int, list[int]],
     cands: list[Pair],
     forced: int | None,
@@ -125,12 +131,14 @@ def _chain(
     back: dict[Pair, Pair | None] = {}
     for n, p in enumerate(cands):
         interrupt.check()
-        once = len(skeys[p[0]]) if len(where[p[0]]) == 1 and omin[0][p[1]] == smin[0][p[0]] else 0  # a longer
+        once = (
+            len(snippet_keys[p[0]]) if len(where[p[0]]) == 1 and original_min[0][p[1]] == snippet_min[0][p[0]] else 0
+        )  # a longer
         # line says more; one at another depth than the snippet's (re-indented, or another line) nothing
         once = 10**6 if forced is not None and p[0] == forced else once  # whatever its chain deletes
         best[p], back[p] = (once, 1, p[1]), None
         for q in cands[max(0, n - _WINDOW) : n]:
-            if not _fits(omin, smin, q, p):
+            if not _fits(original_min, snippet_min, q, p):
                 continue
             gone = max(0, (p[1] - q[1]) - (p[0] - q[0]))  # original lines this link deletes
             value = (best[q][0] + once - gone, best[q][1] + 1, best[q][2])
@@ -145,28 +153,32 @@ def _chain(
         node = back[node]
     if len({(best[p][2], p[1]) for p in ends}) > 1:
         i = next((i for i, _ in chain if len(where[i]) > 1), chain[0][0])
-        raise NoMerge(f"context line {quoted(sl[i])} matches {len(where[i])} places")
+        raise NoMerge(f"context line {quoted(snippet_lines[i])} matches {len(where[i])} places")
     return chain
 
 
 def _grow(
     chain: list[Pair],
-    sl: tuple[str, ...],
-    skeys: list[str],
-    smin: list[list[int]],
-    ol: Sequence[str],
-    omin: list[list[int]],
+    snippet_lines: tuple[str, ...],
+    snippet_keys: list[str],
+    snippet_min: list[list[int]],
+    original_lines: Sequence[str],
+    original_min: list[list[int]],
     where: dict[int, list[int]],
 ) -> list[Pair]:
     """The chain grown up, then down, by the snippet lines next to it at their nearest place."""
 
     def level(i: int, j: int, p: Pair) -> bool:  # at another depth, only next to the chain
-        return omin[0][j] == smin[0][i] or abs(j - p[1]) == abs(i - p[0])
+        return original_min[0][j] == snippet_min[0][i] or abs(j - p[1]) == abs(i - p[0])
 
     def in_place(i: int, j: int) -> bool:  # the line also reads as the original's there, edited
-        if 0 <= j < len(ol) and line_key(ol[j]) != skeys[i] and edited_line(sl, i, ol, j):
+        if (
+            0 <= j < len(original_lines)
+            and line_key(original_lines[j]) != snippet_keys[i]
+            and edited_line(snippet_lines, i, original_lines, j)
+        ):
             raise NoMerge(
-                f"snippet line {quoted(sl[i])} reads as line {j + 1} edited or as the same"
+                f"snippet line {quoted(snippet_lines[i])} reads as line {j + 1} edited or as the same"
                 " line further off with the code between deleted"
             )
         return False
@@ -177,17 +189,17 @@ def _grow(
         k = bisect.bisect_left(js, chain[0][1]) - 1
         if (
             k >= 0
-            and _fits(omin, smin, (i, js[k]), chain[0])
+            and _fits(original_min, snippet_min, (i, js[k]), chain[0])
             and level(i, js[k], chain[0])
             and not in_place(i, chain[0][1] - (chain[0][0] - i))
         ):
             chain.insert(0, (i, js[k]))
-    for i in range(chain[-1][0] + 1, len(sl)):
+    for i in range(chain[-1][0] + 1, len(snippet_lines)):
         js = where.get(i, [])
         k = bisect.bisect_right(js, chain[-1][1])
         if (
             k < len(js)
-            and _fits(omin, smin, chain[-1], (i, js[k]))
+            and _fits(original_min, snippet_min, chain[-1], (i, js[k]))
             and level(i, js[k], chain[-1])
             and not in_place(i, chain[-1][1] + (i - chain[-1][0]))
         ):
@@ -196,27 +208,36 @@ def _grow(
 
 
 def extend_chain(
-    seg: Seg, chain: list[Pair], ol: list[str], okeys: list[str], lo: int, hi: int
+    seg: Seg, chain: list[Pair], original_lines: list[str], original_keys: list[str], lo: int, hi: int
 ) -> tuple[int, int, list[Pair]]:
     """Grow a chain into the segment's original span [start, end) and all its pairs."""
-    sl, skeys = seg.lines, [line_key(x) for x in seg.lines]
-    pairs = chain + [p for a, b in zip(chain, chain[1:], strict=False) for p in fill_between(skeys, okeys, a, b)]
-    start, head = place_head(sl, skeys, ol, okeys, chain[0], lo)
+    snippet_lines, snippet_keys = seg.lines, [line_key(x) for x in seg.lines]
+    pairs = chain + [
+        p for a, b in zip(chain, chain[1:], strict=False) for p in fill_between(snippet_keys, original_keys, a, b)
+    ]
+    start, head = place_head(snippet_lines, snippet_keys, original_lines, original_keys, chain[0], lo)
     pairs += head
-    s, o, tail = _tail(seg, skeys, ol, okeys, chain[-1], hi)
+    s, o, tail = _tail(seg, snippet_keys, original_lines, original_keys, chain[-1], hi)
     pairs += tail
-    rest = [x for x in sl[s:] if x.strip()]
+    rest = [x for x in snippet_lines[s:] if x.strip()]
     k = 0  # new lines left at the segment's end, after blank lines paired with the original's:
-    while (s - k - 1, o - k - 1) in pairs and not sl[s - k - 1].strip():
+    while (s - k - 1, o - k - 1) in pairs and not snippet_lines[s - k - 1].strip():
         k += 1  # ... go before those blank lines, which then still part them from what follows
-    if rest and k and o < len(ol) and ol[o].strip() and indent_of(ol[o]) <= indent_of(rest[0]) and sl[-1].strip():
+    if (
+        rest
+        and k
+        and o < len(original_lines)
+        and original_lines[o].strip()
+        and indent_of(original_lines[o]) <= indent_of(rest[0])
+        and snippet_lines[-1].strip()
+    ):
         pairs = [p for p in pairs if p[0] < s - k]
         o -= k
     if (
         rest
         and not any(distinctive(line_key(x)) for x in rest)
         and any(
-            all(same_line(x, y) for x, y in zip(rest, [y for y in ol[q:hi] if y.strip()], strict=False))
+            all(same_line(x, y) for x, y in zip(rest, [y for y in original_lines[q:hi] if y.strip()], strict=False))
             for q in range(o, hi)
         )
     ):
@@ -227,55 +248,55 @@ def extend_chain(
 
 
 def _tail(
-    seg: Seg, skeys: list[str], ol: list[str], okeys: list[str], last: Pair, hi: int
+    seg: Seg, snippet_keys: list[str], original_lines: list[str], original_keys: list[str], last: Pair, hi: int
 ) -> tuple[int, int, list[Pair]]:
     """The lines after the segment's last anchor: where pairing stopped (snippet line, original
     line) and the pairs made on the way."""
-    sl, n = seg.lines, len(seg.lines)
+    snippet_lines, n = seg.lines, len(seg.lines)
     s, o = last[0] + 1, last[1] + 1
     pairs: list[Pair] = []
     while s < n:
-        depth = next(indent_of(ol[t]) for t in range(o - 1, -1, -1) if ol[t].strip())
-        t = next((t for t in range(s, n) if sl[t].strip()), n)
-        if o < hi and skeys[s] == okeys[o]:
+        depth = next(indent_of(original_lines[t]) for t in range(o - 1, -1, -1) if original_lines[t].strip())
+        t = next((t for t in range(s, n) if snippet_lines[t].strip()), n)
+        if o < hi and snippet_keys[s] == original_keys[o]:
             pairs.append((s, o))
             s, o = s + 1, o + 1
-        elif t < n and indent_of(sl[t]) > depth >= (seg.marker_after or 0):
+        elif t < n and indent_of(snippet_lines[t]) > depth >= (seg.marker_after or 0):
             q, u = o, s  # it went into a block and leaves it: it gave the rest of the body
-            while q < hi and indent_of(ol[q]) > depth:
+            while q < hi and indent_of(original_lines[q]) > depth:
                 q += 1
-            while u < n and indent_of(sl[u]) > depth:
+            while u < n and indent_of(snippet_lines[u]) > depth:
                 u += 1
-            q, u = rtrim(ol, o, q), rtrim(sl, s, u)
-            pairs += fill_between(skeys, okeys, (s - 1, o - 1), (u, q))
+            q, u = rtrim(original_lines, o, q), rtrim(snippet_lines, s, u)
+            pairs += fill_between(snippet_keys, original_keys, (s - 1, o - 1), (u, q))
             s, o = u, q
         elif o < hi and (
-            edited_line(sl, s, ol, o)
+            edited_line(snippet_lines, s, original_lines, o)
             or (
-                indent_of(sl[s]) == indent_of(ol[o])
-                and opens_block(sl, s)
-                and opens_block(ol, o)
-                and same_name(sl[s], ol[o])
+                indent_of(snippet_lines[s]) == indent_of(original_lines[o])
+                and opens_block(snippet_lines, s)
+                and opens_block(original_lines, o)
+                and same_name(snippet_lines[s], original_lines[o])
             )
         ):
             pairs.append((s, o))  # edited in place; an opener that looks alike (`def f(a):` -> `def f(a, b):`)
             s, o = s + 1, o + 1
-        elif o < hi and okeys[o] and okeys[o] in skeys[s + 1 :]:  # new lines, then it goes on
-            s = skeys.index(okeys[o], s + 1)
+        elif o < hi and original_keys[o] and original_keys[o] in snippet_keys[s + 1 :]:  # new lines, then it goes on
+            s = snippet_keys.index(original_keys[o], s + 1)
         elif (
             seg.marker_after is not None
             and seg.marker_after < depth
-            and all(indent_of(x) >= depth for x in sl[s:] if x.strip())
+            and all(indent_of(x) >= depth for x in snippet_lines[s:] if x.strip())
         ):
             # The segment ends inside a block and the marker after it is shallower: the marker
             # stands for what follows the block, so the segment gave the rest of the block.
             q = o
-            while q < hi and (not ol[q].strip() or indent_of(ol[q]) >= depth):
+            while q < hi and (not original_lines[q].strip() or indent_of(original_lines[q]) >= depth):
                 q += 1
-            q, u = rtrim(ol, o, q), rtrim(sl, s, n)
+            q, u = rtrim(original_lines, o, q), rtrim(snippet_lines, s, n)
             if (u, q) == (s, o):
                 break  # only blank lines left
-            pairs += fill_between(skeys, okeys, (s - 1, o - 1), (u, q))
+            pairs += fill_between(snippet_keys, original_keys, (s - 1, o - 1), (u, q))
             s, o = u, q  # blank lines after it pair with the original's, as above
         else:
             break
@@ -285,7 +306,7 @@ def _tail(
 def changes_something(
     seg: Seg,
     chain: list[Pair],
-    ol: list[str],
+    original_lines: list[str],
     start: int,
     end: int,
     pairs: list[Pair],
@@ -304,35 +325,38 @@ def changes_something(
     anywhere (`}` `}` above the deletion, `#[inline]` below it): the cut with as many lines of
     context above it as below it wins (snippets show context evenly), then the smallest deletion;
     the same reading after the last anchor too: both possible is ambiguous. Else unchanged."""
-    sl = seg.lines
-    if not (seg.marker_before or first) or len(pairs) != len(sl) or end - start != len(sl):
+    snippet_lines = seg.lines
+    if not (seg.marker_before or first) or len(pairs) != len(snippet_lines) or end - start != len(snippet_lines):
         return start, end, pairs
-    if not all(same_line(sl[a], ol[b]) for a, b in pairs):
+    if not all(same_line(snippet_lines[a], original_lines[b]) for a, b in pairs):
         return start, end, pairs
     s0, o0 = chain[0]
-    head = sl[:s0]
+    head = snippet_lines[:s0]
     found: list[tuple[int, int, list[Pair]]] = []
     c = o0 - len(head)  # where the head stands now, right above the anchor
     cuts = []  # (where the deletion starts, lines above the cut, where those stand)
     for t in range(len(head), 0, -1):  # the deletion after head[:t]
         if not any(x.strip() for x in head[:t]) or not head[t - 1].strip():
             continue
-        p = next((p for p in range(c - 1, lo - 1, -1) if all(same_line(head[i], ol[p + i]) for i in range(t))), None)
+        p = next(
+            (p for p in range(c - 1, lo - 1, -1) if all(same_line(head[i], original_lines[p + i]) for i in range(t))),
+            None,
+        )
         if p is not None:
-            cuts.append((-imbalance(sl, t), p + t, t, p))
+            cuts.append((-imbalance(snippet_lines, t), p + t, t, p))
     if cuts:  # context as even on both sides of the cut as can be, then the smallest deletion
         *_, t, p = max(cuts)
         found.append((p, end, [(i, p + i) for i in range(t)] + [q for q in pairs if q[0] >= t]))
     s1, o1 = chain[-1]
-    tail = sl[s1 + 1 :]
+    tail = snippet_lines[s1 + 1 :]
     if below and any(x.strip() for x in tail):
         for q in range(o1 + 2, hi - len(tail) + 1):
-            if all(same_line(tail[i], ol[q + i]) for i in range(len(tail))):
+            if all(same_line(tail[i], original_lines[q + i]) for i in range(len(tail))):
                 if seg.marker_after is None:  # the snippet just stops: the rest kept, or deleted up to there?
-                    raise NoMerge(f"snippet lines after {quoted(sl[s1])} could show a deletion or nothing")
+                    raise NoMerge(f"snippet lines after {quoted(snippet_lines[s1])} could show a deletion or nothing")
                 rest = [x for x in pairs if x[0] <= s1]
                 found.append((start, q + len(tail), rest + [(s1 + 1 + i, q + i) for i in range(len(tail))]))
                 break
     if len(found) > 1:
-        raise NoMerge(f"snippet lines around {quoted(sl[s0])} could delete code above or below it")
+        raise NoMerge(f"snippet lines around {quoted(snippet_lines[s0])} could delete code above or below it")
     return found[0] if found else (start, end, pairs)

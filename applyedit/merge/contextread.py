@@ -96,13 +96,13 @@ def readings(original: str, snippet: str, language: str | None = None) -> NoRead
     """Every reading of the snippet by its context: one per combination of the options that its segments
     leave open (`Alts`), distinct files only, in the order found (the first takes each question's first
     option); or why it has none (a segment with no place, or more than `_READINGS` readings)."""
-    ol = original.split("\n")
-    if ol and ol[-1] == "":
-        ol = ol[:-1]
+    original_lines = original.split("\n")
+    if original_lines and original_lines[-1] == "":
+        original_lines = original_lines[:-1]
     segs = segments(snippet)
     if not segs:
         return NoReading("the snippet has no code besides lazy markers")
-    orig = Original(ol, language)
+    orig = Original(original_lines, language)
     done: list[Reading] = []
     seen: set[tuple[str, ...]] = set()
     failed: list[NoReading] = []
@@ -116,7 +116,7 @@ def readings(original: str, snippet: str, language: str | None = None) -> NoRead
         asked: tuple[str, ...],
     ) -> None:
         if n == len(segs):
-            lines = _assemble(ol, [p for p in placed if p is not None])
+            lines = _assemble(original_lines, [p for p in placed if p is not None])
             if lines is None:
                 failed.append(NoReading("two segments' places overlap"))
             elif lines not in seen:
@@ -174,15 +174,15 @@ def _placed(
     return got, start_lo
 
 
-def _assemble(ol: list[str], placed: list[Placed]) -> tuple[str, ...] | None:
+def _assemble(original_lines: list[str], placed: list[Placed]) -> tuple[str, ...] | None:
     """The original with each place's lines put in (places in order, none overlapping), or None."""
     out: list[str] = []
     pos = 0
     for p in sorted(placed, key=lambda p: (p.start, p.end)):
         if p.start < pos:
             return None
-        out += ol[pos : p.start]
+        out += original_lines[pos : p.start]
         out += p.lines
         pos = p.end
-    out += ol[pos:]
+    out += original_lines[pos:]
     return tuple(out)

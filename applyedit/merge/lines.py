@@ -84,10 +84,10 @@ def opens_block(lines: Sequence[str], i: int) -> bool:
     return nxt is not None and indent_of(lines[nxt]) > indent_of(lines[i])
 
 
-def edited_line(sl: Sequence[str], i: int, ol: Sequence[str], j: int) -> bool:
-    """sl[i] reads as ol[j] edited in place: same indentation, close text, neither opens a block."""
-    a, b = sl[i], ol[j]
-    if not a.strip() or indent_of(a) != indent_of(b) or opens_block(sl, i) or opens_block(ol, j):
+def edited_line(snippet_lines: Sequence[str], i: int, original_lines: Sequence[str], j: int) -> bool:
+    """sl[i] reads as original_lines[j] edited in place: same indentation, close text, neither opens a block."""
+    a, b = snippet_lines[i], original_lines[j]
+    if not a.strip() or indent_of(a) != indent_of(b) or opens_block(snippet_lines, i) or opens_block(original_lines, j):
         return False
     return likeness(a.strip(), b.strip()) >= 0.75
 
@@ -105,34 +105,40 @@ def alike_line(a: str, b: str) -> bool:
     return (len(wa) == 2 and wa == wb) or close
 
 
-def found_block(block: Sequence[str], ol: list[str], lo: int, hi: int, then: Sequence[str] = ()) -> bool:
-    """`block` stands exactly in ol[lo:hi]; with `then`: `then` stands exactly later, not right after."""
-    at = [p for p in range(lo, hi - len(block) + 1) if all(same_line(x, ol[p + i]) for i, x in enumerate(block))]
+def found_block(block: Sequence[str], original_lines: list[str], lo: int, hi: int, then: Sequence[str] = ()) -> bool:
+    """`block` stands exactly in original_lines[lo:hi]; with `then`: `then` stands exactly later, not right after."""
+    at = [
+        p
+        for p in range(lo, hi - len(block) + 1)
+        if all(same_line(x, original_lines[p + i]) for i, x in enumerate(block))
+    ]
     if not then:
         return bool(at)
     return any(
-        all(same_line(x, ol[q + i]) for i, x in enumerate(then))
+        all(same_line(x, original_lines[q + i]) for i, x in enumerate(then))
         for p in at[:50]
         for q in range(p + len(block) + 1, hi - len(then) + 1)
     )
 
 
-def split_block(sl: Sequence[str], ol: list[str], lo: int, hi: int) -> bool:
-    """The segment's lines also stand in ol[lo:hi] as two blocks with lines between them."""
+def split_block(snippet_lines: Sequence[str], original_lines: list[str], lo: int, hi: int) -> bool:
+    """The segment's lines also stand in original_lines[lo:hi] as two blocks with lines between them."""
     return any(
-        any(x.strip() for x in sl[:t]) and any(x.strip() for x in sl[t:]) and found_block(sl[:t], ol, lo, hi, sl[t:])
-        for t in range(1, len(sl))
+        any(x.strip() for x in snippet_lines[:t])
+        and any(x.strip() for x in snippet_lines[t:])
+        and found_block(snippet_lines[:t], original_lines, lo, hi, snippet_lines[t:])
+        for t in range(1, len(snippet_lines))
     )
 
 
-def imbalance(sl: Sequence[str], t: int) -> int:
+def imbalance(snippet_lines: Sequence[str], t: int) -> int:
     """How uneven the non-blank lines of a segment are above and below a cut before line `t`."""
-    above = sum(1 for x in sl[:t] if x.strip())
-    return abs(above - sum(1 for x in sl[t:] if x.strip()))
+    above = sum(1 for x in snippet_lines[:t] if x.strip())
+    return abs(above - sum(1 for x in snippet_lines[t:] if x.strip()))
 
 
-def fill_between(skeys: list[str], okeys: list[str], a: Pair, b: Pair) -> list[Pair]:
+def fill_between(snippet_keys: list[str], original_keys: list[str], a: Pair, b: Pair) -> list[Pair]:
     """difflib's pairs strictly between pair `a` and pair `b`."""
     s1, o1 = a[0] + 1, a[1] + 1
-    sm = difflib.SequenceMatcher(None, skeys[s1 : b[0]], okeys[o1 : b[1]], autojunk=False)
+    sm = difflib.SequenceMatcher(None, snippet_keys[s1 : b[0]], original_keys[o1 : b[1]], autojunk=False)
     return [(s1 + i + t, o1 + j + t) for i, j, n in sm.get_matching_blocks() for t in range(n)]

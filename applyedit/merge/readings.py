@@ -140,8 +140,8 @@ def repeated(original: str, text: str, snippet: str) -> int:
     (one of them once) and beside no line it stands beside there (an import added at the top that also
     stands at the file's end: tanstack query-core's queriesObserver)."""
     telling = contextread.telling
-    okeys = [key(x) for x in lines_of(original)]
-    have = Counter(k for k in okeys if telling(k))
+    original_keys = [key(x) for x in lines_of(original)]
+    have = Counter(k for k in original_keys if telling(k))
     shown = {key(x) for x in lines_of(snippet)}
     keys = [key(x) for x in lines_of(text)]
     now = Counter(k for k in keys if have[k] == 1 and k in shown)
@@ -149,18 +149,22 @@ def repeated(original: str, text: str, snippet: str) -> int:
     if not twice:
         return 0
     edits: set[str] = set()
-    skeys = [key(x) for x in lines_of(snippet)]
-    for op, i1, i2, j1, j2 in Matcher(okeys, keys).get_opcodes():
-        pins = op == "insert" and 0 < i1 < len(okeys) and (have[okeys[i1 - 1]] == 1 or have[okeys[i1]] == 1)
-        if pins and _between(skeys, okeys[i1 - 1], keys[j1:j2], okeys[i1]):
+    snippet_keys = [key(x) for x in lines_of(snippet)]
+    for op, i1, i2, j1, j2 in Matcher(original_keys, keys).get_opcodes():
+        pins = (
+            op == "insert"
+            and 0 < i1 < len(original_keys)
+            and (have[original_keys[i1 - 1]] == 1 or have[original_keys[i1]] == 1)
+        )
+        if pins and _between(snippet_keys, original_keys[i1 - 1], keys[j1:j2], original_keys[i1]):
             # shown between two lines that stand together in the original, and beside neither line it stands
             # beside there: new at this place, whatever copy stands elsewhere
-            edits.update(k for k in keys[j1:j2] if k in twice and not _beside_its_own(skeys, okeys, k))
+            edits.update(k for k in keys[j1:j2] if k in twice and not _beside_its_own(snippet_keys, original_keys, k))
         if op == "replace":  # a line of the reading in place of the original's at the same offset, an edit of it
             edits.update(
                 keys[t]
                 for t in range(j1, min(j2, j1 + i2 - i1))
-                if keys[t] in twice and okeys[i1 + t - j1] and alike(keys[t], okeys[i1 + t - j1])
+                if keys[t] in twice and original_keys[i1 + t - j1] and alike(keys[t], original_keys[i1 + t - j1])
             )
     return sum(now[k] - 1 for k in twice - edits)
 
@@ -173,11 +177,14 @@ def _between(snippet: list[str], above: str, lines: list[str], below: str) -> bo
     return any(snippet[n : n + len(run)] == run for n in range(len(snippet) - len(run) + 1))
 
 
-def _beside_its_own(snippet: list[str], okeys: list[str], line: str) -> bool:
+def _beside_its_own(snippet: list[str], original_keys: list[str], line: str) -> bool:
     """Whether the snippet shows `line` (a line standing once in the original) beside a line it stands
     beside in the original: shown as context, where the snippet shows it."""
-    o = okeys.index(line)
-    near = {okeys[o - 1] if o else None, okeys[o + 1] if o + 1 < len(okeys) else None} - {None, ""}
+    o = original_keys.index(line)
+    near = {original_keys[o - 1] if o else None, original_keys[o + 1] if o + 1 < len(original_keys) else None} - {
+        None,
+        "",
+    }
     return any(
         snippet[n] == line and any(0 <= m < len(snippet) and snippet[m] in near for m in (n - 1, n + 1))
         for n in range(len(snippet))
@@ -296,8 +303,8 @@ def differ(original: str, texts: list[str]) -> tuple[Place, ...]:
     """Where files that each edit `original` differ: per stretch of the original that not every file gives
     the same lines for, each file's first line there that is not every file's (up to 5 stretches;
     "(nothing)" where a file puts no line, blank lines aside)."""
-    ol = lines_of(original)
-    opcodes = [Matcher(ol, lines_of(t)).get_opcodes() for t in texts]
+    original_lines = lines_of(original)
+    opcodes = [Matcher(original_lines, lines_of(t)).get_opcodes() for t in texts]
     spans: list[tuple[int, int]] = []
     hunks = sorted({(i1, i2) for ops in opcodes for tag, i1, i2, _, _ in ops if tag != "equal"})
     for a, b in hunks:

@@ -55,19 +55,19 @@ def _levels(lead: str, unit: int) -> float:
 
 def to_file_style(original: str, snippet: str) -> str:
     """`snippet` with its indentation written as the original writes it (unchanged when unsure)."""
-    ol, sl = original.split("\n"), snippet.split("\n")
-    ostyle, ounit = _style(ol)
-    sstyle, sunit = _style(sl)
+    original_lines, snippet_lines = original.split("\n"), snippet.split("\n")
+    ostyle, ounit = _style(original_lines)
+    sstyle, sunit = _style(snippet_lines)
     if ostyle in ("none", "mixed") or sstyle in ("none", "mixed"):
         return snippet
     if ostyle == sstyle and (ostyle == "tabs" or ounit == sunit):
         return snippet
     where: dict[str, set[str]] = {}
-    for line in ol:
+    for line in original_lines:
         if line.strip():
             where.setdefault(" ".join(line.split()), set()).add(_lead(line))
     votes = []  # (snippet levels, file lead) for context lines with one indentation in the file
-    for line in sl:
+    for line in snippet_lines:
         leads = where.get(" ".join(line.split()))
         if line.strip() and leads is not None and len(leads) == 1:
             votes.append((_levels(_lead(line), sunit), next(iter(leads))))
@@ -85,7 +85,7 @@ def to_file_style(original: str, snippet: str) -> str:
     elif not (ostyle == "tabs" and sstyle == "spaces"):
         return snippet
     out = []
-    for line in sl:
+    for line in snippet_lines:
         lead = _lead(line)
         if not line.strip() or not lead:
             out.append(line)
