@@ -5,8 +5,9 @@ definition of the same name and kind in the same scope of the file; one with a n
 define is new. The definitions a scope shows pin the snippet to the file; between two of them, and at
 the scope's edges, what the snippet shows is read on that stretch alone, with every definition in it
 one opaque line, so a line of a new method is never read as a line of another: by the lines that
-stand once there (`_pinned`), else by the line reader (merge/confirm.py's, handed in as `LineReader`).
-Each principle is one function here, listed with its example and its counterexample in docs/reading.md:
+stand once there (`stretch.pins`), else by the line reader (merge/confirm.py's, handed in as `LineReader`).
+Each principle is one function (here, or merge/stretch.py's), listed with its example and its counterexample in
+docs/reading.md:
 
 - `_pair`: a definition shown is the one of its name and kind in the same scope (one only; several of
   one name, overloads, by their header line);
@@ -15,7 +16,7 @@ Each principle is one function here, listed with its example and its counterexam
 - `_gap`: a new definition goes after the shown sibling before it, or before the one after it, on the
   side of the marker it is written on; the file's members between two shown siblings with no marker
   between them are gone (a deletion shown by its neighbours); a marker stands for some code;
-- `_open_edge`: in a scope, the snippet keeps what it does not show past its first (last) line there
+- `stretch.open_edge`: in a scope, the snippet keeps what it does not show past its first (last) line there
   when that line is a line of the file: nobody deletes code by leaving it out (at the file's own edges,
   past a definition shown whole, the line reader weighs whether the file ends there);
 - `renames_unshown`: a definition with another name is never an edit of this one, unless it holds its
@@ -30,31 +31,25 @@ definition's header and body are.
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from applyedit import outline, syntax
 from applyedit.markers import is_marker
+from applyedit.merge import stretch
 from applyedit.syntax import Definition
 
 __all__ = ["LineReader", "Unplaced", "read", "renames_unshown"]
 
 LineReader = Callable[[str, str], "str | None"]  # (original stretch, snippet stretch) -> its certain reading
 _ACCESS = re.compile(r"\s*(public|private|protected|internal)\s*:")  # C++'s access labels: no code's depth
-IMPLIED = "# ... existing code ..."  # the marker an open edge implies (the line reader's own)
 CONTAINERS = frozenset(  # the kinds of definition whose members are a scope of their own
     {"class", "struct", "impl", "trait", "interface", "enum", "record", "union", "module", "namespace"}
 )
 
 
 _WHOLE = Definition("function", "", 1, 1)  # a span read from its first line: an opaque line's definition
-
-
-def _token(seed: str) -> str:
-    """An opaque line standing for one definition (or a stretch's edge) in the line reader's text."""
-    return "\u00a7" + hashlib.sha1(seed.encode("utf-8")).hexdigest()[:16]
 
 
 @dataclass
@@ -241,7 +236,7 @@ def _collapsed(texts: _Texts, lines: list[str], members: list[Definition], start
             row += 1
             continue
         text = lines[row - 1]
-        token = _token(f"{id(lines)}:{row}:{member.name}")
+        token = stretch.token(f"{id(lines)}:{row}:{member.name}")
         texts.expand[token] = lines[row - 1 : member.end_line]
         out.append(text[: len(text) - len(text.lstrip())] + token)
         row = member.end_line + 1
@@ -344,7 +339,7 @@ def _gap(
     if _inside_unshown(texts, original, shown):
         return None
     if "C" in kinds and scope:
-        pinned = _pinned(original, shown)
+        pinned = stretch.pins(original, shown)
         if pinned is not None:
             return _between_pins(texts, original, shown, pinned, first, last, at_file)
     if "C" in kinds or ("N" in kinds and not scope and any(x.strip() for x in original)):
@@ -355,45 +350,26 @@ def _gap(
     if pattern == "M":
         return _expanded(texts, original)
     if not any(x.strip() for x in original):  # nothing of the file's here: the snippet's lines go in
-        return _expanded(texts, _without_markers(shown))
+        return _expanded(texts, stretch.without_markers(shown))
     if pattern == "" and at_file and (first or last) and not edge_inside:
         return None  # whether the file starts (ends) at the snippet's edge: the line reader weighs it
     if pattern == "":
         return _expanded(texts, original if first or last else shown)  # edges keep; between neighbours: gone
     if pattern == "N" and not (first or last):
         return _expanded(texts, shown)  # replaced: its neighbours shown on both sides
-    if pattern == "N" and first != last and all(_is_token(x) for x in shown if x.strip()):
-        return _expanded(texts, _joined(shown, original) if last else _joined(original, shown))
+    if pattern == "N" and first != last and all(stretch.is_token(x) for x in shown if x.strip()):
+        return _expanded(texts, stretch.joined(shown, original) if last else stretch.joined(original, shown))
     if _renamed(texts, original, shown):
         return None  # a new definition whose body one the snippet leaves out has: a rename, or a copy?
     if pattern == "MN" and at_file and last:
         raise Unplaced("new code after a marker at the snippet's end, with no line of the file after it")
     if pattern == "MN":
         marker = next(n for n, x in enumerate(shown) if is_marker(x))
-        return _expanded(texts, _joined(original, _without_markers(shown[marker + 1 :])))
+        return _expanded(texts, stretch.joined(original, stretch.without_markers(shown[marker + 1 :])))
     if pattern == "NM" and not first:  # at a scope's start, new code above a marker may rename its first member
         marker = max(n for n, x in enumerate(shown) if is_marker(x))
-        return _expanded(texts, _joined(_without_markers(shown[:marker]), original))
+        return _expanded(texts, stretch.joined(stretch.without_markers(shown[:marker]), original))
     return None
-
-
-def _pinned(original: list[str], shown: list[str]) -> list[tuple[int, int]] | None:
-    """In a scope's stretch, the snippet's lines that stand once in the file's stretch, in its order, as
-    (shown row, original row): a declaration or a comment pins what is around it as a definition does.
-    None where a line of the file's stands there more than once (the line reader weighs those)."""
-    rows: dict[str, list[int]] = {}
-    for row, line in enumerate(original):
-        if line.strip():
-            rows.setdefault(line.strip(), []).append(row)
-    pins = []
-    for row, line in enumerate(shown):
-        found = rows.get(line.strip(), []) if line.strip() and not is_marker(line) else []
-        if len(found) > 1:
-            return None
-        if found:
-            pins.append((row, found[0]))
-    ordered = [o for _, o in pins]
-    return pins if ordered == sorted(set(ordered)) else None
 
 
 def _between_pins(
@@ -407,12 +383,12 @@ def _between_pins(
 ) -> list[str] | None:
     """A stretch read between its pinned lines: each stretch between two pins a gap of its own. At the
     file's own start (end), a line of the file's head shown with nothing above it may say the file starts
-    there: the line reader weighs that (`_file_edge`)."""
+    there: the line reader weighs that (`stretch.file_edge`)."""
     out: list[str] = []
     shown_at, original_at = 0, 0
     for number, (shown_row, original_row) in enumerate([*pins, (len(shown), len(original))]):
         edge = (first and number == 0) or (last and number == len(pins))
-        if at_file and edge and _file_edge(original[original_at:original_row], shown[shown_at:shown_row]):
+        if at_file and edge and stretch.file_edge(original[original_at:original_row], shown[shown_at:shown_row]):
             return None
         part = _gap(
             texts,
@@ -433,8 +409,8 @@ def _between_pins(
 def _inside_unshown(texts: _Texts, original: list[str], shown: list[str]) -> bool:
     """Whether the snippet shows, outside any definition of its own, a line only the inside of a definition
     of the file holds here: a definition shown without its header, which the structure cannot place."""
-    inner = {y.strip() for x in original if _is_token(x) for y in texts.expand.get(x.strip(), [])}
-    return any(x.strip() in inner for x in shown if x.strip() and not _is_token(x) and not is_marker(x))
+    inner = {y.strip() for x in original if stretch.is_token(x) for y in texts.expand.get(x.strip(), [])}
+    return any(x.strip() in inner for x in shown if x.strip() and not stretch.is_token(x) and not is_marker(x))
 
 
 def _renamed(texts: _Texts, original: list[str], shown: list[str]) -> bool:
@@ -445,18 +421,8 @@ def _renamed(texts: _Texts, original: list[str], shown: list[str]) -> bool:
         rows = texts.expand.get(token.strip(), [])
         return outline.body(rows, dataclasses.replace(_WHOLE, end_line=len(rows))) if rows else ()
 
-    bodies = {body(x) for x in original if _is_token(x)}
-    return any(body(x) and body(x) in bodies for x in shown if _is_token(x))
-
-
-def _is_token(line: str) -> bool:
-    return line.strip().startswith("\u00a7")
-
-
-def _file_edge(original: list[str], shown: list[str]) -> bool:
-    """Whether the snippet shows no line and no marker past a line of the file's head or tail while the file
-    has code there: whether the file starts (ends) at that line is the line reader's question."""
-    return not any(x.strip() for x in shown) and any(x.strip() and not _is_token(x) for x in original)
+    bodies = {body(x) for x in original if stretch.is_token(x)}
+    return any(body(x) and body(x) in bodies for x in shown if stretch.is_token(x))
 
 
 def _lines_gap(
@@ -465,11 +431,11 @@ def _lines_gap(
     """The line reader on one stretch, closed at both ends by lines both texts share; at an open edge whose
     first (last) line the snippet shows is the file's, an implied marker keeps what lies beyond it (in a
     scope; at the file's own start or end the line reader weighs the whole file's open edge)."""
-    start, end = _token(f"start:{id(original)}"), _token(f"end:{id(original)}")
+    start, end = stretch.token(f"start:{id(original)}"), stretch.token(f"end:{id(original)}")
     code = [x for x in shown if x.strip()]
     have = {x.strip() for x in original if x.strip()}
-    head = [_implied(code[0])] if first and _open_edge(code[0], have, original, 0) else []
-    tail = [_implied(code[-1])] if last and _open_edge(code[-1], have, original, -1) else []
+    head = [stretch.implied_marker(code[0])] if first and stretch.open_edge(code[0], have, original, 0) else []
+    tail = [stretch.implied_marker(code[-1])] if last and stretch.open_edge(code[-1], have, original, -1) else []
     if at_file and (head or tail):
         return None
     reading = texts.lines("\n".join([start, *original, end]), "\n".join([start, *head, *shown, *tail, end]))
@@ -479,62 +445,13 @@ def _lines_gap(
     return out[1:-1] if out[0] == start and out[-1] == end else None
 
 
-def _open_edge(line: str, have: set[str], original: list[str], side: int) -> bool:
-    """An open edge keeps what the snippet leaves out past it when the snippet's line there is a line of
-    the file (context) other than the file's own edge line."""
-    code = [x.strip() for x in original if x.strip()]
-    return not is_marker(line) and line.strip() in have and line.strip() != code[side]
-
-
-def _implied(line: str) -> str:
-    return " " * outline.indent(line) + IMPLIED
-
-
-def _without_markers(lines: list[str]) -> list[str]:
-    """The lines with their markers taken out; where a marker stood between blank lines, the longer run."""
-    out: list[str] = []
-    pending = 0  # blank lines before the marker just taken out, which blank lines after it replace
-    for line in lines:
-        if is_marker(line):
-            pending = len(out) - len(_without_trailing_blanks(out))
-            continue
-        if not line.strip() and pending:
-            pending -= 1
-            continue
-        pending = 0 if line.strip() else pending
-        out.append(line)
-    return out
-
-
-def _without_trailing_blanks(lines: list[str]) -> list[str]:
-    end = len(lines)
-    while end and not lines[end - 1].strip():
-        end -= 1
-    return lines[:end]
-
-
-def _joined(top: list[str], bottom: list[str]) -> list[str]:
-    """Two runs of lines one after the other, the blank lines where they meet the longer of the two runs."""
-    top_core = list(top)
-    top_blanks = 0
-    while top_core and not top_core[-1].strip():
-        top_core.pop()
-        top_blanks += 1
-    bottom_core = list(bottom)
-    bottom_blanks = 0
-    while bottom_core and not bottom_core[0].strip():
-        bottom_core.pop(0)
-        bottom_blanks += 1
-    return [*top_core, *[""] * max(top_blanks, bottom_blanks), *bottom_core]
-
-
 def _expanded(texts: _Texts, lines: list[str] | None) -> list[str] | None:
     """Each opaque line back as the definition it stands for."""
     if lines is None:
         return None
     out: list[str] = []
     for line in lines:
-        out += texts.expand.get(line.strip(), [line]) if _is_token(line) else [line]
+        out += texts.expand.get(line.strip(), [line]) if stretch.is_token(line) else [line]
     return out
 
 
