@@ -125,7 +125,7 @@ def answer_by_format(
     str_replace; `got.kind` names it) applied exactly, with no model, as the whole answer, held to every
     output check: a refusal raises (exit 3, the file kept as `rejected`) and no model is asked instead.
     An edit that changes nothing answers with no diff. `reader`: the snippet reader of a block whose
-    REPLACE holds lazy markers (api.block_reader)."""
+    REPLACE holds lazy markers (blockread.block_reader)."""
     t0 = time.perf_counter()
     src = got.src
     made = formats.apply_edit(src.text, got.edit, got.kind, got.shown, reader)

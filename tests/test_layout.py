@@ -99,6 +99,7 @@ LAYERS: dict[str, list[str]] = {
         "refusal",
         "decision",
         "outcome",
+        "blockread",
         "api",
     ],
     "serve": ["serve", "serve.*"],  # `applyedit serve` and `--server`'s client
@@ -324,3 +325,44 @@ def test_the_decode_layer_reaches_models_only_through_the_seam() -> None:
         if target.startswith("applyedit.models") and target not in allowed
     ]
     assert not found, "\n".join(found)
+
+
+# The size budget: growth splits a module or a function before it piles up.
+MOST_LINES = 600  # lines of one module
+MOST_FUNCTION_LINES = 80  # lines of one function or method, its docstring included
+
+
+def oversized(source: str) -> list[str]:
+    """What `source` holds past the size budget: its line count past `MOST_LINES`, and each function or
+    method past `MOST_FUNCTION_LINES` (its name and length)."""
+    found = []
+    lines = source.count("\n")
+    if lines > MOST_LINES:
+        found.append(f"{lines} lines")
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.end_lineno is not None:
+            length = node.end_lineno - node.lineno + 1
+            if length > MOST_FUNCTION_LINES:
+                found.append(f"{node.name}: {length} lines")
+    return found
+
+
+def test_every_module_and_function_stays_within_the_size_budget() -> None:
+    over = {
+        str(path.relative_to(PACKAGE)): found
+        for path in sorted(PACKAGE.rglob("*.py"))
+        if (found := oversized(path.read_text(encoding="utf-8")))
+    }
+    assert over == {}, f"past the size budget ({MOST_LINES} lines a module, {MOST_FUNCTION_LINES} a function): {over}"
+
+
+def test_the_size_budget_catches_a_long_module_and_a_long_function() -> None:
+    long_function = "def f():\n" + "    x = 1\n" * MOST_FUNCTION_LINES + "    return x\n"
+    assert oversized(long_function) == [f"f: {MOST_FUNCTION_LINES + 2} lines"]
+    long_method = "class C:\n    def m(self):\n" + "        x = 1\n" * MOST_FUNCTION_LINES + "        return x\n"
+    assert oversized(long_method) == [f"m: {MOST_FUNCTION_LINES + 2} lines"]
+    assert oversized("x = 1\n" * (MOST_LINES + 1)) == [f"{MOST_LINES + 1} lines"]
+    assert oversized("x = 1\n" * MOST_LINES + "def g():\n" + "    x = 1\n" * (MOST_FUNCTION_LINES - 1)) == [
+        f"{MOST_LINES + MOST_FUNCTION_LINES} lines"
+    ]
+

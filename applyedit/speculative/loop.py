@@ -27,7 +27,7 @@ from applyedit.decoded import DecodeResult, Step
 from applyedit.models.base import TargetModel
 from applyedit.speculative import logits as rows
 from applyedit.speculative.policy import KPolicy
-from applyedit.speculative.proposers import Proposer, common_prefix
+from applyedit.speculative.proposers import Draft, Proposer, common_prefix
 from applyedit.speculative.sampling import Sampler, Sampling
 
 if TYPE_CHECKING:
@@ -163,11 +163,7 @@ def decode(
         #    agrees with (or the sampling rule keeps), then one token of its own: the bonus after a
         #    fully accepted draft, or the correction at the first mismatch.
         base = model.cached_len
-        block = [last, *forced]
-        if len(block) + len(draft) > FORCED_BLOCK:
-            model.forward(block[:-1], num_logits=1)
-            block = block[-1:]
-        logits = model.forward([*block, *draft], num_logits=len(draft) + 1)
+        logits = _forward_block(model, [last, *forced], draft)
         num_accepted, token = verify(logits, draft, sampler, draft_probs)
         clock.lap("forward")
         # 4. Where the constraint forces again (the output re-joined an anchored stretch) the block
@@ -188,23 +184,49 @@ def decode(
         emitted, reason = stop_rules(output, emitted, model.eos_ids, stop, max_new_tokens)
         assert len(output) <= max_new_tokens
         assert reason is not None or model.cached_len == len(prompt) - 1 + len(output), "cache = accepted prefix"
-        step = Step(
-            index=len(state.steps),
-            k=k,
-            draft=tuple(draft),
-            num_accepted=num_accepted,
-            emitted=tuple(emitted),
-            state=policy.alignment.state,
-            drafter=offer.drafter if draft else "",
-            forced=min(len(forced), len(emitted)),
-            **clock.times(),
-        )
-        state.steps.append(step)
-        yield step
+        yield _record(state, clock, policy, offer, k, draft, num_accepted, emitted, len(forced))
         if reason is not None:
             state.stop_reason, state.decode_s = reason, clock.decoding_s()
             return
         last = output[-1]
+
+
+def _record(
+    state: DecodeResult,
+    clock: Clock,
+    policy: KPolicy,
+    offer: Draft,
+    k: int,
+    draft: list[int],
+    num_accepted: int,
+    emitted: list[int],
+    forced: int,
+) -> Step:
+    """This pass's `Step`, appended to the run's record: `forced` of the block's tokens were forced (those of
+    `emitted` before a stop cut count)."""
+    step = Step(
+        index=len(state.steps),
+        k=k,
+        draft=tuple(draft),
+        num_accepted=num_accepted,
+        emitted=tuple(emitted),
+        state=policy.alignment.state,
+        drafter=offer.drafter if draft else "",
+        forced=min(forced, len(emitted)),
+        **clock.times(),
+    )
+    state.steps.append(step)
+    return step
+
+
+def _forward_block(model: TargetModel, block: list[int], draft: list[int]) -> Logits:
+    """One verify pass over `block` ([last] + forced) and `draft`: the logits of the draft's positions
+    and the one after it. A long forced run goes first, in a pass of its own, so a verify block always
+    fits one backend batch."""
+    if len(block) + len(draft) > FORCED_BLOCK:
+        model.forward(block[:-1], num_logits=1)
+        block = block[-1:]
+    return model.forward([*block, *draft], num_logits=len(draft) + 1)
 
 
 def stop_rules(
