@@ -558,3 +558,79 @@ def test_a_marker_looking_line_of_a_docstring_is_the_docstrings_text(edit: str, 
     lost that line with exit 0)."""
     result = confirm.confirmed(DOCUMENTED, edit, "python")
     assert result.ok and result.merged == expected
+
+
+# An edit that stands alike in several functions (an identical guard, `Lock`/`defer Unlock`): each place
+# is one reading, refused or the model's to choose between (`applyedit bench FILE --edit EDIT --reader`
+# times both: docs/bench/reader/); a line of context that stands once answers it.
+SEVERAL = Path(__file__).parent.parent / "docs" / "bench" / "reader"
+
+
+@pytest.mark.parametrize(
+    ("name", "language", "count"), [("guard-three-methods.py", "python", 3), ("lock-five-methods.go", "go", 5)]
+)
+def test_an_edit_alike_in_several_functions_is_a_question_of_as_many_readings(
+    name: str, language: str, count: int
+) -> None:
+    original = (SEVERAL / name).read_text(encoding="utf-8")
+    snippet = (SEVERAL / name).with_suffix(".txt").read_text(encoding="utf-8")
+    result = confirm.confirmed(original, snippet, language, with_readings=True)
+    assert not result.ok and result.ambiguous and len(result.readings) == count and not result.twins
+
+
+def _in_put(name: str, original: str) -> str:
+    """The expected file: the edit made in `put` (`Put`), the second of the functions, alone."""
+    if name.endswith(".py"):
+        first, rest = original.split("    def put(", 1)
+        return (
+            first
+            + "    def put("
+            + rest.replace('raise ValueError("key is required")', 'raise KeyError("key is required")', 1)
+        )
+    first, rest = original.split("func (s *Store) Put(", 1)
+    return (
+        first
+        + "func (s *Store) Put("
+        + rest.replace("\tdefer s.mu.Unlock()\n", "\tdefer s.mu.Unlock()\n\ts.hits++\n", 1)
+    )
+
+
+@pytest.mark.parametrize(
+    ("name", "language", "header"),
+    [
+        ("guard-three-methods.py", "python", "    def put(self, key, value):"),
+        ("lock-five-methods.go", "go", "func (s *Store) Put(key, value string) {"),
+    ],
+)
+def test_the_same_edit_with_its_functions_header_has_one_reading(name: str, language: str, header: str) -> None:
+    original = (SEVERAL / name).read_text(encoding="utf-8")
+    lines = (SEVERAL / name).with_suffix(".txt").read_text(encoding="utf-8").split("\n")
+    body = [" " * 8 + "# ... existing code ..."] if language == "python" else []  # the body goes on
+    result = confirm.confirmed(original, "\n".join([lines[0], header, *lines[1:-2], *body, *lines[-2:]]), language)
+    assert result.ok and result.merged == _in_put(name, original)
+
+
+def test_a_method_shown_in_part_up_to_a_marker_at_its_level_keeps_the_rest_of_its_body() -> None:
+    """`def put` shown to its edited guard, then a marker back at the method's level: in the file the body
+    goes on past the guard, and nobody deletes the rest of a body by leaving it out, so every reading keeps
+    it (structure._body_goes_on); the marker is not read as the method's end."""
+    original = (SEVERAL / "guard-three-methods.py").read_text(encoding="utf-8")
+    snippet = (
+        "    # ... existing code ...\n    def put(self, key, value):\n        if key is None:\n"
+        '            raise KeyError("key is required")\n    # ... existing code ...\n'
+    )
+    result = confirm.confirmed(original, snippet, "python", with_readings=True)
+    texts = [result.merged] if result.ok and result.merged else list(result.readings)
+    assert texts
+    assert all("        self.store[key] = value\n" in t and 'raise KeyError("key is required")' in t for t in texts)
+
+
+def test_a_method_shown_to_its_bodys_last_line_up_to_a_marker_at_its_level_is_whole() -> None:
+    """The counterexample: shown from its header to the file's last line of its body, then a marker at its
+    level, the method is whole, and what it leaves out between them is deleted (the guard here)."""
+    original = (SEVERAL / "guard-three-methods.py").read_text(encoding="utf-8")
+    snippet = "    # ... existing code ...\n    def put(self, key, value):\n        self.store[key] = value\n    # ... existing code ...\n"
+    guard = '        if key is None:\n            raise ValueError("key is required")\n'
+    expected = original.replace(f"    def put(self, key, value):\n{guard}", "    def put(self, key, value):\n")
+    result = confirm.confirmed(original, snippet, "python")
+    assert result.ok and result.merged == expected

@@ -12,7 +12,8 @@ docs/reading.md:
 - `_pair`: a definition shown is the one of its name and kind in the same scope (one only; several of
   one name, overloads, by their header line);
 - `_whole`: a definition shown without markers from its header to its end replaces the file's, header
-  included; one that holds markers is read inside (`_read_definition`);
+  included (not where a Python body shown up to a marker goes on in the file: `_body_goes_on`); one
+  that holds markers is read inside (`_read_definition`);
 - `_gap`: a new definition goes after the shown sibling before it, or before the one after it, on the
   side of the marker it is written on; the file's members between two shown siblings with no marker
   between them are gone (a deletion shown by its neighbours); a marker stands for some code;
@@ -36,6 +37,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from applyedit import outline, syntax
+from applyedit.linediff import alike, key
 from applyedit.markers import is_marker
 from applyedit.merge import stretch
 from applyedit.syntax import Definition
@@ -291,8 +293,9 @@ def _attached_kept(texts: _Texts, found: Definition, shown: Definition) -> list[
 def _whole(texts: _Texts, found: Definition, shown: Definition) -> bool:
     """Whether the snippet shows the definition from its header to its end with no marker: a closer
     written (`}`, `end`), or, where none is (Python), the next line of the snippet back at its level (a
-    marker there stands for the scope's other members, not the body's rest), or, the snippet ending
-    there, its last line the file's definition's last."""
+    marker there stands for the scope's other members, not the body's rest, unless the body goes on in
+    the file past the last line shown: `_body_goes_on`), or, the snippet ending there, its last line the
+    file's definition's last."""
     if any(texts.marked[shown.start_line - 1 : shown.end_line]):
         return False
     if shown.body is None or found.body is None:
@@ -300,11 +303,30 @@ def _whole(texts: _Texts, found: Definition, shown: Definition) -> bool:
     if found.body[1] < found.end_line:  # the file's has a closer: the snippet's must have one too
         return shown.body[1] < shown.end_line
     after = [x for x in texts.snippet[shown.end_line :] if x.strip()]
-    if after:  # a line back at the header's level ends it, a marker too: it stands for the scope's other members
-        return outline.indent(after[0]) <= outline.indent(texts.snippet[shown.start_line - 1])
+    if after and outline.indent(after[0]) > outline.indent(texts.snippet[shown.start_line - 1]):
+        return False
+    if after and not is_marker(after[0]):  # code back at the header's level ends it
+        return True
+    if after and _body_goes_on(texts, found, shown):  # nobody deletes the rest of a body by leaving it out
+        return False
+    if after:  # a marker back at the header's level ends it: it stands for the scope's other members
+        return True
     last_shown = [x for x in texts.snippet[shown.start_line - 1 : shown.end_line] if x.strip()][-1]
     last_found = [x for x in texts.original[found.start_line - 1 : found.end_line] if x.strip()][-1]
     return last_shown.strip() == last_found.strip()
+
+
+def _body_goes_on(texts: _Texts, found: Definition, shown: Definition) -> bool:
+    """Whether the shown definition's last line is a line of the file's definition's body, as it is or
+    edited (alike), past which that body goes on with code: the snippet stopped showing the body there,
+    and the marker after it stands for the rest of it too."""
+    shown_code = [x for x in texts.snippet[shown.start_line : shown.end_line] if x.strip()]
+    body = [x for x in texts.original[found.start_line : found.end_line] if x.strip()]
+    if not shown_code or not body:
+        return False
+    last = shown_code[-1]
+    at = [n for n, x in enumerate(body) if key(x) == key(last)] or [n for n, x in enumerate(body) if alike(x, last)]
+    return bool(at) and max(at) < len(body) - 1
 
 
 def _end_shown(texts: _Texts, shown: Definition) -> bool:
