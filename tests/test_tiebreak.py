@@ -524,3 +524,21 @@ def test_a_backend_reading_side_by_side_scores_as_one_by_one(
         assert [a for a, _ in blocks] == [prompt, *(b for _, b in blocks)][: len(blocks)]
         assert all(b % block == 0 for _, b in blocks[:-1]) and (blocks[-1][1] if blocks else prompt) == prompt + cut
         assert side.cached_len == prompt + cut
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_spans_that_are_the_same_tokens_are_read_once(seed: int) -> None:
+    """Readings that agree at a place feed the same span after the same lead: it is read once and each of
+    them gets that reading (five readings of one insertion at five places read two spans a place, not
+    five); the reads equal those of each span read alone."""
+    context, cands = prompt_for(seed), _candidates(seed)
+    lead, spans = context[-1:], [cands[k][28:36] for k in (0, 1, 0, 0)]  # past the 30 tokens they share
+    model = TorchModel(model=tiny_model(seed), eos_ids=frozenset())
+    model.prefill(context[:-1])
+    before = model.num_forwards
+    got = tiebreak.read_branches(model, lead, spans)
+    fed = model.num_forwards - before
+    alone = [tiebreak.read_branches(model, lead, [span]) for span in spans]
+    assert [(r.logprobs, r.greedy) for r in got] == [(r[0].logprobs, r[0].greedy) for r in alone]
+    assert len({tuple(span) for span in spans}) == 2 and fed == 2  # one forward pass a distinct span, not 4
+    assert got[0] is not got[2]  # each reading its own record

@@ -347,10 +347,15 @@ def read_branches(model: TargetModel, lead: Sequence[int], spans: Sequence[Seque
     """How the model reads each of `spans` fed after the cache and `lead` (each span's tokens, as
     `read_fed(model, [*lead, *span], len(lead) - 1)` reads them), the cache left as found: side by side,
     the lead fed once with them, in one batch where the backend can (models/base.Branches: llama.cpp),
-    else the lead fed once and the spans one after another. The run's stop rule is checked before each
-    forward pass (the backend's side-by-side reading checks it between its batches)."""
+    else the lead fed once and the spans one after another; spans that are the same tokens are read once
+    (readings that agree at a place). The run's stop rule is checked before each forward pass (the
+    backend's side-by-side reading checks it between its batches)."""
     if not spans:
         return []
+    unique = list(dict.fromkeys(tuple(span) for span in spans))
+    if len(unique) < len(spans):  # a span fed twice after the same lead reads the same: read once
+        found = dict(zip(unique, read_branches(model, lead, unique), strict=True))
+        return [found[tuple(span)][:] for span in spans]
     if isinstance(model, Branches):
         interrupt.check()
         reads = [Read([], []) for _ in spans]
