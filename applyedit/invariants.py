@@ -16,14 +16,8 @@ table, options.py, names the switch of each):
   start or end). A segment of context only deletes between two blocks of its lines when it shows two
   lines of code on each side of the cut, or when no later segment changes anything (it orients none).
   Kept lines keep their order; the snippet is all there, in order.
-- `definitions` (--allow-lost-definitions): a definition (function, method, class, impl, struct, ...)
-  whose name the edit never mentions does not disappear, unless a new definition that the edit names
-  takes its place (a rename, through which what it encloses keeps its identity). An update snippet
-  names a definition by showing its header line, not by using its name. Nor is one written twice: a
-  header the answer holds twice in one scope where the original and the edit hold it once
-  (`defined_twice`: a definition written again beside its namesake instead of in its place), nor a
-  config file's key (JSON, TOML, YAML) standing twice in one mapping where the original holds it once
-  (`keys_twice`).
+- `definitions` (--allow-lost-definitions): a definition the edit never names does not disappear, nor
+  is one written twice beside its namesake, nor a config key twice in one mapping (defcheck.py's).
 - `compiles` (--allow-syntax-errors): Python goes through `compile()` when the original did (TabError,
   IndentationError, `from __future__` placement); other languages: tree-sitter (checks.check_syntax).
 - `heads` (--allow-head-changes): a shebang stays the first line, Go's `package` clause the first

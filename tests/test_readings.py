@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 from applyedit import merge, syntax
-from applyedit.merge import certainty, confirm, contextread, readings
+from applyedit.merge import certainty, confirm, contextread, places, readings, segment
 
 TWICE = "def a():\n    x = 1\n    return x\n\n\ndef b():\n    x = 1\n    return x\n"
 AT_BOTH = "# ... existing code ...\n    x = 2\n    return x\n# ... existing code ...\n"
@@ -240,7 +240,7 @@ def test_a_line_edited_in_place_with_the_files_end_settled_by_the_syntax() -> No
     )
     want = original.replace("        PyErr_SetFromOSErrno", "        psutil_PyErr_SetFromOSErrno")
     seen = [(c.dropped, c.asked) for c in _near(original, snippet, "c")]
-    asked = (contextread.WAY, contextread.UNCHANGED)
+    asked = (places.WAY, places.UNCHANGED)
     _answers_within_the_margin(original, snippet, "c", seen, [(0, asked), (5, asked)], want)
 
 
@@ -262,7 +262,7 @@ def test_of_two_places_a_pinned_segment_takes_the_one_that_deletes_no_code() -> 
         "    const message = 'Missing or invalid Sec-WebSocket-Version header';\n// ... existing code ...\n"
     )
     weighed = readings.weigh(original, snippet, "javascript")
-    assert [c.asked for c in weighed.candidates] == [(contextread.PLACES,)] * 2
+    assert [c.asked for c in weighed.candidates] == [(places.PLACES,)] * 2
     result = confirm.confirmed(original, snippet, "javascript")
     assert result.ok
     assert result.merged == original.replace("version !== 13 && version !== 8", "version !== '13' && version !== '8'")
@@ -322,7 +322,7 @@ def test_of_two_places_as_costly_the_one_that_deletes_no_code_is_taken() -> None
 def test_a_line_shown_alone_that_is_an_edit_of_one_line_edits_it() -> None:
     """A licence header's year changed, the snippet showing that line alone below a marker: no line of
     the original stands in it, but it is an edit of one line and alike no other, so it edits that
-    line and keeps the rest. A name added to a list of names alike none by `contextread.EDITED` is new
+    line and keeps the rest. A name added to a list of names alike none by `places.EDITED` is new
     code with no place: still a question."""
     header = (
         "/*-----------------------------------------------------------------------------\n"
@@ -496,7 +496,7 @@ def test_the_files_start_pins_a_head_comment_rewritten_with_no_marker_above() ->
     snippet = reindent.to_file_style(before, case["snippet"])
     assert not merge.merge(before, snippet).ok
     valid = [*readings.weigh(before, snippet, "javascript").candidates]
-    assert len(valid) == 1 and valid[0].asked == (contextread.OPEN,) and valid[0].dropped > certainty.DROPPED
+    assert len(valid) == 1 and valid[0].asked == (places.OPEN,) and valid[0].dropped > certainty.DROPPED
     result = confirm.confirmed(before, snippet, "javascript")
     assert result.ok and result.merged == after
     # with a line of code above the snippet's first line, the file's start pins nothing
@@ -735,7 +735,7 @@ def test_an_open_end_pinned_by_one_line_is_decided_where_the_other_way_is_a_read
 def test_a_snippet_whose_only_change_is_where_the_file_starts_deletes_a_few_lines_above() -> None:
     """A snippet that starts at `import sys` with no marker above and changes nothing else: its one
     change is that the file starts there, the two `__future__` lines above deleted (at most
-    `contextread.FEW_PAST` lines of code); four lines above stay a question."""
+    `segment.FEW_PAST` lines of code); four lines above stay a question."""
     body = "import sys\n\nimport greenlet\n\n\ndef main():\n    return greenlet.getcurrent()\n"
     snippet = "import sys\n\nimport greenlet\n# ... rest of the file is unchanged\n"
     original = "from __future__ import print_function\nfrom __future__ import absolute_import\n\n" + body
@@ -985,7 +985,7 @@ def test_of_two_places_a_pinned_segment_may_replace_one_line_where_the_other_del
         "// existing code...\n"
     )
     weighed = readings.weigh(original, snippet, "javascript")
-    assert [(c.dropped, c.asked) for c in weighed.candidates][:1] == [(1, (contextread.PLACES,))]
+    assert [(c.dropped, c.asked) for c in weighed.candidates][:1] == [(1, (places.PLACES,))]
     result = confirm.confirmed(original, snippet, "javascript")
     assert result.ok
     assert result.merged == original.replace("h = h.replace(/\\.+$/, '');", "h = trimTrailingDots(h);")
@@ -1150,7 +1150,7 @@ def test_of_two_ways_at_one_place_the_clearly_cheaper_answers() -> None:
     assert result.ok and result.merged == original.replace(old, new)
     weighed = readings.weigh(original, snippet, "javascript", None, result.merged)
     ways = [*weighed.candidates, *weighed.rest]
-    assert [c.asked for c in ways] == [(contextread.WAY,), (contextread.WAY,)]
+    assert [c.asked for c in ways] == [(places.WAY,), (places.WAY,)]
     assert certainty._one_way_cheaper(ways, ways[1].cost - ways[0].cost)
     assert not certainty._one_way_cheaper(ways, 1.0)
 
@@ -1159,7 +1159,7 @@ def test_a_segment_that_changes_nothing_at_an_open_start_keeps_the_many_lines_ab
     """A header line shown with no marker above it (a messy snippet's first line), then a marker and an
     edit: the header changes nothing, and the reading where the file starts there deletes eight lines of
     code the snippet never shows. The merge reads none (the header stands twice); the context reading
-    keeps them, the other deletes far more than `contextread.FEW_PAST` lines: the answer. With three
+    keeps them, the other deletes far more than `segment.FEW_PAST` lines: the answer. With three
     lines above fewer, the two readings lie within the margin: a question."""
     defines = "#define MIN_SIZE 8\n#define MAX_SIZE 64\n#define GROWTH 2\n#define SHRINK 4\n#define PERTURB 5\n#define DUMMY 6\n"
     body = (

@@ -48,15 +48,15 @@ class Seg:
 
 
 def anchor_segment(
-    snippet_lines: tuple[str, ...],
+    snippet: tuple[str, ...],
     occ: dict[str, list[int]],
     original_min: list[list[int]],
     lo: int,
-    original_lines: Sequence[str] = (),
+    original: Sequence[str] = (),
     resumes: bool = False,
 ) -> list[Pair]:
     """The segment's chain of distinctive (snippet, original) matches from `lo` on, or []."""
-    snippet_keys, snippet_min = [line_key(x) for x in snippet_lines], min_table([indent_of(x) for x in snippet_lines])
+    snippet_keys, snippet_min = [line_key(x) for x in snippet], min_table([indent_of(x) for x in snippet])
     where = _places(snippet_keys, snippet_min, occ, original_min, lo)
     if not where:
         return []
@@ -71,18 +71,16 @@ def anchor_segment(
     cands = [(i, j) for i, js in where.items() if len(js) <= limit for j in js]
     if limit > _RARE and len(cands) > _MAX_CANDIDATES:
         raise NoMerge("the snippet's context lines match too many places")
-    chain = _chain(snippet_lines, snippet_keys, snippet_min, original_min, where, cands, resume if forced else None)
-    return _detached(
-        _grow(chain, snippet_lines, snippet_keys, snippet_min, original_lines, original_min, where), snippet_lines
-    )
+    chain = _chain(snippet, snippet_keys, snippet_min, original_min, where, cands, resume if forced else None)
+    return _detached(_grow(chain, snippet, snippet_keys, snippet_min, original, original_min, where), snippet)
 
 
-def _detached(chain: list[Pair], snippet_lines: Sequence[str]) -> list[Pair]:
+def _detached(chain: list[Pair], snippet: Sequence[str]) -> list[Pair]:
     """The chain less its leading decorators, annotations or attributes (markers.attached) that stand
     right above the next anchor in the snippet but not in the original: they belong to that line
     (head.py's `_attached` places them), not to the place where they match (`@pytest.fixture` is the
     function above's). A comment that matches is context: prose seldom repeats, decorators do."""
-    k = next((k for k, (i, _) in enumerate(chain) if attached(snippet_lines[i]) != "attribute"), 0)
+    k = next((k for k, (i, _) in enumerate(chain) if attached(snippet[i]) != "attribute"), 0)
     i, j = chain[k]
     right_above = all(chain[t][0] == i - k + t for t in range(k))
     if not k or not right_above or all(chain[t][1] == j - k + t for t in range(k)):
@@ -114,7 +112,7 @@ def _fits(original_min: list[list[int]], snippet_min: list[list[int]], p: Pair, 
 
 
 def _chain(
-    snippet_lines: tuple[str, ...],
+    snippet: tuple[str, ...],
     snippet_keys: list[str],
     snippet_min: list[list[int]],
     original_min: list[list[int]],
@@ -153,16 +151,16 @@ def _chain(
         node = back[node]
     if len({(best[p][2], p[1]) for p in ends}) > 1:
         i = next((i for i, _ in chain if len(where[i]) > 1), chain[0][0])
-        raise NoMerge(f"context line {quoted(snippet_lines[i])} matches {len(where[i])} places")
+        raise NoMerge(f"context line {quoted(snippet[i])} matches {len(where[i])} places")
     return chain
 
 
 def _grow(
     chain: list[Pair],
-    snippet_lines: tuple[str, ...],
+    snippet: tuple[str, ...],
     snippet_keys: list[str],
     snippet_min: list[list[int]],
-    original_lines: Sequence[str],
+    original: Sequence[str],
     original_min: list[list[int]],
     where: dict[int, list[int]],
 ) -> list[Pair]:
@@ -172,13 +170,9 @@ def _grow(
         return original_min[0][j] == snippet_min[0][i] or abs(j - p[1]) == abs(i - p[0])
 
     def in_place(i: int, j: int) -> bool:  # the line also reads as the original's there, edited
-        if (
-            0 <= j < len(original_lines)
-            and line_key(original_lines[j]) != snippet_keys[i]
-            and edited_line(snippet_lines, i, original_lines, j)
-        ):
+        if 0 <= j < len(original) and line_key(original[j]) != snippet_keys[i] and edited_line(snippet, i, original, j):
             raise NoMerge(
-                f"snippet line {quoted(snippet_lines[i])} reads as line {j + 1} edited or as the same"
+                f"snippet line {quoted(snippet[i])} reads as line {j + 1} edited or as the same"
                 " line further off with the code between deleted"
             )
         return False
@@ -194,7 +188,7 @@ def _grow(
             and not in_place(i, chain[0][1] - (chain[0][0] - i))
         ):
             chain.insert(0, (i, js[k]))
-    for i in range(chain[-1][0] + 1, len(snippet_lines)):
+    for i in range(chain[-1][0] + 1, len(snippet)):
         js = where.get(i, [])
         k = bisect.bisect_right(js, chain[-1][1])
         if (
@@ -208,28 +202,28 @@ def _grow(
 
 
 def extend_chain(
-    seg: Seg, chain: list[Pair], original_lines: list[str], original_keys: list[str], lo: int, hi: int
+    seg: Seg, chain: list[Pair], original: list[str], original_keys: list[str], lo: int, hi: int
 ) -> tuple[int, int, list[Pair]]:
     """Grow a chain into the segment's original span [start, end) and all its pairs."""
-    snippet_lines, snippet_keys = seg.lines, [line_key(x) for x in seg.lines]
+    snippet, snippet_keys = seg.lines, [line_key(x) for x in seg.lines]
     pairs = chain + [
         p for a, b in zip(chain, chain[1:], strict=False) for p in fill_between(snippet_keys, original_keys, a, b)
     ]
-    start, head = place_head(snippet_lines, snippet_keys, original_lines, original_keys, chain[0], lo)
+    start, head = place_head(snippet, snippet_keys, original, original_keys, chain[0], lo)
     pairs += head
-    s, o, tail = _tail(seg, snippet_keys, original_lines, original_keys, chain[-1], hi)
+    s, o, tail = _tail(seg, snippet_keys, original, original_keys, chain[-1], hi)
     pairs += tail
-    rest = [x for x in snippet_lines[s:] if x.strip()]
+    rest = [x for x in snippet[s:] if x.strip()]
     k = 0  # new lines left at the segment's end, after blank lines paired with the original's:
-    while (s - k - 1, o - k - 1) in pairs and not snippet_lines[s - k - 1].strip():
+    while (s - k - 1, o - k - 1) in pairs and not snippet[s - k - 1].strip():
         k += 1  # ... go before those blank lines, which then still part them from what follows
     if (
         rest
         and k
-        and o < len(original_lines)
-        and original_lines[o].strip()
-        and indent_of(original_lines[o]) <= indent_of(rest[0])
-        and snippet_lines[-1].strip()
+        and o < len(original)
+        and original[o].strip()
+        and indent_of(original[o]) <= indent_of(rest[0])
+        and snippet[-1].strip()
     ):
         pairs = [p for p in pairs if p[0] < s - k]
         o -= k
@@ -237,7 +231,7 @@ def extend_chain(
         rest
         and not any(distinctive(line_key(x)) for x in rest)
         and any(
-            all(same_line(x, y) for x, y in zip(rest, [y for y in original_lines[q:hi] if y.strip()], strict=False))
+            all(same_line(x, y) for x, y in zip(rest, [y for y in original[q:hi] if y.strip()], strict=False))
             for q in range(o, hi)
         )
     ):
@@ -248,35 +242,35 @@ def extend_chain(
 
 
 def _tail(
-    seg: Seg, snippet_keys: list[str], original_lines: list[str], original_keys: list[str], last: Pair, hi: int
+    seg: Seg, snippet_keys: list[str], original: list[str], original_keys: list[str], last: Pair, hi: int
 ) -> tuple[int, int, list[Pair]]:
     """The lines after the segment's last anchor: where pairing stopped (snippet line, original
     line) and the pairs made on the way."""
-    snippet_lines, n = seg.lines, len(seg.lines)
+    snippet, n = seg.lines, len(seg.lines)
     s, o = last[0] + 1, last[1] + 1
     pairs: list[Pair] = []
     while s < n:
-        depth = next(indent_of(original_lines[t]) for t in range(o - 1, -1, -1) if original_lines[t].strip())
-        t = next((t for t in range(s, n) if snippet_lines[t].strip()), n)
+        depth = next(indent_of(original[t]) for t in range(o - 1, -1, -1) if original[t].strip())
+        t = next((t for t in range(s, n) if snippet[t].strip()), n)
         if o < hi and snippet_keys[s] == original_keys[o]:
             pairs.append((s, o))
             s, o = s + 1, o + 1
-        elif t < n and indent_of(snippet_lines[t]) > depth >= (seg.marker_after or 0):
+        elif t < n and indent_of(snippet[t]) > depth >= (seg.marker_after or 0):
             q, u = o, s  # it went into a block and leaves it: it gave the rest of the body
-            while q < hi and indent_of(original_lines[q]) > depth:
+            while q < hi and indent_of(original[q]) > depth:
                 q += 1
-            while u < n and indent_of(snippet_lines[u]) > depth:
+            while u < n and indent_of(snippet[u]) > depth:
                 u += 1
-            q, u = rtrim(original_lines, o, q), rtrim(snippet_lines, s, u)
+            q, u = rtrim(original, o, q), rtrim(snippet, s, u)
             pairs += fill_between(snippet_keys, original_keys, (s - 1, o - 1), (u, q))
             s, o = u, q
         elif o < hi and (
-            edited_line(snippet_lines, s, original_lines, o)
+            edited_line(snippet, s, original, o)
             or (
-                indent_of(snippet_lines[s]) == indent_of(original_lines[o])
-                and opens_block(snippet_lines, s)
-                and opens_block(original_lines, o)
-                and same_name(snippet_lines[s], original_lines[o])
+                indent_of(snippet[s]) == indent_of(original[o])
+                and opens_block(snippet, s)
+                and opens_block(original, o)
+                and same_name(snippet[s], original[o])
             )
         ):
             pairs.append((s, o))  # edited in place; an opener that looks alike (`def f(a):` -> `def f(a, b):`)
@@ -286,14 +280,14 @@ def _tail(
         elif (
             seg.marker_after is not None
             and seg.marker_after < depth
-            and all(indent_of(x) >= depth for x in snippet_lines[s:] if x.strip())
+            and all(indent_of(x) >= depth for x in snippet[s:] if x.strip())
         ):
             # The segment ends inside a block and the marker after it is shallower: the marker
             # stands for what follows the block, so the segment gave the rest of the block.
             q = o
-            while q < hi and (not original_lines[q].strip() or indent_of(original_lines[q]) >= depth):
+            while q < hi and (not original[q].strip() or indent_of(original[q]) >= depth):
                 q += 1
-            q, u = rtrim(original_lines, o, q), rtrim(snippet_lines, s, n)
+            q, u = rtrim(original, o, q), rtrim(snippet, s, n)
             if (u, q) == (s, o):
                 break  # only blank lines left
             pairs += fill_between(snippet_keys, original_keys, (s - 1, o - 1), (u, q))
@@ -306,7 +300,7 @@ def _tail(
 def changes_something(
     seg: Seg,
     chain: list[Pair],
-    original_lines: list[str],
+    original: list[str],
     start: int,
     end: int,
     pairs: list[Pair],
@@ -325,13 +319,13 @@ def changes_something(
     anywhere (`}` `}` above the deletion, `#[inline]` below it): the cut with as many lines of
     context above it as below it wins (snippets show context evenly), then the smallest deletion;
     the same reading after the last anchor too: both possible is ambiguous. Else unchanged."""
-    snippet_lines = seg.lines
-    if not (seg.marker_before or first) or len(pairs) != len(snippet_lines) or end - start != len(snippet_lines):
+    snippet = seg.lines
+    if not (seg.marker_before or first) or len(pairs) != len(snippet) or end - start != len(snippet):
         return start, end, pairs
-    if not all(same_line(snippet_lines[a], original_lines[b]) for a, b in pairs):
+    if not all(same_line(snippet[a], original[b]) for a, b in pairs):
         return start, end, pairs
     s0, o0 = chain[0]
-    head = snippet_lines[:s0]
+    head = snippet[:s0]
     found: list[tuple[int, int, list[Pair]]] = []
     c = o0 - len(head)  # where the head stands now, right above the anchor
     cuts = []  # (where the deletion starts, lines above the cut, where those stand)
@@ -339,24 +333,24 @@ def changes_something(
         if not any(x.strip() for x in head[:t]) or not head[t - 1].strip():
             continue
         p = next(
-            (p for p in range(c - 1, lo - 1, -1) if all(same_line(head[i], original_lines[p + i]) for i in range(t))),
+            (p for p in range(c - 1, lo - 1, -1) if all(same_line(head[i], original[p + i]) for i in range(t))),
             None,
         )
         if p is not None:
-            cuts.append((-imbalance(snippet_lines, t), p + t, t, p))
+            cuts.append((-imbalance(snippet, t), p + t, t, p))
     if cuts:  # context as even on both sides of the cut as can be, then the smallest deletion
         *_, t, p = max(cuts)
         found.append((p, end, [(i, p + i) for i in range(t)] + [q for q in pairs if q[0] >= t]))
     s1, o1 = chain[-1]
-    tail = snippet_lines[s1 + 1 :]
+    tail = snippet[s1 + 1 :]
     if below and any(x.strip() for x in tail):
         for q in range(o1 + 2, hi - len(tail) + 1):
-            if all(same_line(tail[i], original_lines[q + i]) for i in range(len(tail))):
+            if all(same_line(tail[i], original[q + i]) for i in range(len(tail))):
                 if seg.marker_after is None:  # the snippet just stops: the rest kept, or deleted up to there?
-                    raise NoMerge(f"snippet lines after {quoted(snippet_lines[s1])} could show a deletion or nothing")
+                    raise NoMerge(f"snippet lines after {quoted(snippet[s1])} could show a deletion or nothing")
                 rest = [x for x in pairs if x[0] <= s1]
                 found.append((start, q + len(tail), rest + [(s1 + 1 + i, q + i) for i in range(len(tail))]))
                 break
     if len(found) > 1:
-        raise NoMerge(f"snippet lines around {quoted(snippet_lines[s0])} could delete code above or below it")
+        raise NoMerge(f"snippet lines around {quoted(snippet[s0])} could delete code above or below it")
     return found[0] if found else (start, end, pairs)

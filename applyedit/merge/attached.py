@@ -43,16 +43,8 @@ def read(
     if prose & set(orig.keys[lo:]):
         return None  # a comment that the original has is context (decorators repeat: they need not be)
     rest = Segment(lines[n:], seg.marker_depth, seg.marker_after)
-    got = place(orig, rest, lo, first, last, number, hi)
-    size = len(rest.lines)
-    if isinstance(got, Either):  # the rest stands whole (and as two blocks): where it stands whole
-        got = Placed(got.end - size, got.end, tuple(orig.lines[got.end - size : got.end]))
-    elif got is None:  # the rest changes nothing: where it stands
-        stands = orig.blocks([key(x) for x in rest.lines], lo)
-        if len(stands) != 1:
-            return None
-        got = Placed(stands[0], stands[0] + size, tuple(orig.lines[stands[0] : stands[0] + size]))
-    if not isinstance(got, Placed) or got.start >= len(orig.lines) or orig.keys[got.start] != key(lines[n]):
+    got = _placed_alone(orig, rest, place(orig, rest, lo, first, last, number, hi), lo)
+    if got is None or got.start >= len(orig.lines) or orig.keys[got.start] != key(lines[n]):
         return None  # no single place for the rest alone (they may be the context that places it)
     start = got.start
     while (
@@ -83,3 +75,21 @@ def read(
             EDGE,
         )
     return Placed(replaced, got.end, (*lines[:n], *got.lines))
+
+
+def _placed_alone(
+    orig: Original, rest: Segment, got: Placed | NoReading | Either | Alts | None, lo: int
+) -> Placed | None:
+    """The one place of the segment's rest, read alone: where it stands whole (also where it stands as two
+    blocks, or changes nothing and stands once from `lo` on); None where it has no single place."""
+    size = len(rest.lines)
+    if isinstance(got, Either):
+        return Placed(got.end - size, got.end, tuple(orig.lines[got.end - size : got.end]))
+    if got is None:
+        stands = orig.blocks([key(x) for x in rest.lines], lo)
+        return (
+            Placed(stands[0], stands[0] + size, tuple(orig.lines[stands[0] : stands[0] + size]))
+            if len(stands) == 1
+            else None
+        )
+    return got if isinstance(got, Placed) else None

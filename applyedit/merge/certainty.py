@@ -17,7 +17,8 @@ from applyedit import invariants, syntax
 from applyedit.errors import quoted
 from applyedit.linediff import Matcher, alike, key, likeness
 from applyedit.markers import is_marker
-from applyedit.merge import contextread, readings
+from applyedit.merge import places, readings, segment
+from applyedit.merge.original import telling
 
 __all__ = ["DROPPED", "FEWER", "certain", "copies_none", "edited_in_place", "head_line_edited", "imports_cut"]
 
@@ -28,30 +29,18 @@ def certain(weighed: readings.Weighed, original: str, snippet: str, language: st
     each segment's new lines standing between two lines that stand once in the original (or the file's
     start or end, read so: `_bounded`): what lies between the pins is replaced, whatever that deletes,
     however the merge reads it. Else: it is the context reading's, no other reading lies within
-    `readings.MARGIN` of it (or those that do delete code the snippet never shows where it, reading a
-    segment at one place or at a pinned place of several, deletes far less: `_keeps_code`), and where
-    the merge reads the snippet otherwise (its file valid or not), it deletes no code outright (at most
-    `DROPPED` lines where the merge's file fails a check, or any the snippet shows gone: `_drops_shown`;
-    any, where the merge's valid file deletes `FEWER` more) and reads no more of the snippet's context as
-    new code than the merge's file does (any, where the merge's file is refused for breaking the syntax
-    and this reading asked nothing and deletes nothing: those lines, kept as context, broke the file);
-    where the merge reads nothing, it is the one valid reading, took no option of an open question but
-    whether the file starts or ends at a segment that changes nothing (or which place or way of a
-    segment, the others' readings failing a check and this one deleting no code), deletes at most
-    `DROPPED` lines of code outright (at most `contextread.FEW_PAST` where that question was the
-    snippet's only change: the lines above its first line deleted; at most `FEWER`, with one line of
-    context read as new, where the merge read none only for how lines above an anchor pair (`pairing`,
-    `MergeResult.pairing`) and the context reader asked nothing) and reads none of the context as new
-    code.
-    An open start or end after new lines (replaced or kept: on the release corpus the cost read those
-    wrongly both ways) is decided only when both readers read it one way (or the merge's file, reading
-    it the other way, fails a check), the other way costs `OPEN_GAP` more, and `PINS` lines of the
-    snippet that say something stand once in the original (a place no weak context, `*` or `## Example`,
-    could have picked); one such line where the other way is a valid reading, its cost measured."""
+    `readings.MARGIN` of it (or those that do delete code the snippet never shows where it deletes far
+    less: `_keeps_code`), and it is plainly better than the merge's reading where the merge reads the
+    snippet otherwise (`_plainly_better`), or the one plain reading where the merge reads none
+    (`_alone_plain`). An open start or end after new lines (replaced or kept: on the release corpus the
+    cost read those wrongly both ways) is decided only when both readers read it one way (or the merge's
+    file, reading it the other way, fails a check), the other way costs `OPEN_GAP` more, and `PINS` lines
+    of the snippet that say something stand once in the original (a place no weak context, `*` or
+    `## Example`, could have picked); one such line where the other way is a valid reading."""
     valid = [*weighed.candidates, *weighed.rest]
     best = valid[0]
     gap = valid[1].cost - best.cost if len(valid) > 1 else float("inf")
-    if "context" in best.sources and gap > 0 and all(k == contextread.OPEN for k in best.asked):
+    if "context" in best.sources and gap > 0 and all(k == places.OPEN for k in best.asked):
         if _bounded(original, snippet, best.text):  # what lies between each segment's pins is replaced
             return True
     if _other_way_broken(weighed, original, snippet, language) or _one_way_cheaper(valid, gap):
@@ -67,7 +56,7 @@ def certain(weighed: readings.Weighed, original: str, snippet: str, language: st
             return _alone_plain(weighed, original, snippet, pairing)
         if not _plainly_better(best, merged, weighed, original, snippet):
             return False
-    if contextread.OPEN not in best.asked:
+    if places.OPEN not in best.asked:
         return True
     # both readers read it so, or the merge's file (another reading) fails a check
     agreed = "merge" in best.sources or not any("merge" in c.sources for c in valid)
@@ -80,17 +69,17 @@ def _alone_plain(weighed: readings.Weighed, original: str, snippet: str, pairing
     open end read as kept (the other way breaking something), or the one place (way) of a segment whose
     other places' (ways') readings fail a check, deleting no code, or kept where every other reading
     deletes more than a few lines past that open start or end (or `_keeps_code`); deleting at most
-    `DROPPED` lines of code (`contextread.FEW_PAST` past an open start or end, `FEWER` where the merge
+    `DROPPED` lines of code (`segment.FEW_PAST` past an open start or end, `FEWER` where the merge
     read none only for how lines above an anchor pair, `pairing`) and repeating none of the context."""
     valid = [*weighed.candidates, *weighed.rest]
     best = valid[0]
-    kept = all(k == contextread.UNCHANGED for k in best.asked)
-    # (one more of the snippet's places past `contextread.MOST_PLACES` was never weighed)
+    kept = all(k == places.UNCHANGED for k in best.asked)
+    # (one more of the snippet's places past `segment.MOST_PLACES` was never weighed)
     others_fail = any("context" in c.sources for c, _ in weighed.refused)
-    placed = others_fail and not best.dropped and all(k in (contextread.PLACES, contextread.WAY) for k in best.asked)
-    far = kept and all(c.dropped > best.dropped + contextread.FEW_PAST for c in valid[1:])
+    placed = others_fail and not best.dropped and all(k in (places.PLACES, places.WAY) for k in best.asked)
+    far = kept and all(c.dropped > best.dropped + segment.FEW_PAST for c in valid[1:])
     one = (len(valid) == 1 and (kept or placed)) or far or _keeps_code(best, weighed, original, snippet)
-    few = contextread.FEW_PAST if kept and best.asked else DROPPED  # the file starts (ends) there
+    few = segment.FEW_PAST if kept and best.asked else DROPPED  # the file starts (ends) there
     # the merge read none only for how lines above an anchor pair, and the context reader asked
     # nothing: the lines it deletes there are the ones the snippet replaces
     plain = pairing and not best.asked and not weighed.refused
@@ -124,7 +113,7 @@ def _plainly_better(
 
 def _one_way_cheaper(valid: list[readings.Candidate], gap: float) -> bool:
     """Whether the snippet's one question is the way a segment stands at its one place (its new lines
-    added there, or in place of the lines there: `contextread.WAY`), two valid readings answer it, and
+    added there, or in place of the lines there: `places.WAY`), two valid readings answer it, and
     the cheaper costs `WAY_GAP` less, deleting no more code and reading no more of the snippet's
     context as new: the careful reader's way (the new lines edit the alike lines there, or stand beside
     lines they are nothing like). Of the 10 such questions of the development sets with a gap of 2 or
@@ -135,7 +124,7 @@ def _one_way_cheaper(valid: list[readings.Candidate], gap: float) -> bool:
     best, other = valid
     apart = [k for took, k in zip(best.took, best.asked, strict=False) if took not in other.took]
     return (
-        apart == [contextread.WAY]
+        apart == [places.WAY]
         and len(best.took) == len(other.took)
         and all("context" in c.sources for c in valid)
         and best.dropped <= other.dropped
@@ -159,7 +148,7 @@ def _other_way_broken(weighed: readings.Weighed, original: str, snippet: str, la
     if len(valid) != 1 or "context" not in valid[0].sources or valid[0].repeats or valid[0].clashes:
         return False
     best = valid[0]
-    if not best.asked or any(k != contextread.OPEN for k in best.asked):
+    if not best.asked or any(k != places.OPEN for k in best.asked):
         return False
     broken = [c for c, why in weighed.refused if why == readings.SYNTAX]
     if not broken:
@@ -171,7 +160,7 @@ def _other_way_broken(weighed: readings.Weighed, original: str, snippet: str, la
 
 def imports_cut(weighed: readings.Weighed, original: str, language: str) -> readings.Candidate | None:
     """Of the readings of an open start or end (the original's lines past a segment with no marker above
-    or below kept, or deleted: `contextread.AT_AN_END`, `contextread.OPEN`; the merge's reading among
+    or below kept, or deleted: `places.AT_AN_END`, `places.OPEN`; the merge's reading among
     them), the shortest, where every other differs from it only by keeping lines it deletes, and those
     are import statements and nothing else (in Python, a version check whose every statement is an
     import too), every name they import either imported again by the snippet's new lines (imports
@@ -180,7 +169,7 @@ def imports_cut(weighed: readings.Weighed, original: str, language: str) -> read
     a Python 2 `from __future__ import` (every feature but `annotations` a no-op in Python 3). None where
     that is not so."""
     valid = [*weighed.candidates, *weighed.rest]
-    ends = (contextread.AT_AN_END, contextread.OPEN)
+    ends = (places.AT_AN_END, places.OPEN)
     if not 2 <= len(valid) <= readings.MOST or any(any(k not in ends for k in c.asked) for c in valid):
         return None
     if not any(c.asked for c in valid) or any(c.repeats for c in valid):
@@ -231,9 +220,9 @@ def _keeps_code(best: readings.Candidate, weighed: readings.Weighed, original: s
     repeats none of the snippet's context and deletes no code outright, where every other reading near
     it, none cheaper, deletes code the snippet never shows or reads some of its context as new code (a
     line kept beside its copy). Taken where the question is a segment read at one place as new lines or
-    in place of the lines there (contextread.WAY; there it may delete `DROPPED` line, a line replaced by
+    in place of the lines there (places.WAY; there it may delete `DROPPED` line, a line replaced by
     one not alike it, where every other deletes `PLACE_DROPS` more), and where it is which of two places
-    or more (contextread.PLACES), deleting none, where some other reading stands near and the segment is
+    or more (places.PLACES), deleting none, where some other reading stands near and the segment is
     pinned: a line of the snippet that says something stands once in the original, or every other
     reading near it deletes `PLACE_DROPS` code lines or more; pinned, it may delete `DROPPED` where every
     other deletes `PLACE_DROPS` more (not merely reads the context as new: the fastify warnings, whose
@@ -254,14 +243,14 @@ def _keeps_code(best: readings.Candidate, weighed: readings.Weighed, original: s
         return False
     # a question it took besides where and how a segment stands (does the file end at a segment that
     # changes nothing?) has one valid answer: every other reading took it so too
-    kinds = (contextread.WAY, contextread.PLACES)
+    kinds = (places.WAY, places.PLACES)
     settled = {t for t, k in zip(best.took, best.asked, strict=False) if k not in kinds}
     if any(not settled <= set(c.took) for c in [*weighed.candidates, *weighed.rest] if c is not best):
         return False
     asked = [k for k in best.asked if k in kinds]
-    if settled and contextread.PLACES in asked:
+    if settled and places.PLACES in asked:
         return False  # with a weak context, one messy release case wrong (a `free(kip);` at two places)
-    if asked and all(k == contextread.WAY for k in asked):
+    if asked and all(k == places.WAY for k in asked):
         return True
     pinned = _pinned(original, snippet, 1)
     far = all(c.dropped >= best.dropped + PLACE_DROPS for c in near)  # every other place deletes far more
@@ -281,14 +270,14 @@ def edited_in_place(
 ) -> tuple[readings.Candidate, str] | None:
     """The reading a careful reader takes where the question is only which of several places a segment
     stands at, and the snippet edits lines in place: at one place, the lines the reading replaces are,
-    one for one, `contextread.EDITED` alike the snippet's new lines in their place (a parameter added to
+    one for one, `places.EDITED` alike the snippet's new lines in their place (a parameter added to
     a signature); at every other place some line it replaces is far less so (under `UNEDITED`: a line
     of another function's signature), or it deletes or replaces lines unevenly. That reading costs no
     more than any other, and loses no definition of the original (a function renamed in place may be a
     new one beside it). None where no reading, or more than one, is so. On the release snippets: 11
     answered (3 clean), none wrong; with no `UNEDITED` gap, 2 more (0.88 and 0.83 at the other place)."""
     near = list(weighed.candidates)
-    if len(near) < 2 or any(not c.asked or set(c.asked) != {contextread.PLACES} for c in near):
+    if len(near) < 2 or any(not c.asked or set(c.asked) != {places.PLACES} for c in near):
         return None
     olines = original.split("\n")
 
@@ -307,7 +296,7 @@ def edited_in_place(
         return least if ops else None
 
     least = {id(c): least_alike(c.text) for c in near}  # each reading diffed once
-    found = [c for c in near if (least[id(c)] or 0.0) >= contextread.EDITED]
+    found = [c for c in near if (least[id(c)] or 0.0) >= places.EDITED]
     if len(found) != 1 or any((least[id(c)] or 0.0) >= UNEDITED for c in near if c is not found[0]):
         return None
     if found[0].cost > min(c.cost for c in near):
@@ -424,9 +413,9 @@ def _drops_shown(original: str, snippet: str, text: str) -> bool:
             return False
         if any(alike(a[i], a[k]) for i in range(top + 1, bottom) for k in (top, bottom)):
             return False  # a line kept may be an edit of one deleted, read at another place (`.doc=nullptr`)
-        if counts[a[top]] == 1 and contextread.telling(a[top]) and stretch(a[top], a[bottom], 1):
+        if counts[a[top]] == 1 and telling(a[top]) and stretch(a[top], a[bottom], 1):
             return True
-        return counts[a[bottom]] == 1 and contextread.telling(a[bottom]) and stretch(a[bottom], a[top], -1)
+        return counts[a[bottom]] == 1 and telling(a[bottom]) and stretch(a[bottom], a[top], -1)
 
     found = False
     for tag, i1, i2, j1, j2 in Matcher(a, b).get_opcodes():
@@ -442,7 +431,7 @@ def _drops_shown(original: str, snippet: str, text: str) -> bool:
 PLACE_DROPS = 2  # code lines every other place's reading deletes, for `_keeps_code` to take an unpinned place
 FEWER = 5  # code lines deleted outright fewer than the merge's reading deletes, for a context reading to delete some
 # At every other place of a segment that edits lines in place (`edited_in_place`), some line replaced is less
-# alike its new line than this (difflib ratio; `contextread.EDITED` at the place taken): 0.83 and 0.88 were too near.
+# alike its new line than this (difflib ratio; `places.EDITED` at the place taken): 0.83 and 0.88 were too near.
 UNEDITED = 0.8
 FAR_DROPS = 3  # code lines every other place deletes more, for `_keeps_code` to take an unpinned one deleting a line
 DROPPED = 1  # code lines a context reading may delete outright where the merge's reading is refused or none
@@ -470,7 +459,7 @@ def _bounded(original: str, snippet: str, text: str) -> bool:
     for n, seg in enumerate(segs):
         ks = [key(x) for x in seg.lines if x.strip()]
         new = [i for i, k in enumerate(ks) if not counts[k]]
-        pins = [i for i, k in enumerate(ks) if counts[k] == 1 and contextread.telling(k)]
+        pins = [i for i, k in enumerate(ks) if counts[k] == 1 and telling(k)]
         if code and n == 0 and not seg.marker_before and ks and ks[0] == code[0] and read[: len(ks)] == ks:
             pins.append(-1)  # the file's start: no marker above, its first line the original's first, read so
         if (
@@ -490,4 +479,4 @@ def _bounded(original: str, snippet: str, text: str) -> bool:
 def _pinned(original: str, snippet: str, pins: int) -> bool:
     """Whether `pins` lines of the snippet that say something each stand exactly once in the original."""
     counts = Counter(key(x) for x in original.split("\n"))
-    return sum(counts[k] == 1 and contextread.telling(k) for k in (key(x) for x in snippet.split("\n"))) >= pins
+    return sum(counts[k] == 1 and telling(k) for k in (key(x) for x in snippet.split("\n"))) >= pins

@@ -3,14 +3,11 @@ segment by its context alone, as `patch` places a hunk with no fuzz. Where the s
 open, each option is one reading (`readings`: every combination, each a whole file; merge/readings.py
 weighs them and merge/confirm.py decides); where a segment has no place, there is no reading.
 
-A segment (the snippet lines between two lazy markers) has a head, its longest leading run of lines
-that stands as a block in the original, and a tail, its longest trailing such run. The segment stands
-where its head and its tail do, the head above the tail with no other place of either between them;
-the original lines between them are replaced by the segment's lines between them. This module owns
-the enumeration (`readings`: one reading per combination of the options the segments leave open, each
-a whole file); one segment's place and its questions are merge/segment.py's (`place`), its candidate
-places merge/places.py's, what a place breaks merge/original.py's. The rules are listed in
-docs/reading.md ("Line by line").
+A segment (the snippet lines between two lazy markers) stands where its head and tail (its longest
+leading and trailing runs that stand as blocks in the original) do. This module owns the enumeration
+(`readings`: one reading per combination of the options the segments leave open, each a whole file);
+one segment's place and its questions are merge/segment.py's, its candidate places merge/places.py's,
+what a place breaks merge/original.py's. The rules are listed in docs/reading.md ("Line by line").
 
 Lines compare on whitespace-collapsed text; the original's text is kept where a line of the segment
 equals it up to tab width (trailing blanks written otherwise are the snippet's). Pure text; knows
@@ -24,43 +21,11 @@ from dataclasses import dataclass
 from applyedit.invariants import Segment, segments
 from applyedit.linediff import depth, key
 from applyedit.merge import places
-from applyedit.merge.original import Original, telling
-from applyedit.merge.places import (
-    AT_AN_END,
-    DELETION,
-    EDGE,
-    EDITED,
-    OPEN,
-    PLACES,
-    SPLIT,
-    UNCHANGED,
-    WAY,
-    Alts,
-    Either,
-    NoReading,
-    Placed,
-)
-from applyedit.merge.segment import FEW_PAST, MOST_PLACES, place
+from applyedit.merge.original import Original
+from applyedit.merge.places import SPLIT, Alts, Either, NoReading, Placed
+from applyedit.merge.segment import place
 
-__all__ = [
-    "AT_AN_END",
-    "DELETION",
-    "EDGE",
-    "EDITED",
-    "FEW_PAST",
-    "MOST_PLACES",
-    "OPEN",
-    "PLACES",
-    "SPLIT",
-    "UNCHANGED",
-    "WAY",
-    "NoReading",
-    "Placed",
-    "Reading",
-    "read",
-    "readings",
-    "telling",
-]
+__all__ = ["NoReading", "Placed", "Reading", "read", "readings"]
 
 
 @dataclass(frozen=True)

@@ -84,10 +84,10 @@ def opens_block(lines: Sequence[str], i: int) -> bool:
     return nxt is not None and indent_of(lines[nxt]) > indent_of(lines[i])
 
 
-def edited_line(snippet_lines: Sequence[str], i: int, original_lines: Sequence[str], j: int) -> bool:
-    """sl[i] reads as original_lines[j] edited in place: same indentation, close text, neither opens a block."""
-    a, b = snippet_lines[i], original_lines[j]
-    if not a.strip() or indent_of(a) != indent_of(b) or opens_block(snippet_lines, i) or opens_block(original_lines, j):
+def edited_line(snippet: Sequence[str], i: int, original: Sequence[str], j: int) -> bool:
+    """snippet[i] reads as original[j] edited in place: same indentation, close text, neither opens a block."""
+    a, b = snippet[i], original[j]
+    if not a.strip() or indent_of(a) != indent_of(b) or opens_block(snippet, i) or opens_block(original, j):
         return False
     return likeness(a.strip(), b.strip()) >= 0.75
 
@@ -105,36 +105,32 @@ def alike_line(a: str, b: str) -> bool:
     return (len(wa) == 2 and wa == wb) or close
 
 
-def found_block(block: Sequence[str], original_lines: list[str], lo: int, hi: int, then: Sequence[str] = ()) -> bool:
-    """`block` stands exactly in original_lines[lo:hi]; with `then`: `then` stands exactly later, not right after."""
-    at = [
-        p
-        for p in range(lo, hi - len(block) + 1)
-        if all(same_line(x, original_lines[p + i]) for i, x in enumerate(block))
-    ]
+def found_block(block: Sequence[str], original: list[str], lo: int, hi: int, then: Sequence[str] = ()) -> bool:
+    """`block` stands exactly in original[lo:hi]; with `then`: `then` stands exactly later, not right after."""
+    at = [p for p in range(lo, hi - len(block) + 1) if all(same_line(x, original[p + i]) for i, x in enumerate(block))]
     if not then:
         return bool(at)
     return any(
-        all(same_line(x, original_lines[q + i]) for i, x in enumerate(then))
+        all(same_line(x, original[q + i]) for i, x in enumerate(then))
         for p in at[:50]
         for q in range(p + len(block) + 1, hi - len(then) + 1)
     )
 
 
-def split_block(snippet_lines: Sequence[str], original_lines: list[str], lo: int, hi: int) -> bool:
-    """The segment's lines also stand in original_lines[lo:hi] as two blocks with lines between them."""
+def split_block(snippet: Sequence[str], original: list[str], lo: int, hi: int) -> bool:
+    """The segment's lines also stand in original[lo:hi] as two blocks with lines between them."""
     return any(
-        any(x.strip() for x in snippet_lines[:t])
-        and any(x.strip() for x in snippet_lines[t:])
-        and found_block(snippet_lines[:t], original_lines, lo, hi, snippet_lines[t:])
-        for t in range(1, len(snippet_lines))
+        any(x.strip() for x in snippet[:t])
+        and any(x.strip() for x in snippet[t:])
+        and found_block(snippet[:t], original, lo, hi, snippet[t:])
+        for t in range(1, len(snippet))
     )
 
 
-def imbalance(snippet_lines: Sequence[str], t: int) -> int:
+def imbalance(snippet: Sequence[str], t: int) -> int:
     """How uneven the non-blank lines of a segment are above and below a cut before line `t`."""
-    above = sum(1 for x in snippet_lines[:t] if x.strip())
-    return abs(above - sum(1 for x in snippet_lines[t:] if x.strip()))
+    above = sum(1 for x in snippet[:t] if x.strip())
+    return abs(above - sum(1 for x in snippet[t:] if x.strip()))
 
 
 def fill_between(snippet_keys: list[str], original_keys: list[str], a: Pair, b: Pair) -> list[Pair]:

@@ -19,36 +19,6 @@ from applyedit import interrupt
 from applyedit.linediff import alike, depth, likeness
 from applyedit.merge.original import BIG_DELETION, Original, telling
 
-__all__ = [
-    "AT_AN_END",
-    "BIG_DELETION",
-    "DELETION",
-    "EDGE",
-    "OPEN",
-    "PLACES",
-    "SPLIT",
-    "UNCHANGED",
-    "WAY",
-    "Alts",
-    "Either",
-    "EDITED",
-    "Candidate",
-    "NoReading",
-    "Placed",
-    "TooMany",
-    "alike_anywhere",
-    "at_an_end",
-    "candidate_damage",
-    "candidates",
-    "closes_new",
-    "contenders",
-    "edit_in_place",
-    "edited_edge",
-    "edits_one_block",
-    "sides",
-    "two_blocks",
-]
-
 
 @dataclass(frozen=True)
 class NoReading:
@@ -162,14 +132,7 @@ def candidates(
 def _candidate(orig: Original, keys: list[str], start: int, end: int, h: int, t: int) -> Candidate:
     """The segment at original [start, end), its head of `h` lines at `start`, its tail of `t` ending at `end`."""
     gone = _gone(orig, keys, start + h, end - t, h, t)
-    return ((_said(keys, h, t), -gone, h + t), start, end, h, t, gone)
-
-
-def _said(keys: list[str], h: int, t: int) -> int:
-    """The head's and tail's lines that say something (`}` and `else:` do not), two at most on each
-    side: a snippet shows two lines of context; a longer run is new code that repeats old code
-    (a function copied, then changed) as often as it is context."""
-    return sum(sides(keys, h, t))
+    return ((sum(sides(keys, h, t)), -gone, h + t), start, end, h, t, gone)
 
 
 def _gone(orig: Original, keys: list[str], a: int, b: int, h: int, t: int) -> int:
@@ -381,7 +344,8 @@ def _opens(keys: list[str]) -> int:
 
 
 def sides(keys: list[str], h: int, t: int) -> tuple[int, int]:
-    """Telling lines of context in a reading's head and tail, two at most each."""
+    """Telling lines of context in a reading's head and tail, two at most each: a snippet shows two lines
+    of context, and a longer run is new code repeating old code as often as it is context."""
     return min(_SAID, sum(1 for k in keys[:h] if telling(k))), min(
         _SAID, sum(1 for k in keys[len(keys) - t :] if telling(k))
     )

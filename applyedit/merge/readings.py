@@ -37,7 +37,7 @@ from applyedit import interrupt, invariants
 from applyedit.linediff import Matcher, alike, key, same
 from applyedit.markers import is_marker
 from applyedit.merge import contextread
-from applyedit.merge.original import Original
+from applyedit.merge.original import Original, telling
 from applyedit.textio import lines_of
 
 __all__ = [
@@ -74,7 +74,7 @@ class Candidate:
     repeats: int = 0  # the snippet's context lines it reads as new code (`repeated`)
     dropped: int = 0  # the original's code lines it deletes with no alike line in their place (`dropped`)
     broken: int = 0  # syntax errors it has where the original has none (merge/original.py: Original.clean)
-    asked: tuple[str, ...] = ()  # the kind of each question in `took` (contextread.PLACES, ...)
+    asked: tuple[str, ...] = ()  # the kind of each question in `took` (places.PLACES, ...)
     clashes: int = 0  # names its imports bind from two modules where the original's do not (syntax.import_conflicts)
     swallowed: int = 0  # the original's lines of code it puts inside a block comment (Original.swallowed)
 
@@ -139,7 +139,6 @@ def repeated(original: str, text: str, snippet: str) -> int:
     reading inserts where the snippet shows it, between two lines that stand together in the original
     (one of them once) and beside no line it stands beside there (an import added at the top that also
     stands at the file's end: tanstack query-core's queriesObserver)."""
-    telling = contextread.telling
     original_keys = [key(x) for x in lines_of(original)]
     have = Counter(k for k in original_keys if telling(k))
     shown = {key(x) for x in lines_of(snippet)}
@@ -172,7 +171,7 @@ def repeated(original: str, text: str, snippet: str) -> int:
 def _between(snippet: list[str], above: str, lines: list[str], below: str) -> bool:
     """Whether the snippet shows `lines` right between `above` and `below` (keys), those two telling."""
     run = [above, *lines, below]
-    if not (contextread.telling(above) and contextread.telling(below)):
+    if not (telling(above) and telling(below)):
         return False
     return any(snippet[n : n + len(run)] == run for n in range(len(snippet) - len(run) + 1))
 

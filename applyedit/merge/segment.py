@@ -18,21 +18,7 @@ from applyedit.invariants import Segment
 from applyedit.linediff import key
 from applyedit.merge import attached, places
 from applyedit.merge.original import Original, telling
-from applyedit.merge.places import (
-    AT_AN_END,
-    BIG_DELETION,
-    DELETION,
-    EDGE,
-    OPEN,
-    PLACES,
-    UNCHANGED,
-    WAY,
-    Alts,
-    Candidate,
-    Either,
-    NoReading,
-    Placed,
-)
+from applyedit.merge.places import BIG_DELETION, Alts, Candidate, Either, NoReading, Placed
 
 __all__ = ["FEW_PAST", "MOST_PLACES", "place"]
 
@@ -112,13 +98,13 @@ def _unchanged(s: _Search, heads: list[tuple[int, list[int]]]) -> NoReading | Ei
         return Alts(
             f"{s.where} changes nothing and ends the snippet with no marker below: does the file end there?",
             (None, Placed(p + size, orig.last_code(p + size), ())),
-            UNCHANGED,
+            places.UNCHANGED,
         )
     if s.open_top and orig.has_code(0, p):
         return Alts(
             f"{s.where} changes nothing and starts the snippet with no marker above: does the file start there?",
             (None, Placed(orig.first_code(p), p, ())),
-            UNCHANGED,
+            places.UNCHANGED,
         )
     return None
 
@@ -186,7 +172,7 @@ def _several(
     return Alts(
         f"{s.where} could stand {at}, its context as telling at each",
         tuple(_at(orig, s.seg, keys, c) for c in (chosen, *found)),
-        WAY if len(starts) == 1 else PLACES,
+        places.WAY if len(starts) == 1 else places.PLACES,
     )
 
 
@@ -227,7 +213,7 @@ def _one_place(s: _Search, cands: list[Candidate]) -> Placed | Alts:
         return Alts(
             f"{s.where} could stand at original lines {a[0] + 1} and {b[0] + 1}",
             tuple(Placed(*x) for x in texts[:4]),
-            PLACES,
+            places.PLACES,
         )
     start, end, lines = texts[0]
     h, t = next((h, t) for s0, e0, h, t in top if (s0, e0) == (start, end))
@@ -242,7 +228,7 @@ def _one_place(s: _Search, cands: list[Candidate]) -> Placed | Alts:
                 f"{s.where} reads as deleting {most} lines of code (original lines {start + 1}-{end}) or "
                 f"{least[5]} (at line {least[1] + 1})",
                 (Placed(start, end, lines), Placed(least[1], least[2], kept_text)),
-                DELETION,
+                places.DELETION,
             )
     place = (start, end, h, t)
     return _open_after_new(s, place, lines) or _open_at_context(s, place, lines) or _edges(s, place, lines)
@@ -273,7 +259,7 @@ def _open_after_new(s: _Search, place: tuple[int, int, int, int], lines: tuple[s
                 f"{s.where} ends the snippet with new lines and no marker below, and the original goes on for "
                 f"{gone} lines of code: are they replaced (the file ends there) or kept?",
                 tuple(Placed(start, e, lines) for e in sorted(set(ends))),
-                OPEN,
+                places.OPEN,
             )
     if s.open_top and says and h <= says[0] < size - t:
         gone = sum(1 for x in orig.lines[: end - t] if x.strip())
@@ -287,7 +273,7 @@ def _open_after_new(s: _Search, place: tuple[int, int, int, int], lines: tuple[s
                 f"{s.where} starts the snippet with new lines and no marker above, and the original has {gone} "
                 "lines of code above its place: are they replaced (the file starts there) or kept?",
                 tuple(Placed(b, end, lines) for b in sorted(set(tops))),
-                OPEN,
+                places.OPEN,
             )
     return None
 
@@ -312,7 +298,7 @@ def _open_at_context(s: _Search, place: tuple[int, int, int, int], lines: tuple[
             f"{s.where} starts the snippet with a line of the original and no marker above, and the original has "
             f"{above} line{'s' if above > 1 else ''} of code above it: does the file start there?",
             (Placed(start, end, lines), Placed(top, end, lines)),
-            AT_AN_END,
+            places.AT_AN_END,
         )
     bottom = orig.last_code(end)
     if (
@@ -326,7 +312,7 @@ def _open_at_context(s: _Search, place: tuple[int, int, int, int], lines: tuple[
             f"{s.where} ends the snippet with a line of the original and no marker below, and the original goes on "
             f"for {below} line{'s' if below > 1 else ''} of code: does the file end there?",
             (Placed(start, end, lines), Placed(start, bottom, lines)),
-            AT_AN_END,
+            places.AT_AN_END,
         )
     return None
 
@@ -350,7 +336,7 @@ def _edges(s: _Search, place: tuple[int, int, int, int], lines: tuple[str, ...])
         return Alts(
             f"{s.where}: its first lines could be new, or edits of the {above} line(s) above original line {start + 1}",
             (Placed(start, end, lines), Placed(start - above, end, lines)),
-            EDGE,
+            places.EDGE,
         )
     new_below = _new_below(seg, keys, start, end, h, t)
     reach = orig.below_reach(keys, new_below, h, end)
@@ -362,7 +348,7 @@ def _edges(s: _Search, place: tuple[int, int, int, int], lines: tuple[str, ...])
         return Alts(
             f"{s.where}: its last lines could be new, or edits of the line(s) below original line {end}",
             tuple(Placed(start, e, lines) for e in last_ends),
-            EDGE,
+            places.EDGE,
         )
     return Placed(start, last_ends[0], lines)
 
@@ -408,7 +394,7 @@ def _edge_of_file(
                 f"{where} starts the snippet with no marker above: its first lines could be new, or edits of the "
                 f"{run} line(s) at the file's start",
                 (Placed(j, j, seg.lines), Placed(j, j + run, seg.lines)),
-                EDGE,
+                places.EDGE,
             )
     if open_end and not open_top:
         j = orig.last_code(lo) - 1
@@ -418,6 +404,6 @@ def _edge_of_file(
                 f"{where} ends the snippet with no marker below: its last lines could be new, or edits of the "
                 f"{run} line(s) at the file's end",
                 (Placed(j + 1, j + 1, seg.lines), Placed(j + 1 - run, j + 1, seg.lines)),
-                EDGE,
+                places.EDGE,
             )
     return None

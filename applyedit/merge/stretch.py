@@ -12,19 +12,6 @@ import hashlib
 from applyedit import outline
 from applyedit.markers import is_marker
 
-__all__ = [
-    "IMPLIED",
-    "file_edge",
-    "implied_marker",
-    "is_token",
-    "joined",
-    "open_edge",
-    "pins",
-    "token",
-    "without_markers",
-    "without_trailing_blanks",
-]
-
 IMPLIED = "# ... existing code ..."  # the marker an open edge implies (the line reader's own)
 
 
