@@ -4,9 +4,9 @@ Owns the parsers (one per language, cached), error detection (does the text stil
 definition spans (classes, functions, methods, ... with their nesting, 1-based line ranges and the
 lines of their bodies between header and closer),
 found by walking a table of node types per language, the definitions around each line, the keys a
-config file's mapping holds twice (JSON, TOML, YAML), the names a file's top-level imports bind (and
-whether one name comes from two modules), and the lines of code a block comment holds; also the one
-whole-word pattern per name (`named`). Knows nothing of tokens, the model or diffs.
+config file's mapping holds twice (JSON, TOML, YAML), and the lines of code a block comment holds; also
+the one whole-word pattern per name (`named`). What a file's imports bind is imports.py's, reading the
+trees `parse` gives. Knows nothing of tokens, the model or diffs.
 """
 
 from __future__ import annotations
@@ -22,16 +22,15 @@ import tree_sitter
 from applyedit.languages import ALIASES, GRAMMARS
 
 __all__ = [
+    "JS_FAMILY",
     "LANGUAGES",
     "Definition",
     "definitions",
     "enclosing_each",
-    "import_conflicts",
-    "imported_names",
-    "imports_only",
-    "without_imports",
     "in_string",
     "label",
+    "node_text",
+    "parse",
     "parse_errors",
     "supported",
 ]
@@ -86,14 +85,14 @@ _TABLES: dict[str, dict[str, tuple[str, str]]] = {
     "bash": _table("function_definition=function"),
     "markdown": _table("section=section/#"),
 }
-_JS_FAMILY = ("javascript", "typescript", "tsx")
+JS_FAMILY = ("javascript", "typescript", "tsx")
 _WRAPPERS = {  # a definition's span grows to these parents when it is their only child of its type
     "python": {"decorated_definition"},
     "go": {"type_declaration"},
     "cpp": {"template_declaration"},
-    **dict.fromkeys(_JS_FAMILY, {"export_statement", "lexical_declaration", "variable_declaration"}),
+    **dict.fromkeys(JS_FAMILY, {"export_statement", "lexical_declaration", "variable_declaration"}),
 }
-_PRECEDING = {"rust": {"attribute_item"}, **dict.fromkeys(_JS_FAMILY, {"decorator"})}  # siblings ahead
+_PRECEDING = {"rust": {"attribute_item"}, **dict.fromkeys(JS_FAMILY, {"decorator"})}  # siblings ahead
 _NEEDS_BODY = {"class_specifier", "struct_specifier", "union_specifier", "enum_specifier", "mod_item"}
 _FUNCTION_VALUES = {"arrow_function", "function_expression", "function", "generator_function"}
 _CONTAINERS = {"class", "struct", "impl", "trait", "interface", "enum", "record", "union"}
@@ -140,9 +139,10 @@ def supported(language: str) -> bool:
     return _parser(_canonical(language)) is not None
 
 
-def _tree(text: str, language: str, path: _Path) -> tuple[tree_sitter.Tree, str] | None:
-    """The tree and the grammar used; TypeScript without a path falls back to TSX if only that parses.
-    The last texts' trees are kept: the checks and the merge's readings parse one text several times."""
+def parse(text: str, language: str, path: _Path = None) -> tuple[tree_sitter.Tree, str] | None:
+    """The tree and the grammar used (None without a grammar); TypeScript without a path falls back to
+    TSX if only that parses. The last texts' trees are kept: the checks and the merge's readings parse one
+    text several times."""
     return _parsed(text, _canonical(language, path), path is None)
 
 
@@ -161,7 +161,7 @@ def _parsed(text: str, name: str, pathless: bool) -> tuple[tree_sitter.Tree, str
 
 def parse_errors(text: str, language: str, path: _Path = None) -> list[int] | None:
     """1-based lines holding ERROR or MISSING nodes ([] when the text parses); None without a grammar."""
-    parsed = _tree(text, language, path)
+    parsed = parse(text, language, path)
     if parsed is None:
         return None
     last = max(1, text.count("\n") + (not text.endswith("\n")))  # a MISSING node at EOF: the last line
@@ -178,7 +178,7 @@ def parse_errors(text: str, language: str, path: _Path = None) -> list[int] | No
 def in_string(text: str, lines: list[int], language: str, path: _Path = None) -> set[int]:
     """Those of the 1-based `lines` whose first non-blank character lies inside a string literal
     (a docstring, a template, a heredoc): text, not a comment. Empty without a grammar."""
-    parsed = _tree(text, language, path) if lines else None
+    parsed = parse(text, language, path) if lines else None
     if parsed is None:
         return set()
     rows = text.split("\n")
@@ -209,7 +209,7 @@ def new_errors(before: str, after: str, language: str, path: _Path = None) -> li
     return parse_errors(after, language, path)
 
 
-def _text(node: tree_sitter.Node | None) -> str:
+def node_text(node: tree_sitter.Node | None) -> str:
     return " ".join((node.text or b"").decode("utf-8", "replace").split()) if node is not None else ""
 
 
@@ -221,7 +221,7 @@ def _declarator_name(node: tree_sitter.Node | None) -> str:
     while node is not None and node.type.endswith("declarator"):  # int *(*f)(void) -> f
         inner = node.child_by_field_name("declarator")
         node = inner if inner is not None else (node.named_children[0] if node.named_children else None)
-    return _text(node)
+    return node_text(node)
 
 
 def _describe(node: tree_sitter.Node, grammar: str) -> tuple[str, str, str] | None:
@@ -231,11 +231,11 @@ def _describe(node: tree_sitter.Node, grammar: str) -> tuple[str, str, str] | No
         return None
     kind, keyword = entry
     field = node.child_by_field_name
-    name = _text(field("name")) or _declarator_name(field("declarator"))
+    name = node_text(field("name")) or _declarator_name(field("declarator"))
     if node.type in ("variable_declarator", "field_definition", "public_field_definition"):
         if _type(field("value")) not in _FUNCTION_VALUES:  # `const f = () => ...`, not `const n = 1`
             return None
-        name = name or _text(field("property"))
+        name = name or node_text(field("property"))
     elif node.type == "type_definition":  # typedef struct { ... } Name;
         inner = field("type")
         body = inner.child_by_field_name("body") if inner is not None else None
@@ -247,9 +247,9 @@ def _describe(node: tree_sitter.Node, grammar: str) -> tuple[str, str, str] | No
     elif node.type == "method_declaration" and grammar == "go":
         receivers = receiver.named_children if (receiver := field("receiver")) is not None else []
         receiver_type = receivers[0].child_by_field_name("type") if receivers else None
-        keyword = f"func ({_text(receiver_type).lstrip('*')})"  # func (s *Server) Start: func (Server)
+        keyword = f"func ({node_text(receiver_type).lstrip('*')})"  # func (s *Server) Start: func (Server)
     elif node.type == "impl_item":
-        trait, target = _text(field("trait")), _text(field("type"))
+        trait, target = node_text(field("trait")), node_text(field("type"))
         name = f"{trait} for {target}" if trait else target
     elif node.type == "section":  # Markdown: a heading and what follows, up to the next of its level
         heading = node.named_children[0] if node.named_children else None
@@ -257,7 +257,7 @@ def _describe(node: tree_sitter.Node, grammar: str) -> tuple[str, str, str] | No
             return None
         types = " ".join(c.type for c in heading.named_children)  # "atx_h2_marker inline", ...
         level = next((n for n in range(1, 7) if f"_h{n}_" in types), 1)  # setext_h1_underline too
-        keyword, name = "#" * level, _text(heading.child_by_field_name("heading_content"))
+        keyword, name = "#" * level, node_text(heading.child_by_field_name("heading_content"))
     return (kind, keyword, name) if name else None
 
 
@@ -372,7 +372,7 @@ def keys_twice(text: str, language: str, path: _Path = None) -> list[str]:
     """The keys a config file (JSON, TOML, YAML) holds twice in one mapping, each named by its path
     (`server.port`), in source order; [] for any other language or without a grammar."""
     grammar = _canonical(language, path)
-    parsed = _tree(text, language, path)
+    parsed = parse(text, language, path)
     if grammar not in _MAPPINGS or parsed is None:
         return []
     mappings, entries = _MAPPINGS[grammar]
@@ -432,146 +432,6 @@ def label(chain: tuple[Definition, ...]) -> str:
     return " › ".join(f"{d.keyword or d.kind} {d.name}" for d in chain)
 
 
-def imported_names(text: str, language: str, path: _Path = None) -> list[tuple[str, str]] | None:
-    """The names the file's top-level imports bind with the module each comes from, once per binding (a name
-    bound twice is listed twice):
-    JavaScript and TypeScript `import` (default, named, namespace, `import x = require(...)`), Rust `use`
-    (the last segment or its alias; `self` binds the module's name; globs bind no name), Python `import x`,
-    `import x.y as z`, `from m import a, b as c`, `from __future__ import f` (a dotted `import x.y` binds
-    `x` for every submodule alike, and is left out). Only statements at the file's top level: a nested
-    `mod`, a `try` or an `if` is another scope or a fallback. [] for other languages; None without a grammar."""
-    parsed = _tree(text, language, path)
-    if parsed is None:
-        return None
-    tree, grammar = parsed
-    found: list[tuple[str, str]] = []
-    for node in tree.root_node.named_children:
-        if grammar in _JS_FAMILY and node.type == "import_statement":
-            source = node.child_by_field_name("source")
-            found += [(name, _text(source)) for name in _js_bound(node)]
-        elif grammar == "rust" and node.type == "use_declaration":
-            if (before := node.prev_named_sibling) is not None and before.type == "attribute_item":
-                continue  # `#[cfg(...)]`: one of several alternatives
-            argument = node.child_by_field_name("argument")
-            found += [(name, _text(argument)) for name in (_rust_bound(argument) if argument is not None else [])]
-        elif grammar == "python" and node.type in ("import_statement", "import_from_statement"):
-            module = node.child_by_field_name("module_name")
-            found += [(name, _text(module)) for name in _python_bound(node)]
-        elif grammar == "python" and node.type == "future_import_statement":
-            found += [(_text(name), "__future__") for name in node.children_by_field_name("name")]
-    return found
-
-
-_IMPORT_NODES = {"import_statement", "import_from_statement", "future_import_statement", "use_declaration"}
-
-
-def imports_only(text: str, language: str, path: _Path = None) -> bool:
-    """Whether `text` parses with no error as import statements and nothing else (comments aside):
-    JavaScript and TypeScript `import`, Rust `use`, Python `import` and `from ... import`, and in Python an
-    `if` or `try` whose every statement is an import (a version check choosing where a name comes from)."""
-    parsed = _tree(text, language, path)
-    if parsed is None or parsed[0].root_node.has_error:
-        return False
-    nodes = [n for n in parsed[0].root_node.named_children if not n.type.endswith("comment")]
-    return bool(nodes) and all(_import_only(n) for n in nodes)
-
-
-def _import_only(node: tree_sitter.Node) -> bool:
-    if node.type in _IMPORT_NODES:
-        return True
-    if node.type not in ("if_statement", "try_statement"):
-        return False
-    statements = []
-    stack = list(node.named_children)
-    while stack:
-        child = stack.pop()
-        if child.type.endswith("statement"):
-            statements.append(child)
-        elif child.type in ("block", "else_clause", "elif_clause", "except_clause", "finally_clause"):
-            stack.extend(child.named_children)
-    return bool(statements) and all(s.type in _IMPORT_NODES for s in statements)
-
-
-def without_imports(text: str, language: str, path: _Path = None) -> str:
-    """`text` with its top-level import statements taken out (the rest: where an imported name is used)."""
-    parsed = _tree(text, language, path)
-    if parsed is None:
-        return text
-    data = text.encode("utf-8", "replace")
-    cuts = [(n.start_byte, n.end_byte) for n in parsed[0].root_node.named_children if n.type in _IMPORT_NODES]
-    for start, end in reversed(cuts):
-        data = data[:start] + data[end:]
-    return data.decode("utf-8", "replace")
-
-
-def import_conflicts(text: str, language: str, path: _Path = None) -> int:
-    """How many names the file's top-level imports bind from more than one module, in JavaScript and
-    TypeScript (an early error there: a module's imports bind each name once; the same name imported
-    twice from one module is left out, as in the release corpus's expected files). 0 for other languages:
-    Python shadows an import with the next, and Rust paths alias one item (both occur in expected
-    files)."""
-    parsed = _tree(text, language, path)
-    if parsed is None or parsed[1] not in _JS_FAMILY:
-        return 0
-    sources: dict[str, set[str]] = {}
-    for name, source in imported_names(text, language, path) or []:
-        sources.setdefault(name, set()).add(source)
-    return sum(len(s) - 1 for s in sources.values())
-
-
-def _js_bound(statement: tree_sitter.Node) -> list[str]:
-    names = []
-    for clause in statement.named_children:
-        if clause.type == "import_require_clause" and clause.named_children:
-            names.append(_text(clause.named_children[0]))
-        if clause.type != "import_clause":
-            continue
-        for part in clause.named_children:
-            if part.type == "identifier":  # the default import
-                names.append(_text(part))
-            elif part.type == "namespace_import":
-                names += [_text(c) for c in part.named_children if c.type == "identifier"][-1:]
-            elif part.type == "named_imports":
-                for spec in part.named_children:
-                    ids = [c for c in spec.named_children if c.type in ("identifier", "string")]
-                    names += [_text(ids[-1])] if ids else []
-    return names
-
-
-def _rust_bound(node: tree_sitter.Node, prefix: str = "") -> list[str]:
-    if node.type == "use_as_clause":
-        alias = node.child_by_field_name("alias")
-        return [_text(alias)] if alias is not None else []
-    if node.type in ("identifier", "crate", "super"):
-        return [_text(node)]
-    if node.type == "self":
-        return [prefix] if prefix else []
-    if node.type == "scoped_identifier":
-        name = node.child_by_field_name("name")
-        return [_text(name)] if name is not None else []
-    if node.type == "scoped_use_list":
-        path, items = node.child_by_field_name("path"), node.child_by_field_name("list")
-        last = _text(path).rpartition("::")[2] if path is not None else ""
-        return _rust_bound(items, last) if items is not None else []
-    if node.type == "use_list":
-        return [n for child in node.named_children for n in _rust_bound(child, prefix)]
-    return []  # a glob, or a form this reading does not know
-
-
-def _python_bound(statement: tree_sitter.Node) -> list[str]:
-    names = []
-    module = statement.child_by_field_name("module_name")
-    for part in statement.named_children:
-        if part == module or (module is not None and part.start_byte == module.start_byte):
-            continue
-        if part.type == "aliased_import":
-            alias = part.child_by_field_name("alias")
-            names += [_text(alias)] if alias is not None else []
-        elif part.type == "dotted_name" and "." not in _text(part):
-            names.append(_text(part))
-    return names
-
-
 _COMMENT_LEAD = ("*", "//", "/*", "#", "--", "<!--")
 
 
@@ -579,7 +439,7 @@ def commented_code(text: str, language: str, path: _Path = None) -> list[int] | 
     """0-based lines inside a block comment that spans lines, past its first line, that do not read as
     comment text (no leading `*`, `//`, `/*`, `#`): code a `/*` or `/**` put above it turned into a
     comment. [] with no such line; None without a grammar."""
-    parsed = _tree(text, language, path)
+    parsed = parse(text, language, path)
     if parsed is None:
         return None
     lines = text.split("\n")

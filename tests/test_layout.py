@@ -41,6 +41,7 @@ LAYERS: dict[str, list[str]] = {
         "textio",
         "diff",
         "syntax",
+        "imports",
         "prompts",
         "invariants",
         "defcheck",

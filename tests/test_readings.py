@@ -9,7 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from applyedit import merge, syntax
+from applyedit import imports, merge, syntax
 from applyedit.merge import certainty, confirm, contextread, places, readings, segment
 
 TWICE = "def a():\n    x = 1\n    return x\n\n\ndef b():\n    x = 1\n    return x\n"
@@ -813,7 +813,7 @@ CODEGEN_SNIPPET = (
 def test_new_imports_that_would_bind_a_name_from_two_modules_replace_the_head() -> None:
     """A snippet that starts with new imports and no marker above: the original's imports above are
     replaced or kept. Kept, `codegenNativeComponent` is imported from two modules (an early error in
-    TypeScript: syntax.import_conflicts), so that reading is broken and the question has one answer."""
+    TypeScript: imports.import_conflicts), so that reading is broken and the question has one answer."""
     result = confirm.confirmed(CODEGEN_TS, CODEGEN_SNIPPET, "typescript")
     head = CODEGEN_TS[: CODEGEN_TS.index("import type { ViewProps }")]
     new = CODEGEN_SNIPPET.split("import type { ViewProps }")[0]
@@ -821,7 +821,7 @@ def test_new_imports_that_would_bind_a_name_from_two_modules_replace_the_head() 
     # the same name imported again from the same module is no clash: still a question
     module = "'react-native/Libraries/Utilities/codegenNativeComponent'"
     same = CODEGEN_SNIPPET.replace("from 'react-native';\nimport type { Codegen", f"from {module};\nimport type {{ Codegen")
-    assert syntax.import_conflicts(CODEGEN_TS.replace(head, same.split("import type { ViewProps }")[0] + head), "typescript") == 0
+    assert imports.import_conflicts(CODEGEN_TS.replace(head, same.split("import type { ViewProps }")[0] + head), "typescript") == 0
     assert not confirm.confirmed(CODEGEN_TS, same, "typescript").ok
 
 
@@ -912,7 +912,7 @@ def test_imports_the_snippet_imports_again_go_at_its_open_end() -> None:
 
 def test_a_version_check_around_an_import_goes_with_the_imports_the_snippet_rewrites() -> None:
     """A snippet that starts with a new import line and no marker above, rewriting the imports above it
-    and a version check whose every statement is an import (syntax.imports_only): each name is imported
+    and a version check whose every statement is an import (imports.imports_only): each name is imported
     again, or (`sys`) used nowhere after the edit, so the lines above go."""
     body = "\n\nclass Edge(Protocol):\n    size: List[int]\n"
     original = (
@@ -920,7 +920,7 @@ def test_a_version_check_around_an_import_goes_with_the_imports_the_snippet_rewr
         "else:\n    from typing_extensions import Protocol\n" + body
     )
     snippet = "from typing import List, Protocol\n\n\nclass Edge(Protocol):\n# ... existing code ...\n"
-    assert syntax.imports_only(original[: original.index("\n\n\nclass")] + "\n", "python")
+    assert imports.imports_only(original[: original.index("\n\n\nclass")] + "\n", "python")
     result = confirm.confirmed(original, snippet, "python")
     assert result.ok and result.merged == "from typing import List, Protocol\n" + body
 

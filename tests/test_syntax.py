@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from applyedit import syntax
+from applyedit import imports, syntax
 from applyedit.syntax import Definition, definitions, enclosing_each, label, parse_errors
 from applyedit.textio import language_for, normalise
 
@@ -428,16 +428,27 @@ def test_imported_names_and_names_imported_from_two_modules() -> None:
         'import a, { b as c, d } from "x";\nimport type { E,\n  F } from "y";\nimport * as G from "z";\n'
         'import "side";\nimport H = require("h");\n'
     )
-    assert [n for n, _ in syntax.imported_names(ts, "typescript") or []] == ["a", "c", "d", "E", "F", "G", "H"]
-    assert syntax.import_conflicts(ts, "typescript") == 0
-    assert syntax.import_conflicts(ts + 'import { d } from "x";\n', "typescript") == 0  # same module again
-    assert syntax.import_conflicts(ts + 'import { d, E } from "w";\n', "typescript") == 2
+    assert [n for n, _ in imports.imported_names(ts, "typescript") or []] == ["a", "c", "d", "E", "F", "G", "H"]
+    assert imports.import_conflicts(ts, "typescript") == 0
+    assert imports.import_conflicts(ts + 'import { d } from "x";\n', "typescript") == 0  # same module again
+    assert imports.import_conflicts(ts + 'import { d, E } from "w";\n', "typescript") == 2
     rust = "use std::io::{self, Read as R, Write};\nuse a::b::C;\nuse d::*;\nmod t {\n    use a::b::C;\n}\n"
-    assert [n for n, _ in syntax.imported_names(rust, "rust") or []] == ["io", "R", "Write", "C"]
+    assert [n for n, _ in imports.imported_names(rust, "rust") or []] == ["io", "R", "Write", "C"]
     python = "import os, a.b as c, d.e\nfrom x import (f, g as h)\nfrom y import *\n"
     python += "try:\n    import k\nexcept ImportError:\n    pass\n"
-    assert [n for n, _ in syntax.imported_names(python, "python") or []] == ["os", "c", "f", "h"]
-    assert syntax.import_conflicts(python + "from z import f\n", "python") == 0
+    assert [n for n, _ in imports.imported_names(python, "python") or []] == ["os", "c", "f", "h"]
+    assert imports.import_conflicts(python + "from z import f\n", "python") == 0
+
+
+def test_a_go_package_imported_twice_under_one_name_is_a_clash() -> None:
+    """Go refuses a package imported twice under one name ("math redeclared"), a block and a line alike;
+    the counterexamples: one package under two names, and blank imports."""
+    go = 'package p\n\nimport (\n\t"fmt"\n\t"math"\n)\n'
+    assert imports.import_conflicts(go, "go") == 0
+    assert imports.import_conflicts(go + 'import "math"\n', "go") == 1
+    assert imports.import_conflicts(go + 'import m "fmt"\nimport m "math"\n', "go") == 1  # one alias, two paths
+    assert imports.import_conflicts(go + 'import m "math"\n', "go") == 0  # the same package under two names
+    assert imports.import_conflicts(go + 'import _ "embed"\nimport _ "embed"\n', "go") == 0  # binds nothing
 
 
 FIXTURE_FILES = sorted(

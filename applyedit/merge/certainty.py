@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-from applyedit import invariants, syntax
+from applyedit import imports, invariants, syntax
 from applyedit.errors import quoted
 from applyedit.linediff import Matcher, alike, key, likeness
 from applyedit.markers import is_marker
@@ -175,8 +175,8 @@ def imports_cut(weighed: readings.Weighed, original: str, language: str) -> read
     if not any(c.asked for c in valid) or any(c.repeats for c in valid):
         return None
     cut = min(valid, key=lambda c: len(c.text))
-    again = {name for name, _ in syntax.imported_names(cut.text, language) or []}
-    used = syntax.without_imports(original, language)
+    again = {name for name, _ in imports.imported_names(cut.text, language) or []}
+    used = imports.without_imports(original, language)
 
     def uses(text: str, name: str) -> int:
         return len(re.findall(rf"(?<![\w.]){re.escape(name)}\b", text))
@@ -193,9 +193,9 @@ def imports_cut(weighed: readings.Weighed, original: str, language: str) -> read
                 return None
             extra += a[i1:i2]
         block = "\n".join(extra) + "\n"
-        bound = syntax.imported_names(block, language) or []
+        bound = imports.imported_names(block, language) or []
         names = {name for name, module in bound if module != "__future__" or name == "annotations"}
-        if not bound or not syntax.imports_only(block, language):
+        if not bound or not imports.imports_only(block, language):
             return None
         if not all(name in again or (not uses(cut.text, name) and uses(used, name)) for name in names):
             return None

@@ -13,7 +13,7 @@ import functools
 import re
 from collections import Counter
 
-from applyedit import interrupt, syntax
+from applyedit import imports, interrupt, syntax
 from applyedit.defcheck import lost_definitions
 from applyedit.invariants import head_changes, python_compile_error
 from applyedit.linediff import alike, depth, key, same
@@ -66,7 +66,7 @@ class Original:
     def syntax_errors(self, text: str, shown: tuple[str, ...] = ()) -> int:
         """The parse errors of `text`, a reading of the whole file (a Python compile() that fails where the
         original's does not, one more; a name imported from two modules in JavaScript or TypeScript where
-        the original has no such name, one more each: syntax.import_conflicts; a line of code the original
+        the original has no such name, one more each: imports.import_conflicts; a line of code the original
         has outside a comment, put inside a block comment, one more each: `swallowed`); 0 with no
         grammar. `shown`: the snippet's lines (a line it shows is none of the original's code swallowed)."""
         return self.parse_errors(text) + self.clashes(text) + self.swallowed(text, shown)
@@ -105,13 +105,13 @@ class Original:
 
     def clashes(self, text: str) -> int:
         """The names `text`'s imports bind from two modules where the original's do not (JavaScript and
-        TypeScript: syntax.import_conflicts)."""
-        return max(0, syntax.import_conflicts(text, self.language) - self.conflicts) if self.language else 0
+        TypeScript: imports.import_conflicts)."""
+        return max(0, imports.import_conflicts(text, self.language) - self.conflicts) if self.language else 0
 
     @functools.cached_property
     def conflicts(self) -> int:
-        """The original's own names imported from two modules (syntax.import_conflicts)."""
-        return syntax.import_conflicts(self.text, self.language) if self.language else 0
+        """The original's own names imported from two modules (imports.import_conflicts)."""
+        return imports.import_conflicts(self.text, self.language) if self.language else 0
 
     @functools.cached_property
     def text(self) -> str:

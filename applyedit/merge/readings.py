@@ -75,7 +75,7 @@ class Candidate:
     dropped: int = 0  # the original's code lines it deletes with no alike line in their place (`dropped`)
     broken: int = 0  # syntax errors it has where the original has none (merge/original.py: Original.clean)
     asked: tuple[str, ...] = ()  # the kind of each question in `took` (places.PLACES, ...)
-    clashes: int = 0  # names its imports bind from two modules where the original's do not (syntax.import_conflicts)
+    clashes: int = 0  # names its imports bind from two modules where the original's do not (imports.import_conflicts)
     swallowed: int = 0  # the original's lines of code it puts inside a block comment (Original.swallowed)
 
 
