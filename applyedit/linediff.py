@@ -6,7 +6,8 @@ quadratic ratio), and the line diff of two texts (`Matcher`, difflib's, with the
 matched before difflib looks at the middle: an edit of a few lines in a 20,000-line file, whose repeated
 lines make difflib's search quadratic, diffs in the time of the lines that changed). Also the
 line keys the readers compare (`key`: whitespace collapsed; `same` up to trailing blanks and tab width;
-`depth`, the indentation; `alike`: an edit of the other). Knows nothing of what the lines are.
+`depth`, the indentation; `alike`: an edit of the other; `edited_in_order`: lines each shown, edited or
+not, by another list's). Knows nothing of what the lines are.
 """
 
 from __future__ import annotations
@@ -86,3 +87,10 @@ ALIKE = 0.6  # a line this alike (difflib ratio) another is an edit of it
 def alike(a: str, b: str) -> bool:
     """Whether line `a` is an edit of line `b` (or the same): `ALIKE` of their text in common."""
     return likeness(a, b) >= ALIKE
+
+
+def edited_in_order(old: Sequence[str], new: Sequence[str]) -> bool:
+    """Whether every line of `old` is shown by a line of `new`, in order: the same line or an edit of it
+    (`alike`); `new` may hold more lines besides. Blank lines are left out of both."""
+    lines = iter(x for x in new if x.strip())
+    return all(any(alike(n, o) for n in lines) for o in old if o.strip())

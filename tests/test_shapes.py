@@ -252,23 +252,29 @@ def _class_edit(lang: Lang, members: str, marker_words: str = "... existing code
     return f"{lang.class_open}\n{inner}\n\n{members}{close}\n"
 
 
+def _exp_edit(lang: Lang, marker_words: str = "... existing code ...") -> str:
+    """The snippet that adds `exp` at the class's end: the class opened, a marker, `exp`, the class closed;
+    in Go, whose methods stand at the file's top level, `exp` shown after `reset` between markers."""
+    if _go_class(lang):
+        return f"{lang.marker(marker_words)}\n{lang.reset}\n\n{lang.exp}\n\n{lang.marker(marker_words)}\n"
+    return _class_edit(lang, lang.exp, marker_words)
+
+
 @pytest.mark.usefixtures("no_model")
 @pytest.mark.parametrize("lang", LANGS, ids=IDS)
 def test_a_method_added_at_the_class_end_keeps_every_other(tmp_path: Path, lang: Lang) -> None:
-    if _go_class(lang):  # Go's methods stand at the file's top level: placed after the one shown before
-        edit = f"{lang.marker()}\n{lang.reset}\n\n{lang.exp}\n\n{lang.marker()}\n"
-    else:
-        edit = _class_edit(lang, lang.exp)
-    assert applied(tmp_path, lang, lang.file(), edit) == _with_exp(lang)
+    assert applied(tmp_path, lang, lang.file(), _exp_edit(lang)) == _with_exp(lang)
 
 
 @pytest.mark.usefixtures("no_model")
-@pytest.mark.parametrize("lang", [PY, JS, TS], ids=["python", "javascript", "typescript"])
+@pytest.mark.parametrize("lang", LANGS, ids=IDS)
 def test_a_new_method_whose_last_lines_match_another_does_not_replace_it(tmp_path: Path, lang: Lang) -> None:
     """The class of two members, the new one's last lines the same as `add`'s (`return self`)."""
     original = lang.file(init="", reset=lang.reset)
     expected = lang.file(init="", reset=f"{lang.reset}\n\n{lang.exp}")
-    assert applied(tmp_path, lang, original, _class_edit(lang, lang.exp)) == expected
+    if _go_class(lang):
+        expected = original.replace(lang.main, f"{lang.exp}\n\n{lang.main}")
+    assert applied(tmp_path, lang, original, _exp_edit(lang)) == expected
 
 
 @pytest.mark.usefixtures("no_model")
@@ -323,9 +329,9 @@ WORDINGS = [
 
 @pytest.mark.usefixtures("no_model")
 @pytest.mark.parametrize("words", WORDINGS)
-@pytest.mark.parametrize("lang", [PY, TS, JAVA, RUST], ids=["python", "typescript", "java", "rust"])
+@pytest.mark.parametrize("lang", LANGS, ids=IDS)
 def test_markers_worded_many_ways(tmp_path: Path, lang: Lang, words: str) -> None:
-    assert applied(tmp_path, lang, lang.file(), _class_edit(lang, lang.exp, words)) == _with_exp(lang)
+    assert applied(tmp_path, lang, lang.file(), _exp_edit(lang, words)) == _with_exp(lang)
 
 
 @pytest.mark.usefixtures("no_model")
@@ -335,17 +341,69 @@ def test_the_whole_file_returned_is_the_new_file(tmp_path: Path, lang: Lang) -> 
     assert applied(tmp_path, lang, lang.file(), new) == new
 
 
-@pytest.mark.usefixtures("no_model")
-@pytest.mark.parametrize("lang", [PY, TS, JS, JAVA, CPP, RUST, RUBY, CSHARP], ids=lambda x: x.name)
-def test_an_import_added_with_its_first_use_far_below(tmp_path: Path, lang: Lang) -> None:
+GO_IMPORTS = 'package calc\n\nimport (\n\t"fmt"\n\t"math"\n)\n'  # Go's import written as a block
+
+
+def _import_edit(lang: Lang) -> tuple[str, str]:
+    """The snippet that adds an import above the file's first and edits `add`, and the file's lines it
+    shows in place of its first import line (Go: the import block in place of `import "math"`)."""
+    if _go_class(lang):
+        return f"{GO_IMPORTS}{lang.marker()}\n{lang.add_body}\n{lang.marker()}\n", GO_IMPORTS
     first = lang.prelude.split("\n")[0]
-    edit = f"{lang.import_line}\n{first}\n{lang.marker()}\n{lang.add_body}\n{lang.marker()}\n"
-    expected = f"{lang.import_line}\n" + lang.file(add=lang.add_body)
+    top = f"{lang.import_line}\n{first}\n"
+    return f"{top}{lang.marker()}\n{lang.add_body}\n{lang.marker()}\n", top
+
+
+@pytest.mark.usefixtures("no_model")
+@pytest.mark.parametrize("lang", LANGS, ids=IDS)
+def test_an_import_added_with_its_first_use_far_below(tmp_path: Path, lang: Lang) -> None:
+    edit, top = _import_edit(lang)
+    shown = 'package calc\n\nimport "math"\n' if _go_class(lang) else f"{lang.prelude.split(chr(10))[0]}\n"
+    expected = lang.file(add=lang.add_body).replace(shown, top, 1)
     assert applied(tmp_path, lang, lang.file(), edit) == expected
 
 
+# What stands above a file's first import: nobody deletes it by leaving it out of a snippet.
+HEADS = {
+    "python": '"""A calculator."""\n\n',
+    "typescript": "// Copyright 2024 The Calculator Authors\n\n",
+    "javascript": '"use strict";\n\n',
+    "java": "package calc;\n\n",
+    "csharp": "// Copyright 2024 The Calculator Authors\n\n",
+    "cpp": "#pragma once\n\n",
+    "rust": "//! A calculator.\n\n",
+    "go": "// Package calc computes.\n",
+    "ruby": "# frozen_string_literal: true\n\n",
+}
+
+
 @pytest.mark.usefixtures("no_model")
-@pytest.mark.parametrize("lang", [PY, TS, JAVA, RUST, RUBY], ids=lambda x: x.name)
+@pytest.mark.parametrize("lang", LANGS, ids=IDS)
+def test_an_import_added_above_the_first_keeps_the_files_head(tmp_path: Path, lang: Lang) -> None:
+    """The snippet starts with the new import, then the file's first import: what stands above that (a
+    package clause, a module docstring, a licence header, a pragma) is kept, not replaced."""
+    edit, top = _import_edit(lang)  # Go's shows the package clause, below its doc comment
+    original = HEADS[lang.name] + lang.file()
+    shown = 'package calc\n\nimport "math"\n' if _go_class(lang) else f"{lang.prelude.split(chr(10))[0]}\n"
+    expected = HEADS[lang.name] + lang.file(add=lang.add_body).replace(shown, top, 1)
+    assert applied(tmp_path, lang, original, edit) == expected
+
+
+@pytest.mark.usefixtures("no_model")
+@pytest.mark.parametrize("lang", [PY, TS, RUST, CSHARP], ids=lambda x: x.name)
+def test_a_files_head_shown_edited_above_its_first_import_is_replaced(tmp_path: Path, lang: Lang) -> None:
+    """The counterexample: the new first lines are the head's lines edited (a year changed, a word added),
+    one for one: they take its place."""
+    head = HEADS[lang.name]
+    edited = head.replace("2024", "2025").replace("A calculator", "A small calculator")
+    first = lang.prelude.split("\n")[0]
+    edit = f"{edited}{first}\n{lang.marker()}\n{lang.add_body}\n{lang.marker()}\n"
+    expected = edited + lang.file(add=lang.add_body)
+    assert applied(tmp_path, lang, head + lang.file(), edit) == expected
+
+
+@pytest.mark.usefixtures("no_model")
+@pytest.mark.parametrize("lang", LANGS, ids=IDS)
 def test_a_definition_deleted_by_showing_its_neighbours(tmp_path: Path, lang: Lang) -> None:
     """`add` left out between `init` and `reset`, shown whole and adjacent, no marker between."""
     edit = f"{lang.class_open}\n{lang.init}\n\n{lang.reset}\n{lang.class_close}\n".replace("\n\n\n", "\n")

@@ -16,7 +16,7 @@ from typing import Literal
 from applyedit import interrupt
 from applyedit.errors import quoted
 from applyedit.languages import COMMENT_FORMS
-from applyedit.linediff import Matcher, likeness
+from applyedit.linediff import Matcher, edited_in_order, likeness
 from applyedit.markers import is_marker
 from applyedit.merge.anchors import Seg, anchor_segment, changes_something, extend_chain
 from applyedit.merge.lines import (
@@ -262,8 +262,10 @@ def _merge(original: str, snippet: str) -> MergeResult:
 def _open_ends(span: _Span, seg: Seg, first: bool, last: bool, count: int, original_lines: list[str]) -> _Span:
     """A snippet that starts (ends) with no marker and a new line starts (ends) at the file's start
     (end): the original lines above (below) the segment's place are replaced too, when they are no
-    more lines of code than the new lines there (an edit in place: `return -1` -> `return result`).
-    One that starts (ends) with a line of the original keeps them. Blank lines at the file's very
+    more lines of code than the new lines there (an edit in place: `return -1` -> `return result`), and
+    at the start only where the new lines show each of them, as it is or edited, in order (nobody deletes
+    a package clause or a licence by leaving it out). One that starts (ends) with a line of the original
+    keeps them. Blank lines at the file's very
     start and end are the original's: a snippet cannot show them."""
     start, end, snippet_lines, pairs = span
     paired = {a for a, _ in pairs}
@@ -279,7 +281,8 @@ def _open_ends(span: _Span, seg: Seg, first: bool, last: bool, count: int, origi
         if code_in(end, len(original_lines)) <= new:  # more would be a guess: merge/confirm.py finds it ambiguous
             end = max(end, rtrim(original_lines, end, len(original_lines)))
     if first and not seg.marker_before and code[0] not in paired and start > 0:
-        if code_in(0, start) <= sum(1 for i in code if i < min(paired, default=len(snippet_lines))):
+        new_top = [line_key(snippet_lines[i]) for i in code if i < min(paired, default=len(snippet_lines))]
+        if edited_in_order([line_key(x) for x in original_lines[:start]], new_top):  # else kept: not left out
             start = next((j for j in range(start) if original_lines[j].strip()), start)  # blank lines at the top stay
     return start, end, snippet_lines, pairs
 

@@ -13,9 +13,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from applyedit import markers
 from applyedit.errors import quoted
 from applyedit.invariants import Segment
-from applyedit.linediff import key
+from applyedit.linediff import edited_in_order, key
 from applyedit.merge import attached, places
 from applyedit.merge.original import Original, telling
 from applyedit.merge.places import BIG_DELETION, Alts, Candidate, Either, NoReading, Placed
@@ -234,7 +235,7 @@ def _one_place(s: _Search, cands: list[Candidate]) -> Placed | Alts:
     return _open_after_new(s, place, lines) or _open_at_context(s, place, lines) or _edges(s, place, lines)
 
 
-def _open_after_new(s: _Search, place: tuple[int, int, int, int], lines: tuple[str, ...]) -> Alts | None:
+def _open_after_new(s: _Search, place: tuple[int, int, int, int], lines: tuple[str, ...]) -> Placed | Alts | None:
     """An open end after new lines (the last line that says something is no context): the file ends
     there, its last lines replaced, when that replaces no more code than the segment brings there;
     else "replaced or kept?" is a guess: kept, the new lines in place of the lines they stand for one
@@ -263,7 +264,10 @@ def _open_after_new(s: _Search, place: tuple[int, int, int, int], lines: tuple[s
             )
     if s.open_top and says and h <= says[0] < size - t:
         gone = sum(1 for x in orig.lines[: end - t] if x.strip())
-        if orig.has_code(0, start) or gone > sum(1 for x in seg.lines[: size - t] if x.strip()):
+        fewer = not orig.has_code(0, start) and gone <= sum(1 for x in seg.lines[: size - t] if x.strip())
+        if fewer and not h and not _edits_top(s, end - t, size - t):
+            return Placed(end - t, end, lines)  # nobody deletes a file's head by leaving it out
+        if not fewer:
             tops = (
                 (start, orig.first_code(start))
                 if h
@@ -278,18 +282,32 @@ def _open_after_new(s: _Search, place: tuple[int, int, int, int], lines: tuple[s
     return None
 
 
+def _edits_top(s: _Search, above: int, new: int) -> bool:
+    """Whether the segment's first `new` lines, new ones above original line `above`, show every line of
+    code the original has above the first of its lines they show, each the same or edited, in order
+    (`edited_in_order`): the file's head rewritten, not left out (nobody deletes a package clause or a
+    licence by leaving it out)."""
+    old = [k for k in s.orig.keys[:above] if k]
+    lines = [k for k in s.keys[:new] if k]
+    first = next((i for i, k in enumerate(old) if k in lines), len(old))
+    return edited_in_order(old[:first], lines[: lines.index(old[first])] if first < len(old) else lines)
+
+
 def _open_at_context(s: _Search, place: tuple[int, int, int, int], lines: tuple[str, ...]) -> Alts | None:
     """An open start (end) at a line of the original with a few lines of code past it: the file may
     start (end) there, unless deleting them would break something (a Go package clause, a class's
-    header) that keeping them does not."""
+    header) that keeping them does not; comments alone above belong to the line below them (a package's
+    doc comment, a licence): kept."""
     orig, keys = s.orig, s.keys
     start, end, h, t = place
     above = sum(1 for x in orig.lines[:start] if x.strip())
     below = sum(1 for x in orig.lines[end:] if x.strip())
     top = orig.first_code(start)
+    comments = all(markers.attached(x) == "comment" for x in orig.lines[:start] if x.strip())
     if (
         s.open_top
         and h
+        and not comments
         and 0 < above <= FEW_PAST
         and telling(keys[0])
         and s.breaks_no_more(top, end, start, end, lines)
