@@ -74,14 +74,17 @@ def body(rows: list[str], definition: Definition) -> tuple[str, ...]:
 
 def fragment_definitions(text: str, language: str, path: str | None) -> list[Definition] | None:
     """The definitions of a fragment of code (an update snippet); methods shown without their class
-    (`add(n) {...}` alone, which parses as no method) read inside a class the fragment leaves out, in the
-    languages whose methods need one."""
+    (`add(n) {...}` alone, which parses as no method, or a constructor after a field, which parses as
+    none) read inside a class the fragment leaves out, in the languages whose methods need one, where all
+    its code is indented and the class finds a member more."""
     found = syntax.definitions(text, language, path)
     rows = lines(text)
     code = [indent(x) for x in rows if x.strip() and not is_marker(x)]
-    if found is None or language not in CLASS_BODIES or not code or min(code) == 0 or members(rows, found, None):
+    if found is None or language not in CLASS_BODIES or not code or min(code) == 0:
         return found
     wrapped = syntax.definitions(f"class {WRAPPER} {{\n{text}\n}}\n", language, path) or []
+    if members(rows, found, None) and len(wrapped) <= len(found) + 1:  # the class adds one: no member more
+        return found
     outer = next((d for d in wrapped if d.parent is None and d.name == WRAPPER), None)
     shifted: dict[int, Definition] = {}
     for definition in wrapped:

@@ -17,7 +17,7 @@ import pytest
 
 from applyedit import api, defcheck
 from applyedit.markers import is_marker
-from applyedit.merge import confirm
+from applyedit.merge import confirm, structure
 
 
 @dataclass(frozen=True)
@@ -409,6 +409,44 @@ def test_a_definition_deleted_by_showing_its_neighbours(tmp_path: Path, lang: La
     edit = f"{lang.class_open}\n{lang.init}\n\n{lang.reset}\n{lang.class_close}\n".replace("\n\n\n", "\n")
     expected = lang.file(add="")
     assert applied(tmp_path, lang, lang.file(), edit) == expected
+
+
+@pytest.mark.usefixtures("no_model")
+@pytest.mark.parametrize("lang", LANGS, ids=IDS)
+def test_a_new_method_after_the_first_member_and_above_a_marker_goes_right_after_it(
+    tmp_path: Path, lang: Lang
+) -> None:
+    """A marker out of habit above the class's first member (it stands for nothing there), the first member,
+    the new one, a marker for the rest: the new one goes right after the first (before, `add` was replaced
+    by `exp` with exit 0 in seven languages: the line reader read the new method as an edit of `add`)."""
+    if _go_class(lang):  # Go: the type and its first method at the top level, after the imports
+        edit = f"{lang.marker()}\n{lang.class_open}\n\n{lang.exp}\n\n{lang.marker()}\n"
+        expected = lang.file().replace(lang.class_open, f"{lang.class_open}\n\n{lang.exp}\n")
+    else:
+        edit = f"{lang.marker()}\n{lang.init}\n\n{lang.exp}\n\n{lang.marker(indent=lang.indent)}\n"
+        expected = lang.file(init=f"{lang.init}\n\n{lang.exp}")
+    assert applied(tmp_path, lang, lang.file(), edit) == expected
+
+
+@pytest.mark.usefixtures("no_model")
+@pytest.mark.parametrize("lang", LANGS, ids=IDS)
+def test_a_class_shown_between_markers_at_the_files_level_gets_its_new_method_at_its_end(
+    tmp_path: Path, lang: Lang
+) -> None:
+    """Markers at column 0 above and below the class, the class opened, a marker for its members, the new
+    method, the class closed: the method goes after the last member (before, refused in six languages: the
+    line reader's one reading cut `reset`'s end off, and no check let it through)."""
+    edit = f"{lang.marker()}\n\n{_exp_edit(lang)}\n{lang.marker()}\n"
+    assert applied(tmp_path, lang, lang.file(), edit) == _with_exp(lang)
+
+
+def test_a_marker_that_stands_for_nothing_between_two_members_is_not_read_by_the_structure() -> None:
+    """The counterexample: a marker between two members that stand side by side in the file stands for no
+    code, so the snippet is not read as it was meant; only at a scope's very start is it a habit."""
+    members = f"{PY.init}\n\n    # ... existing code ...\n\n{PY.add_body}\n"
+    assert structure.read(PY.file(), f"class Calculator:\n{members}", "python", None, lambda o, s: None) is None
+    habit = f"class Calculator:\n    # ... existing code ...\n\n{PY.init}\n\n{PY.add_body}\n    # ...\n"
+    assert structure.read(PY.file(), habit, "python", None, lambda o, s: None) == PY.file(add=PY.add_body)
 
 
 # Counterexamples: where the structure does not decide, nothing is written as if it did.

@@ -2,8 +2,10 @@
 (merge/structure.py, its stretches read by `_stretch`) and line by line (`_by_lines`). The line reader's
 certain answer stands, unless it reads a new definition in place of one the snippet never shows
 (`structure.renames_unshown`) where the structure reads it otherwise: then the structure's answer, or a
-refusal where the structure finds no single place; where the line reader is unsure, the structure's
-certain answer. `by_definitions` says whether a marker-less edit is whole definitions the structure reads.
+refusal where the structure finds no single place; where the line reader is unsure, or its answer
+changes nothing or breaks the syntax where the structure's changes something and does not (`_worse`),
+the structure's certain answer. `by_definitions` says whether a marker-less edit is whole definitions
+the structure reads.
 The line reader (`_by_lines`) weighs every reading (merge/readings.py: the context reader's enumeration,
 merge/contextread.py, and the merge's file, merge/__init__.py, where it differs; each held to the
 invariants and costed) and returns the cheapest as an ok result when it is certain (merge/certainty.py
@@ -20,7 +22,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from applyedit import invariants, merge
+from applyedit import invariants, merge, syntax
 from applyedit.errors import quoted
 from applyedit.linediff import key
 from applyedit.merge import certainty, readings, reindent, structure
@@ -51,9 +53,27 @@ def confirmed(
             if structural is not None and answered:
                 return merge.as_reading(original, structural, ("read by the file's structure",))
             return merge.MergeResult(ok=False, reason=unplaced)
-    if by_lines.ok or structural is None or structural == original:
+    # the line reader's certain reading stands, but one that changes nothing, or breaks the file's syntax,
+    # where the structure's changes something and parses: it did not read the snippet's code as code
+    if (
+        structural is None
+        or not answered
+        or (by_lines.ok and not _worse(original, by_lines, structural, language, path))
+    ):
         return by_lines
     return merge.as_reading(original, structural, ("read by the file's structure",))
+
+
+def _worse(original: str, by_lines: merge.MergeResult, structural: str, language: str, path: str | None) -> bool:
+    """Whether the line reader's file changes nothing, or breaks the syntax, where the structure's file
+    changes something and does not."""
+    lines = by_lines.merged
+    if lines is None or lines == structural:
+        return False
+    return lines == original or (
+        bool(syntax.new_errors(original, lines, language, path))
+        and not syntax.new_errors(original, structural, language, path)
+    )
 
 
 def _by_lines(

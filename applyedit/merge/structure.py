@@ -368,6 +368,8 @@ def _gap(
         return _expanded(texts, _lines_gap(texts, original, shown, first, last, at_file))  # the line reader's
     pattern = "".join(k for n, k in enumerate(kinds) if n == 0 or kinds[n - 1] != k)
     if "M" in pattern and not any(x.strip() for x in original):
+        if pattern == "M" and first:
+            return _expanded(texts, original)  # a marker opening a scope out of habit: nothing above to keep
         return None  # a marker that stands for no code: the snippet is not read as it was meant
     if pattern == "M":
         return _expanded(texts, original)
