@@ -440,9 +440,22 @@ def test_a_class_shown_between_markers_at_the_files_level_gets_its_new_method_at
     assert applied(tmp_path, lang, lang.file(), edit) == _with_exp(lang)
 
 
+@pytest.mark.usefixtures("no_model")
+@pytest.mark.parametrize("lang", LANGS, ids=IDS)
+def test_an_import_and_a_method_added_in_one_snippet(tmp_path: Path, lang: Lang) -> None:
+    """A new import above the first, a marker (where the file has only a blank line), the class with its new
+    method at its end: both land (before: refused in seven languages, and in Rust `exp` written over
+    `reset` with exit 0)."""
+    edit, top = _import_edit(lang)
+    edit = edit[: edit.index(lang.marker())] + f"{lang.marker()}\n{_exp_edit(lang)}"
+    shown = 'package calc\n\nimport "math"\n' if _go_class(lang) else f"{lang.prelude.split(chr(10))[0]}\n"
+    assert applied(tmp_path, lang, lang.file(), edit) == _with_exp(lang).replace(shown, top, 1)
+
+
 def test_a_marker_that_stands_for_nothing_between_two_members_is_not_read_by_the_structure() -> None:
-    """The counterexample: a marker between two members that stand side by side in the file stands for no
-    code, so the snippet is not read as it was meant; only at a scope's very start is it a habit."""
+    """The counterexample: a marker right after a shown member, where the file has nothing, may stand for
+    that member's rest, so the structure does not read the snippet; at a scope's very start, or right after
+    a line of the file that is no definition, it is a habit."""
     members = f"{PY.init}\n\n    # ... existing code ...\n\n{PY.add_body}\n"
     assert structure.read(PY.file(), f"class Calculator:\n{members}", "python", None, lambda o, s: None) is None
     habit = f"class Calculator:\n    # ... existing code ...\n\n{PY.init}\n\n{PY.add_body}\n    # ...\n"

@@ -349,11 +349,15 @@ def _gap(
     scope: bool = True,
     at_file: bool = False,
     edge_inside: bool = False,
+    after_context: bool = False,
 ) -> list[str] | None:
     """A stretch between two shown definitions (or a scope's edge and one), each side's definitions one
     line. A line the stretch of the file holds is context: the line reader reads the stretch. Else the
     snippet's lines are markers and new code only: a marker stands for the file's stretch, new code goes
-    on the side of the marker it is written on (with markers on both sides, nothing says where: None)."""
+    on the side of the marker it is written on (with markers on both sides, nothing says where: None).
+    A marker alone where the file has no code stands for nothing: a habit at a scope's start or right
+    after a line of the file (`after_context`); right after a shown definition, it may mean that
+    definition's rest (None)."""
     if shown == original:
         return _expanded(texts, original)
     have = {x.strip() for x in original if x.strip()}
@@ -368,9 +372,9 @@ def _gap(
         return _expanded(texts, _lines_gap(texts, original, shown, first, last, at_file))  # the line reader's
     pattern = "".join(k for n, k in enumerate(kinds) if n == 0 or kinds[n - 1] != k)
     if "M" in pattern and not any(x.strip() for x in original):
-        if pattern == "M" and first:
-            return _expanded(texts, original)  # a marker opening a scope out of habit: nothing above to keep
-        return None  # a marker that stands for no code: the snippet is not read as it was meant
+        if pattern == "M" and (first or after_context):
+            return _expanded(texts, original)  # a habit: no definition shown right above it may go on there
+        return None  # a marker that stands for no code here: the rest of the definition above it?
     if pattern == "M":
         return _expanded(texts, original)
     if not any(x.strip() for x in original):  # nothing of the file's here: the snippet's lines go in
@@ -420,6 +424,7 @@ def _between_pins(
             shown[shown_at:shown_row],
             first=first and number == 0,
             last=last and number == len(pins),
+            after_context=number > 0,
         )
         if part is None:
             return None
