@@ -413,9 +413,7 @@ def test_a_definition_deleted_by_showing_its_neighbours(tmp_path: Path, lang: La
 
 @pytest.mark.usefixtures("no_model")
 @pytest.mark.parametrize("lang", LANGS, ids=IDS)
-def test_a_new_method_after_the_first_member_and_above_a_marker_goes_right_after_it(
-    tmp_path: Path, lang: Lang
-) -> None:
+def test_a_new_method_after_the_first_member_and_above_a_marker_goes_right_after_it(tmp_path: Path, lang: Lang) -> None:
     """A marker out of habit above the class's first member (it stands for nothing there), the first member,
     the new one, a marker for the rest: the new one goes right after the first (before, `add` was replaced
     by `exp` with exit 0 in seven languages: the line reader read the new method as an edit of `add`)."""
@@ -450,6 +448,26 @@ def test_an_import_and_a_method_added_in_one_snippet(tmp_path: Path, lang: Lang)
     edit = edit[: edit.index(lang.marker())] + f"{lang.marker()}\n{_exp_edit(lang)}"
     shown = 'package calc\n\nimport "math"\n' if _go_class(lang) else f"{lang.prelude.split(chr(10))[0]}\n"
     assert applied(tmp_path, lang, lang.file(), edit) == _with_exp(lang).replace(shown, top, 1)
+
+
+@pytest.mark.usefixtures("no_model")
+@pytest.mark.parametrize("lang", LANGS, ids=IDS)
+def test_a_changed_header_and_an_edited_last_line_of_the_next_function_in_one_snippet(
+    tmp_path: Path, lang: Lang
+) -> None:
+    """`add`'s header changed between markers inside the class, one blank line, then `main` whole with its last
+    number changed: both land, and the file's own spacing between the class and `main` stands (before, in
+    Python, `main` was not read as whole and the two blank lines above it became the snippet's one)."""
+    digit = max(n for n, x in enumerate(lang.main) if x.isdigit())  # its last number, one more
+    main = f"{lang.main[:digit]}{int(lang.main[digit]) + 1}{lang.main[digit + 1 :]}"
+    inner = lang.marker(indent=lang.indent)
+    if _go_class(lang):
+        shown = f"{lang.add_header}\n{lang.marker()}"
+    else:
+        close = f"\n{lang.class_close}" if lang.class_close else ""
+        shown = f"{lang.class_open}\n{inner}\n{lang.add_header}\n{inner}{close}"
+    edit = f"{lang.marker()}\n{shown}\n\n{main}\n"
+    assert applied(tmp_path, lang, lang.file(), edit) == lang.file(add=lang.add_header).replace(lang.main, main)
 
 
 def test_a_marker_that_stands_for_nothing_between_two_members_is_not_read_by_the_structure() -> None:
@@ -743,3 +761,27 @@ def test_a_method_shown_to_its_bodys_last_line_up_to_a_marker_at_its_level_is_wh
     expected = original.replace(f"    def put(self, key, value):\n{guard}", "    def put(self, key, value):\n")
     result = confirm.confirmed(original, snippet, "python")
     assert result.ok and result.merged == expected
+
+
+def test_a_method_shown_to_the_snippets_end_with_its_last_line_edited_is_whole() -> None:
+    """`delete` shown from its header to its last line, that line edited, the snippet ending there: the
+    method is whole and replaced (before, only a last line the same as the file's said so)."""
+    original = (SEVERAL / "guard-three-methods.py").read_text(encoding="utf-8")
+    snippet = (
+        "    # ... existing code ...\n    def delete(self, key):\n        if key is None:\n"
+        '            raise ValueError("key is required")\n        self.store.pop(key)\n'
+    )
+    expected = original.replace("self.store.pop(key, None)", "self.store.pop(key)")
+    assert structure.read(original, snippet, "python", None, lambda o, s: None) == expected
+
+
+def test_a_method_shown_to_the_snippets_end_with_a_middle_line_edited_is_not_whole() -> None:
+    """The counterexample: the last line shown an edit of a line past which the file's body goes on: the
+    snippet stopped showing the body there, so the structure does not read the method as whole (and does
+    not delete the rest of its body)."""
+    original = (SEVERAL / "guard-three-methods.py").read_text(encoding="utf-8")
+    snippet = (
+        "    # ... existing code ...\n    def delete(self, key):\n        if key is None:\n"
+        '            raise KeyError("key is required")\n'
+    )
+    assert structure.read(original, snippet, "python", None, lambda o, s: None) is None

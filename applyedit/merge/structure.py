@@ -295,7 +295,7 @@ def _whole(texts: _Texts, found: Definition, shown: Definition) -> bool:
     written (`}`, `end`), or, where none is (Python), the next line of the snippet back at its level (a
     marker there stands for the scope's other members, not the body's rest, unless the body goes on in
     the file past the last line shown: `_body_goes_on`), or, the snippet ending there, its last line the
-    file's definition's last."""
+    file's definition's last, as it is or edited (alike, the body going on past no other line it is)."""
     if any(texts.marked[shown.start_line - 1 : shown.end_line]):
         return False
     if shown.body is None or found.body is None:
@@ -313,7 +313,9 @@ def _whole(texts: _Texts, found: Definition, shown: Definition) -> bool:
         return True
     last_shown = [x for x in texts.snippet[shown.start_line - 1 : shown.end_line] if x.strip()][-1]
     last_found = [x for x in texts.original[found.start_line - 1 : found.end_line] if x.strip()][-1]
-    return last_shown.strip() == last_found.strip()
+    if last_shown.strip() == last_found.strip():
+        return True
+    return alike(last_shown, last_found) and not _body_goes_on(texts, found, shown)  # its last line edited
 
 
 def _body_goes_on(texts: _Texts, found: Definition, shown: Definition) -> bool:
@@ -357,7 +359,8 @@ def _gap(
     on the side of the marker it is written on (with markers on both sides, nothing says where: None).
     A marker alone where the file has no code stands for nothing: a habit at a scope's start or right
     after a line of the file (`after_context`); right after a shown definition, it may mean that
-    definition's rest (None)."""
+    definition's rest (None). Blank lines alone where the file has blank lines alone: the file's
+    spacing stands."""
     if shown == original:
         return _expanded(texts, original)
     have = {x.strip() for x in original if x.strip()}
@@ -377,6 +380,8 @@ def _gap(
         return None  # a marker that stands for no code here: the rest of the definition above it?
     if pattern == "M":
         return _expanded(texts, original)
+    if pattern == "" and not any(x.strip() for x in original):
+        return _expanded(texts, original)  # blank lines only, on both sides: the file's spacing stands
     if not any(x.strip() for x in original):  # nothing of the file's here: the snippet's lines go in
         return _expanded(texts, stretch.without_markers(shown))
     if pattern == "" and at_file and (first or last) and not edge_inside:
