@@ -451,13 +451,17 @@ def test_an_import_and_a_method_added_in_one_snippet(tmp_path: Path, lang: Lang)
 
 
 @pytest.mark.usefixtures("no_model")
+@pytest.mark.parametrize("between", ["blank", "marker"])
 @pytest.mark.parametrize("lang", LANGS, ids=IDS)
 def test_a_changed_header_and_an_edited_last_line_of_the_next_function_in_one_snippet(
-    tmp_path: Path, lang: Lang
+    tmp_path: Path, lang: Lang, between: str
 ) -> None:
-    """`add`'s header changed between markers inside the class, one blank line, then `main` whole with its last
-    number changed: both land, and the file's own spacing between the class and `main` stands (before, in
-    Python, `main` was not read as whole and the two blank lines above it became the snippet's one)."""
+    """`add`'s header changed between markers inside the class, then one blank line or a marker at the file's
+    level, then `main` whole with its last number changed: both land, and the file's own spacing between the
+    class and `main` stands (before, in Python, `main` was not read as whole and the two blank lines above
+    it became the snippet's one; with the marker, refused in Python, JavaScript and C#: a marker right after
+    the class was read as maybe standing for the class's rest, which the class's own marker or closer
+    already says)."""
     digit = max(n for n, x in enumerate(lang.main) if x.isdigit())  # its last number, one more
     main = f"{lang.main[:digit]}{int(lang.main[digit]) + 1}{lang.main[digit + 1 :]}"
     inner = lang.marker(indent=lang.indent)
@@ -466,14 +470,15 @@ def test_a_changed_header_and_an_edited_last_line_of_the_next_function_in_one_sn
     else:
         close = f"\n{lang.class_close}" if lang.class_close else ""
         shown = f"{lang.class_open}\n{inner}\n{lang.add_header}\n{inner}{close}"
-    edit = f"{lang.marker()}\n{shown}\n\n{main}\n"
+    edit = f"{lang.marker()}\n{shown}\n{'' if between == 'blank' else lang.marker()}\n{main}\n"
     assert applied(tmp_path, lang, lang.file(), edit) == lang.file(add=lang.add_header).replace(lang.main, main)
 
 
 def test_a_marker_that_stands_for_nothing_between_two_members_is_not_read_by_the_structure() -> None:
-    """The counterexample: a marker right after a shown member, where the file has nothing, may stand for
-    that member's rest, so the structure does not read the snippet; at a scope's very start, or right after
-    a line of the file that is no definition, it is a habit."""
+    """The counterexample: a marker right after a shown member whose end the snippet does not say (a Python
+    body, no marker as its last line), where the file has nothing, may stand for that member's rest, so the
+    structure does not read the snippet; at a scope's very start, right after a line of the file that is no
+    definition, or after a definition whose end is said, it is a habit."""
     members = f"{PY.init}\n\n    # ... existing code ...\n\n{PY.add_body}\n"
     assert structure.read(PY.file(), f"class Calculator:\n{members}", "python", None, lambda o, s: None) is None
     habit = f"class Calculator:\n    # ... existing code ...\n\n{PY.init}\n\n{PY.add_body}\n    # ...\n"

@@ -213,6 +213,7 @@ def _read_scope(
             last=found is None,
             at_file=original_scope is None,
             edge_inside=edge_inside,
+            closed_above=number > 0 and _end_shown(texts, pairs[number - 1][1]),
         )
         if gap is None:
             return None
@@ -351,15 +352,16 @@ def _gap(
     scope: bool = True,
     at_file: bool = False,
     edge_inside: bool = False,
-    after_context: bool = False,
+    closed_above: bool = False,
 ) -> list[str] | None:
     """A stretch between two shown definitions (or a scope's edge and one), each side's definitions one
     line. A line the stretch of the file holds is context: the line reader reads the stretch. Else the
     snippet's lines are markers and new code only: a marker stands for the file's stretch, new code goes
     on the side of the marker it is written on (with markers on both sides, nothing says where: None).
-    A marker alone where the file has no code stands for nothing: a habit at a scope's start or right
-    after a line of the file (`after_context`); right after a shown definition, it may mean that
-    definition's rest (None). Blank lines alone where the file has blank lines alone: the file's
+    A marker alone where the file has no code stands for nothing: a habit at a scope's start or where
+    nothing shown right above it can go on (`closed_above`: a line of the file that is no definition, or
+    a definition whose end the snippet says); right after a shown definition whose end it does not say,
+    it may mean that definition's rest (None). Blank lines alone where the file has blank lines alone: the file's
     spacing stands."""
     if shown == original:
         return _expanded(texts, original)
@@ -370,12 +372,12 @@ def _gap(
     if "C" in kinds and scope:
         pinned = stretch.pins(original, shown)
         if pinned is not None:
-            return _between_pins(texts, original, shown, pinned, first, last, at_file)
+            return _between_pins(texts, original, shown, pinned, first, last, at_file, closed_above)
     if "C" in kinds or ("N" in kinds and not scope and any(x.strip() for x in original)):
         return _expanded(texts, _lines_gap(texts, original, shown, first, last, at_file))  # the line reader's
     pattern = "".join(k for n, k in enumerate(kinds) if n == 0 or kinds[n - 1] != k)
     if "M" in pattern and not any(x.strip() for x in original):
-        if pattern == "M" and (first or after_context):
+        if pattern == "M" and (first or closed_above):
             return _expanded(texts, original)  # a habit: no definition shown right above it may go on there
         return None  # a marker that stands for no code here: the rest of the definition above it?
     if pattern == "M":
@@ -413,6 +415,7 @@ def _between_pins(
     first: bool,
     last: bool,
     at_file: bool,
+    closed_above: bool,
 ) -> list[str] | None:
     """A stretch read between its pinned lines: each stretch between two pins a gap of its own. At the
     file's own start (end), a line of the file's head shown with nothing above it may say the file starts
@@ -429,7 +432,7 @@ def _between_pins(
             shown[shown_at:shown_row],
             first=first and number == 0,
             last=last and number == len(pins),
-            after_context=number > 0,
+            closed_above=closed_above or number > 0,  # a pinned line above: a line of the file
         )
         if part is None:
             return None
