@@ -6,9 +6,10 @@ define is new. The definitions a scope shows pin the snippet to the file; betwee
 the scope's edges, what the snippet shows is read on that stretch alone, with every definition in it
 one opaque line, so a line of a new method is never read as a line of another: by the lines that
 stand once there (`stretch.pins`), else by the line reader (merge/confirm.py's, handed in as `LineReader`).
-Each principle is one function (here, or merge/stretch.py's), listed with its example and its counterexample in
-docs/reading.md:
+Each principle is one function, listed with its example and its counterexample in docs/reading.md:
 
+- `scopes.container_shown`: members shown without their container, beside code at the file's level,
+  are the one container's that defines them;
 - `_pair`: a definition shown is the one of its name and kind in the same scope (one only; several of
   one name, overloads, by their header line);
 - `_whole`: a definition shown without markers from its header to its end replaces the file's, header
@@ -25,8 +26,7 @@ docs/reading.md:
 
 `read` answers only where every step is certain; else None (the line reader reads the whole file), or
 `Unplaced` where it knows the snippet stands at no single place. Pure text in and out; knows nothing of
-models, checks or files. `syntax.py` parses; outline.py says what a scope's members and a
-definition's header and body are.
+models, checks or files. `syntax.py` parses; outline.py says what a scope's members, headers and bodies are.
 """
 
 from __future__ import annotations
@@ -39,16 +39,13 @@ from dataclasses import dataclass
 from applyedit import outline, syntax
 from applyedit.linediff import alike, key
 from applyedit.markers import is_marker
-from applyedit.merge import stretch
+from applyedit.merge import scopes, stretch
 from applyedit.syntax import Definition
 
 __all__ = ["LineReader", "Unplaced", "read", "renames_unshown"]
 
 LineReader = Callable[[str, str], "str | None"]  # (original stretch, snippet stretch) -> its certain reading
 _ACCESS = re.compile(r"\s*(public|private|protected|internal)\s*:")  # C++'s access labels: no code's depth
-CONTAINERS = frozenset(  # the kinds of definition whose members are a scope of their own
-    {"class", "struct", "impl", "trait", "interface", "enum", "record", "union", "module", "namespace"}
-)
 
 
 _WHOLE = Definition("function", "", 1, 1)  # a span read from its first line: an opaque line's definition
@@ -77,6 +74,8 @@ def read(original: str, snippet: str, language: str, path: str | None, lines: Li
     knows it stands at no single place (a new definition after a marker at the file's end, with code
     the marker may stand for on both sides of where it could go)."""
     original_definitions = syntax.definitions(original, language, path)
+    if original_definitions:
+        snippet = scopes.container_shown(outline.lines(original), original_definitions, snippet, language, path)
     snippet_definitions = outline.fragment_definitions(snippet, language, path)
     if not original_definitions or not snippet_definitions:
         return None
@@ -128,31 +127,26 @@ def renames_unshown(original: str, output: str, snippet: str, language: str, pat
 def _root(texts: _Texts) -> tuple[Definition | None, tuple[int, int]] | None:
     """The file's scope the snippet's top level stands in: the file, or the one container whose members
     its top-level definitions are (a snippet of methods without their class's header)."""
-    scopes: list[Definition | None] = []
+    parents: list[Definition | None] = []
     top = outline.members(texts.snippet, texts.snippet_definitions, None)
     if not top:
         return None
     for shown in top:
         for found in texts.original_definitions:
-            if found.name == shown.name and _compatible(found, shown) and not any(s is found.parent for s in scopes):
-                scopes.append(found.parent)
+            if found.name == shown.name and scopes.compatible(found, shown) and found.parent not in parents:
+                parents.append(found.parent)
     code = [x for x, marker in zip(texts.snippet, texts.marked, strict=True) if x.strip() and not marker]
     outermost = min((outline.indent(x) for x in code if not _ACCESS.match(x)), default=0)
     if outermost < outline.indent(texts.snippet[top[0].start_line - 1]):
         return None  # code outside the definitions shown, at a depth none of them stands at
-    if not scopes and outermost == 0:
-        scopes = [None]  # nothing shown that the file defines, written at its top level: the file's
-    if len(scopes) != 1:
+    if not parents and outermost == 0:
+        parents = [None]  # nothing shown that the file defines, written at its top level: the file's
+    if len(parents) != 1:
         return None
-    scope = scopes[0]
+    scope = parents[0]
     if scope is None:
         return None, (1, len(texts.original))
-    return (scope, scope.body) if scope.body is not None and scope.kind in CONTAINERS else None
-
-
-def _compatible(a: Definition, b: Definition) -> bool:
-    """One kind of definition: the same kind, a function and a method alike (a method is a function in a class)."""
-    return a.kind == b.kind or {a.kind, b.kind} <= {"function", "method"}
+    return (scope, scope.body) if scope.body is not None and scope.kind in scopes.CONTAINERS else None
 
 
 def _same_header(found: str, shown: str) -> bool:
@@ -167,7 +161,7 @@ def _pair(
     the one whose header line it shows. None where one shown could be several, or they stand out of order."""
     pairs = []
     for definition in shown:
-        found = [o for o in originals if o.name == definition.name and _compatible(o, definition)]
+        found = [o for o in originals if o.name == definition.name and scopes.compatible(o, definition)]
         if len(found) > 1:
             header = outline.header(texts.snippet, definition)
             found = [o for o in found if _same_header(outline.header(texts.original, o), header)]
@@ -175,7 +169,7 @@ def _pair(
                 return None
         if found:
             pairs.append((found[0], definition))
-        elif any(o.name == definition.name and _compatible(o, definition) for o in texts.original_definitions):
+        elif any(o.name == definition.name and scopes.compatible(o, definition) for o in texts.original_definitions):
             return None  # the file defines it, but in another scope than the one it is shown in
     starts = [o.start_line for o, _ in pairs]
     return pairs if starts == sorted(set(starts)) else None
@@ -259,7 +253,7 @@ def _read_definition(texts: _Texts, found: Definition, shown: Definition) -> lis
         return None
     header = texts.snippet[shown.start_line - 1 : shown.body[0] - 1]
     closer = texts.snippet[shown.body[1] : shown.end_line] or texts.original[found.body[1] : found.end_line]
-    if found.kind in CONTAINERS:
+    if found.kind in scopes.CONTAINERS:
         body = _read_scope(texts, found, shown, found.body, shown.body)
     else:
         original_body = texts.original[found.body[0] - 1 : found.body[1]]
