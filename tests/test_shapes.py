@@ -489,8 +489,9 @@ def test_a_method_shown_without_its_class_beside_a_function_is_read_inside_its_c
 
 
 def test_members_shown_without_a_container_are_read_inside_only_one() -> None:
-    """The counterexamples: where two classes define the member's name, or the indented lines follow a line
-    of code at the file's level (a function's body, not a container left out), no container is restored."""
+    """The counterexamples: where two classes define the member's name, the indented lines follow a line of
+    code at the file's level (a function's body, not a container left out), or they hold a line besides
+    members and markers (a doc comment's tail), no container is restored."""
     two = PY.file() + "\n\nclass Other:\n    def add(self, n):\n        return n\n"
     edit = f"# ... existing code ...\n{PY.add_header}\n# ... existing code ...\n{PY.main}\n"
     definitions = syntax.definitions(two, "python") or []
@@ -502,6 +503,18 @@ def test_members_shown_without_a_container_are_read_inside_only_one() -> None:
     assert restored.startswith(
         f"# ... existing code ...\nclass Calculator:\n    # ... existing code ...\n{PY.add_header}"
     )
+    tail = f"// ... existing code ...\n   */\n{JS.reset}\n{JS.class_close}\n"
+    definitions = syntax.definitions(JS.file(), "javascript") or []
+    assert scopes.container_shown(JS.file().split("\n"), definitions, tail, "javascript", None) == tail
+
+
+@pytest.mark.usefixtures("no_model")
+@pytest.mark.parametrize("lang", [lang for lang in LANGS if lang.class_close], ids=lambda lang: lang.name)
+def test_members_shown_up_to_their_containers_closer_keep_one_closer(tmp_path: Path, lang: Lang) -> None:
+    """A marker, then `reset` and the new `exp` indented as members, then the class's closer: the class's
+    start is left out, its end shown, so `exp` goes at its end with the closer written once."""
+    edit = f"{lang.marker()}\n{lang.reset}\n\n{lang.exp}\n{lang.class_close}\n"
+    assert applied(tmp_path, lang, lang.file(), edit) == _with_exp(lang)
 
 
 def test_a_marker_that_stands_for_nothing_between_two_members_is_not_read_by_the_structure() -> None:
@@ -513,6 +526,23 @@ def test_a_marker_that_stands_for_nothing_between_two_members_is_not_read_by_the
     assert structure.read(PY.file(), f"class Calculator:\n{members}", "python", None, lambda o, s: None) is None
     habit = f"class Calculator:\n    # ... existing code ...\n\n{PY.init}\n\n{PY.add_body}\n    # ...\n"
     assert structure.read(PY.file(), habit, "python", None, lambda o, s: None) == PY.file(add=PY.add_body)
+
+
+TS_TYPES = (
+    "export interface User {\n  id: number;\n  name: string;\n}\n\n"
+    "export interface Team {\n  id: number;\n  members: User[];\n}\n\n"
+    "export function owner(team: Team): User {\n  return team.members[0];\n}\n"
+)
+
+
+def test_two_readers_that_read_a_snippet_two_ways_leave_a_question() -> None:
+    """A property added at an interface's end: the line reader took the snippet's closer for the file's last
+    and wrote the property into the function below, the structure into the interface; each file meets every
+    check, so neither is certain, and both are offered (before: the function's, exit 0)."""
+    edit = "export interface User {\n  // ... existing fields ...\n  email: string;\n}\n"
+    result = confirm.confirmed(TS_TYPES, edit, "typescript", with_readings=True)
+    expected = TS_TYPES.replace("  name: string;\n}", "  name: string;\n  email: string;\n}", 1)
+    assert not result.ok and len(result.readings) == 2 and expected in result.readings
 
 
 # Counterexamples: where the structure does not decide, nothing is written as if it did.

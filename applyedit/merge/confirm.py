@@ -4,8 +4,9 @@ certain answer stands, unless it reads a new definition in place of one the snip
 (`structure.renames_unshown`) where the structure reads it otherwise: then the structure's answer, or a
 refusal where the structure finds no single place; where the line reader is unsure, or its answer
 changes nothing or breaks the syntax where the structure's changes something and does not (`_worse`),
-the structure's certain answer. `by_definitions` says whether a marker-less edit is whole definitions
-the structure reads.
+the structure's certain answer; where both read it one way each and the structure's passes the line
+reader's checks too, a question between the two (`_disagree`). `by_definitions` says whether a
+marker-less edit is whole definitions the structure reads.
 The line reader (`_by_lines`) weighs every reading (merge/readings.py: the context reader's enumeration,
 merge/contextread.py, and the merge's file, merge/__init__.py, where it differs; each held to the
 invariants and costed) and returns the cheapest as an ok result when it is certain (merge/certainty.py
@@ -22,7 +23,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from applyedit import invariants, merge, syntax
+from applyedit import imports, invariants, merge, syntax
 from applyedit.errors import quoted
 from applyedit.linediff import key
 from applyedit.merge import certainty, readings, reindent, structure
@@ -35,7 +36,8 @@ def confirmed(
 ) -> merge.MergeResult:
     """The snippet's reading of `original` (LF-only texts): the line reader's when it is the only one within
     the margin of the cheapest (merge/readings.py) and meets every invariant, unless it reads a new
-    definition in place of one the snippet never shows; else the structure's certain reading; else a not-ok
+    definition in place of one the snippet never shows, or the structure reads it otherwise as soundly (a
+    question of the two); else the structure's certain reading; else a not-ok
     result that says why, with the candidate files (`readings`, when asked for: the model may choose
     between 2 to 5)."""
     by_lines = _by_lines(original, snippet, language, path, with_readings)
@@ -55,13 +57,44 @@ def confirmed(
             return merge.MergeResult(ok=False, reason=unplaced)
     # the line reader's certain reading stands, but one that changes nothing, or breaks the file's syntax,
     # where the structure's changes something and parses: it did not read the snippet's code as code
-    if (
-        structural is None
-        or not answered
-        or (by_lines.ok and not _worse(original, by_lines, structural, language, path))
-    ):
+    if structural is None or not answered:
+        return by_lines
+    if by_lines.ok and _disagree(original, snippet, by_lines, structural, language, path):
+        return _two_readers(original, by_lines, structural, with_readings)
+    if by_lines.ok and not _worse(original, by_lines, structural, language, path):
         return by_lines
     return merge.as_reading(original, structural, ("read by the file's structure",))
+
+
+def _disagree(
+    original: str, snippet: str, by_lines: merge.MergeResult, structural: str, language: str, path: str | None
+) -> bool:
+    """Whether the line reader and the structure each read the snippet one way, and the ways differ with
+    the structure's meeting every invariant, breaking no syntax and binding no import name twice that the
+    line reader's does not: then neither reading is certain (one of the two readers misreads it)."""
+    lines = by_lines.merged
+    if lines is None or lines == structural or _worse(original, by_lines, structural, language, path):
+        return False
+    if imports.import_conflicts(structural, language, path) > imports.import_conflicts(lines, language, path):
+        return False
+    if syntax.new_errors(original, structural, language, path):
+        return False
+    return not invariants.violations(original, structural, snippet, "snippet", language, path)
+
+
+def _two_readers(original: str, by_lines: merge.MergeResult, structural: str, with_readings: bool) -> merge.MergeResult:
+    """The question two certain readers leave: the line reader's file and the structure's, to choose from."""
+    texts = (by_lines.merged or original, structural)
+    places = readings.differ(original, list(texts))
+    why = "the file's structure and its lines read the snippet two ways"
+    return merge.MergeResult(
+        ok=False,
+        reason=f"{why}{_where(places)}",
+        merged=by_lines.merged,
+        readings=texts if with_readings else (),
+        near=2 if with_readings else 0,
+        places=places,
+    )
 
 
 def _worse(original: str, by_lines: merge.MergeResult, structural: str, language: str, path: str | None) -> bool:

@@ -7,7 +7,7 @@ or of the line reader.
 
 from __future__ import annotations
 
-from applyedit import outline
+from applyedit import outline, syntax
 from applyedit.markers import is_marker
 from applyedit.syntax import Definition
 
@@ -29,8 +29,9 @@ def container_shown(
     """A member shown without its container, beside code at the file's level, is read inside the one
     container of the file that defines it: indented lines right after a marker at the file's level (or
     at the snippet's start) that are definitions of one container's names are read as if the snippet
-    showed the container's header above them and its closer below, a marker at their depth on each side
-    (its other members kept). Unchanged where no such run is shown, or it could stand in several."""
+    showed the container's header above them and its closer below (unless the snippet shows it), a marker
+    at their depth on each side (its other members kept). Unchanged where the run holds lines besides
+    members and markers (or does not parse inside the container), or could stand in several."""
     rows = outline.lines(snippet)
     markers = [x.strip() for x in rows if is_marker(x)]
     if not markers or not any(x.strip() and outline.indent(x) == 0 and not is_marker(x) for x in rows):
@@ -47,10 +48,19 @@ def container_shown(
         container = next(iter(parents.values())) if len(parents) == 1 else None
         if not shown or container is None or container.body is None or container.kind not in CONTAINERS:
             continue
-        depth = next(x[: outline.indent(x)] for x in rows[start:end] if x.strip())
         opened = original_lines[container.start_line - 1 : container.body[0] - 1]
         closed = original_lines[container.body[1] : container.end_line]
-        rows[start:end] = [*opened, depth + markers[0], *rows[start:end], depth + markers[0], *closed]
+        covered = {row for d in shown for row in range(d.start_line, d.end_line + 1)}
+        inside = "".join(f"{x}\n" for x in [*opened, *rows[start:end], *closed])
+        if syntax.parse_errors(inside, language, path) or any(
+            x.strip() and not is_marker(x) and row not in covered for row, x in enumerate(rows[start:end], 1)
+        ):
+            continue  # lines besides its members (a comment's tail, a statement): not members alone
+        depth = next(x[: outline.indent(x)] for x in rows[start:end] if x.strip())
+        if closed and [x.strip() for x in rows[end : end + len(closed)]] == [x.strip() for x in closed]:
+            rows[start:end] = [*opened, depth + markers[0], *rows[start:end]]  # its end shown: only its start left out
+        else:
+            rows[start:end] = [*opened, depth + markers[0], *rows[start:end], depth + markers[0], *closed]
     return "".join(f"{x}\n" for x in rows)
 
 

@@ -386,10 +386,10 @@ def _gap(
         return _expanded(texts, original if first or last else shown)  # edges keep; between neighbours: gone
     if pattern == "N" and not (first or last):
         return _expanded(texts, shown)  # replaced: its neighbours shown on both sides
-    if pattern == "N" and first != last and all(stretch.is_token(x) for x in shown if x.strip()):
-        return _expanded(texts, stretch.joined(shown, original) if last else stretch.joined(original, shown))
     if _renamed(texts, original, shown):
         return None  # a new definition whose body one the snippet leaves out has: a rename, or a copy?
+    if pattern == "N" and first != last and all(stretch.is_token(x) for x in shown if x.strip()):
+        return _expanded(texts, stretch.joined(shown, original) if last else stretch.joined(original, shown))
     if pattern == "MN" and at_file and last:
         raise Unplaced("new code after a marker at the snippet's end, with no line of the file after it")
     if pattern == "MN":
