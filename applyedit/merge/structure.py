@@ -355,8 +355,7 @@ def _gap(
     A marker alone where the file has no code stands for nothing: a habit at a scope's start or where
     nothing shown right above it can go on (`closed_above`: a line of the file that is no definition, or
     a definition whose end the snippet says); right after a shown definition whose end it does not say,
-    it may mean that definition's rest (None). Blank lines alone where the file has blank lines alone: the file's
-    spacing stands."""
+    it may mean that definition's rest (None). Blank lines alone where the file has only blanks: its own."""
     if shown == original:
         return _expanded(texts, original)
     have = {x.strip() for x in original if x.strip()}
@@ -376,10 +375,8 @@ def _gap(
         return None  # a marker that stands for no code here: the rest of the definition above it?
     if pattern == "M":
         return _expanded(texts, original)
-    if pattern == "" and not any(x.strip() for x in original):
-        return _expanded(texts, original)  # blank lines only, on both sides: the file's spacing stands
     if not any(x.strip() for x in original):  # nothing of the file's here: the snippet's lines go in
-        return _expanded(texts, stretch.without_markers(shown))
+        return _expanded(texts, original if pattern == "" else stretch.without_markers(shown))  # blanks: the file's
     if pattern == "" and at_file and (first or last) and not edge_inside:
         return None  # whether the file starts (ends) at the snippet's edge: the line reader weighs it
     if pattern == "":
