@@ -59,21 +59,22 @@ def confirmed(
     # where the structure's changes something and parses: it did not read the snippet's code as code
     if structural is None or not answered:
         return by_lines
-    if by_lines.ok and _disagree(original, snippet, by_lines, structural, language, path):
+    if not by_lines.ok or _worse(original, by_lines, structural, language, path):
+        return merge.as_reading(original, structural, ("read by the file's structure",))
+    if _disagree(original, snippet, by_lines, structural, language, path):
         return _two_readers(original, by_lines, structural, with_readings)
-    if by_lines.ok and not _worse(original, by_lines, structural, language, path):
-        return by_lines
-    return merge.as_reading(original, structural, ("read by the file's structure",))
+    return by_lines
 
 
 def _disagree(
     original: str, snippet: str, by_lines: merge.MergeResult, structural: str, language: str, path: str | None
 ) -> bool:
-    """Whether the line reader and the structure each read the snippet one way, and the ways differ with
-    the structure's meeting every invariant, breaking no syntax and binding no import name twice that the
-    line reader's does not: then neither reading is certain (one of the two readers misreads it)."""
+    """Whether the line reader and the structure each read the snippet one way (the line reader's no
+    worse: `_worse`), and the ways differ with the structure's meeting every invariant, breaking no syntax
+    and binding no import name twice that the line reader's does not: then neither reading is certain
+    (one of the two readers misreads it)."""
     lines = by_lines.merged
-    if lines is None or lines == structural or _worse(original, by_lines, structural, language, path):
+    if lines is None or lines == structural:
         return False
     if imports.import_conflicts(structural, language, path) > imports.import_conflicts(lines, language, path):
         return False
@@ -86,14 +87,9 @@ def _two_readers(original: str, by_lines: merge.MergeResult, structural: str, wi
     """The question two certain readers leave: the line reader's file and the structure's, to choose from."""
     texts = (by_lines.merged or original, structural)
     places = readings.differ(original, list(texts))
-    why = "the file's structure and its lines read the snippet two ways"
-    return merge.MergeResult(
-        ok=False,
-        reason=f"{why}{_where(places)}",
-        merged=by_lines.merged,
-        readings=texts if with_readings else (),
-        near=2 if with_readings else 0,
-        places=places,
+    unsure = _unsure(by_lines, f"the file's structure and its lines read the snippet two ways{_where(places)}")
+    return dataclasses.replace(
+        unsure, readings=texts if with_readings else (), near=2 if with_readings else 0, places=places
     )
 
 

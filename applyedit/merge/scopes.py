@@ -52,9 +52,9 @@ def container_shown(
         closed = original_lines[container.body[1] : container.end_line]
         covered = {row for d in shown for row in range(d.start_line, d.end_line + 1)}
         inside = "".join(f"{x}\n" for x in [*opened, *rows[start:end], *closed])
-        if syntax.parse_errors(inside, language, path) or any(
+        if any(
             x.strip() and not is_marker(x) and row not in covered for row, x in enumerate(rows[start:end], 1)
-        ):
+        ) or syntax.parse_errors(inside, language, path):
             continue  # lines besides its members (a comment's tail, a statement): not members alone
         depth = next(x[: outline.indent(x)] for x in rows[start:end] if x.strip())
         if closed and [x.strip() for x in rows[end : end + len(closed)]] == [x.strip() for x in closed]:

@@ -74,12 +74,14 @@ def read(original: str, snippet: str, language: str, path: str | None, lines: Li
     knows it stands at no single place (a new definition after a marker at the file's end, with code
     the marker may stand for on both sides of where it could go)."""
     original_definitions = syntax.definitions(original, language, path)
-    if original_definitions:
-        snippet = scopes.container_shown(outline.lines(original), original_definitions, snippet, language, path)
-    snippet_definitions = outline.fragment_definitions(snippet, language, path)
-    if not original_definitions or not snippet_definitions:
+    if not original_definitions:
         return None
-    original_lines, snippet_lines = outline.lines(original), outline.lines(snippet)
+    original_lines = outline.lines(original)
+    snippet = scopes.container_shown(original_lines, original_definitions, snippet, language, path)
+    snippet_definitions = outline.fragment_definitions(snippet, language, path)
+    if not snippet_definitions:
+        return None
+    snippet_lines = outline.lines(snippet)
     texts = _Texts(
         original_lines,
         snippet_lines,
