@@ -17,7 +17,7 @@ import pytest
 
 from applyedit import api, defcheck, syntax
 from applyedit.markers import is_marker
-from applyedit.merge import confirm, scopes, structure
+from applyedit.merge import confirm, structure
 
 
 @dataclass(frozen=True)
@@ -472,40 +472,6 @@ def test_a_changed_header_and_an_edited_last_line_of_the_next_function_in_one_sn
         shown = f"{lang.class_open}\n{inner}\n{lang.add_header}\n{inner}{close}"
     edit = f"{lang.marker()}\n{shown}\n{'' if between == 'blank' else lang.marker()}\n{main}\n"
     assert applied(tmp_path, lang, lang.file(), edit) == lang.file(add=lang.add_header).replace(lang.main, main)
-
-
-@pytest.mark.usefixtures("no_model")
-@pytest.mark.parametrize("lang", LANGS, ids=IDS)
-def test_a_method_shown_without_its_class_beside_a_function_is_read_inside_its_class(
-    tmp_path: Path, lang: Lang
-) -> None:
-    """A marker, `add` with a new header indented as a member (its class not shown), a marker at the file's
-    level, `main` edited: `add` is the class's, the class's other members kept (before, refused in Python,
-    JavaScript and C#: the structure found two scopes and declined, the line reader broke the syntax)."""
-    digit = max(n for n, x in enumerate(lang.main) if x.isdigit())
-    main = f"{lang.main[:digit]}{int(lang.main[digit]) + 1}{lang.main[digit + 1 :]}"
-    edit = f"{lang.marker()}\n{lang.add_header}\n{lang.marker()}\n{main}\n"
-    assert applied(tmp_path, lang, lang.file(), edit) == lang.file(add=lang.add_header).replace(lang.main, main)
-
-
-def test_members_shown_without_a_container_are_read_inside_only_one() -> None:
-    """The counterexamples: where two classes define the member's name, the indented lines follow a line of
-    code at the file's level (a function's body, not a container left out), or they hold a line besides
-    members and markers (a doc comment's tail), no container is restored."""
-    two = PY.file() + "\n\nclass Other:\n    def add(self, n):\n        return n\n"
-    edit = f"# ... existing code ...\n{PY.add_header}\n# ... existing code ...\n{PY.main}\n"
-    definitions = syntax.definitions(two, "python") or []
-    assert scopes.container_shown(two.split("\n"), definitions, edit, "python", None) == edit
-    nested = f"# ... existing code ...\ndef main():\n{PY.add_header}\n# ... existing code ...\n"
-    definitions = syntax.definitions(PY.file(), "python") or []
-    assert scopes.container_shown(PY.file().split("\n"), definitions, nested, "python", None) == nested
-    restored = scopes.container_shown(PY.file().split("\n"), definitions, edit, "python", None)
-    assert restored.startswith(
-        f"# ... existing code ...\nclass Calculator:\n    # ... existing code ...\n{PY.add_header}"
-    )
-    tail = f"// ... existing code ...\n   */\n{JS.reset}\n{JS.class_close}\n"
-    definitions = syntax.definitions(JS.file(), "javascript") or []
-    assert scopes.container_shown(JS.file().split("\n"), definitions, tail, "javascript", None) == tail
 
 
 @pytest.mark.usefixtures("no_model")

@@ -74,13 +74,13 @@ def _disagree(
     and binding no import name twice that the line reader's does not: then neither reading is certain
     (one of the two readers misreads it)."""
     lines = by_lines.merged
-    if lines is None or lines == structural:
-        return False
-    if imports.import_conflicts(structural, language, path) > imports.import_conflicts(lines, language, path):
-        return False
-    if syntax.new_errors(original, structural, language, path):
-        return False
-    return not invariants.violations(original, structural, snippet, "snippet", language, path)
+    return (
+        lines is not None
+        and lines != structural
+        and imports.import_conflicts(structural, language, path) <= imports.import_conflicts(lines, language, path)
+        and not syntax.new_errors(original, structural, language, path)
+        and not invariants.violations(original, structural, snippet, "snippet", language, path)
+    )
 
 
 def _two_readers(original: str, by_lines: merge.MergeResult, structural: str, with_readings: bool) -> merge.MergeResult:

@@ -8,8 +8,6 @@ one opaque line, so a line of a new method is never read as a line of another: b
 stand once there (`stretch.pins`), else by the line reader (merge/confirm.py's, handed in as `LineReader`).
 Each principle is one function, listed with its example and its counterexample in docs/reading.md:
 
-- `scopes.container_shown`: members shown without their container, beside code at the file's level,
-  are the one container's that defines them;
 - `_pair`: a definition shown is the one of its name and kind in the same scope (one only; several of
   one name, overloads, by their header line);
 - `_whole`: a definition shown without markers from its header to its end replaces the file's, header
@@ -39,13 +37,16 @@ from dataclasses import dataclass
 from applyedit import outline, syntax
 from applyedit.linediff import alike, key
 from applyedit.markers import is_marker
-from applyedit.merge import scopes, stretch
+from applyedit.merge import stretch
 from applyedit.syntax import Definition
 
 __all__ = ["LineReader", "Unplaced", "read", "renames_unshown"]
 
 LineReader = Callable[[str, str], "str | None"]  # (original stretch, snippet stretch) -> its certain reading
 _ACCESS = re.compile(r"\s*(public|private|protected|internal)\s*:")  # C++'s access labels: no code's depth
+CONTAINERS = frozenset(  # the kinds of definition whose members are a scope of their own
+    {"class", "struct", "impl", "trait", "interface", "enum", "record", "union", "module", "namespace"}
+)
 
 
 _WHOLE = Definition("function", "", 1, 1)  # a span read from its first line: an opaque line's definition
@@ -77,7 +78,6 @@ def read(original: str, snippet: str, language: str, path: str | None, lines: Li
     if not original_definitions:
         return None
     original_lines = outline.lines(original)
-    snippet = scopes.container_shown(original_lines, original_definitions, snippet, language, path)
     snippet_definitions = outline.fragment_definitions(snippet, language, path)
     if not snippet_definitions:
         return None
@@ -135,7 +135,7 @@ def _root(texts: _Texts) -> tuple[Definition | None, tuple[int, int]] | None:
         return None
     for shown in top:
         for found in texts.original_definitions:
-            if found.name == shown.name and scopes.compatible(found, shown) and found.parent not in parents:
+            if found.name == shown.name and _compatible(found, shown) and found.parent not in parents:
                 parents.append(found.parent)
     code = [x for x, marker in zip(texts.snippet, texts.marked, strict=True) if x.strip() and not marker]
     outermost = min((outline.indent(x) for x in code if not _ACCESS.match(x)), default=0)
@@ -148,7 +148,12 @@ def _root(texts: _Texts) -> tuple[Definition | None, tuple[int, int]] | None:
     scope = parents[0]
     if scope is None:
         return None, (1, len(texts.original))
-    return (scope, scope.body) if scope.body is not None and scope.kind in scopes.CONTAINERS else None
+    return (scope, scope.body) if scope.body is not None and scope.kind in CONTAINERS else None
+
+
+def _compatible(a: Definition, b: Definition) -> bool:
+    """One kind of definition: the same kind, a function and a method alike (a method is a function in a class)."""
+    return a.kind == b.kind or {a.kind, b.kind} <= {"function", "method"}
 
 
 def _same_header(found: str, shown: str) -> bool:
@@ -163,7 +168,7 @@ def _pair(
     the one whose header line it shows. None where one shown could be several, or they stand out of order."""
     pairs = []
     for definition in shown:
-        found = [o for o in originals if o.name == definition.name and scopes.compatible(o, definition)]
+        found = [o for o in originals if o.name == definition.name and _compatible(o, definition)]
         if len(found) > 1:
             header = outline.header(texts.snippet, definition)
             found = [o for o in found if _same_header(outline.header(texts.original, o), header)]
@@ -171,7 +176,7 @@ def _pair(
                 return None
         if found:
             pairs.append((found[0], definition))
-        elif any(o.name == definition.name and scopes.compatible(o, definition) for o in texts.original_definitions):
+        elif any(o.name == definition.name and _compatible(o, definition) for o in texts.original_definitions):
             return None  # the file defines it, but in another scope than the one it is shown in
     starts = [o.start_line for o, _ in pairs]
     return pairs if starts == sorted(set(starts)) else None
@@ -234,10 +239,9 @@ def _collapsed(texts: _Texts, lines: list[str], members: list[Definition], start
             out.append(lines[row - 1])
             row += 1
             continue
-        text = lines[row - 1]
         token = stretch.token(f"{id(lines)}:{row}:{member.name}")
         texts.expand[token] = lines[row - 1 : member.end_line]
-        out.append(text[: len(text) - len(text.lstrip())] + token)
+        out.append(lines[row - 1][: outline.indent(lines[row - 1])] + token)
         row = member.end_line + 1
     return out
 
@@ -255,7 +259,7 @@ def _read_definition(texts: _Texts, found: Definition, shown: Definition) -> lis
         return None
     header = texts.snippet[shown.start_line - 1 : shown.body[0] - 1]
     closer = texts.snippet[shown.body[1] : shown.end_line] or texts.original[found.body[1] : found.end_line]
-    if found.kind in scopes.CONTAINERS:
+    if found.kind in CONTAINERS:
         body = _read_scope(texts, found, shown, found.body, shown.body)
     else:
         original_body = texts.original[found.body[0] - 1 : found.body[1]]
@@ -269,7 +273,6 @@ def _read_definition(texts: _Texts, found: Definition, shown: Definition) -> lis
 def _fewer_attached(texts: _Texts, found: Definition, shown: Definition) -> bool:
     """Whether the snippet shows fewer lines above the definition's name (decorators, attributes) than the
     file has there, and not the same ones: whether they replace the file's or are added is not said."""
-
     file_attached, snippet_attached = outline.attached(texts.original, found), outline.attached(texts.snippet, shown)
     return (
         0 < len(snippet_attached) < len(file_attached) and snippet_attached != file_attached[-len(snippet_attached) :]
@@ -310,9 +313,7 @@ def _whole(texts: _Texts, found: Definition, shown: Definition) -> bool:
         return True
     last_shown = [x for x in texts.snippet[shown.start_line - 1 : shown.end_line] if x.strip()][-1]
     last_found = [x for x in texts.original[found.start_line - 1 : found.end_line] if x.strip()][-1]
-    if last_shown.strip() == last_found.strip():
-        return True
-    return alike(last_shown, last_found) and not _body_goes_on(texts, found, shown)  # its last line edited
+    return alike(last_shown, last_found) and not _body_goes_on(texts, found, shown)  # the same, or edited
 
 
 def _body_goes_on(texts: _Texts, found: Definition, shown: Definition) -> bool:
