@@ -287,9 +287,10 @@ def _apply(
             merged = dataclasses.replace(course.result, reason=why)
         course = decision.decide(merged, opts, got.fragment)
     if isinstance(course, decision.Merge):
-        if (merge_only := answer_by_merge(got, course.result, opts, encoding, chosen, since)) is not None:
+        merge_only = answer_by_merge(got, course.result, opts, encoding, chosen, since)
+        if not isinstance(merge_only, str):
             return merge_only
-        course = decision.unanswered(course.result, opts)
+        course = decision.unanswered(course.result, opts, merge_only)
     if isinstance(course, decision.Refuse):
         raise refusal(course.why, course.result)
     job = prepare(file, edit, opened, max_new_tokens=opts.max_new_tokens, inputs=got)

@@ -87,10 +87,11 @@ def decide(merged: MergeResult | None, opts: RunOptions, fragment: bool = False,
     return unanswered(merged, opts)
 
 
-def unanswered(merged: MergeResult, opts: RunOptions) -> Refuse | Model:
+def unanswered(merged: MergeResult, opts: RunOptions, why: str = "") -> Refuse | Model:
     """A snippet with no reading that answers alone (none certain, or the certain one fails an output
-    check or changes nothing): refused with `--answer merge`, else the model's."""
+    check or changes nothing: `why`, outcome.answer_by_merge's): refused with `--answer merge`, else the
+    model's."""
     if opts.answer == "merge":
-        why = (merged.reason if not merged.ok else "") or "its merge changes nothing in the file"
+        why = (merged.reason if not merged.ok else "") or why or "its reading changes nothing in the file"
         return Refuse(merged, UNCERTAIN.format(why=why))
     return Model(merged)

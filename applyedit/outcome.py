@@ -54,22 +54,23 @@ def answer_by_merge(
     encoding: str,
     chosen: str = "",
     since: float | None = None,
-) -> ApplyResult | None:
+) -> ApplyResult | str:
     """The unambiguous merge of an update snippet as the whole answer, without the model: when it
-    changes the file, parses wherever the original did and passes every output check. None otherwise
-    (the model runs, anchored by the merge when it is unambiguous). `chosen`: the note of the model's
-    choice between two readings (api.choose_reading), when the model chose this one; `since`: when that
-    choice began (`time.perf_counter`), so that the summary's time counts the model's scoring."""
+    changes the file, parses wherever the original did and passes every output check. Otherwise why it
+    does not answer alone (the model runs, anchored by the merge when it is unambiguous). `chosen`: the
+    note of the model's choice between two readings (api.choose_reading), when the model chose this one;
+    `since`: when that choice began (`time.perf_counter`), so that the summary's time counts the model's
+    scoring."""
     t0 = time.perf_counter() if since is None else since
     body = checks.merge_answer(got.src, merged)
     if body is None or body == got.src.text:  # a merge that changes nothing is no confident answer
-        return None
+        return "its reading changes nothing in the file"
     try:
         notes = checks.check_all(got.src, body, got.edit, got.kind, merged, opts)
     except DecodeError:
         raise  # the run stopped (its timeout, its client gone): no refusal to turn into a model run
-    except ApplyEditError:
-        return None
+    except ApplyEditError as e:
+        return f"its one reading fails a check ({e})"
     taken = any("as --reading asked" in n for n in (merged.notes if merged else ()))
     how = (
         "chosen by the model's tie-break, every invariant holds"

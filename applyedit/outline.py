@@ -35,6 +35,24 @@ def members(rows: list[str], definitions: list[Definition], parent: Definition |
     return [d for d in inside if indent(rows[d.start_line - 1]) == depth]
 
 
+def _marker_body(rows: list[str], definition: Definition) -> Definition:
+    """A Python definition whose body a fragment shows as markers alone (`def add(self, n: int):` over an
+    indented `# ...`) parses as a header with no body: its body is the markers indented below it."""
+    head = rows[definition.end_line - 1]
+    if definition.body is not None or not head.rstrip().endswith(":"):
+        return definition
+    end = definition.end_line
+    while end < len(rows) and (
+        not rows[end].strip() or (indent(rows[end]) > indent(rows[definition.start_line - 1]) and is_marker(rows[end]))
+    ):
+        end += 1
+    while end > definition.end_line and not rows[end - 1].strip():
+        end -= 1
+    if end == definition.end_line:
+        return definition
+    return dataclasses.replace(definition, end_line=end, body=(definition.end_line + 1, end))
+
+
 def _header_rows(rows: list[str], definition: Definition) -> tuple[list[str], int]:
     """The definition's header lines (to its body, or its whole span where the body shares a line), and
     the index of the first that names it (past decorators, attributes, `inline`)."""
@@ -79,6 +97,8 @@ def fragment_definitions(text: str, language: str, path: str | None) -> list[Def
     its code is indented and the class finds a member more."""
     found = syntax.definitions(text, language, path)
     rows = lines(text)
+    if found is not None and language == "python":
+        found = [_marker_body(rows, d) for d in found]
     code = [indent(x) for x in rows if x.strip() and not is_marker(x)]
     if found is None or language not in CLASS_BODIES or not code or min(code) == 0:
         return found

@@ -36,4 +36,7 @@ def test_each_course() -> None:
 def test_a_certain_reading_that_fails_a_check() -> None:
     refused = decision.unanswered(CERTAIN, RunOptions())
     assert isinstance(refused, decision.Refuse) and "no reading certain enough" in refused.why
+    failed = decision.unanswered(CERTAIN, RunOptions(), "its one reading fails a check (a lazy marker at line 3)")
+    assert isinstance(failed, decision.Refuse) and "fails a check (a lazy marker" in failed.why
+    assert "changes nothing" not in failed.why
     assert decision.unanswered(CERTAIN, RunOptions(answer="auto")) == decision.Model(CERTAIN)

@@ -291,6 +291,39 @@ def test_a_changed_header_replaces_the_definition_not_adds_one(tmp_path: Path, l
     assert applied(tmp_path, lang, lang.file(), edit) == lang.file(add=lang.add_header)
 
 
+def _header_over_marker(lang: Lang, definition: str) -> str:
+    """`definition` shown by its header and closer alone, its body a marker at the body's indentation."""
+    rows = definition.split("\n")
+    depth = [len(x) - len(x.lstrip()) for x in rows]
+    body = [n for n, d in enumerate(depth) if d > depth[0] and rows[n].strip()]
+    inner = lang.marker(indent=rows[body[0]][: depth[body[0]]])
+    return "\n".join([*rows[: body[0]], inner, *rows[body[-1] + 1 :]])
+
+
+@pytest.mark.usefixtures("no_model")
+@pytest.mark.parametrize("lang", LANGS, ids=IDS)
+def test_a_changed_header_over_a_body_left_to_a_marker_keeps_the_body(tmp_path: Path, lang: Lang) -> None:
+    """The class opened, a marker, `add`'s new header over its body written as one marker, the class closed:
+    the header is replaced, the body kept (in Python such a header parses with no body: the marker is it)."""
+    shown = _header_over_marker(lang, lang.add_header)
+    edit = f"{lang.marker()}\n{shown}\n{lang.marker()}\n"
+    if not _go_class(lang):
+        edit = _class_edit(lang, f"{shown}\n{lang.marker(indent=lang.indent)}")
+    assert applied(tmp_path, lang, lang.file(), edit) == lang.file(add=lang.add_header)
+
+
+@pytest.mark.parametrize("lang", LANGS, ids=IDS)
+def test_a_new_definition_whose_body_is_a_marker_is_not_written(lang: Lang) -> None:
+    """Counterexample: a header the file has no definition of, over a marker: the marker stands for a body
+    the file does not have, so no reading writes the marker as that body."""
+    shown = _header_over_marker(lang, lang.exp)
+    edit = f"{lang.marker()}\n{lang.reset}\n\n{shown}\n\n{lang.marker()}\n"
+    if not _go_class(lang):
+        edit = _class_edit(lang, shown)  # at the class's end, where a new method goes
+    result = confirm.confirmed(lang.file(), edit, lang.name)
+    assert not result.ok or not any(is_marker(x) for x in (result.merged or "").split("\n"))
+
+
 @pytest.mark.usefixtures("no_model")
 @pytest.mark.parametrize("lang", LANGS, ids=IDS)
 def test_a_definition_given_whole_without_markers_replaces_its_namesake(tmp_path: Path, lang: Lang) -> None:

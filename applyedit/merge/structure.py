@@ -82,15 +82,8 @@ def read(original: str, snippet: str, language: str, path: str | None, lines: Li
     if not snippet_definitions:
         return None
     snippet_lines = outline.lines(snippet)
-    texts = _Texts(
-        original_lines,
-        snippet_lines,
-        original_definitions,
-        snippet_definitions,
-        [is_marker(x) for x in snippet_lines],
-        lines,
-        {},
-    )
+    marked = [is_marker(x) for x in snippet_lines]
+    texts = _Texts(original_lines, snippet_lines, original_definitions, snippet_definitions, marked, lines, {})
     root = _root(texts)
     if root is None:
         return None
@@ -101,7 +94,7 @@ def read(original: str, snippet: str, language: str, path: str | None, lines: Li
     if scope is not None:  # the snippet is the inside of one container: the rest of the file around it
         out = [*texts.original[: original_range[0] - 1], *out, *texts.original[original_range[1] :]]
     text = "".join(f"{x}\n" for x in out)
-    return text if _shows_all(snippet_lines, texts.marked, out) else None
+    return text if _shows_all(texts, out) else None
 
 
 def renames_unshown(original: str, output: str, snippet: str, language: str, path: str | None = None) -> bool:
@@ -486,10 +479,14 @@ def _expanded(texts: _Texts, lines: list[str] | None) -> list[str] | None:
     return out
 
 
-def _shows_all(snippet: list[str], marked: list[bool], out: list[str]) -> bool:
-    """Every line of the snippet but its markers stands in the reading, in order."""
+def _shows_all(texts: _Texts, out: list[str]) -> bool:
+    """Every line of the snippet but its markers stands in the reading, in order, and no marker is written
+    as code (a marker stands for code; a line of the file's own aside)."""
+    written = {x.strip() for x, m in zip(texts.snippet, texts.marked, strict=True) if m}
+    if any(x.strip() in written - {y.strip() for y in texts.original} for x in out):
+        return False
     at = 0
-    for line, marker in zip(snippet, marked, strict=True):
+    for line, marker in zip(texts.snippet, texts.marked, strict=True):
         if marker or not line.strip():
             continue
         while at < len(out) and out[at] != line:
