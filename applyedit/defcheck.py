@@ -1,6 +1,8 @@
 """The `definitions` invariant (invariants.py runs it): a definition the edit never names does not
 disappear (`lost_definitions`, renames traced), nor is one written twice beside its namesake
-(`defined_twice`), nor a config file's key twice in one mapping (`keys_twice`). Reads definitions and
+(`defined_twice`), nor a config file's key twice in one mapping (`keys_twice`); and, for the snippet
+reader (merge/confirm.py), a definition with another name is never an edit of one the snippet never
+shows (`renames_unshown`). Reads definitions and
 keys through syntax.py (imported when a check runs); knows nothing of the merge or of the other
 invariants.
 """
@@ -16,7 +18,7 @@ from applyedit.linediff import LONG_LINE, alike, key
 if TYPE_CHECKING:
     from applyedit.syntax import Definition
 
-__all__ = ["defined_twice", "keys_twice", "lost_definitions"]
+__all__ = ["defined_twice", "keys_twice", "lost_definitions", "renames_unshown"]
 
 _IDENTIFIER = re.compile(r"[A-Za-z_$][\w$]*")
 
@@ -221,3 +223,27 @@ def _partly_kept(original: str, output: str, start: int, end: int) -> bool:
     have = Counter(key(x) for x in output.split("\n"))
     outside = Counter(ol[:start] + ol[end:])
     return any(have[k] > outside[k] for k in set(ol[start:end]) if re.search(r"[A-Za-z0-9_@]", k))
+
+
+def renames_unshown(original: str, output: str, snippet: str, language: str, path: str | None = None) -> bool:
+    """Whether `output` holds a definition the file does not where the file's definition of another name,
+    which the snippet never shows, is gone: a definition with another name is never an edit of this one."""
+    from applyedit import outline, syntax
+
+    before = syntax.definitions(original, language, path)
+    after = syntax.definitions(output, language, path)
+    shown = outline.fragment_definitions(snippet, language, path)
+    if not before or not after or shown is None:
+        return False
+
+    def chain(d: Definition | None) -> tuple[str, ...]:
+        return () if d is None else (*chain(d.parent), d.name)
+
+    named = {d.name for d in shown}
+    old, new = {chain(d) for d in before}, {chain(d) for d in after}
+    gone = [d for d in before if chain(d) not in new and d.name not in named]
+    gained = [d for d in after if chain(d) not in old]
+    # the new one holds the gone one's body: a rename the snippet shows by that body
+    original_rows, output_rows = outline.lines(original), outline.lines(output)
+    renamed = {outline.body(original_rows, d) for d in gone} & {outline.body(output_rows, d) for d in gained}
+    return bool(gone) and bool(gained) and not renamed

@@ -12,7 +12,17 @@ from applyedit import syntax
 from applyedit.markers import is_marker
 from applyedit.syntax import Definition
 
-__all__ = ["attached", "body", "fragment_definitions", "header", "indent", "lines", "members", "named_header"]
+__all__ = [
+    "attached",
+    "body",
+    "fragment_definitions",
+    "header",
+    "indent",
+    "lines",
+    "lines_of",
+    "members",
+    "named_header",
+]
 
 CLASS_BODIES = frozenset({"javascript", "typescript", "tsx", "java", "csharp", "cpp"})  # methods need a class
 WRAPPER = "SnippetMembers"  # the class a fragment of members is read inside
@@ -82,6 +92,11 @@ def attached(rows: list[str], definition: Definition) -> list[str]:
     """The lines above the definition's name (decorators, attributes), stripped."""
     found, named = _header_rows(rows, definition)
     return [x.strip() for x in found[:named]]
+
+
+def lines_of(rows: list[str], definitions: list[Definition]) -> set[str]:
+    """The definitions' lines that say what they are: each one's header from its name, and its body."""
+    return {x for d in definitions for x in (named_header(rows, d), *body(rows, d))}
 
 
 def body(rows: list[str], definition: Definition) -> tuple[str, ...]:

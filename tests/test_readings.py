@@ -1071,7 +1071,8 @@ def test_an_unpinned_segment_stands_where_it_replaces_one_line_if_every_other_pl
     """`certainty._keeps_code`: a whole method shown, `begin` in two classes, no line of it standing once
     in the original. Read at the first it replaces one line (an edit of a call); at the second, four.
     Unpinned, the careful reader takes the first where every other place deletes `FAR_DROPS` (3) more
-    lines; where the second would delete only two, the place stays a question."""
+    lines; where the second would delete only two, the place stays a question for the line reader, and
+    the structure answers it (`structure._by_body`): the shown `if not first:` only the first's holds."""
     compact = (
         "class Compact:\n    def begin(self, out, first):\n        self.check(out)\n        if not first:\n"
         '            out.write_reserved(",")\n        return None\n\n    def end(self, out):\n        self.check(out)\n'
@@ -1091,7 +1092,11 @@ def test_an_unpinned_segment_stands_where_it_replaces_one_line_if_every_other_pl
     assert result.ok
     assert result.merged == compact.replace("out.write_reserved", "out.put") + pretty
     near = pretty.replace("        self.reserve(out, spaces)\n", "").replace("        out.pad(spaces)\n", "")
-    assert not confirm.confirmed(compact + near, snippet, "python").ok
+    lines = merge.merge(compact + near, snippet)
+    weighed = readings.weigh(compact + near, snippet, "python", None, lines.merged if lines.ok else None)
+    assert not certainty.certain(weighed, compact + near, snippet, "python", lines.pairing)
+    by_structure = confirm.confirmed(compact + near, snippet, "python")
+    assert by_structure.merged == compact.replace("out.write_reserved", "out.put") + near
 
 
 def test_a_line_shown_between_two_neighbours_is_new_there_though_a_copy_stands_elsewhere() -> None:

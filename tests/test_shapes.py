@@ -564,6 +564,52 @@ def test_an_overload_shown_by_a_header_no_overload_has_is_not_taken_for_one(tmp_
     assert out.count("public Calculator add(") == 3 and JAVA.add in out and third in out
 
 
+TWO_IMPLS = """struct Compact;
+struct Pretty;
+
+impl Formatter for Compact {
+    fn begin_value(&mut self, out: &mut Vec<u8>) {
+        reserve(out);
+        unsafe {
+            out.push(b':');
+        }
+    }
+}
+
+impl Formatter for Pretty {
+    fn begin_value(&mut self, out: &mut Vec<u8>) {
+        indent(out);
+        unsafe {
+            out.extend(b": ");
+        }
+    }
+}
+"""
+
+
+@pytest.mark.usefixtures("no_model")
+def test_a_method_of_one_name_in_two_scopes_is_the_one_whose_lines_it_shows(tmp_path: Path) -> None:
+    """`begin_value` shown whole, without its impl: two impl blocks define it; the shown body keeps
+    `reserve(out);` and `b':'`, which only `Compact`'s holds: it is `Compact`'s, edited (`Pretty`'s kept)."""
+    edited = "    fn begin_value(&mut self, out: &mut Vec<u8>) {\n        reserve(out);\n        out.push(b':');\n    }"
+    edit = f"// ... existing code ...\n{edited}\n// ... existing code ...\n"
+    expected = TWO_IMPLS.replace(
+        "        unsafe {\n            out.push(b':');\n        }\n", "        out.push(b':');\n"
+    )
+    assert applied(tmp_path, RUST, TWO_IMPLS, edit) == expected
+
+
+def test_a_method_of_one_name_in_two_scopes_showing_lines_of_both_is_not_placed_by_the_structure() -> None:
+    """Counterexample: a body that keeps a line only `Compact`'s holds and one only `Pretty`'s holds says
+    neither; the structure reads nothing, and the snippet is no certain reading."""
+    both = (
+        '    fn begin_value(&mut self, out: &mut Vec<u8>) {\n        reserve(out);\n        out.extend(b": ");\n    }'
+    )
+    edit = f"// ... existing code ...\n{both}\n// ... existing code ...\n"
+    assert structure.read(TWO_IMPLS, edit, "rust", None, lambda original, snippet: None) is None
+    assert not confirm.confirmed(TWO_IMPLS, edit, "rust").ok
+
+
 @pytest.mark.parametrize(
     "line",
     [

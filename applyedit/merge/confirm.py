@@ -1,7 +1,7 @@
 """When a snippet's reading may answer alone. `confirmed` reads it two ways: by the file's structure
 (merge/structure.py, its stretches read by `_stretch`) and line by line (`_by_lines`). The line reader's
 certain answer stands, unless it reads a new definition in place of one the snippet never shows
-(`structure.renames_unshown`) where the structure reads it otherwise: then the structure's answer, or a
+(`defcheck.renames_unshown`) where the structure reads it otherwise: then the structure's answer, or a
 refusal where the structure finds no single place; where the line reader is unsure, or its answer
 changes nothing or breaks the syntax where the structure's changes something and does not (`_worse`),
 the structure's certain answer; where both read it one way each and the structure's passes the line
@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from applyedit import imports, invariants, merge, syntax
+from applyedit import defcheck, imports, invariants, merge, syntax
 from applyedit.errors import quoted
 from applyedit.linediff import key
 from applyedit.merge import certainty, readings, reindent, structure
@@ -49,7 +49,7 @@ def confirmed(
         unplaced = ""
     answered = structural is not None and structural != original
     if (answered or unplaced) and by_lines.ok and by_lines.merged is not None:
-        if structure.renames_unshown(original, by_lines.merged, snippet, language, path):
+        if defcheck.renames_unshown(original, by_lines.merged, snippet, language, path):
             # the line reader reads a new definition in place of one the snippet never shows, where the
             # structure reads it beside it (or nowhere single): a definition is never an edit of another
             if structural is not None and answered:

@@ -19,8 +19,9 @@ Each principle is one function, listed with its example and its counterexample i
 - `stretch.open_edge`: in a scope, the snippet keeps what it does not show past its first (last) line there
   when that line is a line of the file: nobody deletes code by leaving it out (at the file's own edges,
   past a definition shown whole, the line reader weighs whether the file ends there);
-- `renames_unshown`: a definition with another name is never an edit of this one, unless it holds its
-  body (a rename shown by it).
+- `_by_body`: of one name in several scopes, the one whose lines the snippet shows. (That a definition
+  with another name is never an edit of this one is defcheck.renames_unshown's, checked on the line
+  reader's reading.)
 
 `read` answers only where every step is certain; else None (the line reader reads the whole file), or
 `Unplaced` where it knows the snippet stands at no single place. Pure text in and out; knows nothing of
@@ -40,7 +41,7 @@ from applyedit.markers import is_marker
 from applyedit.merge import stretch
 from applyedit.syntax import Definition
 
-__all__ = ["LineReader", "Unplaced", "read", "renames_unshown"]
+__all__ = ["LineReader", "Unplaced", "read"]
 
 LineReader = Callable[[str, str], "str | None"]  # (original stretch, snippet stretch) -> its certain reading
 _ACCESS = re.compile(r"\s*(public|private|protected|internal)\s*:")  # C++'s access labels: no code's depth
@@ -97,28 +98,6 @@ def read(original: str, snippet: str, language: str, path: str | None, lines: Li
     return text if _shows_all(texts, out) else None
 
 
-def renames_unshown(original: str, output: str, snippet: str, language: str, path: str | None = None) -> bool:
-    """Whether `output` holds a definition the file does not where the file's definition of another name,
-    which the snippet never shows, is gone: a definition with another name is never an edit of this one."""
-    before = syntax.definitions(original, language, path)
-    after = syntax.definitions(output, language, path)
-    shown = outline.fragment_definitions(snippet, language, path)
-    if not before or not after or shown is None:
-        return False
-
-    def chain(d: Definition | None) -> tuple[str, ...]:
-        return () if d is None else (*chain(d.parent), d.name)
-
-    named = {d.name for d in shown}
-    old, new = {chain(d) for d in before}, {chain(d) for d in after}
-    gone = [d for d in before if chain(d) not in new and d.name not in named]
-    gained = [d for d in after if chain(d) not in old]
-    # the new one holds the gone one's body: a rename the snippet shows by that body
-    original_rows, output_rows = outline.lines(original), outline.lines(output)
-    renamed = {outline.body(original_rows, d) for d in gone} & {outline.body(output_rows, d) for d in gained}
-    return bool(gone) and bool(gained) and not renamed
-
-
 def _root(texts: _Texts) -> tuple[Definition | None, tuple[int, int]] | None:
     """The file's scope the snippet's top level stands in: the file, or the one container whose members
     its top-level definitions are (a snippet of methods without their class's header)."""
@@ -136,12 +115,27 @@ def _root(texts: _Texts) -> tuple[Definition | None, tuple[int, int]] | None:
         return None  # code outside the definitions shown, at a depth none of them stands at
     if not parents and outermost == 0:
         parents = [None]  # nothing shown that the file defines, written at its top level: the file's
+    if len(parents) > 1:
+        parents = _by_body(texts, top, parents)
     if len(parents) != 1:
         return None
     scope = parents[0]
     if scope is None:
         return None, (1, len(texts.original))
     return (scope, scope.body) if scope.body is not None and scope.kind in CONTAINERS else None
+
+
+def _by_body(texts: _Texts, top: list[Definition], parents: list[Definition | None]) -> list[Definition | None]:
+    """Of several scopes whose namesakes of the shown definitions could be the ones shown (a method of one
+    name in two impl blocks), the one whose namesakes hold lines of the shown ones (headers and bodies) that
+    no other's do: the definitions it edits, the rest of their lines kept."""
+    names, found = {d.name for d in top}, texts.original_definitions
+    shown = {x for x in outline.lines_of(texts.snippet, top) if not is_marker(x)}
+    held = [
+        shown & outline.lines_of(texts.original, [d for d in found if d.parent == s and d.name in names])
+        for s in parents
+    ]
+    return [scope for n, scope in enumerate(parents) if held[n] - set().union(*held[:n], *held[n + 1 :])]
 
 
 def _compatible(a: Definition, b: Definition) -> bool:
