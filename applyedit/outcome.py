@@ -70,7 +70,7 @@ def answer_by_merge(
     except DecodeError:
         raise  # the run stopped (its timeout, its client gone): no refusal to turn into a model run
     except ApplyEditError as e:
-        return f"its one reading fails a check ({e})"
+        return f"its one reading fails a check ({str(e).replace('; nothing was written', '')})"
     taken = any("as --reading asked" in n for n in (merged.notes if merged else ()))
     how = (
         "chosen by the model's tie-break, every invariant holds"

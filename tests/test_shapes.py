@@ -564,6 +564,63 @@ def test_an_overload_shown_by_a_header_no_overload_has_is_not_taken_for_one(tmp_
     assert out.count("public Calculator add(") == 3 and JAVA.add in out and third in out
 
 
+ATTACHED_ABOVE_A_LONG_HEADER = [
+    (
+        "python",
+        'class Report:\n    @classmethod\n    def build(\n        cls,\n        rows,\n    ) -> "Report":\n'
+        "        return cls(rows)\n\n    def size(self):\n        return 0\n",
+        '# ... existing code ...\n    def build(\n        cls,\n        rows,\n        limit=10,\n    ) -> "Report":\n'
+        "        return cls(rows[:limit])\n\n# ... existing code ...\n",
+        [("        rows,\n    )", "        rows,\n        limit=10,\n    )"), ("cls(rows)", "cls(rows[:limit])")],
+    ),
+    (
+        "rust",
+        "impl Report {\n    #[inline]\n    fn render<W>(&self, out: &mut W)\n    where\n        W: Write,\n    {\n"
+        "        out.flush();\n    }\n\n    fn size(&self) -> usize {\n        0\n    }\n}\n",
+        "// ... existing code ...\n    fn render<W>(&self, out: &mut W, width: usize)\n    where\n        W: Write,\n"
+        "    {\n        out.flush();\n    }\n// ... existing code ...\n",
+        [("out: &mut W)", "out: &mut W, width: usize)")],
+    ),
+    (
+        "java",
+        "public class Report {\n    @Override\n    public String render(\n        int width\n    ) {\n"
+        '        return "";\n    }\n\n    public int size() {\n        return 0;\n    }\n}\n',
+        "// ... existing code ...\n    public String render(\n        int width,\n        int height\n    ) {\n"
+        '        return "";\n    }\n// ... existing code ...\n',
+        [("        int width\n", "        int width,\n        int height\n")],
+    ),
+]
+
+
+@pytest.mark.usefixtures("no_model")
+@pytest.mark.parametrize(
+    ("language", "original", "edit", "changes"), ATTACHED_ABOVE_A_LONG_HEADER, ids=["python", "rust", "java"]
+)
+def test_a_decorator_left_out_above_a_changed_header_of_several_lines_is_kept(
+    tmp_path: Path, language: str, original: str, edit: str, changes: list[tuple[str, str]]
+) -> None:
+    """`build` shown whole without its `@classmethod` (`#[inline]`, `@Override`), its header of several
+    lines given a new parameter: the decorator is the file's, not shown, so kept. Before, the structure
+    compared the whole header with the file's to find where the left-out lines end, found no match once
+    the header changed, and dropped the decorator (a check then refused the answer)."""
+    expected = original
+    for old, new in changes:
+        expected = expected.replace(old, new)
+    lang = next(x for x in LANGS if x.name == language)
+    assert applied(tmp_path, lang, original, edit) == expected
+    if language != "java":  # the structure's own reading (Java's was the line reader's)
+        assert structure.read(original, edit, language, None, lambda original, snippet: None) == expected
+
+
+def test_a_decorator_shown_in_place_of_the_files_replaces_it() -> None:
+    """Counterexample: the snippet shows its own decorator above the changed header: the file's is not
+    kept beside it (`@staticmethod` for `@classmethod`)."""
+    _, original, edit, _ = ATTACHED_ABOVE_A_LONG_HEADER[0]
+    shown = edit.replace("    def build(", "    @staticmethod\n    def build(")
+    out = structure.read(original, shown, "python", None, lambda original, snippet: None)
+    assert out is not None and "@staticmethod" in out and "@classmethod" not in out
+
+
 TWO_IMPLS = """struct Compact;
 struct Pretty;
 

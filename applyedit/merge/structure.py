@@ -268,13 +268,13 @@ def _fewer_attached(texts: _Texts, found: Definition, shown: Definition) -> bool
 
 def _attached_kept(texts: _Texts, found: Definition, shown: Definition) -> list[str]:
     """The file's lines attached above a definition (`inline`, `#[derive(...)]`, a decorator) that the
-    snippet's header leaves out: not shown, so kept."""
-    header = outline.header(texts.snippet, shown)
-    last = found.body[0] - 1 if found.body is not None else found.start_line
-    for row in range(found.start_line, last + 1):
-        if " ".join(" ".join(texts.original[row - 1 : max(last, row)]).split()) == header:
-            return texts.original[found.start_line - 1 : row - 1]
-    return []
+    snippet leaves out above its own (it shows the file's last ones, or none): not shown, so kept, whatever
+    its header now says."""
+    file_attached, snippet_attached = outline.attached(texts.original, found), outline.attached(texts.snippet, shown)
+    left_out = len(file_attached) - len(snippet_attached)
+    if left_out <= 0 or snippet_attached != file_attached[left_out:]:
+        return []
+    return texts.original[found.start_line - 1 : found.start_line - 1 + left_out]
 
 
 def _whole(texts: _Texts, found: Definition, shown: Definition) -> bool:
