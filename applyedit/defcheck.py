@@ -2,7 +2,7 @@
 disappear (`lost_definitions`, renames traced), nor is one written twice beside its namesake
 (`defined_twice`), nor a config file's key twice in one mapping (`keys_twice`); and, for the snippet
 reader (merge/confirm.py), a definition with another name is never an edit of one the snippet never
-shows (`renames_unshown`). Reads definitions and
+shows (`renames_unshown`), and a line shown inside a definition stands inside it (`misplaced`). Reads definitions and
 keys through syntax.py (imported when a check runs); knows nothing of the merge or of the other
 invariants.
 """
@@ -14,11 +14,12 @@ from collections import Counter
 from typing import TYPE_CHECKING
 
 from applyedit.linediff import LONG_LINE, alike, key
+from applyedit.markers import is_marker
 
 if TYPE_CHECKING:
     from applyedit.syntax import Definition
 
-__all__ = ["defined_twice", "keys_twice", "lost_definitions", "renames_unshown"]
+__all__ = ["defined_twice", "keys_twice", "lost_definitions", "misplaced", "renames_unshown"]
 
 _IDENTIFIER = re.compile(r"[A-Za-z_$][\w$]*")
 
@@ -247,3 +248,39 @@ def renames_unshown(original: str, output: str, snippet: str, language: str, pat
     original_rows, output_rows = outline.lines(original), outline.lines(output)
     renamed = {outline.body(original_rows, d) for d in gone} & {outline.body(output_rows, d) for d in gained}
     return bool(gone) and bool(gained) and not renamed
+
+
+def misplaced(original: str, snippet: str, output: str, language: str, path: str | None = None) -> list[str]:
+    """The file's definitions the snippet shows from their header to their closer (a class, an interface,
+    a function written with its `}` or `end`, its header line the file's), whose lines stand outside them
+    in `output`: a line written inside a definition is that definition's, in the answer too. Each is
+    looked for by its name and the names around it that the snippet shows; one found nowhere, or in
+    several places, says nothing, and so do comment lines (a doc comment may be read as its or not)."""
+    from applyedit import outline, syntax
+
+    shown = outline.fragment_definitions(snippet, language, path)
+    before, found = syntax.definitions(original, language, path), syntax.definitions(output, language, path)
+    if not shown or not before or not found:
+        return []
+
+    def chain(d: Definition | None) -> tuple[str, ...]:
+        return () if d is None else (*chain(d.parent), d.name)
+
+    rows, output_rows, original_rows = outline.lines(snippet), outline.lines(output), outline.lines(original)
+    headers = {outline.named_header(original_rows, d) for d in before}
+    out = []
+    for definition in shown:
+        named = chain(definition)
+        places = [d for d in found if chain(d)[-len(named) :] == named and d.kind == definition.kind]
+        closed = definition.body is not None and definition.body[1] < definition.end_line
+        if not closed or len(places) != 1 or outline.named_header(rows, definition) not in headers:
+            continue
+        inside = {x.strip() for x in output_rows[places[0].start_line - 1 : places[0].end_line]}
+        body = rows[definition.body[0] - 1 : definition.body[1]] if definition.body else []
+        if any(x.strip() not in inside for x in body if x.strip() and not is_marker(x) and not _comment(x)):
+            out.append(f"{definition.kind} {definition.name}")
+    return out
+
+
+def _comment(line: str) -> bool:
+    return line.strip().startswith(("//", "/*", "*", "#", "--"))

@@ -17,7 +17,9 @@ table, options.py, names the switch of each):
   lines of code on each side of the cut, or when no later segment changes anything (it orients none).
   Kept lines keep their order; the snippet is all there, in order.
 - `definitions` (--allow-lost-definitions): a definition the edit never names does not disappear, nor
-  is one written twice beside its namesake, nor a config key twice in one mapping (defcheck.py's).
+  is one written twice beside its namesake, nor a config key twice in one mapping, and a member an update
+  snippet writes inside a definition of the file it shows to its closer stands inside it
+  (defcheck.py's).
 - `compiles` (--allow-syntax-errors): Python goes through `compile()` when the original did (TabError,
   IndentationError, `from __future__` placement); other languages: tree-sitter (checks.check_syntax).
 - `heads` (--allow-head-changes): a shebang stays the first line, Go's `package` clause the first
@@ -41,7 +43,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from applyedit import interrupt
-from applyedit.defcheck import defined_twice, keys_twice, lost_definitions
+from applyedit.defcheck import defined_twice, keys_twice, lost_definitions, misplaced
 from applyedit.linediff import Matcher, depth, key, same
 from applyedit.markers import attached, is_marker
 
@@ -491,6 +493,10 @@ def violations(
             Violation(
                 "definitions", f"the answer holds key {name!r} twice in one mapping, where the original holds it once"
             )
+        )
+    for definition in misplaced(original, edit, output, language, path)[:1] if marked else []:
+        found.append(
+            Violation("definitions", f"the answer writes a line the edit shows inside {definition} outside it")
         )
     for header in defined_twice(original, output, edit, language, path)[:1]:
         found.append(

@@ -22,6 +22,7 @@ import tree_sitter
 from applyedit.languages import ALIASES, GRAMMARS
 
 __all__ = [
+    "CLASS_LIKE",
     "JS_FAMILY",
     "LANGUAGES",
     "Definition",
@@ -95,7 +96,9 @@ _WRAPPERS = {  # a definition's span grows to these parents when it is their onl
 _PRECEDING = {"rust": {"attribute_item"}, **dict.fromkeys(JS_FAMILY, {"decorator"})}  # siblings ahead
 _NEEDS_BODY = {"class_specifier", "struct_specifier", "union_specifier", "enum_specifier", "mod_item"}
 _FUNCTION_VALUES = {"arrow_function", "function_expression", "function", "generator_function"}
-_CONTAINERS = {"class", "struct", "impl", "trait", "interface", "enum", "record", "union"}
+CLASS_LIKE = frozenset(  # the definitions whose functions are methods
+    {"class", "struct", "impl", "trait", "interface", "enum", "record", "union"}
+)
 _parsers: dict[str, tree_sitter.Parser | None] = {}
 _Path = str | os.PathLike[str] | None  # a file name hint: ".tsx" selects the TSX grammar
 
@@ -349,7 +352,7 @@ def _definitions(text: str, name: str, pathless: bool) -> tuple[Definition, ...]
         described = _describe(node, grammar)
         if described is not None:
             kind, keyword, name = described
-            if kind == "function" and parent is not None and parent.kind in _CONTAINERS:
+            if kind == "function" and parent is not None and parent.kind in CLASS_LIKE:
                 kind = "method"
             span = _span(node, grammar)
             parent = Definition(kind, name, *span, parent, keyword, _body(node, span[1]))

@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from applyedit import api, defcheck, syntax
+from applyedit.errors import AmbiguousEditError
 from applyedit.markers import is_marker
 from applyedit.merge import confirm, structure
 
@@ -535,13 +536,68 @@ TS_TYPES = (
 
 
 def test_two_readers_that_read_a_snippet_two_ways_leave_a_question() -> None:
-    """A property added at an interface's end: the line reader took the snippet's closer for the file's last
-    and wrote the property into the function below, the structure into the interface; each file meets every
-    check, so neither is certain, and both are offered (before: the function's, exit 0)."""
-    edit = "export interface User {\n  // ... existing fields ...\n  email: string;\n}\n"
+    """A property added at an interface's end, a marker below the interface: the line reader reads the new
+    property as `name: string;` edited (the two lines alike), the structure as added; each file meets every
+    check, so neither is certain, and both are offered."""
+    edit = "export interface User {\n  // ...\n  email: string;\n}\n// ...\n"
     result = confirm.confirmed(TS_TYPES, edit, "typescript", with_readings=True)
     expected = TS_TYPES.replace("  name: string;\n}", "  name: string;\n  email: string;\n}", 1)
     assert not result.ok and len(result.readings) == 2 and expected in result.readings
+
+
+APPENDED = [
+    (
+        "typescript",
+        TS_TYPES,
+        "export interface User {\n  // ... existing fields ...\n  email: string;\n}\n",
+        ("  name: string;\n}", "  name: string;\n  email: string;\n}"),
+        ("  return team.members[0];\n", "  return team.members[0];\n  email: string;\n"),
+    ),
+    (
+        "typescript",
+        "export function setup(): void {\n  init();\n  load();\n}\n\nexport function teardown(): void {\n"
+        "  flush();\n  close();\n}\n",
+        "export function setup(): void {\n  // ... existing code ...\n  ready();\n}\n",
+        ("  load();\n", "  load();\n  ready();\n"),
+        ("  close();\n", "  close();\n  ready();\n"),
+    ),
+    (
+        "go",
+        "package main\n\nfunc setup() {\n\tinit()\n\tload()\n}\n\nfunc teardown() {\n\tflush()\n\tclose()\n}\n",
+        "func setup() {\n\t// ... existing code ...\n\tready()\n}\n",
+        ("\tload()\n", "\tload()\n\tready()\n"),
+        ("\tclose()\n", "\tclose()\n\tready()\n"),
+    ),
+]
+
+
+@pytest.mark.usefixtures("no_model")
+@pytest.mark.parametrize(("language", "original", "edit", "inside", "outside"), APPENDED, ids=["interface", "ts", "go"])
+def test_a_line_shown_inside_a_definition_stands_inside_it_in_the_answer(
+    tmp_path: Path, language: str, original: str, edit: str, inside: tuple[str, str], outside: tuple[str, str]
+) -> None:
+    """A line added at the end of a definition the snippet shows to its closer (a property of an interface,
+    a call at a function's end): the line reader took the snippet's closer for the file's last and wrote
+    the line into the definition below, exit 0 (a TypeScript label, a Go call: both parse). A line written
+    inside a definition is that definition's in the answer too (`defcheck.misplaced`, an invariant): the
+    interface's answer is the structure's, the functions' a refusal, never the file below."""
+    right, wrong = original.replace(*inside, 1), original.replace(*outside, 1)
+    assert defcheck.misplaced(original, edit, wrong, language) and not defcheck.misplaced(
+        original, edit, right, language
+    )
+    lang = next(x for x in LANGS if x.name == language)
+    try:
+        assert applied(tmp_path, lang, original, edit) == right
+    except AmbiguousEditError:
+        assert language != "typescript" or "interface" not in edit
+
+
+def test_a_definition_shown_without_its_closer_does_not_say_where_its_lines_stand() -> None:
+    """Counterexample: the function shown without its closer, a marker below: where it ends the snippet does
+    not say, so a line after the marker is held to nothing."""
+    language, original, edit, _, outside = APPENDED[1]
+    open_ended = edit.replace("  ready();\n}\n", "  ready();\n// ... existing code ...\n")
+    assert defcheck.misplaced(original, open_ended, original.replace(*outside, 1), language) == []
 
 
 # Counterexamples: where the structure does not decide, nothing is written as if it did.

@@ -59,7 +59,7 @@ def confirmed(
     # where the structure's changes something and parses: it did not read the snippet's code as code
     if structural is None or not answered:
         return by_lines
-    if not by_lines.ok or _worse(original, by_lines, structural, language, path):
+    if not by_lines.ok or _worse(original, snippet, by_lines, structural, language, path):
         return merge.as_reading(original, structural, ("read by the file's structure",))
     if _disagree(original, snippet, by_lines, structural, language, path):
         return _two_readers(original, by_lines, structural, with_readings)
@@ -93,15 +93,25 @@ def _two_readers(original: str, by_lines: merge.MergeResult, structural: str, wi
     )
 
 
-def _worse(original: str, by_lines: merge.MergeResult, structural: str, language: str, path: str | None) -> bool:
-    """Whether the line reader's file changes nothing, or breaks the syntax, where the structure's file
-    changes something and does not."""
+def _worse(
+    original: str, snippet: str, by_lines: merge.MergeResult, structural: str, language: str, path: str | None
+) -> bool:
+    """Whether the line reader's file changes nothing, or breaks the syntax, or writes a line the snippet
+    shows inside a definition outside it (`defcheck.misplaced`), where the structure's file changes
+    something and does not."""
     lines = by_lines.merged
     if lines is None or lines == structural:
         return False
-    return lines == original or (
-        bool(syntax.new_errors(original, lines, language, path))
-        and not syntax.new_errors(original, structural, language, path)
+    return (
+        lines == original
+        or (
+            bool(syntax.new_errors(original, lines, language, path))
+            and not syntax.new_errors(original, structural, language, path)
+        )
+        or (
+            bool(defcheck.misplaced(original, snippet, lines, language, path))
+            and not defcheck.misplaced(original, snippet, structural, language, path)
+        )
     )
 
 

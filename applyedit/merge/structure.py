@@ -45,9 +45,7 @@ __all__ = ["LineReader", "Unplaced", "read"]
 
 LineReader = Callable[[str, str], "str | None"]  # (original stretch, snippet stretch) -> its certain reading
 _ACCESS = re.compile(r"\s*(public|private|protected|internal)\s*:")  # C++'s access labels: no code's depth
-CONTAINERS = frozenset(  # the kinds of definition whose members are a scope of their own
-    {"class", "struct", "impl", "trait", "interface", "enum", "record", "union", "module", "namespace"}
-)
+CONTAINERS = syntax.CLASS_LIKE | {"module", "namespace"}  # the definitions whose members are a scope of their own
 
 
 _WHOLE = Definition("function", "", 1, 1)  # a span read from its first line: an opaque line's definition
