@@ -16,7 +16,6 @@ from pathlib import Path
 import pytest
 
 from applyedit import api, defcheck, syntax
-from applyedit.errors import AmbiguousEditError
 from applyedit.markers import is_marker
 from applyedit.merge import confirm, structure
 
@@ -580,16 +579,61 @@ def test_a_line_shown_inside_a_definition_stands_inside_it_in_the_answer(
     a call at a function's end): the line reader took the snippet's closer for the file's last and wrote
     the line into the definition below, exit 0 (a TypeScript label, a Go call: both parse). A line written
     inside a definition is that definition's in the answer too (`defcheck.misplaced`, an invariant): the
-    interface's answer is the structure's, the functions' a refusal, never the file below."""
+    interface's answer is the structure's, as are the functions' (`structure._added`), never the file below."""
     right, wrong = original.replace(*inside, 1), original.replace(*outside, 1)
     assert defcheck.misplaced(original, edit, wrong, language) and not defcheck.misplaced(
         original, edit, right, language
     )
     lang = next(x for x in LANGS if x.name == language)
-    try:
-        assert applied(tmp_path, lang, original, edit) == right
-    except AmbiguousEditError:
-        assert language != "typescript" or "interface" not in edit
+    assert applied(tmp_path, lang, original, edit) == right
+
+
+BODIES = [  # (language, a function whose last line is no return, its header, its closer, the body's indent)
+    (
+        "typescript",
+        "export function setup(): void {\n  init();\n  load();\n}\n",
+        "export function setup(): void {",
+        "}",
+        "  ",
+    ),
+    ("javascript", "function setup() {\n  init();\n  load();\n}\n", "function setup() {", "}", "  "),
+    ("go", "package main\n\nfunc setup() {\n\tinit()\n\tload()\n}\n", "func setup() {", "}", "\t"),
+    ("rust", "fn setup() {\n    init();\n    load();\n}\n", "fn setup() {", "}", "    "),
+    ("c", "void setup(void) {\n    init();\n    load();\n}\n", "void setup(void) {", "}", "    "),
+    ("ruby", "def setup\n  init\n  load\nend\n", "def setup", "end", "  "),
+]
+
+
+def _tail_edit(language: str, header: str, closer: str, depth: str, new: str) -> str:
+    comment = "#" if language == "ruby" else "//"
+    return (
+        f"{comment} ... existing code ...\n{header}\n{depth}{comment} ... existing code ...\n{depth}{new}\n{closer}\n"
+    )
+
+
+@pytest.mark.parametrize(("language", "original", "header", "closer", "depth"), BODIES, ids=[b[0] for b in BODIES])
+def test_a_line_after_a_marker_at_a_bodys_end_sharing_no_word_with_it_is_added_there(
+    language: str, original: str, header: str, closer: str, depth: str
+) -> None:
+    """A function shown by its header, a marker, one new line and its closer: the new line shares no word
+    with the body, so it is no edit of a line there: it goes at the body's end (`structure._added`)."""
+    new = "ready()" if language in {"go", "ruby"} else "ready();"
+    load = next(x for x in original.split("\n") if "load" in x)
+    expected = original.replace(f"{load}\n", f"{load}\n{depth}{new}\n", 1)
+    edit = _tail_edit(language, header, closer, depth, new)
+    assert structure.read(original, edit, language, None, lambda original, snippet: None) == expected
+
+
+def test_a_line_after_a_marker_at_a_bodys_end_is_not_added_past_a_return_nor_in_place_of_its_namesake() -> None:
+    """Counterexamples: past a body's last `return`, code never runs (before it, or in its place?), and a
+    new line sharing a word with the body's (`load(2);`) may be an edit of it: the structure reads
+    neither; the line reader weighs them."""
+    language, original, header, closer, depth = BODIES[0]
+    returning = original.replace("  load();\n", "  return load();\n")
+    edit = _tail_edit(language, header, closer, depth, "ready();")
+    assert structure.read(returning, edit, language, None, lambda original, snippet: None) is None
+    edit = _tail_edit(language, header, closer, depth, "load(2);")
+    assert structure.read(original, edit, language, None, lambda original, snippet: None) is None
 
 
 def test_a_definition_shown_without_its_closer_does_not_say_where_its_lines_stand() -> None:

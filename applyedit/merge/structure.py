@@ -354,9 +354,10 @@ def _gap(
         pinned = stretch.pins(original, shown)
         if pinned is not None:
             return _between_pins(texts, original, shown, pinned, first, last, at_file, closed_above)
-    if "C" in kinds or ("N" in kinds and not scope and any(x.strip() for x in original)):
-        return _expanded(texts, _lines_gap(texts, original, shown, first, last, at_file))  # the line reader's
     pattern = "".join(k for n, k in enumerate(kinds) if n == 0 or kinds[n - 1] != k)
+    edits = "N" in kinds and not scope and any(x.strip() for x in original) and not _added(original, shown, pattern)
+    if "C" in kinds or edits:
+        return _expanded(texts, _lines_gap(texts, original, shown, first, last, at_file))  # the line reader's
     if "M" in pattern and not any(x.strip() for x in original):
         if pattern == "M" and (first or closed_above):
             return _expanded(texts, original)  # a habit: no definition shown right above it may go on there
@@ -384,6 +385,16 @@ def _gap(
         marker = max(n for n, x in enumerate(shown) if is_marker(x))
         return _expanded(texts, stretch.joined(stretch.without_markers(shown[:marker]), original))
     return None
+
+
+def _added(original: list[str], shown: list[str], pattern: str) -> bool:
+    """Whether a body's new lines, after a marker at its end, share no word with any line of the body: a
+    line with no word of another is no edit of it, so they are added at the end (the marker its lines).
+    Not past a last `return` (`throw`, `raise`): code there never runs, so the snippet says nothing."""
+    words = {w for x in original for w in re.findall(r"\w+", x)}
+    last = next((x.split()[0] for x in reversed(original) if x.strip()), "")
+    new = [set(re.findall(r"\w+", x)) for x in shown if x.strip() and not is_marker(x)]
+    return pattern == "MN" and last not in {"return", "throw", "raise", "return;"} and not any(words & n for n in new)
 
 
 def _between_pins(
