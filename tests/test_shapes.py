@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from applyedit import api, defcheck, syntax
+from applyedit.errors import AmbiguousEditError
 from applyedit.markers import is_marker
 from applyedit.merge import confirm, structure
 
@@ -625,15 +626,34 @@ def test_a_line_after_a_marker_at_a_bodys_end_sharing_no_word_with_it_is_added_t
 
 
 def test_a_line_after_a_marker_at_a_bodys_end_is_not_added_past_a_return_nor_in_place_of_its_namesake() -> None:
-    """Counterexamples: past a body's last `return`, code never runs (before it, or in its place?), and a
-    new line sharing a word with the body's (`load(2);`) may be an edit of it: the structure reads
-    neither; the line reader weighs them."""
+    """Counterexamples: past a body's last `return` code never runs, so new lines there edit it (the line
+    reader reads them); and a new line sharing a word with the body's (`load(2);`) may be added or an edit
+    of it: the structure adds neither, and says the snippet reads two ways there (`structure.TwoWays`)."""
     language, original, header, closer, depth = BODIES[0]
     returning = original.replace("  load();\n", "  return load();\n")
     edit = _tail_edit(language, header, closer, depth, "ready();")
-    assert structure.read(returning, edit, language, None, lambda original, snippet: None) is None
-    edit = _tail_edit(language, header, closer, depth, "load(2);")
-    assert structure.read(original, edit, language, None, lambda original, snippet: None) is None
+    assert structure.read(returning, edit, language, None, _no_lines) is None
+    with pytest.raises(structure.TwoWays):
+        structure.read(original, _tail_edit(language, header, closer, depth, "load(2);"), language, None, _no_lines)
+
+
+def _no_lines(original: str, snippet: str) -> None:
+    return None  # no line reader: the structure's own reading
+
+
+@pytest.mark.usefixtures("no_model")
+def test_a_line_after_a_marker_at_a_bodys_end_sharing_a_word_with_it_is_a_question(tmp_path: Path) -> None:
+    """`self.ready();` after a marker at the end of `start`, whose last line is `self.load();`: the two share
+    `self`, and by their letters they are alike; added, or `load` edited into `ready`? The snippet does not
+    say (`structure.TwoWays`), and no line reader's guess is taken as certain: refused, naming it. Before,
+    `self.load();` was replaced, exit 0."""
+    original = (
+        "impl App {\n    fn start(&mut self) {\n        self.init();\n        self.load();\n    }\n\n"
+        "    fn stop(&mut self) {\n        self.flush();\n    }\n}\n"
+    )
+    edit = "impl App {\n    fn start(&mut self) {\n        // ...\n        self.ready();\n    }\n    // ...\n}\n"
+    with pytest.raises(AmbiguousEditError, match="could be added there or edit its last lines"):
+        applied(tmp_path, RUST, original, edit)
 
 
 def test_a_definition_shown_without_its_closer_does_not_say_where_its_lines_stand() -> None:

@@ -41,10 +41,11 @@ def confirmed(
     result that says why, with the candidate files (`readings`, when asked for: the model may choose
     between 2 to 5)."""
     by_lines = _by_lines(original, snippet, language, path, with_readings)
+    two_ways: structure.Unplaced | None = None
     try:
         structural = structure.read(original, snippet, language, path, _stretch)
     except structure.Unplaced as e:
-        structural, unplaced = None, f"{e}: where it goes in the file, the snippet does not say"
+        structural, unplaced, two_ways = None, f"{e}: where it goes in the file, the snippet does not say", e
     else:
         unplaced = ""
     answered = structural is not None and structural != original
@@ -55,6 +56,8 @@ def confirmed(
             if structural is not None and answered:
                 return merge.as_reading(original, structural, ("read by the file's structure",))
             return merge.MergeResult(ok=False, reason=unplaced)
+        if isinstance(two_ways, structure.TwoWays):  # no line reader's guess between the two is certain
+            return _unsure(by_lines, f"{two_ways}; the snippet does not say which")
     # the line reader's certain reading stands, but one that changes nothing, or breaks the file's syntax,
     # where the structure's changes something and parses: it did not read the snippet's code as code
     if structural is None or not answered:

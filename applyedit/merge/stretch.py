@@ -1,13 +1,14 @@
 """Stretches of lines as the structural reader (merge/structure.py) handles them, between shown
 definitions, each definition one opaque line (`token`): the lines that pin a stretch of the snippet to
 the file's (`pins`), markers taken out (`without_markers`), two runs joined at their blank lines
-(`joined`), and the open edges of a stretch (`file_edge`, `open_edge`, `implied_marker`). Pure lines in
-and out.
+(`joined`), the open edges of a stretch (`file_edge`, `open_edge`, `implied_marker`), and new lines
+that are no edit of the stretch's (`added`). Pure lines in and out.
 """
 
 from __future__ import annotations
 
 import hashlib
+import re
 
 from applyedit import outline
 from applyedit.markers import is_marker
@@ -58,6 +59,17 @@ def open_edge(line: str, have: set[str], original: list[str], side: int) -> bool
 
 def implied_marker(line: str) -> str:
     return " " * outline.indent(line) + IMPLIED
+
+
+def added(original: list[str], shown: list[str]) -> bool | None:
+    """Whether a body's new lines, after a marker at its end, are added there: True where they share no
+    word with any line of the body (a line with no word of another is no edit of it); None where they
+    share one, so they may be added or edit its last lines; False past a last `return` (`throw`,
+    `raise`), where code never runs: they edit it."""
+    if next((x.split()[0] for x in reversed(original) if x.strip()), "") in {"return", "throw", "raise", "return;"}:
+        return False
+    words = {w for x in original for w in re.findall(r"\w+", x)}
+    return None if any(words & set(re.findall(r"\w+", x)) for x in shown if not is_marker(x)) else True
 
 
 def without_markers(lines: list[str]) -> list[str]:

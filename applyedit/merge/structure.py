@@ -41,7 +41,7 @@ from applyedit.markers import is_marker
 from applyedit.merge import stretch
 from applyedit.syntax import Definition
 
-__all__ = ["LineReader", "Unplaced", "read"]
+__all__ = ["LineReader", "TwoWays", "Unplaced", "read"]
 
 LineReader = Callable[[str, str], "str | None"]  # (original stretch, snippet stretch) -> its certain reading
 _ACCESS = re.compile(r"\s*(public|private|protected|internal)\s*:")  # C++'s access labels: no code's depth
@@ -66,6 +66,10 @@ class _Texts:
 
 class Unplaced(Exception):
     """The structure reads the snippet and finds no single place for it: no line reader may guess one."""
+
+
+class TwoWays(Unplaced):
+    """The structure reads lines of the snippet two ways at one place, and the snippet says neither."""
 
 
 def read(original: str, snippet: str, language: str, path: str | None, lines: LineReader) -> str | None:
@@ -355,8 +359,11 @@ def _gap(
         if pinned is not None:
             return _between_pins(texts, original, shown, pinned, first, last, at_file, closed_above)
     pattern = "".join(k for n, k in enumerate(kinds) if n == 0 or kinds[n - 1] != k)
-    edits = "N" in kinds and not scope and any(x.strip() for x in original) and not _added(original, shown, pattern)
-    if "C" in kinds or edits:
+    body = "N" in kinds and not scope and any(x.strip() for x in original)  # new lines in a body of code
+    added = stretch.added(original, shown) if body and pattern == "MN" else False
+    if added is None:
+        raise TwoWays("new lines after a marker at a body's end could be added there or edit its last lines")
+    if "C" in kinds or (body and not added):
         return _expanded(texts, _lines_gap(texts, original, shown, first, last, at_file))  # the line reader's
     if "M" in pattern and not any(x.strip() for x in original):
         if pattern == "M" and (first or closed_above):
@@ -385,16 +392,6 @@ def _gap(
         marker = max(n for n, x in enumerate(shown) if is_marker(x))
         return _expanded(texts, stretch.joined(stretch.without_markers(shown[:marker]), original))
     return None
-
-
-def _added(original: list[str], shown: list[str], pattern: str) -> bool:
-    """Whether a body's new lines, after a marker at its end, share no word with any line of the body: a
-    line with no word of another is no edit of it, so they are added at the end (the marker its lines).
-    Not past a last `return` (`throw`, `raise`): code there never runs, so the snippet says nothing."""
-    words = {w for x in original for w in re.findall(r"\w+", x)}
-    last = next((x.split()[0] for x in reversed(original) if x.strip()), "")
-    new = [set(re.findall(r"\w+", x)) for x in shown if x.strip() and not is_marker(x)]
-    return pattern == "MN" and last not in {"return", "throw", "raise", "return;"} and not any(words & n for n in new)
 
 
 def _between_pins(
