@@ -19,9 +19,8 @@ Each principle is one function, listed with its example and its counterexample i
 - `stretch.open_edge`: in a scope, the snippet keeps what it does not show past its first (last) line there
   when that line is a line of the file: nobody deletes code by leaving it out (at the file's own edges,
   past a definition shown whole, the line reader weighs whether the file ends there);
-- `_by_body`: of one name in several scopes, the one whose lines the snippet shows. (That a definition
-  with another name is never an edit of this one is defcheck.renames_unshown's, checked on the line
-  reader's reading.)
+- `_by_body`: of one name in several scopes, the one whose lines the snippet shows (that a definition
+  with another name is no edit of this one is defcheck.renames_unshown's, on the line reader's reading).
 
 `read` answers only where every step is certain; else None (the line reader reads the whole file), or
 `Unplaced` where it knows the snippet stands at no single place. Pure text in and out; knows nothing of
@@ -46,8 +45,6 @@ __all__ = ["LineReader", "TwoWays", "Unplaced", "read"]
 LineReader = Callable[[str, str], "str | None"]  # (original stretch, snippet stretch) -> its certain reading
 _ACCESS = re.compile(r"\s*(public|private|protected|internal)\s*:")  # C++'s access labels: no code's depth
 CONTAINERS = syntax.CLASS_LIKE | {"module", "namespace"}  # the definitions whose members are a scope of their own
-
-
 _WHOLE = Definition("function", "", 1, 1)  # a span read from its first line: an opaque line's definition
 
 
@@ -359,11 +356,7 @@ def _gap(
         if pinned is not None:
             return _between_pins(texts, original, shown, pinned, first, last, at_file, closed_above)
     pattern = "".join(k for n, k in enumerate(kinds) if n == 0 or kinds[n - 1] != k)
-    body = "N" in kinds and not scope and any(x.strip() for x in original)  # new lines in a body of code
-    added = stretch.added(original, shown) if body and pattern == "MN" else False
-    if added is None:
-        raise TwoWays("new lines after a marker at a body's end could be added there or edit its last lines")
-    if "C" in kinds or (body and not added):
+    if "C" in kinds or _edits_body(original, shown, "N" in kinds and not scope, pattern):
         return _expanded(texts, _lines_gap(texts, original, shown, first, last, at_file))  # the line reader's
     if "M" in pattern and not any(x.strip() for x in original):
         if pattern == "M" and (first or closed_above):
@@ -392,6 +385,16 @@ def _gap(
         marker = max(n for n, x in enumerate(shown) if is_marker(x))
         return _expanded(texts, stretch.joined(stretch.without_markers(shown[:marker]), original))
     return None
+
+
+def _edits_body(original: list[str], shown: list[str], new_in_body: bool, pattern: str) -> bool:
+    """Whether a body's new lines are the line reader's to read: not where they are added after a marker
+    at its end (`stretch.added`); where that is not said, the snippet reads two ways (`TwoWays`)."""
+    body = new_in_body and any(x.strip() for x in original)
+    added = stretch.added(original, shown) if body and pattern == "MN" else not body
+    if added is None:
+        raise TwoWays("new lines after a marker at a body's end could be added there or edit its last lines")
+    return not added
 
 
 def _between_pins(
