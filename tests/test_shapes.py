@@ -16,7 +16,6 @@ from pathlib import Path
 import pytest
 
 from applyedit import api, defcheck, syntax
-from applyedit.errors import AmbiguousEditError
 from applyedit.markers import is_marker
 from applyedit.merge import confirm, structure
 
@@ -641,19 +640,20 @@ def _no_lines(original: str, snippet: str) -> None:
     return None  # no line reader: the structure's own reading
 
 
-@pytest.mark.usefixtures("no_model")
-def test_a_line_after_a_marker_at_a_bodys_end_sharing_a_word_with_it_is_a_question(tmp_path: Path) -> None:
+def test_a_line_after_a_marker_at_a_bodys_end_sharing_a_word_with_it_is_a_question() -> None:
     """`self.ready();` after a marker at the end of `start`, whose last line is `self.load();`: the two share
     `self`, and by their letters they are alike; added, or `load` edited into `ready`? The snippet does not
-    say (`structure.TwoWays`), and no line reader's guess is taken as certain: refused, naming it. Before,
-    `self.load();` was replaced, exit 0."""
+    say (`structure.TwoWays`): no line reader's guess is certain, and both files are offered (the model
+    chooses; without it, refused naming both). Before, `self.load();` was replaced, exit 0."""
     original = (
         "impl App {\n    fn start(&mut self) {\n        self.init();\n        self.load();\n    }\n\n"
         "    fn stop(&mut self) {\n        self.flush();\n    }\n}\n"
     )
     edit = "impl App {\n    fn start(&mut self) {\n        // ...\n        self.ready();\n    }\n    // ...\n}\n"
-    with pytest.raises(AmbiguousEditError, match="could be added there or edit its last lines"):
-        applied(tmp_path, RUST, original, edit)
+    result = confirm.confirmed(original, edit, "rust", with_readings=True)
+    assert not result.ok and "could be added there or edit its last lines" in result.reason
+    added = original.replace("self.load();\n", "self.load();\n        self.ready();\n")
+    assert sorted(result.readings) == sorted([added, original.replace("self.load();", "self.ready();")])
 
 
 def test_a_definition_shown_without_its_closer_does_not_say_where_its_lines_stand() -> None:

@@ -57,7 +57,8 @@ def confirmed(
                 return merge.as_reading(original, structural, ("read by the file's structure",))
             return merge.MergeResult(ok=False, reason=unplaced)
         if isinstance(two_ways, structure.TwoWays):  # no line reader's guess between the two is certain
-            return _unsure(by_lines, f"{two_ways}; the snippet does not say which")
+            why = f"{two_ways}; the snippet does not say which"
+            return _two_ways(original, snippet, language, path, by_lines, why, with_readings)
     # the line reader's certain reading stands, but one that changes nothing, or breaks the file's syntax,
     # where the structure's changes something and parses: it did not read the snippet's code as code
     if structural is None or not answered:
@@ -86,11 +87,38 @@ def _disagree(
     )
 
 
-def _two_readers(original: str, by_lines: merge.MergeResult, structural: str, with_readings: bool) -> merge.MergeResult:
+def _two_ways(
+    original: str,
+    snippet: str,
+    language: str,
+    path: str | None,
+    by_lines: merge.MergeResult,
+    why: str,
+    with_readings: bool,
+) -> merge.MergeResult:
+    """The question of new lines at a body's end (`structure.TwoWays`): the line reader's file (its last
+    lines edited) and the structure's with them added, where that one meets every invariant."""
+    try:
+        added = structure.read(original, snippet, language, path, _stretch, add_unsaid=True)
+    except structure.Unplaced:
+        added = None
+    if (
+        added is None
+        or added == by_lines.merged
+        or invariants.violations(original, added, snippet, "snippet", language, path)
+    ):
+        return _unsure(by_lines, why)
+    return _two_readers(original, by_lines, added, with_readings, why)
+
+
+def _two_readers(
+    original: str, by_lines: merge.MergeResult, structural: str, with_readings: bool, why: str = ""
+) -> merge.MergeResult:
     """The question two certain readers leave: the line reader's file and the structure's, to choose from."""
     texts = (by_lines.merged or original, structural)
     places = readings.differ(original, list(texts))
-    unsure = _unsure(by_lines, f"the file's structure and its lines read the snippet two ways{_where(places)}")
+    why = why or "the file's structure and its lines read the snippet two ways"
+    unsure = _unsure(by_lines, f"{why}{_where(places)}")
     return dataclasses.replace(
         unsure, readings=texts if with_readings else (), near=2 if with_readings else 0, places=places
     )

@@ -59,6 +59,7 @@ class _Texts:
     marked: list[bool]  # per snippet line: a lazy marker
     lines: LineReader
     expand: dict[str, list[str]]  # token -> the lines it stands for
+    add_unsaid: bool = False  # new lines at a body's end whose reading is not said: added (`TwoWays`'s other file)
 
 
 class Unplaced(Exception):
@@ -69,7 +70,9 @@ class TwoWays(Unplaced):
     """The structure reads lines of the snippet two ways at one place, and the snippet says neither."""
 
 
-def read(original: str, snippet: str, language: str, path: str | None, lines: LineReader) -> str | None:
+def read(
+    original: str, snippet: str, language: str, path: str | None, lines: LineReader, add_unsaid: bool = False
+) -> str | None:
     """The snippet's one reading by the file's structure, or None where the structure does not decide
     it (no definition shown, no grammar, a step not certain). `Unplaced` where it reads the snippet and
     knows it stands at no single place (a new definition after a marker at the file's end, with code
@@ -83,7 +86,9 @@ def read(original: str, snippet: str, language: str, path: str | None, lines: Li
         return None
     snippet_lines = outline.lines(snippet)
     marked = [is_marker(x) for x in snippet_lines]
-    texts = _Texts(original_lines, snippet_lines, original_definitions, snippet_definitions, marked, lines, {})
+    texts = _Texts(
+        original_lines, snippet_lines, original_definitions, snippet_definitions, marked, lines, {}, add_unsaid
+    )
     root = _root(texts)
     if root is None:
         return None
@@ -237,8 +242,8 @@ def _read_definition(texts: _Texts, found: Definition, shown: Definition) -> lis
     its header and closer are the snippet's and its body is read inside (a container's as a scope)."""
     kept = _attached_kept(texts, found, shown)
     snippet_lines = texts.snippet[shown.start_line - 1 : shown.end_line]
-    if _fewer_attached(texts, found, shown) and not kept:
-        return None  # fewer decorators than the file's, other ones: in place of them, or added? (line reader)
+    if kept is None:
+        return None
     if _whole(texts, found, shown):
         return [*kept, *snippet_lines]
     if found.body is None or shown.body is None:
@@ -256,23 +261,15 @@ def _read_definition(texts: _Texts, found: Definition, shown: Definition) -> lis
     return None if body is None else [*kept, *header, *body, *closer]
 
 
-def _fewer_attached(texts: _Texts, found: Definition, shown: Definition) -> bool:
-    """Whether the snippet shows fewer lines above the definition's name (decorators, attributes) than the
-    file has there, and not the same ones: whether they replace the file's or are added is not said."""
-    file_attached, snippet_attached = outline.attached(texts.original, found), outline.attached(texts.snippet, shown)
-    return (
-        0 < len(snippet_attached) < len(file_attached) and snippet_attached != file_attached[-len(snippet_attached) :]
-    )
-
-
-def _attached_kept(texts: _Texts, found: Definition, shown: Definition) -> list[str]:
+def _attached_kept(texts: _Texts, found: Definition, shown: Definition) -> list[str] | None:
     """The file's lines attached above a definition (`inline`, `#[derive(...)]`, a decorator) that the
     snippet leaves out above its own (it shows the file's last ones, or none): not shown, so kept, whatever
-    its header now says."""
+    its header now says. None where it shows fewer than the file has, and other ones: whether they
+    replace the file's or are added is not said (the line reader weighs it)."""
     file_attached, snippet_attached = outline.attached(texts.original, found), outline.attached(texts.snippet, shown)
     left_out = len(file_attached) - len(snippet_attached)
     if left_out <= 0 or snippet_attached != file_attached[left_out:]:
-        return []
+        return None if left_out > 0 and snippet_attached else []
     return texts.original[found.start_line - 1 : found.start_line - 1 + left_out]
 
 
@@ -356,7 +353,7 @@ def _gap(
         if pinned is not None:
             return _between_pins(texts, original, shown, pinned, first, last, at_file, closed_above)
     pattern = "".join(k for n, k in enumerate(kinds) if n == 0 or kinds[n - 1] != k)
-    if "C" in kinds or _edits_body(original, shown, "N" in kinds and not scope, pattern):
+    if "C" in kinds or _edits_body(texts, original, shown, "N" in kinds and not scope, pattern):
         return _expanded(texts, _lines_gap(texts, original, shown, first, last, at_file))  # the line reader's
     if "M" in pattern and not any(x.strip() for x in original):
         if pattern == "M" and (first or closed_above):
@@ -387,14 +384,15 @@ def _gap(
     return None
 
 
-def _edits_body(original: list[str], shown: list[str], new_in_body: bool, pattern: str) -> bool:
+def _edits_body(texts: _Texts, original: list[str], shown: list[str], new_in_body: bool, pattern: str) -> bool:
     """Whether a body's new lines are the line reader's to read: not where they are added after a marker
-    at its end (`stretch.added`); where that is not said, the snippet reads two ways (`TwoWays`)."""
+    at its end (`stretch.added`); where that is not said, the snippet reads two ways (`TwoWays`; with
+    `add_unsaid`, the reading that adds them)."""
     body = new_in_body and any(x.strip() for x in original)
     added = stretch.added(original, shown) if body and pattern == "MN" else not body
-    if added is None:
+    if added is None and not texts.add_unsaid:
         raise TwoWays("new lines after a marker at a body's end could be added there or edit its last lines")
-    return not added
+    return added is False
 
 
 def _between_pins(
