@@ -56,9 +56,19 @@ def confirmed(
             if structural is not None and answered:
                 return merge.as_reading(original, structural, ("read by the file's structure",))
             return merge.MergeResult(ok=False, reason=unplaced)
-        if isinstance(two_ways, structure.TwoWays):  # no line reader's guess between the two is certain
-            why = f"{two_ways}; the snippet does not say which"
-            return _two_ways(original, snippet, language, path, by_lines, why, with_readings)
+        if isinstance(two_ways, structure.TwoWays):  # no line reader's guess between the two is certain:
+            why = f"{two_ways}; the snippet does not say which"  # its file, and the structure's with them added
+            try:
+                added = structure.read(original, snippet, language, path, _stretch, add_unsaid=True)
+            except structure.Unplaced:
+                added = None
+            if (
+                added is None
+                or added == by_lines.merged
+                or invariants.violations(original, added, snippet, "snippet", language, path)
+            ):
+                return _unsure(by_lines, why)
+            return _two_readers(original, by_lines, added, with_readings, why)
     # the line reader's certain reading stands, but one that changes nothing, or breaks the file's syntax,
     # where the structure's changes something and parses: it did not read the snippet's code as code
     if structural is None or not answered:
@@ -87,30 +97,6 @@ def _disagree(
     )
 
 
-def _two_ways(
-    original: str,
-    snippet: str,
-    language: str,
-    path: str | None,
-    by_lines: merge.MergeResult,
-    why: str,
-    with_readings: bool,
-) -> merge.MergeResult:
-    """The question of new lines at a body's end (`structure.TwoWays`): the line reader's file (its last
-    lines edited) and the structure's with them added, where that one meets every invariant."""
-    try:
-        added = structure.read(original, snippet, language, path, _stretch, add_unsaid=True)
-    except structure.Unplaced:
-        added = None
-    if (
-        added is None
-        or added == by_lines.merged
-        or invariants.violations(original, added, snippet, "snippet", language, path)
-    ):
-        return _unsure(by_lines, why)
-    return _two_readers(original, by_lines, added, with_readings, why)
-
-
 def _two_readers(
     original: str, by_lines: merge.MergeResult, structural: str, with_readings: bool, why: str = ""
 ) -> merge.MergeResult:
@@ -133,17 +119,11 @@ def _worse(
     lines = by_lines.merged
     if lines is None or lines == structural:
         return False
-    return (
-        lines == original
-        or (
-            bool(syntax.new_errors(original, lines, language, path))
-            and not syntax.new_errors(original, structural, language, path)
-        )
-        or (
-            bool(defcheck.misplaced(original, snippet, lines, language, path))
-            and not defcheck.misplaced(original, snippet, structural, language, path)
-        )
+    checks = (
+        lambda text: syntax.new_errors(original, text, language, path),
+        lambda text: defcheck.misplaced(original, snippet, text, language, path),
     )
+    return lines == original or any(bool(broken(lines)) and not broken(structural) for broken in checks)
 
 
 def _by_lines(
