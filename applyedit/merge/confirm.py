@@ -2,8 +2,9 @@
 (merge/structure.py, its stretches read by `_stretch`) and line by line (`_by_lines`). The line reader's
 certain answer stands, unless it reads a new definition in place of one the snippet never shows
 (`defcheck.renames_unshown`) where the structure reads it otherwise: then the structure's answer, or a
-refusal where the structure finds no single place; where the line reader is unsure, or its answer
-changes nothing or breaks the syntax where the structure's changes something and does not (`_worse`),
+refusal where the structure finds no single place, or a question of two files where it reads the snippet
+two ways (`structure.TwoWays`); where the line reader is unsure, or its answer changes nothing, breaks
+the syntax or writes a line shown in a definition outside it where the structure's does not (`_worse`),
 the structure's certain answer; where both read it one way each and the structure's passes the line
 reader's checks too, a question between the two (`_disagree`). `by_definitions` says whether a
 marker-less edit is whole definitions the structure reads.

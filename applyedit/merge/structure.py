@@ -23,8 +23,9 @@ Each principle is one function, listed with its example and its counterexample i
   with another name is no edit of this one is defcheck.renames_unshown's, on the line reader's reading).
 
 `read` answers only where every step is certain; else None (the line reader reads the whole file), or
-`Unplaced` where it knows the snippet stands at no single place. Pure text in and out; knows nothing of
-models, checks or files. `syntax.py` parses; outline.py says what a scope's members, headers and bodies are.
+`Unplaced` where it knows the snippet stands at no single place (`TwoWays`: at one, read two ways). Pure
+text in and out; knows nothing of models, checks or files. `syntax.py` parses; outline.py says what a
+scope's members, headers and bodies are.
 """
 
 from __future__ import annotations
