@@ -315,14 +315,15 @@ def refusal(message: str, merged: merge.MergeResult | None) -> AmbiguousEditErro
     return error
 
 
-# Lines of the text all the readings share above their first difference that the tie-break keeps: the
-# model reads its output from there, after the prompt, not from the file's first line; where that
-# leaves out this many lines or more, the prompt's file starts there too (`prompt_cut`), so on a long file
-# the tie-break costs less than one prefill of the whole prompt plus the divergent spans
-# (speculative/tiebreak.py). A short lead costs the model its judgement: with 24 lines, 3 of the 4 right
-# picks on the hand-written ties were lost, with 64 one of the 3 (docs/eval/tiebreak/README.md); with
-# 200, every development tie of a file up to 250 lines is read from the file's start, as calibrated.
-LEAD_LINES = 200
+# The tie-break reads the file where the readings differ, as an engineer reads a screen or two of it: its
+# prompt holds the file from `LEAD_LINES` above the readings' first difference to `TAIL_LINES` below their
+# last (`window`), and the model reads the readings over the same lines. So it costs the snippet, that
+# window and the spans where the readings differ, not a prefill of the whole file (on a 1,009-line file
+# the prompt's prefill was 125 s of a 157 s tie-break). A short window costs the model its judgement: of
+# 16 development ties the model picked right with the whole file, a window of 40 lines above and 20 below
+# kept 9 picks, 80 and 40 kept 14, none wrong (docs/eval/tiebreak/README.md, 2026-12-07).
+LEAD_LINES = 80
+TAIL_LINES = 40
 
 
 def _shared_lines(texts: Sequence[Sequence[str]]) -> int:
@@ -333,46 +334,36 @@ def _shared_lines(texts: Sequence[Sequence[str]]) -> int:
     return n
 
 
-def led(texts: Sequence[str], lead: int | None = None) -> list[str]:
-    """The texts without the lines they all share at their start, but for the last `lead` of those
-    (`LEAD_LINES` by default)."""
-    lead = LEAD_LINES if lead is None else lead
-    split = [t.splitlines(keepends=True) for t in texts]
-    cut = max(0, _shared_lines(split) - lead)
-    return ["".join(s[cut:]) for s in split]
-
-
-def tiebreak_ids(
-    encode: Callable[[str], list[int]], readings: Sequence[str], fence: str
-) -> tuple[list[list[int]], list[int]]:
-    """The readings as the tie-break scores them (`led`, then `fenced`): from a few lines above their first
-    difference to the closing fence."""
-    return fenced(encode, led(readings), fence)
-
-
-def prompt_cut(original: str, readings: Sequence[str]) -> int:
-    """The lines of the original the tie-break's prompt leaves out at the file's start: those above where
-    the scored output starts (`led`: `LEAD_LINES` above the readings' first difference), and only where
-    they are at least `LEAD_LINES` (the prompt then sheds at least as much as the lead adds, so the
-    tie-break costs less than the prefill of the whole prompt plus the divergent spans), and only lines
-    the original shares with every reading. 0: the prompt holds the whole file, as calibrated on every
-    development tie whose readings differ within the first 400 lines."""
+def window(original: str, readings: Sequence[str]) -> tuple[int, int]:
+    """The lines the tie-break leaves out of the file and of every reading, at the start and at the end:
+    all but `LEAD_LINES` of the lines the readings share above their first difference, and all but
+    `TAIL_LINES` of those below their last, only lines the original shares with every reading there."""
     split = [t.splitlines(keepends=True) for t in readings]
-    cut = min(max(0, _shared_lines(split) - LEAD_LINES), _shared_lines([original.splitlines(keepends=True), *split]))
-    return cut if cut >= LEAD_LINES else 0
+    lines = original.splitlines(keepends=True)
+    top = min(max(0, _shared_lines(split) - LEAD_LINES), _shared_lines([lines, *split]))
+    backward = [t[::-1] for t in split]
+    bottom = min(max(0, _shared_lines(backward) - TAIL_LINES), _shared_lines([lines[::-1], *backward]))
+    return top, min(bottom, len(lines) - top)
 
 
-def tiebreak_inputs(job: Job, readings: Sequence[str]) -> tuple[list[int], list[list[int]], list[int], int]:
-    """What the tie-break scores: its prompt (the product's, its file cut at the top by `prompt_cut`),
-    the readings after it (`tiebreak_ids`, with how many tokens of each are its text), and the cut."""
-    cut = prompt_cut(job.src.text, readings)
+def windowed(text: str, top: int, bottom: int) -> str:
+    """The text without its first `top` lines and its last `bottom`."""
+    lines = text.splitlines(keepends=True)
+    return "".join(lines[top : len(lines) - bottom])
+
+
+def tiebreak_inputs(job: Job, readings: Sequence[str]) -> tuple[list[int], list[list[int]], list[int], tuple[int, int]]:
+    """What the tie-break scores: its prompt (the product's, its file cut to the `window`), the readings
+    cut to the same lines, each with the closing fence after it (`fenced`, with how many tokens of each
+    are its text), and the lines left out above and below."""
+    top, bottom = window(job.src.text, readings)
     prompt_ids = list(job.prompt_ids)
-    if cut:
-        source = "".join(job.src.text.splitlines(keepends=True)[cut:])
+    if top or bottom:
+        source = windowed(job.src.text, top, bottom)
         prompt = prompts.build(job.shown, job.src.language, source, job.edit, job.fence, job.kind)
         prompt_ids = chat_ids(job.engine.tokenizer, prompt.system, prompt.user, prompt.assistant_prefix)
-    ids, texts = tiebreak_ids(job.engine.encode, readings, job.fence)
-    return prompt_ids, ids, texts, cut
+    ids, texts = fenced(job.engine.encode, [windowed(r, top, bottom) for r in readings], job.fence)
+    return prompt_ids, ids, texts, (top, bottom)
 
 
 def fenced(encode: Callable[[str], list[int]], texts: Sequence[str], fence: str) -> tuple[list[list[int]], list[int]]:
@@ -411,7 +402,7 @@ def choose_reading(job: Job, merged: merge.MergeResult) -> tuple[merge.MergeResu
     if cold:
         with interrupt.doing(f"loading the model to score {len(readings)} readings of the edit"):
             interrupt.check()
-    scored = tiebreak.score(model, prompt_ids, ids, texts=texts, margin=margin)
+    scored = tiebreak.score(model, prompt_ids, ids, texts=texts, margin=margin, budget=len(prompt_ids))
     near = range(merged.near)  # a deletion at the file's end only where the reader weighs it as close
     best = tiebreak.pick(scored, margin, greedy=True, bare=near)
     if best is not None and not said(readings, best) and best not in near:

@@ -144,7 +144,8 @@ def test_a_deletion_at_the_files_end_is_taken_only_where_the_reader_weighs_it_cl
     assert not api.said(result.readings, truth)  # the expected reading's own text there is blank
     path = tmp_path / "observable.ts"
     path.write_text(before, encoding="utf-8")
-    written = api.led(result.readings)[truth] + textio.fence_for(before, case["snippet"])  # it ends the file there
+    written = api.windowed(result.readings[truth], *api.window(before, result.readings))  # as the tie-break reads it
+    written += textio.fence_for(before, case["snippet"])  # it ends the file there
     done = api.apply(path, case["snippet"], engine=scripted_engine(tokenizer, written, 40.0))
     assert done.after == after and any("the model prefers it by" in n for n in done.notes)
     # the same readings, the deletion weighed far from the cheapest (`near` 0)
@@ -186,8 +187,11 @@ def test_the_model_chooses_between_two_valid_readings(tokenizer, tmp_path, monke
     path = tmp_path / "sandbox.py"
     monkeypatch.setattr(tiebreak, "MARGIN", 4.0)  # the product leaves it off (tiebreak.MARGIN's comment)
     monkeypatch.setattr(api, "LEAD_LINES", 10)  # the readings differ lower than that in the file
-    # the scripted model writes a reading from where the tie-break reads it: a few lines above the first difference
-    for reading, led in zip(result.readings, api.led(result.readings), strict=True):
+    # the scripted model writes a reading as the tie-break reads it: its window, from a few lines above the
+    # first difference
+    cut = api.window(case.before, result.readings)
+    for reading in result.readings:
+        led = api.windowed(reading, *cut)
         assert len(led) < len(reading)  # the readings' shared start is not fed to the model
         path.write_text(case.before, encoding="utf-8")
         done = api.apply(path, case.snippet, engine=scripted_engine(tokenizer, led + "```\n", 40.0))
@@ -201,60 +205,54 @@ def test_the_model_chooses_between_two_valid_readings(tokenizer, tmp_path, monke
     assert path.read_text(encoding="utf-8") == case.before
 
 
-def test_the_tiebreak_reads_from_a_few_lines_above_the_first_difference() -> None:
-    """`led` drops the lines every reading shares at its start, but for the last `lead` of them; readings
-    that differ early keep their whole text."""
-    from applyedit.api import led
+def test_the_tiebreak_reads_a_window_around_where_the_readings_differ(monkeypatch) -> None:  # noqa: ANN001
+    """`window`: the tie-break leaves out the lines every reading shares above its first difference but for
+    the last `LEAD_LINES`, and those below its last but for the first `TAIL_LINES`, and only lines the
+    original shares with every reading there. Counterexamples: readings that differ near the file's start
+    or end keep it; a line the readings share but the original does not (another segment's edit) stays in
+    the window."""
+    from applyedit import api
 
-    shared = [f"line {n}\n" for n in range(40)]
-    a = "".join([*shared, "x = 1\n", "tail\n"])
-    b = "".join([*shared, "x = 2\n", "tail\n"])
-    assert led([a, b], lead=5) == [
-        "".join([*shared[35:], "x = 1\n", "tail\n"]),
-        "".join([*shared[35:], "x = 2\n", "tail\n"]),
-    ]
-    assert led([a, b], lead=100) == [a, b]
-    assert led(["a\nb\n", "c\nb\n"], lead=0) == ["a\nb\n", "c\nb\n"]
-    assert led([a, a + "more\n"], lead=1) == ["tail\n", "tail\nmore\n"]
+    monkeypatch.setattr(api, "LEAD_LINES", 5)
+    monkeypatch.setattr(api, "TAIL_LINES", 3)
 
+    def file(line: str = "x = 1\n") -> str:
+        return "".join(f"v{k} = {k}\n" for k in range(40)) + line + "".join(f"w{k} = {k}\n" for k in range(30))
 
-def test_the_prompts_file_starts_where_the_output_does_only_where_that_pays_for_the_lead() -> None:
-    """`prompt_cut`: the lines above where the scored output starts (`led`) leave the prompt too, only
-    where they are at least `LEAD_LINES` (the prompt then sheds as much as the lead adds) and only lines
-    the original shares with every reading."""
-    from applyedit.api import LEAD_LINES, prompt_cut
-
-    def file(n: int, line: str = "x = 1\n") -> str:
-        return "".join(f"v{k} = {k}\n" for k in range(n)) + line + "tail\n"
-
-    for at, cut in ((2 * LEAD_LINES, LEAD_LINES), (2 * LEAD_LINES - 1, 0), (3 * LEAD_LINES + 7, 2 * LEAD_LINES + 7)):
-        assert prompt_cut(file(at), [file(at, "x = 2\n"), file(at, "x = 3\n")]) == cut
-    # the readings share a changed line near the top: the original shares only the lines above it
-    readings = [file(3 * LEAD_LINES, s).replace("v9 = 9\n", "v9 = 99\n") for s in ("x = 2\n", "x = 3\n")]
-    assert prompt_cut(file(3 * LEAD_LINES), readings) == 0
-    readings = [r.replace("v9 = 99\n", "v9 = 9\n").replace("v250 = 250\n", "v250 = 0\n") for r in readings]
-    assert prompt_cut(file(3 * LEAD_LINES), readings) == 250
+    readings = [file("x = 2\n"), file("x = 3\n")]
+    assert api.window(file(), readings) == (35, 27)
+    assert api.windowed(readings[0], 35, 27) == "".join(
+        [*(f"v{k} = {k}\n" for k in range(35, 40)), "x = 2\n", *(f"w{k} = {k}\n" for k in range(3))]
+    )
+    early = [readings[0].replace("v2 = 2\n", "v2 = 0\n"), readings[1]]  # they differ near the top too
+    assert api.window(file(), early) == (0, 27)
+    late = [r + "end\n" for r in readings[:1]] + [readings[1]]  # and at the end
+    assert api.window(file(), late) == (35, 0)
+    edited = [r.replace("v20 = 20\n", "v20 = 0\n").replace("w20 = 20\n", "w20 = 0\n") for r in readings]
+    assert api.window(file(), edited) == (20, 9)  # the original shares only the lines around the other edits
 
 
-def test_the_tiebreak_prompt_holds_the_file_from_the_cut(tokenizer, tmp_path) -> None:  # noqa: ANN001
-    """`tiebreak_inputs`: the product's prompt with the file's first `prompt_cut` lines left out (and the
-    whole prompt where there is no cut), the readings as `tiebreak_ids` gives them."""
+def test_the_tiebreak_prompt_holds_the_window_of_the_file(tokenizer, tmp_path, monkeypatch) -> None:  # noqa: ANN001
+    """`tiebreak_inputs`: the product's prompt with the file cut to the `window` (and the whole prompt where
+    the window is the whole file), the readings cut to the same lines, each fenced."""
     from fakes import scripted_engine
 
     from applyedit import api
 
-    before = "".join(f"v{k} = {k}\n" for k in range(3 * api.LEAD_LINES)) + "x = 1\n"
+    monkeypatch.setattr(api, "LEAD_LINES", 5)
+    monkeypatch.setattr(api, "TAIL_LINES", 3)
+    before = "".join(f"v{k} = {k}\n" for k in range(40)) + "x = 1\n" + "".join(f"w{k} = {k}\n" for k in range(30))
     readings = [before.replace("x = 1\n", f"x = {n}\n") for n in (2, 3)]
     path = tmp_path / "long.py"
     path.write_text(before, encoding="utf-8")
     engine = scripted_engine(tokenizer, "", 1.0)
-    job = api.prepare(path, "# ... existing code ...\nx = 2\n", engine)
+    job = api.prepare(path, "# ... existing code ...\nx = 2\n# ... existing code ...\n", engine)
     prompt, ids, texts, cut = api.tiebreak_inputs(job, readings)
-    assert cut == 2 * api.LEAD_LINES and (ids, texts) == api.tiebreak_ids(engine.encode, readings, job.fence)
+    assert cut == (35, 27)
+    assert (ids, texts) == api.fenced(engine.encode, [api.windowed(r, *cut) for r in readings], job.fence)
     text, whole = engine.tokenizer.decode(prompt), engine.tokenizer.decode(job.prompt_ids)
-    assert f"\nv{cut} = {cut}\n" in text and f"\nv{cut - 1} = {cut - 1}\n" not in text
-    assert text == whole.replace("".join(f"v{k} = {k}\n" for k in range(cut)), "", 1)
-    short = [r.replace("v5 = 5\n", "v5 = 0\n") for r in readings]  # they differ near the top: no cut
+    assert text == whole.replace(before, api.windowed(before, *cut), 1) and text != whole
+    short = [readings[0].replace("v1 = 1\n", "v1 = 0\n"), readings[1] + "end\n"]  # differ at both ends: no cut
     assert api.tiebreak_inputs(job, short)[0] == list(job.prompt_ids)
 
 
@@ -433,6 +431,21 @@ def test_with_a_margin_no_pick_from_the_places_reads_the_whole_stretch(seed: int
         assert s.tokens == len(cand) - suffix + 4 - 20
         assert s.logprob == pytest.approx(_reference(seed, context, cand, 20, s.tokens), abs=1e-3)
     assert score(model, context, cands, window=4, margin=0.0) == alone  # a pick from the places: kept
+
+
+@pytest.mark.parametrize("seed", range(2))
+def test_the_whole_stretch_is_read_only_within_the_budget(seed: int) -> None:
+    """`budget`: the whole stretch where the candidates differ is read only where it holds that many tokens
+    or fewer, all candidates together; over it, the scores are the places' alone, and the best one is fed
+    only to its last place (counterexample: at the budget, the whole stretch is read)."""
+    context, cands = _moved(seed, break_later=False)
+    suffix = tiebreak._common_suffix(cands, min(len(c) for c in cands) - 20)
+    cost = sum(tiebreak._stretch_end(c, suffix, 4) - 20 for c in cands)
+    model = TorchModel(model=tiny_model(seed), eos_ids=frozenset())
+    alone = score(model, context, cands, window=4)
+    over = score(model, context, cands, window=4, margin=1e6, budget=cost - 1)
+    assert [(s.logprob, s.tokens, s.whole) for s in over] == [(s.logprob, s.tokens, s.whole) for s in alone]
+    assert all(s.whole for s in score(model, context, cands, window=4, margin=1e6, budget=cost))
 
 
 @pytest.mark.parametrize("seed", range(3))

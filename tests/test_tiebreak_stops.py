@@ -131,7 +131,7 @@ def _tied(tokenizer: Any, tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> tup
     readings = confirm.confirmed(case.before, snippet, case.language, with_readings=True).readings
     monkeypatch.setattr(tiebreak, "MARGIN", 4.0)
     monkeypatch.setattr(api, "LEAD_LINES", 10)
-    led = api.led(readings)[readings.index(case.after)]  # the model writes the right reading
+    led = api.windowed(case.after, *api.window(case.before, readings))  # the model writes the right reading
     engine = scripted_engine(tokenizer, led + "```\n", 40.0)
     path = tmp_path / "sandbox.py"
     path.write_text(case.before, encoding="utf-8")

@@ -10,11 +10,11 @@ cropped back to the shared prefix after each, and scored token by token. Where t
 places too (a segment read at line 88 or at line 140), the best-scored alone is fed on through them
 once, its logits kept only there (from the first place on where the whole stretch may be read next), to
 check that greedy decoding writes it there too. So the cost is one prefill, the shared output (the
-caller bounds it: api.led starts the candidates a few hundred lines above their first difference, and on
-a long file api.prompt_cut leaves the lines above that out of the prompt too), each candidate's first
-divergent span with its window, and the best one's text on to its last place; where that makes no pick,
-the caller may have every candidate read over the whole stretch where they differ (`score`'s `margin`:
-the best one's stretch is then read on its way to the later places, and only the others' are fed again).
+caller bounds it: api.window cuts the prompt's file and the candidates to a few dozen lines around where
+they differ), each candidate's first divergent span with its window, and the best one's text on to its
+last place; where that makes no pick, the caller may have every candidate read over the whole stretch
+where they differ (`score`'s `margin`: the best one's stretch is then read on its way to the later
+places, and only the others' are fed again), within a `budget` of tokens.
 `pick` says which candidate wins by at least a margin (in nats), or none. Reaches the model only through
 `models/base.py`'s `TargetModel` and `Branches`, and its logits through speculative/logits.py; knows
 nothing of text, readings or files (the caller tokenizes the candidates and names them). The run's stop
@@ -138,6 +138,7 @@ def score(
     window: int = WINDOW,
     texts: Sequence[int] | None = None,
     margin: float | None = None,
+    budget: int | None = None,
 ) -> list[Scored]:
     """Each candidate's log-likelihood after `context` over the first place where the candidates differ
     (`places`) and `window` tokens after it (clipped to the candidate), and how far greedy decoding writes
@@ -149,13 +150,14 @@ def score(
     decoding need not write it: its tokenization may differ). With `margin`, where they differ at more
     than one place and that scoring makes no pick (`pick(..., margin, greedy=True)`), every candidate is
     scored again over the whole stretch where they differ (`Scored.whole`): the later places' evidence
-    too, at the cost of the text between them, for each. Stops with the run's stop rule (interrupt.py)
+    too, at the cost of the text between them, for each; only where those stretches hold `budget` tokens
+    or fewer, all candidates together (None: any). Stops with the run's stop rule (interrupt.py)
     between forward passes and the prefill's chunks."""
     if len(candidates) < 2 or not context:
         raise ValueError("score needs a context and at least two candidates")
     with interrupt.doing(DOING), _checked_chunks(model):
         interrupt.check()
-        return _score(model, context, candidates, window, texts, margin)
+        return _score(model, context, candidates, window, texts, margin, budget)
 
 
 @contextmanager
@@ -187,6 +189,7 @@ def _score(
     window: int,
     texts: Sequence[int] | None,
     margin: float | None,
+    budget: int | None = None,
 ) -> list[Scored]:
     """`score`'s steps, under its stop checks."""
     shared = min(len(c) for c in candidates)
@@ -220,7 +223,8 @@ def _score(
         # on the way: its logits kept from the first place on, fed on to the stretch's end if that is further.
         suffix = _common_suffix(candidates, min(len(c) for c in candidates) - shared)
         whole = _stretch_end(cand, suffix, window)
-        ahead = margin is not None
+        cost = sum(_stretch_end(c, suffix, window) - shared for c in candidates)
+        ahead = margin is not None and (budget is None or cost <= budget)
         fed = [*lead, *cand[shared : max(whole, spans[-1][1]) if ahead else spans[-1][1]]]
         origin = shared if ahead else spans[0][0]
         read = read_fed(model, fed, len(lead) - 1 + origin - shared)
@@ -230,7 +234,7 @@ def _score(
             written = written and _read(read[begin - origin : until - origin])[1] == until - begin
         found[best.index] = dataclasses.replace(best, later=written, verified=len(fed))
         model.crop_to(base)
-        if margin is not None and pick(found, margin, greedy=True) is None:
+        if ahead and margin is not None and pick(found, margin, greedy=True) is None:
             known = {best.index: read} if ahead else {}
             verified = sum(f.verified for f in found)
             return _whole(model, lead, candidates, shared, suffix, window, texts, verified, known)

@@ -10,8 +10,8 @@ starts, and the bound "one prefill plus the divergent spans" read two ways: that
 tokens as the tie-break scored (every reading's divergent spans and windows) fed and read after it as the
 tie-break reads them (logits kept); and the prefix the readings share (the tie-break's own prompt and
 their shared output) prefilled once, then the same tokens. The tokens behind the tie-break's cost are
-reported with it: its prompt (the file cut at the top where the readings differ far down:
-api.prompt_cut), the output the readings share before they differ (fed once, after the prompt), the
+reported with it: its prompt (the file cut to a window around where the readings differ:
+api.window), the output the readings share before they differ (fed once, after the prompt), the
 tokens scored (each reading's first divergent span and the window after it) and those fed to check the
 best one at its later places. Knows nothing of how readings are made or chosen: it times the product's
 own functions.
@@ -68,7 +68,7 @@ def run(file: Path, edit: Path, repeats: int, open_engine: Any) -> dict[str, Any
     for _ in range(repeats):  # interleaved: the tie-break, then the baseline, each from an empty cache
         model.reset()
         t0 = time.perf_counter()
-        found = tiebreak.score(model, prompt, ids, texts=texts, margin=tiebreak.MARGIN)
+        found = tiebreak.score(model, prompt, ids, texts=texts, margin=tiebreak.MARGIN, budget=len(prompt))
         tiebreak_s.append(time.perf_counter() - t0)
         scored, verified = sum(s.tokens for s in found), sum(s.verified for s in found)
         whole = found[0].whole
@@ -93,7 +93,7 @@ def run(file: Path, edit: Path, repeats: int, open_engine: Any) -> dict[str, Any
     report.update(
         prompt_tokens=len(whole_prompt),
         tiebreak_prompt_tokens=len(prompt),
-        prompt_cut=cut,
+        prompt_window=list(cut),
         shared_tokens=shared,
         scored_tokens=scored,
         verified_tokens=verified,
@@ -105,6 +105,15 @@ def run(file: Path, edit: Path, repeats: int, open_engine: Any) -> dict[str, Any
         backend=engine.backend,
     )
     return report
+
+
+def _window(report: dict[str, Any]) -> str:
+    """The lines of the file the tie-break's prompt held, where it did not hold them all (records before the
+    window kept only a cut at the top, `prompt_cut`)."""
+    top, bottom = report.get("prompt_window", [report.get("prompt_cut", 0), 0])
+    if not (top or bottom):
+        return ""
+    return f" (the file's lines {top + 1} to {report['lines'] - bottom})"
 
 
 def _cli(file: Path, edit: Path) -> float:
@@ -160,7 +169,7 @@ def render(report: dict[str, Any]) -> list[str]:
         lines += [
             f"  tie-break                {tie:8.3f} s   {tie / prefill:.2f}x the prefill: "
             f"{report.get('tiebreak_prompt_tokens', report['prompt_tokens'])} prompt tokens"
-            + (f" (the file from line {report['prompt_cut'] + 1})" if report.get("prompt_cut") else "")
+            + _window(report)
             + f", {report['shared_tokens']} shared output tokens, {report['scored_tokens']} scored, "
             f"{report.get('verified_tokens', 0)} fed to check the best at later places"
             + (

@@ -110,6 +110,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--max-lines", type=int, default=250)
     p.add_argument("--limit", type=int, default=0)
     p.add_argument("--lead", type=int, help="lines kept above the first difference (api.LEAD_LINES)")
+    p.add_argument("--tail", type=int, help="lines kept below the last difference (api.TAIL_LINES)")
     p.add_argument("--only", nargs="*", default=(), help="score only these cases")
     p.add_argument("--names-from", type=Path, help="score only the cases of this earlier record")
     p.add_argument(
@@ -134,6 +135,8 @@ def main(argv: list[str] | None = None) -> int:
     done = {r["name"] for r in rows}
     if args.lead is not None:
         api.LEAD_LINES = args.lead
+    if args.tail is not None:
+        api.TAIL_LINES = args.tail
     only = None
     if args.names_from:
         only = {json.loads(x)["name"] for x in args.names_from.read_text().splitlines() if x.strip()}
@@ -148,7 +151,7 @@ def main(argv: list[str] | None = None) -> int:
         if result.ok or len(result.readings) < 2:
             continue
         readings = list(result.readings)
-        lead = len(readings[0].splitlines()) - len(api.led(readings)[0].splitlines())  # lines not fed
+        lead = api.window(before, readings)[0]  # lines not fed above the readings' first difference
         if args.led_only and not lead:
             continue
         with tempfile.TemporaryDirectory() as tmp:
@@ -157,8 +160,8 @@ def main(argv: list[str] | None = None) -> int:
             job = api.prepare(file, snippet, engine)
         t0 = time.perf_counter()
         # each file as the model would end it (its closing fence): a deletion at the end is scored too
-        prompt_ids, ids, texts, prompt_cut = api.tiebreak_inputs(job, readings)
-        got = score(engine.model, prompt_ids, ids, texts=texts, margin=args.margin)
+        prompt_ids, ids, texts, window = api.tiebreak_inputs(job, readings)
+        got = score(engine.model, prompt_ids, ids, texts=texts, margin=args.margin, budget=len(prompt_ids))
         truth = next((i for i, r in enumerate(readings) if _same_file(r, after)), None)
         row = {
             "name": name,
@@ -179,7 +182,7 @@ def main(argv: list[str] | None = None) -> int:
             "twins": result.twins,
             "unplaced": result.unplaced,
             "cut": lead,
-            "prompt_cut": prompt_cut,  # lines of the file the prompt leaves out (api.prompt_cut)
+            "window": list(window),  # lines of the file the prompt leaves out above and below (api.window)
         }
         with args.out.open("a") as f:
             f.write(json.dumps(row) + "\n")
