@@ -48,6 +48,14 @@ def test_two_readings_are_timed_through_the_tiebreak(tmp_path: Path, tokenizer: 
     assert any("tie-break" in x and "x the prefill" in x for x in benchreader.render(report))
     bound = f"the {report['scored_tokens']} tokens scored"
     assert any("prefill + spans (bound)" in x and bound in x for x in benchreader.render(report))
+    # the lines of the file the tie-break's prompt held, where not all: this record's window, or the cut at
+    # the top that records before the window kept
+    lines = report["lines"]
+    assert not any("the file's lines" in x for x in benchreader.render({**report, "prompt_window": [0, 0]}))
+    held = f"(the file's lines 4 to {lines - 2})"
+    assert any(held in x for x in benchreader.render({**report, "prompt_window": [3, 2]}))
+    old = {k: v for k, v in report.items() if k != "prompt_window"}
+    assert any(f"(the file's lines 8 to {lines})" in x for x in benchreader.render({**old, "prompt_cut": 7}))
 
 
 def test_an_instruction_is_not_a_reader_bench(tmp_path: Path) -> None:

@@ -10,8 +10,8 @@ cropped back to the shared prefix after each, and scored token by token. Where t
 places too (a segment read at line 88 or at line 140), the best-scored alone is fed on through them
 once, its logits kept only there (from the first place on where the whole stretch may be read next), to
 check that greedy decoding writes it there too. So the cost is one prefill, the shared output (the
-caller bounds it: api.window cuts the prompt's file and the candidates to a few dozen lines around where
-they differ), each candidate's first divergent span with its window, and the best one's text on to its
+caller bounds it: api.window cuts the prompt's file and the candidates to the lines around where they
+differ), each candidate's first divergent span with its window, and the best one's text on to its
 last place; where that makes no pick, the caller may have every candidate read over the whole stretch
 where they differ (`score`'s `margin`: the best one's stretch is then read on its way to the later
 places, and only the others' are fed again), within a `budget` of tokens.
@@ -235,9 +235,8 @@ def _score(
         found[best.index] = dataclasses.replace(best, later=written, verified=len(fed))
         model.crop_to(base)
         if ahead and margin is not None and pick(found, margin, greedy=True) is None:
-            known = {best.index: read} if ahead else {}
             verified = sum(f.verified for f in found)
-            return _whole(model, lead, candidates, shared, suffix, window, texts, verified, known)
+            return _whole(model, lead, candidates, shared, suffix, window, texts, verified, {best.index: read})
     return found
 
 
