@@ -1072,3 +1072,49 @@ def test_a_method_shown_to_the_snippets_end_with_a_middle_line_edited_is_not_who
         '            raise KeyError("key is required")\n'
     )
     assert structure.read(original, snippet, "python", None, lambda o, s: None) is None
+
+
+_STORE = (
+    "import json\n\n\nclass Store:\n    def __init__(self):\n        self.cache = {}\n\n"
+    "    @locked\n    def load(self, path):\n        with open(path) as f:\n            return json.load(f)\n\n"
+    "    def size(self):\n        return len(self.cache)\n"
+)
+_LOAD_CACHED = (
+    "    @locked\n    def load(self, path):\n        if path not in self.cache:\n"
+    "            with open(path) as f:\n                self.cache[path] = json.load(f)\n"
+    "        return self.cache[path]\n"
+)
+
+
+@pytest.mark.usefixtures("no_model")
+@pytest.mark.parametrize("attached", [True, False], ids=["decorated", "bare"])
+def test_a_python_method_given_whole_without_markers_replaces_it_whatever_its_last_line(
+    tmp_path: Path, attached: bool
+) -> None:
+    """A method given alone, no marker anywhere, its last line new (nothing alike the file's last line of
+    it): nothing in the edit stands for a rest of its body, so it is shown whole and replaces its namesake.
+    Before, the structure took it for the top of the body and the edit was refused ("stands in the file
+    at no single place"); a decorated one too, its last line loosely alike a line of the old body."""
+    original = _STORE if attached else _STORE.replace("    @locked\n", "")
+    edit = _LOAD_CACHED if attached else _LOAD_CACHED.replace("    @locked\n", "")
+    old = "    def load(self, path):\n        with open(path) as f:\n            return json.load(f)\n"
+    expected = original.replace(old, edit.replace("    @locked\n", ""))
+    assert applied(tmp_path, PY, original, edit) == expected
+
+
+@pytest.mark.usefixtures("no_model")
+def test_a_python_method_shown_without_markers_up_to_a_line_its_body_goes_on_past_keeps_the_rest(
+    tmp_path: Path,
+) -> None:
+    """The counterexample: the edit stops at a line of the file's body (as it is) past which the body goes
+    on; it shows the top of the method, and its rest is kept."""
+    edit = "    def load(self, path):\n        log(path)\n        with open(path) as f:\n"
+    expected = _STORE.replace("    def load(self, path):\n", "    def load(self, path):\n        log(path)\n")
+    assert applied(tmp_path, PY, _STORE, edit) == expected
+
+
+def test_a_python_method_written_at_the_files_level_is_not_read_into_its_class() -> None:
+    """The other counterexample: a method written at column 0, its class's members standing deeper: the
+    structure does not read it into the class as it is written (the file would no longer parse)."""
+    edit = "\n".join(x[4:] for x in _LOAD_CACHED.splitlines()) + "\n"
+    assert structure.read(_STORE, edit, "python", None, lambda original, snippet: None) is None

@@ -2,7 +2,8 @@
 definitions, each definition one opaque line (`token`): the lines that pin a stretch of the snippet to
 the file's (`pins`), markers taken out (`without_markers`), two runs joined at their blank lines
 (`joined`), the open edges of a stretch (`file_edge`, `open_edge`, `implied_marker`), and new lines
-that are no edit of the stretch's (`added`). Pure lines in and out.
+that are no edit of the stretch's (`added`); whether a reading shows every line of the snippet
+(`shows_all`). Pure lines in and out.
 """
 
 from __future__ import annotations
@@ -108,3 +109,21 @@ def joined(top: list[str], bottom: list[str]) -> list[str]:
         bottom_core.pop(0)
         bottom_blanks += 1
     return [*top_core, *[""] * max(top_blanks, bottom_blanks), *bottom_core]
+
+
+def shows_all(snippet: list[str], marked: list[bool], original: list[str], out: list[str]) -> bool:
+    """Every line of the snippet but its markers stands in the reading, in order, and no marker is written
+    as code (a marker stands for code; a line of the file's own aside)."""
+    written = {x.strip() for x, m in zip(snippet, marked, strict=True) if m}
+    if any(x.strip() in written - {y.strip() for y in original} for x in out):
+        return False
+    at = 0
+    for line, marker in zip(snippet, marked, strict=True):
+        if marker or not line.strip():
+            continue
+        while at < len(out) and out[at] != line:
+            at += 1
+        if at == len(out):
+            return False
+        at += 1
+    return True

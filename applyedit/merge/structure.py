@@ -100,7 +100,7 @@ def read(
     if scope is not None:  # the snippet is the inside of one container: the rest of the file around it
         out = [*texts.original[: original_range[0] - 1], *out, *texts.original[original_range[1] :]]
     text = "".join(f"{x}\n" for x in out)
-    return text if _shows_all(texts, out) else None
+    return text if stretch.shows_all(texts.snippet, texts.marked, texts.original, out) else None
 
 
 def _root(texts: _Texts) -> tuple[Definition | None, tuple[int, int]] | None:
@@ -127,6 +127,9 @@ def _root(texts: _Texts) -> tuple[Definition | None, tuple[int, int]] | None:
     scope = parents[0]
     if scope is None:
         return None, (1, len(texts.original))
+    members = outline.members(texts.original, texts.original_definitions, scope)
+    if any(outline.indent(texts.original[d.start_line - 1]) != outermost for d in members):
+        return None  # written at another depth than the scope's members stand at: not the scope's as it is
     return (scope, scope.body) if scope.body is not None and scope.kind in CONTAINERS else None
 
 
@@ -295,21 +298,26 @@ def _whole(texts: _Texts, found: Definition, shown: Definition) -> bool:
         return False
     if after:  # a marker back at the header's level ends it: it stands for the scope's other members
         return True
+    if _body_goes_on(texts, found, shown, edited=any(texts.marked)):
+        return False
+    if not any(texts.marked):  # no marker anywhere: nothing stands for a rest of its body left out
+        return True
     last_shown = [x for x in texts.snippet[shown.start_line - 1 : shown.end_line] if x.strip()][-1]
     last_found = [x for x in texts.original[found.start_line - 1 : found.end_line] if x.strip()][-1]
-    return alike(last_shown, last_found) and not _body_goes_on(texts, found, shown)  # the same, or edited
+    return alike(last_shown, last_found)  # the same, or edited
 
 
-def _body_goes_on(texts: _Texts, found: Definition, shown: Definition) -> bool:
+def _body_goes_on(texts: _Texts, found: Definition, shown: Definition, edited: bool = True) -> bool:
     """Whether the shown definition's last line is a line of the file's definition's body, as it is or
-    edited (alike), past which that body goes on with code: the snippet stopped showing the body there,
-    and the marker after it stands for the rest of it too."""
+    (`edited`) edited, alike, past which that body goes on with code: the snippet stopped showing the body
+    there, and the marker after it stands for the rest of it too."""
     shown_code = [x for x in texts.snippet[shown.start_line : shown.end_line] if x.strip()]
     body = [x for x in texts.original[found.start_line : found.end_line] if x.strip()]
     if not shown_code or not body:
         return False
     last = shown_code[-1]
-    at = [n for n, x in enumerate(body) if key(x) == key(last)] or [n for n, x in enumerate(body) if alike(x, last)]
+    at = [n for n, x in enumerate(body) if key(x) == key(last)]
+    at = at or [n for n, x in enumerate(body) if edited and alike(x, last)]
     return bool(at) and max(at) < len(body) - 1
 
 
@@ -479,21 +487,3 @@ def _expanded(texts: _Texts, lines: list[str] | None) -> list[str] | None:
     for line in lines:
         out += texts.expand.get(line.strip(), [line]) if stretch.is_token(line) else [line]
     return out
-
-
-def _shows_all(texts: _Texts, out: list[str]) -> bool:
-    """Every line of the snippet but its markers stands in the reading, in order, and no marker is written
-    as code (a marker stands for code; a line of the file's own aside)."""
-    written = {x.strip() for x, m in zip(texts.snippet, texts.marked, strict=True) if m}
-    if any(x.strip() in written - {y.strip() for y in texts.original} for x in out):
-        return False
-    at = 0
-    for line, marker in zip(texts.snippet, texts.marked, strict=True):
-        if marker or not line.strip():
-            continue
-        while at < len(out) and out[at] != line:
-            at += 1
-        if at == len(out):
-            return False
-        at += 1
-    return True
