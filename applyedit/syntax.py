@@ -316,13 +316,14 @@ def _indent(node: tree_sitter.Node) -> int:
 
 
 def _line_of(node: tree_sitter.Node) -> str:
-    text = node.text or b""  # only the node's own bytes: walk to the root for its line
-    root = node
+    root = node  # a node holds only its own bytes: walk to the root for its line
     while root.parent is not None:
         root = root.parent
-    whole = root.text or text
-    start = whole.rfind(b"\n", 0, node.start_byte) + 1
-    end = whole.find(b"\n", node.start_byte)
+    # the root's bytes start at its first token: its line's indentation (an indented snippet's) put back
+    column = root.start_point.column
+    whole, at = b" " * column + (root.text or b""), node.start_byte - root.start_byte + column
+    start = whole.rfind(b"\n", 0, at) + 1
+    end = whole.find(b"\n", at)
     return whole[start : end if end >= 0 else len(whole)].decode("utf-8", "replace")
 
 

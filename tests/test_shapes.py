@@ -1118,3 +1118,39 @@ def test_a_python_method_written_at_the_files_level_is_not_read_into_its_class()
     structure does not read it into the class as it is written (the file would no longer parse)."""
     edit = "\n".join(x[4:] for x in _LOAD_CACHED.splitlines()) + "\n"
     assert structure.read(_STORE, edit, "python", None, lambda original, snippet: None) is None
+
+
+_NAMESPACED = {
+    "csharp": (
+        "cs",
+        "namespace Shop\n{\n    public class Cart\n    {\n        private int count;\n\n"
+        "        public void Add()\n        {\n            count++;\n        }\n    }\n}\n",
+        "    public class Cart\n    {\n        // ... existing code ...\n\n"
+        "        public int Count()\n        {\n            return count;\n        }\n    }\n",
+        "        public int Count()\n        {\n            return count;\n        }\n",
+        "            count++;\n        }\n",
+    ),
+    "typescript": (
+        "ts",
+        "export namespace Shop {\n  export class Cart {\n    private n = 0;\n\n"
+        "    add(): void {\n      this.n++;\n    }\n  }\n}\n",
+        "  export class Cart {\n    // ... existing code ...\n\n    count(): number {\n      return this.n;\n    }\n  }\n",
+        "    count(): number {\n      return this.n;\n    }\n",
+        "      this.n++;\n    }\n",
+    ),
+}
+
+
+@pytest.mark.usefixtures("no_model")
+@pytest.mark.parametrize("language", sorted(_NAMESPACED))
+def test_a_method_added_at_the_end_of_a_class_in_a_namespace_shown_at_its_depth(
+    tmp_path: Path, language: str
+) -> None:
+    """The class shown as it stands in its namespace, indented, the namespace left out: the new method goes
+    after the class's last member. Before, the indented snippet's bodies were not found, and the edit was
+    refused ("its reading changes nothing in the file")."""
+    ext, original, edit, method, last = _NAMESPACED[language]
+    path = tmp_path / f"cart.{ext}"
+    path.write_text(original, encoding="utf-8")
+    expected = original.replace(last, f"{last}\n{method}")
+    assert api.apply(path, edit, cwd=tmp_path).after == expected

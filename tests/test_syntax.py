@@ -381,6 +381,34 @@ def test_unicode_identifiers_keep_line_numbers_right() -> None:
     assert parse_errors(text + "x = '😀'\ndef ñ(:\n    pass\n", "python") == [10]
 
 
+_INDENTED_CLASS = {
+    "csharp": "public class Cart\n{\n    public int Count()\n    {\n        return count;\n    }\n}\n",
+    "java": "public class Cart {\n    public int count() {\n        return count;\n    }\n}\n",
+    "typescript": "export class Cart {\n  count(): number {\n    return this.n;\n  }\n}\n",
+    "cpp": "class Cart {\n  int count() {\n    return n;\n  }\n};\n",
+}
+
+
+@pytest.mark.parametrize("language", sorted(_INDENTED_CLASS))
+def test_an_indented_fragments_bodies_are_found_as_at_column_zero(language: str) -> None:
+    """A snippet of a class nested in the file (in a namespace), written at its depth: tree-sitter's root
+    starts at its first token, past the first line's indentation; the bodies are found all the same (a
+    closer is matched to its line's indentation). Before, every body of an indented snippet was lost."""
+    text = _INDENTED_CLASS[language]
+    indented = "".join(f"    {x}" if x.strip() else x for x in text.splitlines(keepends=True))
+    at_zero = [(d.name, d.body) for d in definitions(text, language) or []]
+    assert all(body is not None for _, body in at_zero)
+    assert [(d.name, d.body) for d in definitions(indented, language) or []] == at_zero
+
+
+def test_an_indented_fragments_closer_off_its_headers_indentation_gives_no_body() -> None:
+    """The counterexample: a closer that does not stand at its line's own indentation (code before it on
+    its line) closes no body the structure can read, indented or not."""
+    text = "    public class Cart\n    {\n        public int Count()\n        {\n            return count; }\n    }\n"
+    found = {d.name: d.body for d in definitions(text, "csharp") or []}
+    assert found["Cart"] is not None and found["Count"] is None
+
+
 def test_unsupported_language_returns_none() -> None:
     """Languages without a grammar answer None everywhere and are not supported."""
     for language in ("cobol", "text", ""):
