@@ -1134,7 +1134,8 @@ _NAMESPACED = {
         "ts",
         "export namespace Shop {\n  export class Cart {\n    private n = 0;\n\n"
         "    add(): void {\n      this.n++;\n    }\n  }\n}\n",
-        "  export class Cart {\n    // ... existing code ...\n\n    count(): number {\n      return this.n;\n    }\n  }\n",
+        "  export class Cart {\n    // ... existing code ...\n\n"
+        "    count(): number {\n      return this.n;\n    }\n  }\n",
         "    count(): number {\n      return this.n;\n    }\n",
         "      this.n++;\n    }\n",
     ),
@@ -1143,9 +1144,7 @@ _NAMESPACED = {
 
 @pytest.mark.usefixtures("no_model")
 @pytest.mark.parametrize("language", sorted(_NAMESPACED))
-def test_a_method_added_at_the_end_of_a_class_in_a_namespace_shown_at_its_depth(
-    tmp_path: Path, language: str
-) -> None:
+def test_a_method_added_at_the_end_of_a_class_in_a_namespace_shown_at_its_depth(tmp_path: Path, language: str) -> None:
     """The class shown as it stands in its namespace, indented, the namespace left out: the new method goes
     after the class's last member. Before, the indented snippet's bodies were not found, and the edit was
     refused ("its reading changes nothing in the file")."""
