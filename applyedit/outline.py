@@ -1,12 +1,14 @@
 """A text's outline: its definitions (syntax.definitions) read as the structure of code: the members of
-a scope, a definition's header and the lines attached above its name, its body, and the definitions of
-a fragment whose methods stand without their class. Shared by the structural reader (merge/structure.py)
-and the invariants. Lines in, lines out; knows nothing of snippets' readings, models or files.
+a scope, a definition's header and the lines attached above its name, its body, the definitions of a
+fragment whose methods stand without their class, and the closers that end a fragment of members.
+Shared by the structural reader (merge/structure.py) and the invariants. Lines in, lines out; knows
+nothing of snippets' readings, models or files.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import re
 
 from applyedit import syntax
 from applyedit.markers import is_marker
@@ -15,17 +17,21 @@ from applyedit.syntax import Definition
 __all__ = [
     "attached",
     "body",
+    "closed_by",
+    "closers",
     "fragment_definitions",
     "header",
     "indent",
     "lines",
     "lines_of",
     "members",
+    "members_at",
     "named_header",
 ]
 
 CLASS_BODIES = frozenset({"javascript", "typescript", "tsx", "java", "csharp", "cpp"})  # methods need a class
 WRAPPER = "SnippetMembers"  # the class a fragment of members is read inside
+_CLOSER = re.compile(r"\s*(\}[;,)]*|end)\s*$")  # a line that only closes a scope
 
 
 def lines(text: str) -> list[str]:
@@ -132,3 +138,36 @@ def fragment_definitions(text: str, language: str, path: str | None) -> list[Def
             definition, start_line=definition.start_line - 1, end_line=end, body=inner, parent=parent
         )
     return list(shifted.values()) or found
+
+
+def members_at(rows: list[str], definitions: list[Definition], scope: Definition, depth: int) -> bool:
+    """Whether a container has members, all standing at `depth`."""
+    inside = members(rows, definitions, scope)
+    return bool(inside) and all(indent(rows[d.start_line - 1]) == depth for d in inside)
+
+
+def closers(rows: list[str]) -> int:
+    """How many of a fragment's lines come before the closers that end it (all of them where none do):
+    lines that only close (`}`, `};`, `end`), each shallower than the last, all shallower than its first
+    line of code, markers aside: they close the scope its members stand in, and the scopes around it."""
+    code = [row for row, x in enumerate(rows) if x.strip() and not is_marker(x)]
+    if not code:
+        return len(rows)
+    depth, below, start = indent(rows[code[0]]), -1, len(rows)
+    for row in reversed(code):
+        if not _CLOSER.match(rows[row]) or not below < indent(rows[row]) < depth:
+            break
+        below, start = indent(rows[row]), row
+    return start
+
+
+def closed_by(rows: list[str], scope: Definition, shown: list[str]) -> bool:
+    """Whether the closers `shown` (markers aside) are the last lines of `scope` and of the scopes around
+    it, in order."""
+    code = [x.strip() for x in shown if x.strip() and not is_marker(x)]
+    chain: list[Definition] = []
+    at: Definition | None = scope
+    while at is not None and len(chain) < len(code):
+        chain.append(at)
+        at = at.parent
+    return len(chain) == len(code) and all(rows[d.end_line - 1].strip() == x for d, x in zip(chain, code, strict=True))

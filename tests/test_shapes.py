@@ -1153,3 +1153,32 @@ def test_a_method_added_at_the_end_of_a_class_in_a_namespace_shown_at_its_depth(
     path.write_text(original, encoding="utf-8")
     expected = original.replace(last, f"{last}\n{method}")
     assert api.apply(path, edit, cwd=tmp_path).after == expected
+
+
+def _closer_edit(lang: Lang) -> str:
+    return f"{lang.marker(indent=lang.indent)}\n\n{lang.exp}\n{lang.class_close}\n"
+
+
+@pytest.mark.usefixtures("no_model")
+@pytest.mark.parametrize("lang", [TS, JS, CPP, RUST, RUBY], ids=lambda x: x.name)
+def test_a_method_added_before_the_classs_closer_with_its_header_left_out(tmp_path: Path, lang: Lang) -> None:
+    """A marker at the members' depth, the new method, and the class's closer (`}`, `};`, `end`), the
+    class's header left out: the closer says whose end the method stands at, so it goes after the class's
+    last member, and what follows the class is kept. Before, refused ("its reading changes nothing")."""
+    assert applied(tmp_path, lang, lang.file(), _closer_edit(lang)) == _with_exp(lang)
+
+
+@pytest.mark.parametrize("lang", [JAVA, CSHARP], ids=lambda x: x.name)
+def test_closers_that_could_end_either_of_two_classes_place_nothing(lang: Lang) -> None:
+    """The counterexample: the Java and C# files hold two classes (`Calculator`, then `Main`/`Program`)
+    whose members stand at one depth and end with `}`: the closer does not say whose end the new method
+    stands at, and the structure does not place it."""
+    assert structure.read(lang.file(), _closer_edit(lang), lang.name, None, lambda original, snippet: None) is None
+
+
+def test_closers_the_file_does_not_end_the_class_with_place_nothing() -> None:
+    """The other counterexample: a closer that is not the class's own last line (`};` for a `}`) closes no
+    scope of the file."""
+    original = "class A {\n  a() {\n    return 1;\n  }\n}\n\nmodule.exports = A;\n"
+    edit = "  // ... existing code ...\n\n  c() {\n    return 3;\n  }\n};\n"
+    assert structure.read(original, edit, "javascript", None, lambda original, snippet: None) is None

@@ -81,20 +81,21 @@ def read(
     original_definitions = syntax.definitions(original, language, path)
     if not original_definitions:
         return None
-    original_lines = outline.lines(original)
-    snippet_definitions = outline.fragment_definitions(snippet, language, path)
+    original_lines, snippet_lines = outline.lines(original), outline.lines(snippet)
+    closers = outline.closers(snippet_lines)
+    members = "".join(f"{x}\n" if row < closers else "\n" for row, x in enumerate(snippet_lines))
+    snippet_definitions = outline.fragment_definitions(members, language, path)
     if not snippet_definitions:
         return None
-    snippet_lines = outline.lines(snippet)
     marked = [is_marker(x) for x in snippet_lines]
     texts = _Texts(
         original_lines, snippet_lines, original_definitions, snippet_definitions, marked, lines, {}, add_unsaid
     )
-    root = _root(texts)
+    root = _root(texts, closers)
     if root is None:
         return None
     scope, original_range = root
-    out = _read_scope(texts, scope, None, original_range, (1, len(snippet_lines)))
+    out = _read_scope(texts, scope, None, original_range, (1, closers))
     if out is None:
         return None
     if scope is not None:  # the snippet is the inside of one container: the rest of the file around it
@@ -103,21 +104,30 @@ def read(
     return text if stretch.shows_all(texts.snippet, texts.marked, texts.original, out) else None
 
 
-def _root(texts: _Texts) -> tuple[Definition | None, tuple[int, int]] | None:
+def _root(texts: _Texts, closers: int) -> tuple[Definition | None, tuple[int, int]] | None:
     """The file's scope the snippet's top level stands in: the file, or the one container whose members
-    its top-level definitions are (a snippet of methods without their class's header)."""
+    its top-level definitions are (a snippet of methods without their class's header). Where closers end
+    the snippet, the one they close: members new to the file then stand in the one container whose
+    members stand at their depth and whose end, and its parents', the closers are."""
     parents: list[Definition | None] = []
+    found = texts.original_definitions
     top = outline.members(texts.snippet, texts.snippet_definitions, None)
     if not top:
         return None
     for shown in top:
-        for found in texts.original_definitions:
-            if found.name == shown.name and _compatible(found, shown) and found.parent not in parents:
-                parents.append(found.parent)
-    code = [x for x, marker in zip(texts.snippet, texts.marked, strict=True) if x.strip() and not marker]
+        for namesake in found:
+            if namesake.name == shown.name and _compatible(namesake, shown) and namesake.parent not in parents:
+                parents.append(namesake.parent)
+    rows = zip(texts.snippet[:closers], texts.marked, strict=False)
+    code = [x for x, marker in rows if x.strip() and not marker]
     outermost = min((outline.indent(x) for x in code if not _ACCESS.match(x)), default=0)
     if outermost < outline.indent(texts.snippet[top[0].start_line - 1]):
         return None  # code outside the definitions shown, at a depth none of them stands at
+    if closers < len(texts.snippet):  # the scope they close, of those whose members stand at that depth
+        at_depth = (d for d in texts.original_definitions if outline.members_at(texts.original, found, d, outermost))
+        parents = [
+            d for d in parents or at_depth if d and outline.closed_by(texts.original, d, texts.snippet[closers:])
+        ]
     if not parents and outermost == 0:
         parents = [None]  # nothing shown that the file defines, written at its top level: the file's
     if len(parents) > 1:
@@ -127,8 +137,7 @@ def _root(texts: _Texts) -> tuple[Definition | None, tuple[int, int]] | None:
     scope = parents[0]
     if scope is None:
         return None, (1, len(texts.original))
-    members = outline.members(texts.original, texts.original_definitions, scope)
-    if any(outline.indent(texts.original[d.start_line - 1]) != outermost for d in members):
+    if not outline.members_at(texts.original, found, scope, outermost):
         return None  # written at another depth than the scope's members stand at: not the scope's as it is
     return (scope, scope.body) if scope.body is not None and scope.kind in CONTAINERS else None
 
