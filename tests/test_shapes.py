@@ -1182,3 +1182,27 @@ def test_closers_the_file_does_not_end_the_class_with_place_nothing() -> None:
     original = "class A {\n  a() {\n    return 1;\n  }\n}\n\nmodule.exports = A;\n"
     edit = "  // ... existing code ...\n\n  c() {\n    return 3;\n  }\n};\n"
     assert structure.read(original, edit, "javascript", None, lambda original, snippet: None) is None
+
+
+@pytest.mark.usefixtures("no_model")
+@pytest.mark.parametrize("lang", LANGS, ids=IDS)
+def test_a_snippet_starting_at_a_definition_shown_whole_keeps_the_top_of_the_file(tmp_path: Path, lang: Lang) -> None:
+    """The class shown whole, `add` edited, a marker below, nothing above: the file's imports above the class
+    are kept (nobody deletes the top of a file by leaving it out), and so is what the marker stands for."""
+    members = [lang.init, lang.add_body, lang.reset] if not _go_class(lang) else []
+    if _go_class(lang):
+        edit = f"{lang.add_body}\n\n{lang.marker()}\n"
+    else:
+        close = f"\n{lang.class_close}" if lang.class_close else ""
+        edit = lang.class_open + "\n" + "\n\n".join(members) + close + f"\n\n{lang.marker()}\n"
+    assert applied(tmp_path, lang, lang.file(), edit) == lang.file(add=lang.add_body)
+
+
+@pytest.mark.parametrize("lang", [x for x in LANGS if not _go_class(x)], ids=lambda x: x.name)
+def test_a_snippet_ending_at_a_definition_shown_whole_leaves_the_files_end_to_the_line_reader(lang: Lang) -> None:
+    """The counterexample, at the other edge: a marker above, the class shown whole and nothing below: the
+    structure does not say whether the file ends there (what follows the class); the line reader weighs it."""
+    close = f"\n{lang.class_close}" if lang.class_close else ""
+    members = "\n\n".join([lang.init, lang.add_body, lang.reset])
+    edit = f"{lang.marker()}\n\n{lang.class_open}\n{members}{close}\n"
+    assert structure.read(lang.file(), edit, lang.name, None, lambda original, snippet: None) is None

@@ -202,14 +202,15 @@ def _read_scope(
         return None
     out: list[str] = []
     original_at, snippet_at = original_range[0], snippet_range[0]
-    # At the file's own edges, the snippet keeps what lies past them where the definition there is read
-    # inside (the snippet speaks of its insides), or where it has no marker at all (whole definitions, read
-    # as themselves); past one shown whole among markers, the file may end there: the line reader weighs it
-    inside = [not _whole(texts, found, definition) or not any(texts.marked) for found, definition in pairs]
+    # At the file's own start, the snippet keeps what lies above the first definition it shows: nobody
+    # deletes the top of a file by leaving it out. At its end, it keeps what lies below where the last is
+    # read inside (the snippet speaks of its insides), or where it has no marker at all (whole definitions,
+    # read as themselves); past one shown whole among markers, the file may end there: the line reader weighs it
+    inside_last = bool(pairs) and (not _whole(texts, *pairs[-1]) or not any(texts.marked))
     for number, (found, definition) in enumerate([*pairs, (None, None)]):
         original_end = found.start_line if found is not None else original_range[1] + 1
         snippet_end = definition.start_line if definition is not None else snippet_range[1] + 1
-        edge_inside = bool(pairs) and inside[0 if number == 0 else -1]
+        edge_inside = bool(pairs) and (number == 0 or inside_last)
         gap = _gap(
             texts,
             _collapsed(texts, texts.original, originals, original_at, original_end),
