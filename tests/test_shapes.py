@@ -1206,3 +1206,30 @@ def test_a_snippet_ending_at_a_definition_shown_whole_leaves_the_files_end_to_th
     members = "\n\n".join([lang.init, lang.add_body, lang.reset])
     edit = f"{lang.marker()}\n\n{lang.class_open}\n{members}{close}\n"
     assert structure.read(lang.file(), edit, lang.name, None, lambda original, snippet: None) is None
+
+
+_FETCH = (
+    "import logging\n\nlog = logging.getLogger(__name__)\n\n\ndef fetch(url):\n    for attempt in range(3):\n"
+    "        if get(url):\n            return True\n    raise IOError(url)\n\n\ndef main():\n    fetch(\"x\")\n"
+)
+
+
+@pytest.mark.usefixtures("no_model")
+def test_a_python_function_read_inside_ends_at_the_files_last_line_of_it(tmp_path: Path) -> None:
+    """`def fetch`, a marker, a new line and the function's last line as the file has it (a line its body
+    holds once): the snippet says where the function ends, as a closer would, so the structure reads it
+    inside and what follows (`main`) is kept. Before, the model was asked whether the snippet stops there."""
+    edit = 'def fetch(url):\n    # ... existing code ...\n    log.warning("giving up")\n    raise IOError(url)\n'
+    expected = _FETCH.replace("    raise IOError(url)\n", '    log.warning("giving up")\n    raise IOError(url)\n')
+    assert applied(tmp_path, PY, _FETCH, edit) == expected
+
+
+def test_a_last_line_the_body_holds_twice_does_not_say_where_the_function_ends() -> None:
+    """The counterexample: the function's last line (`log.info("done")`) stands in its body twice at its
+    depth; the snippet may stop at the first, so where the new line goes is a question, not an answer."""
+    original = (
+        'import logging\n\n\ndef fetch(url):\n    result = get(url)\n    log.info("done")\n'
+        '    result = retry(url)\n    log.info("done")\n\n\ndef main():\n    fetch("x")\n'
+    )
+    edit = 'def fetch(url):\n    # ... existing code ...\n    check(result)\n    log.info("done")\n'
+    assert not confirm.confirmed(original, edit, "python").ok

@@ -219,7 +219,7 @@ def _read_scope(
             last=found is None,
             at_file=original_scope is None,
             edge_inside=edge_inside,
-            closed_above=number > 0 and _end_shown(texts, pairs[number - 1][1]),
+            closed_above=number > 0 and _end_shown(texts, *pairs[number - 1]),
         )
         if gap is None:
             return None
@@ -269,7 +269,7 @@ def _read_definition(texts: _Texts, found: Definition, shown: Definition) -> lis
     else:
         original_body = texts.original[found.body[0] - 1 : found.body[1]]
         snippet_body = texts.snippet[shown.body[0] - 1 : shown.body[1]]
-        if not _end_shown(texts, shown):
+        if not _end_shown(texts, found, shown):
             return None  # the snippet stops inside it: whether it keeps the rest is the line reader's to weigh
         body = _gap(texts, original_body, snippet_body, first=True, last=True, scope=False)
     return None if body is None else [*kept, *header, *body, *closer]
@@ -331,15 +331,15 @@ def _body_goes_on(texts: _Texts, found: Definition, shown: Definition, edited: b
     return bool(at) and max(at) < len(body) - 1
 
 
-def _end_shown(texts: _Texts, shown: Definition) -> bool:
-    """Whether the snippet says where a definition it reads inside ends: a closer written (`}`, `end`), or
-    a marker its last line (the rest of its body kept)."""
-    if shown.body is None:
-        return False
-    if shown.body[1] < shown.end_line:
-        return True
+def _end_shown(texts: _Texts, found: Definition, shown: Definition) -> bool:
+    """Whether the snippet says where a definition it reads inside ends: a closer written (`}`, `end`), a
+    marker its last line (the rest of its body kept), or, where no closer is (Python), its last line the
+    file's definition's last, as it is, a line its body holds once."""
+    if shown.body is None or shown.body[1] < shown.end_line:
+        return shown.body is not None  # a closer written
     code = [x for x in texts.snippet[shown.body[0] - 1 : shown.body[1]] if x.strip()]
-    return bool(code) and is_marker(code[-1])
+    body = [key(x) for x in texts.original[found.start_line : found.end_line] if x.strip()]
+    return bool(code) and (is_marker(code[-1]) or (body[-1:] == [key(code[-1])] and body.count(body[-1]) == 1))
 
 
 def _gap(
