@@ -520,9 +520,11 @@ def test_a_marker_that_stands_for_nothing_between_two_members_is_not_read_by_the
     """The counterexample: a marker right after a shown member whose end the snippet does not say (a Python
     body, no marker as its last line), where the file has nothing, may stand for that member's rest, so the
     structure does not read the snippet; at a scope's very start, right after a line of the file that is no
-    definition, or after a definition whose end is said, it is a habit."""
+    definition, or after a definition whose end is said (here `__init__`'s last line in the file is not
+    the one shown), it is a habit."""
     members = f"{PY.init}\n\n    # ... existing code ...\n\n{PY.add_body}\n"
-    assert structure.read(PY.file(), f"class Calculator:\n{members}", "python", None, lambda o, s: None) is None
+    longer = PY.file(init=f"{PY.init}\n        self.history = []")
+    assert structure.read(longer, f"class Calculator:\n{members}", "python", None, lambda o, s: None) is None
     habit = f"class Calculator:\n    # ... existing code ...\n\n{PY.init}\n\n{PY.add_body}\n    # ...\n"
     assert structure.read(PY.file(), habit, "python", None, lambda o, s: None) == PY.file(add=PY.add_body)
 
