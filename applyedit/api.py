@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from applyedit import decision, formats, interrupt, invariants, markers, merge, prompts, textio
+from applyedit import decision, formats, interrupt, invariants, markers, merge, outline, prompts, textio
 from applyedit.blockread import block_reader, take_reading
 from applyedit.decoded import DecodeResult, Step
 from applyedit.diff import diff_path
@@ -275,7 +275,8 @@ def _apply(
     if opts.reading is not None:
         merged = take_reading(got, merged, opts.reading)
     # What the run does with the edit, decided in one place (decision.py).
-    course = decision.decide(merged, opts, got.fragment, tiebreak.MARGIN is not None)
+    where = outline.namesakes(src.text, got.edit, src.language, str(src.path)) if got.fragment else ""
+    course = decision.decide(merged, opts, got.fragment, tiebreak.MARGIN is not None, f" ({where})" if where else "")
     chosen, since = "", None
     if isinstance(course, decision.Choose):  # the model scores the readings, then the course is decided again
         since = time.perf_counter()

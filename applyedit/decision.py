@@ -57,8 +57,8 @@ AMBIGUOUS = (
     "model choose)"
 )
 FRAGMENT = (
-    "the edit is a piece of code with no lazy markers, and it stands in the file at no single place; nothing was "
-    "written (show a line of the file around it and lazy markers where code is kept, or write the edit as an "
+    "the edit is a piece of code with no lazy markers, and it stands in the file at no single place{where}; nothing "
+    "was written (show a line of the file around it and lazy markers where code is kept, or write the edit as an "
     "instruction; --answer auto lets the model read it)"
 )
 UNCERTAIN = (
@@ -68,14 +68,17 @@ UNCERTAIN = (
 )
 
 
-def decide(merged: MergeResult | None, opts: RunOptions, fragment: bool = False, tiebreak: bool = False) -> Decision:
+def decide(
+    merged: MergeResult | None, opts: RunOptions, fragment: bool = False, tiebreak: bool = False, where: str = ""
+) -> Decision:
     """The run's course for an edit: `merged` is its snippet's reading (None: an instruction),
-    `fragment` whether it is marker-less code that places nowhere single, `tiebreak` whether the
-    model may choose between readings (speculative/tiebreak.MARGIN is set)."""
+    `fragment` whether it is marker-less code that places nowhere single (`where`: the file's places its
+    definitions could be, said in its refusal), `tiebreak` whether the model may choose between readings
+    (speculative/tiebreak.MARGIN is set)."""
     if opts.answer == "model":
         return Model(merged)
     if opts.answer == "merge" and fragment and (merged is None or not merged.ok):
-        return Refuse(merged, FRAGMENT)
+        return Refuse(merged, FRAGMENT.format(where=where))
     if merged is None:
         return Model(None)
     if merged.ok:

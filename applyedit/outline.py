@@ -26,6 +26,7 @@ __all__ = [
     "lines_of",
     "members",
     "members_at",
+    "namesakes",
     "named_header",
 ]
 
@@ -171,3 +172,19 @@ def closed_by(rows: list[str], scope: Definition, shown: list[str]) -> bool:
         chain.append(at)
         at = at.parent
     return len(chain) == len(code) and all(rows[d.end_line - 1].strip() == x for d, x in zip(chain, code, strict=True))
+
+
+def namesakes(original: str, edit: str, language: str, path: str | None = None) -> str:
+    """Where the file defines, more than once, a name the edit's definitions have: "`total` in class Cart
+    (line 18) and in class Wishlist (line 30)"; "" where no name of the edit is defined twice."""
+    shown = fragment_definitions(edit, language, path) or []
+    found = syntax.definitions(original, language, path) or []
+    chains = syntax.enclosing_each(found, len(lines(original)))
+    said = []
+    for name in dict.fromkeys(d.name for d in members(lines(edit), shown, None)):
+        places = [d for d in found if d.name == name]
+        if len(places) > 1:
+            scopes = [syntax.label(chains[d.start_line - 1][:-1]) or "the top level" for d in places]
+            where = [f"in {scope} (line {d.start_line})" for scope, d in zip(scopes, places, strict=True)]
+            said.append(f"`{name}` {', '.join(where[:-1])} and {where[-1]}")
+    return "; ".join(said)

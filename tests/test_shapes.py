@@ -1235,3 +1235,24 @@ def test_a_last_line_the_body_holds_twice_does_not_say_where_the_function_ends()
     )
     edit = 'def fetch(url):\n    # ... existing code ...\n    check(result)\n    log.info("done")\n'
     assert not confirm.confirmed(original, edit, "python").ok
+
+
+def test_a_definition_given_alone_that_two_scopes_define_is_refused_naming_both(tmp_path: Path) -> None:
+    """A method given whole, no marker, that two classes define: a real ambiguity, and the refusal names
+    the places it could not choose between (each class, with the line). Counterexample: a fragment that
+    places nowhere for another reason (a method written at column 0) names no places."""
+    from applyedit.errors import AmbiguousEditError
+
+    original = (
+        "class Cart:\n    def total(self):\n        return sum(self.prices)\n\n\n"
+        "class Wishlist:\n    def total(self):\n        return len(self.items)\n"
+    )
+    path = tmp_path / "shop.py"
+    path.write_text(original, encoding="utf-8")
+    with pytest.raises(AmbiguousEditError) as refused:
+        api.apply(path, "    def total(self):\n        return round(sum(self.prices), 2)\n", cwd=tmp_path)
+    assert "`total` in class Cart (line 2) and in class Wishlist (line 7)" in str(refused.value)
+    with pytest.raises(AmbiguousEditError) as other:
+        api.apply(path, "def size(self):\n    return len(self.prices) + 1\n", cwd=tmp_path)
+    assert "no single place;" in str(other.value)
+    assert path.read_text(encoding="utf-8") == original
