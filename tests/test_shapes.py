@@ -119,7 +119,8 @@ JAVA = Lang(
     "class Main {\n    public static void main(String[] args) {\n        System.out.println(List.of(1));\n    }\n}",
     "//",
     "    ",
-    "    public Calculator exp(double n) {\n        this.result = Math.pow(this.result, n);\n        return this;\n    }",
+    "    public Calculator exp(double n) {\n        this.result = Math.pow(this.result, n);\n"
+    "        return this;\n    }",
     "    public Calculator add(double n) {\n        this.result += Math.abs(n);\n        return this;\n    }",
     "    public Calculator add(double n, int times) {\n        this.result += n;\n        return this;\n    }",
     "import java.util.Map;",
@@ -137,7 +138,8 @@ CSHARP = Lang(
     "public static class Program\n{\n    public static void Main()\n    {\n        Console.WriteLine(1);\n    }\n}",
     "//",
     "    ",
-    "    public Calculator Exp(double n)\n    {\n        this.result = Math.Pow(this.result, n);\n        return this;\n    }",
+    "    public Calculator Exp(double n)\n    {\n        this.result = Math.Pow(this.result, n);\n"
+    "        return this;\n    }",
     "    public Calculator Add(double n)\n    {\n        this.result += Math.Abs(n);\n        return this;\n    }",
     "    public Calculator Add(double n, int times)\n    {\n        this.result += n;\n        return this;\n    }",
     "using System.Linq;",
@@ -182,7 +184,8 @@ GO = Lang(
     "go",
     "go",
     'package calc\n\nimport "math"\n',
-    "type Calculator struct {\n\tresult float64\n}\n\nfunc (c *Calculator) Init() *Calculator {\n\tc.result = 0\n\treturn c\n}",
+    "type Calculator struct {\n\tresult float64\n}\n\n"
+    "func (c *Calculator) Init() *Calculator {\n\tc.result = 0\n\treturn c\n}",
     "",
     "func (c *Calculator) Add(n float64) *Calculator {\n\tc.result += n\n\treturn c\n}",
     "func (c *Calculator) Reset() *Calculator {\n\tc.result = 0\n\treturn c\n}",
@@ -827,7 +830,10 @@ def test_a_new_function_after_a_marker_at_the_files_end_is_never_read_in_place_o
     """`save` and a new `append` whose lines match it but for one: the line reader would read `append` as
     `save` edited; a definition with another name is never an edit of this one. Where it goes, at the
     file's end or beside `save`, nothing in the snippet says: refused, never `save` replaced."""
-    original = 'def load(path):\n    with open(path) as f:\n        return f.read()\n\n\ndef save(path, text):\n    with open(path, "w") as f:\n        f.write(text)\n'
+    original = (
+        "def load(path):\n    with open(path) as f:\n        return f.read()\n\n\n"
+        'def save(path, text):\n    with open(path, "w") as f:\n        f.write(text)\n'
+    )
     snippet = (
         '# ... existing code ...\n\n\ndef append(path, text):\n    with open(path, "a") as f:\n        f.write(text)\n'
     )
@@ -925,8 +931,6 @@ def test_a_key_written_beside_its_namesake_is_refused(language: str, original: s
     lines beside the old ones; a mapping holds a key once, so that answer is refused. Counterexample: a
     TOML array of tables (`[[bin]]`) repeats its name by design, and an original that already holds a
     key twice is no answer's doing."""
-    from applyedit import syntax
-
     result = confirm.confirmed(original, edit, language)
     assert not result.ok
     assert syntax.keys_twice('[[bin]]\nname = "a"\n\n[[bin]]\nname = "b"\n', "toml") == []
@@ -1045,7 +1049,10 @@ def test_a_method_shown_to_its_bodys_last_line_up_to_a_marker_at_its_level_is_wh
     """The counterexample: shown from its header to the file's last line of its body, then a marker at its
     level, the method is whole, and what it leaves out between them is deleted (the guard here)."""
     original = (SEVERAL / "guard-three-methods.py").read_text(encoding="utf-8")
-    snippet = "    # ... existing code ...\n    def put(self, key, value):\n        self.store[key] = value\n    # ... existing code ...\n"
+    snippet = (
+        "    # ... existing code ...\n    def put(self, key, value):\n        self.store[key] = value\n"
+        "    # ... existing code ...\n"
+    )
     guard = '        if key is None:\n            raise ValueError("key is required")\n'
     expected = original.replace(f"    def put(self, key, value):\n{guard}", "    def put(self, key, value):\n")
     result = confirm.confirmed(original, snippet, "python")
@@ -1212,7 +1219,7 @@ def test_a_snippet_ending_at_a_definition_shown_whole_leaves_the_files_end_to_th
 
 _FETCH = (
     "import logging\n\nlog = logging.getLogger(__name__)\n\n\ndef fetch(url):\n    for attempt in range(3):\n"
-    "        if get(url):\n            return True\n    raise IOError(url)\n\n\ndef main():\n    fetch(\"x\")\n"
+    '        if get(url):\n            return True\n    raise IOError(url)\n\n\ndef main():\n    fetch("x")\n'
 )
 
 
