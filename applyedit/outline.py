@@ -1,8 +1,9 @@
 """A text's outline: its definitions (syntax.definitions) read as the structure of code: the members of
 a scope, a definition's header and the lines attached above its name, its body, the definitions of a
-fragment whose methods stand without their class, and the closers that end a fragment of members.
-Shared by the structural reader (merge/structure.py) and the invariants. Lines in, lines out; knows
-nothing of snippets' readings, models or files.
+fragment whose methods stand without their class, the closers that end a fragment of members, and
+where the file defines a fragment's names more than once (`namesakes`, said in a refusal). Shared by the
+structural reader (merge/structure.py), the invariants and api.py. Lines in, lines out; knows nothing of
+snippets' readings, models or files.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from applyedit.markers import is_marker
 from applyedit.syntax import Definition
 
 __all__ = [
+    "around",
     "attached",
     "body",
     "closed_by",
@@ -166,12 +168,18 @@ def closed_by(rows: list[str], scope: Definition, shown: list[str]) -> bool:
     """Whether the closers `shown` (markers aside) are the last lines of `scope` and of the scopes around
     it, in order."""
     code = [x.strip() for x in shown if x.strip() and not is_marker(x)]
+    chain = around(scope)[: len(code)]
+    return len(chain) == len(code) and all(rows[d.end_line - 1].strip() == x for d, x in zip(chain, code, strict=True))
+
+
+def around(definition: Definition) -> list[Definition]:
+    """The definition and the ones it stands in, innermost first."""
     chain: list[Definition] = []
-    at: Definition | None = scope
-    while at is not None and len(chain) < len(code):
+    at: Definition | None = definition
+    while at is not None:
         chain.append(at)
         at = at.parent
-    return len(chain) == len(code) and all(rows[d.end_line - 1].strip() == x for d, x in zip(chain, code, strict=True))
+    return chain
 
 
 def namesakes(original: str, edit: str, language: str, path: str | None = None) -> str:
@@ -179,12 +187,11 @@ def namesakes(original: str, edit: str, language: str, path: str | None = None) 
     (line 18) and in class Wishlist (line 30)"; "" where no name of the edit is defined twice."""
     shown = fragment_definitions(edit, language, path) or []
     found = syntax.definitions(original, language, path) or []
-    chains = syntax.enclosing_each(found, len(lines(original)))
     said = []
     for name in dict.fromkeys(d.name for d in members(lines(edit), shown, None)):
         places = [d for d in found if d.name == name]
         if len(places) > 1:
-            scopes = [syntax.label(chains[d.start_line - 1][:-1]) or "the top level" for d in places]
+            scopes = [syntax.label(tuple(reversed(around(d)[1:]))) or "the top level" for d in places]
             where = [f"in {scope} (line {d.start_line})" for scope, d in zip(scopes, places, strict=True)]
             said.append(f"`{name}` {', '.join(where[:-1])} and {where[-1]}")
     return "; ".join(said)

@@ -17,10 +17,11 @@ Each principle is one function, listed with its example and its counterexample i
   side of the marker it is written on; the file's members between two shown siblings with no marker
   between them are gone (a deletion shown by its neighbours); a marker stands for some code;
 - `stretch.open_edge`: in a scope, the snippet keeps what it does not show past its first (last) line there
-  when that line is a line of the file: nobody deletes code by leaving it out (at the file's own edges,
+  when that line is a line of the file: nobody deletes code by leaving it out (at the file's own end,
   past a definition shown whole, the line reader weighs whether the file ends there);
 - `_by_body`: of one name in several scopes, the one whose lines the snippet shows (that a definition
-  with another name is no edit of this one is defcheck.renames_unshown's, on the line reader's reading).
+  with another name is no edit of this one is defcheck.renames_unshown's, on the line reader's reading);
+- `_root`: closers ending the snippet close the scope its members stand in; `_end_shown`: where a body ends.
 
 `read` answers only where every step is certain; else None (the line reader reads the whole file), or
 `Unplaced` where it knows the snippet stands at no single place (`TwoWays`: at one, read two ways). Pure
@@ -124,10 +125,9 @@ def _root(texts: _Texts, closers: int) -> tuple[Definition | None, tuple[int, in
     if outermost < outline.indent(texts.snippet[top[0].start_line - 1]):
         return None  # code outside the definitions shown, at a depth none of them stands at
     if closers < len(texts.snippet):  # the scope they close, of those whose members stand at that depth
-        at_depth = (d for d in texts.original_definitions if outline.members_at(texts.original, found, d, outermost))
-        parents = [
-            d for d in parents or at_depth if d and outline.closed_by(texts.original, d, texts.snippet[closers:])
-        ]
+        at_depth = (d for d in found if outline.members_at(texts.original, found, d, outermost))
+        closed = texts.snippet[closers:]
+        parents = [d for d in parents or at_depth if d is not None and outline.closed_by(texts.original, d, closed)]
     if not parents and outermost == 0:
         parents = [None]  # nothing shown that the file defines, written at its top level: the file's
     if len(parents) > 1:
