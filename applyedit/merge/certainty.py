@@ -32,8 +32,8 @@ def certain(weighed: readings.Weighed, original: str, snippet: str, language: st
     `readings.MARGIN` of it (or those that do delete code the snippet never shows where it deletes far
     less: `_keeps_code`), and it is plainly better than the merge's reading where the merge reads the
     snippet otherwise (`_plainly_better`), or the one plain reading where the merge reads none
-    (`_alone_plain`). An open start or end after new lines (replaced or kept: on the release corpus the
-    cost read those wrongly both ways) is decided only when both readers read it one way (or the merge's
+    (`_alone_plain`). An open start or end after new lines (replaced or kept: the cost does not tell
+    them apart) is decided only when both readers read it one way (or the merge's
     file, reading it the other way, fails a check), the other way costs `OPEN_GAP` more, and `PINS` lines
     of the snippet that say something stand once in the original (a place no weak context, `*` or
     `## Example`, could have picked); one such line where the other way is a valid reading."""
@@ -116,9 +116,7 @@ def _one_way_cheaper(valid: list[readings.Candidate], gap: float) -> bool:
     added there, or in place of the lines there: `places.WAY`), two valid readings answer it, and
     the cheaper costs `WAY_GAP` less, deleting no more code and reading no more of the snippet's
     context as new: the careful reader's way (the new lines edit the alike lines there, or stand beside
-    lines they are nothing like). Of the 10 such questions of the development sets with a gap of 2 or
-    more, the cheaper was the expected file in all (docs/eval/reader.md, twelfth round); under 2 the
-    question stays (rxjs skip: the same cost both ways, the expected file the second)."""
+    lines they are nothing like); under that gap the question stays (docs/eval/reader.md)."""
     if len(valid) != 2 or gap < WAY_GAP:
         return False
     best, other = valid
@@ -140,10 +138,8 @@ def _other_way_broken(weighed: readings.Weighed, original: str, snippet: str, la
     module, an early error in JavaScript and TypeScript: `Candidate.clashes`), or where this reading
     deletes no code outright and a line of the snippet that says something stands once in the original
     (a snippet's open end: deleting the rest leaves a block unclosed; nobody deletes code by leaving it
-    out, a definition shown whole included). Any syntax error of the other way, with code deleted or
-    weak context, made 2 wrong answers on the release corpus: the open end of a truncated snippet whose
-    expected file deletes more below, and a segment of `*` lines placed in
-    another doc comment."""
+    out, a definition shown whole included): not any syntax error of the other way, with code deleted
+    or weak context (a truncated snippet's open end; `*` lines that stand in another doc comment)."""
     valid = [*weighed.candidates, *weighed.rest]
     if len(valid) != 1 or "context" not in valid[0].sources or valid[0].repeats or valid[0].clashes:
         return False
@@ -206,8 +202,8 @@ def _merge_plainly_better(best: readings.Candidate, weighed: readings.Weighed, g
     """Whether the merge's reading, where the context reader reads the snippet otherwise, is the answer:
     no other reading within `readings.MARGIN` of it, it deletes no code outright, repeats none of the
     snippet's context and asks nothing, and the context reader's reading, not a question the snippet
-    leaves open (`weighed.inherent`), fails a check. (Not where it is valid and deletes code outright:
-    on the release corpus that reading was the right one as often as not, a block's body rewritten.)"""
+    leaves open (`weighed.inherent`), fails a check. (Not where it is valid and deletes code outright: a
+    block's body rewritten reads so too.)"""
     if gap <= readings.MARGIN or best.dropped or best.repeats or best.asked or weighed.inherent:
         return False
     valid = [*weighed.candidates, *weighed.rest]
@@ -228,13 +224,10 @@ def _keeps_code(best: readings.Candidate, weighed: readings.Weighed, original: s
     other deletes `PLACE_DROPS` more (not merely reads the context as new: the fastify warnings, whose
     other reading repeats a line, would be wrong); unpinned, where every other deletes `FAR_DROPS` more
     (a whole function shown, at the one of two same-named functions whose body it edits in one line,
-    the other's in five). On the release snippets: unpinned, with another place deleting one line (a `}`,
-    a line of a doc comment), 3 wrong answers; a place deleting one line itself, 1 (a block of new lines
-    below a weak `goto error;`), and with every other place deleting 2 more rather than 3, 1 (psutil
-    windows services). Never between twins
+    the other's in five). Never between twins
     (`readings.twins`: one edit at two places that read the same). Any other question it took (does the
     file end at a segment that changes nothing?) must have one valid answer, every other reading taking
-    it so, and the segment one place (with several places, 1 messy wrong)."""
+    it so, and the segment one place."""
     near = [c for c in weighed.candidates if c is not best]
     more = 1 if not best.dropped else PLACE_DROPS  # code lines each other reading deletes past this one's
     if not best.asked or best.dropped > DROPPED or best.repeats:
@@ -249,7 +242,7 @@ def _keeps_code(best: readings.Candidate, weighed: readings.Weighed, original: s
         return False
     asked = [k for k in best.asked if k in kinds]
     if settled and places.PLACES in asked:
-        return False  # with a weak context, one messy release case wrong (a `free(kip);` at two places)
+        return False  # a weak context (`free(kip);`) may stand at any of them
     if asked and all(k == places.WAY for k in asked):
         return True
     pinned = _pinned(original, snippet, 1)
@@ -274,8 +267,7 @@ def edited_in_place(
     a signature); at every other place some line it replaces is far less so (under `UNEDITED`: a line
     of another function's signature), or it deletes or replaces lines unevenly. That reading costs no
     more than any other, and loses no definition of the original (a function renamed in place may be a
-    new one beside it). None where no reading, or more than one, is so. On the release snippets: 11
-    answered (3 clean), none wrong; with no `UNEDITED` gap, 2 more (0.88 and 0.83 at the other place)."""
+    new one beside it). None where no reading, or more than one, is so."""
     near = list(weighed.candidates)
     if len(near) < 2 or any(not c.asked or set(c.asked) != {places.PLACES} for c in near):
         return None
@@ -362,8 +354,7 @@ def copies_none(weighed: readings.Weighed, original: str, snippet: str) -> tuple
     more and reads every line the snippet shows as the original's, where the merge's reads one as new code
     beside the original's copy (a `return` or `continue` below a new line, kept twice: `readings.repeated`
     counts only lines that say something), deleting nothing, or `DROPPED` line the snippet shows gone
-    (`_drops_shown`: the line the new one replaces, between two lines shown together). None otherwise.
-    On the release snippets: 5 messy answered, none wrong."""
+    (`_drops_shown`: the line the new one replaces, between two lines shown together). None otherwise."""
     near = list(weighed.candidates)
     if len(near) != 2 or any(c.asked or c.repeats or len(c.sources) != 1 for c in near):
         return None
@@ -443,13 +434,12 @@ PINS = 2  # lines of the snippet standing once in the original that pin such a r
 def _bounded(original: str, snippet: str, text: str) -> bool:
     """Whether each segment of the snippet has new lines (no line of the original) and, above the first
     of them and below the last, a line that says something and stands exactly once in the original: a
-    careful reader replaces what lies between those two, however much code that deletes (hand-written
-    ts-011: a loop rewritten as an object literal, 9 lines deleted). Pins sought only among a segment's
-    first and last three lines, with no new line between, made one wrong answer on the release corpus
-    (a 3-line segment, its `};` an edit of a `}` and standing elsewhere too, read as deleting 61 lines).
+    careful reader replaces what lies between those two, however much code that deletes (a loop
+    rewritten as an object literal). Pins are sought among all of a segment's lines, not only its first
+    and last three (a short segment's `};`, an edit of a `}` that stands elsewhere too, pins nothing).
     The file's start pins a first segment with no marker above whose first line is the original's first
-    line of code, where the reading (`text`) starts with the segment (hand-written js-026: a file's head
-    doc comment rewritten); likewise its end (by its text alone, a bare `}` pinned wrongly: the last
+    line of code, where the reading (`text`) starts with the segment (a file's head doc comment
+    rewritten); likewise its end (by its text alone, a bare `}` pinned wrongly: the last
     line of most files)."""
     keys = [key(x) for x in original.split("\n")]
     counts = Counter(keys)

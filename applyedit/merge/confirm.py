@@ -268,8 +268,7 @@ def _closer_at_open_start(original: str, snippet: str) -> str | None:
     and the original does not start with it: a closer places nowhere, and the code between the block it
     closes and the next line the snippet shows may be kept or deleted. None where the first line past the
     closers is new code: the closer is then the one above the place that code goes, as if a marker stood
-    above it (7 messy release cases; a line of the original there, a function deleted below the `}`
-    was read as kept)."""
+    above it."""
     segs = invariants.segments(snippet)
     if not segs or segs[0].marker_before or not segs[0].lines:
         return None

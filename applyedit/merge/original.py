@@ -90,8 +90,7 @@ class Original:
     def swallowed(self, text: str, shown: tuple[str, ...]) -> int:
         """The lines of `text` inside a block comment that read as code (syntax.commented_code), more than
         the original has of each, the snippet's own lines aside: code a reading turned into a comment (a
-        snippet's `/**` above the next doc comment read as new, the old body left between). No expected
-        file of the release corpus has one."""
+        snippet's `/**` above the next doc comment read as new, the old body left between)."""
         keys = {key(x) for x in shown}
         lines = text.split("\n")
         now = Counter(key(lines[n]) for n in syntax.commented_code(text, self.language or "") or [])

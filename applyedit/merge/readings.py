@@ -18,9 +18,9 @@ The cost of a reading is what a careful reader minimises: the lines it changes, 
   head moved, each definition standing twice where the original had it once (contextread's `damage`).
   A syntax error here includes a name imported from two modules in JavaScript or TypeScript (an early
   error there) and a line of the original's code put inside a block comment (`Candidate.clashes`,
-  `Candidate.swallowed`), neither of which any expected release file has.
+  `Candidate.swallowed`).
 - A reading with a syntax error the original does not have is no reading where another reading has
-  none (`BROKEN`): no expected file of the release corpus (2,313 edits) has one.
+  none (`BROKEN`).
 
 Pure text in, `Weighed` out; knows nothing of the model (speculative/tiebreak.py breaks ties among the
 candidates; decision.py decides).
@@ -135,7 +135,7 @@ def repeated(original: str, text: str, snippet: str) -> int:
     in the original and in the snippet, that the reading has twice or more (the snippet's copy inserted,
     the original's kept). Lines the original repeats (boilerplate a new block copies) do not count, nor a
     line the reading puts in place of an edit of it, one for one where the reading replaces lines (a
-    commit that makes a line of one function equal a line of another: hand-written js-032), nor one the
+    commit that makes a line of one function equal a line of another), nor one the
     reading inserts where the snippet shows it, between two lines that stand together in the original
     (one of them once) and beside no line it stands beside there (an import added at the top that also
     stands at the file's end: tanstack query-core's queriesObserver)."""
@@ -366,9 +366,8 @@ def unplaced(original: str, snippet: str, places: Sequence[Place]) -> bool:
     are the original's) stands at the file's start with no marker above it, or at its end with none
     below: it stands there only because no marker is shown, and how it sits there (above the first
     line, or in its place) nothing tells; the model's choice there is no reading of the snippet, so none
-    is made. On the release ties: a new import with a marker below it, its readings above the file's
-    first line or in its place; the model preferred the first by 8.9 nats, and the edit had put it
-    under the file's other imports."""
+    is made (a new import with a marker below it, above the file's first line or in its place: the edit
+    may put it under the file's other imports)."""
     lines = snippet.split("\n")
     while lines and not lines[-1].strip():
         lines.pop()

@@ -117,13 +117,5 @@ def shows_all(snippet: list[str], marked: list[bool], original: list[str], out: 
     written = {x.strip() for x, m in zip(snippet, marked, strict=True) if m}
     if any(x.strip() in written - {y.strip() for y in original} for x in out):
         return False
-    at = 0
-    for line, marker in zip(snippet, marked, strict=True):
-        if marker or not line.strip():
-            continue
-        while at < len(out) and out[at] != line:
-            at += 1
-        if at == len(out):
-            return False
-        at += 1
-    return True
+    rest = iter(out)  # `in` goes on past each line found: the snippet's lines in order, a subsequence
+    return all(line in rest for line, marker in zip(snippet, marked, strict=True) if line.strip() and not marker)
