@@ -247,7 +247,8 @@ def test_a_line_edited_in_place_with_the_files_end_settled_by_the_syntax() -> No
 def test_of_two_places_a_pinned_segment_takes_the_one_that_deletes_no_code() -> None:
     """A segment whose top context (`return;` `}`) stands at two places and whose line below stands once:
     right above that line (an edit, cost 1), or at the earlier `}`, deleting the block between (cost 7).
-    A careful reader takes the first."""
+    A careful reader takes the first: the segment's place itself, as the lines it edits there hold as
+    many of its words and are fewer (`places.edit_by_its_words`), no question left to weigh."""
     original = (
         "function handshake(req, socket) {\n  const key = req.headers['sec-websocket-key'];\n"
         "  if (req.method !== 'GET') {\n    fail(socket, 405, 'Invalid HTTP method');\n    return;\n  }\n\n"
@@ -262,7 +263,7 @@ def test_of_two_places_a_pinned_segment_takes_the_one_that_deletes_no_code() -> 
         "    const message = 'Missing or invalid Sec-WebSocket-Version header';\n// ... existing code ...\n"
     )
     weighed = readings.weigh(original, snippet, "javascript")
-    assert [c.asked for c in weighed.candidates] == [(places.PLACES,)] * 2
+    assert [c.asked for c in weighed.candidates] == [()]
     result = confirm.confirmed(original, snippet, "javascript")
     assert result.ok
     assert result.merged == original.replace("version !== 13 && version !== 8", "version !== '13' && version !== '8'")
@@ -974,7 +975,8 @@ def test_a_segment_at_several_places_stands_where_the_lines_it_edits_stand() -> 
 def test_of_two_places_a_pinned_segment_may_replace_one_line_where_the_other_deletes_far_more() -> None:
     """The segment's `}` stands at two places and its last line once: right above the line it replaces
     (one line, not alike its new one), or at the earlier `}`, deleting five lines more. A careful reader
-    takes the first."""
+    takes the first: the segment's own place, its words missing no more there from fewer lines
+    (`places.edit_by_its_words`)."""
     original = (
         "function f (host) {\n  if (!host) {\n    return host;\n  }\n\n  let h = host;\n"
         "  if (h.charAt(0) === '[') {\n    h = h.slice(1, -1);\n  }\n  h = h.replace(/\\.+$/, '');\n\n"
@@ -985,7 +987,7 @@ def test_of_two_places_a_pinned_segment_may_replace_one_line_where_the_other_del
         "// existing code...\n"
     )
     weighed = readings.weigh(original, snippet, "javascript")
-    assert [(c.dropped, c.asked) for c in weighed.candidates][:1] == [(1, (places.PLACES,))]
+    assert [(c.dropped, c.asked) for c in weighed.candidates] == [(1, ())]
     result = confirm.confirmed(original, snippet, "javascript")
     assert result.ok
     assert result.merged == original.replace("h = h.replace(/\\.+$/, '');", "h = trimTrailingDots(h);")
@@ -1071,8 +1073,9 @@ def test_an_unpinned_segment_stands_where_it_replaces_one_line_if_every_other_pl
     """`certainty._keeps_code`: a whole method shown, `begin` in two classes, no line of it standing once
     in the original. Read at the first it replaces one line (an edit of a call); at the second, four.
     Unpinned, the careful reader takes the first where every other place deletes `FAR_DROPS` (3) more
-    lines; where the second would delete only two, the place stays a question for the line reader, and
-    the structure answers it (`structure._by_body`): the shown `if not first:` only the first's holds."""
+    lines; where the second would delete only two, the line reader still takes the first, as the lines
+    it edits there hold the new lines' words (`places.edit_by_its_words`), and so does the structure
+    (`structure._by_body`): the shown `if not first:` only the first's holds."""
     compact = (
         "class Compact:\n    def begin(self, out, first):\n        self.check(out)\n        if not first:\n"
         '            out.write_reserved(",")\n        return None\n\n    def end(self, out):\n        self.check(out)\n'
@@ -1094,7 +1097,8 @@ def test_an_unpinned_segment_stands_where_it_replaces_one_line_if_every_other_pl
     near = pretty.replace("        self.reserve(out, spaces)\n", "").replace("        out.pad(spaces)\n", "")
     lines = merge.merge(compact + near, snippet)
     weighed = readings.weigh(compact + near, snippet, "python", None, lines.merged if lines.ok else None)
-    assert not certainty.certain(weighed, compact + near, snippet, "python", lines.pairing)
+    assert [c.asked for c in weighed.candidates] == [()]
+    assert weighed.candidates[0].text == compact.replace("out.write_reserved", "out.put") + near
     by_structure = confirm.confirmed(compact + near, snippet, "python")
     assert by_structure.merged == compact.replace("out.write_reserved", "out.put") + near
 
@@ -1253,3 +1257,49 @@ def test_lines_read_as_new_are_new_where_reading_them_as_context_breaks_the_synt
         "    _get_annotations = annotationlib.get_annotations\n\nelse:\n"
     )
     assert result.ok and result.merged == original.replace(old, new)
+
+
+_BOUNDS = (
+    "function bounds(range, value) {\n  if (range.low) {\n    if (value < range.low.min) {\n      return false\n"
+    "    }\n  } else if (range.low.kind === 'open' && !inside(range.low, value)) {\n    return false\n  }\n"
+    "  if (range.high) {\n    if (value > range.high.max) {\n      return false\n    }\n"
+    "  } else if (range.high.kind === 'closed' && !inside(range.high, value)) {\n    return false\n  }\n"
+    "  return true\n}\n"
+)
+
+
+def test_of_two_places_as_telling_the_edit_is_where_the_lines_it_replaces_hold_its_words() -> None:
+    """Twin blocks, the snippet's context (`}` above, `return false` below) standing at both: its new
+    line keeps `range.low` and `'open'`, which the `low` block's line holds and the `high` block's does
+    not, and at both it replaces one line: it edits the `low` block (`places.edit_by_its_words`)."""
+    snippet = (
+        "// ... existing code ...\n    }\n  } else if (range.low.kind === 'open' && !range.low.has(value)) {\n"
+        "    return false\n// ... existing code ...\n"
+    )
+    result = confirm.confirmed(_BOUNDS, snippet, "javascript")
+    assert result.ok and result.merged == _BOUNDS.replace("!inside(range.low, value)", "!range.low.has(value)")
+
+
+def test_the_same_guard_edited_or_a_place_that_only_adds_lines_stays_a_question() -> None:
+    """Counterexamples: the same guard in two functions, its line edited, misses the same words at both
+    places; and where one place only adds lines (a new block after the last one) and the other replaces
+    a block alike it, adding is no edit whose words can be weighed: each is still two readings."""
+    guards = (
+        "function first(items) {\n  if (!items) {\n    return false\n  }\n  return items[0]\n}\n\n"
+        "function last(items) {\n  if (!items) {\n    return false\n  }\n  return items[items.length - 1]\n}\n"
+    )
+    snippet = (
+        "// ... existing code ...\n  if (!items) {\n    throw new Error('no items')\n  }\n// ... existing code ...\n"
+    )
+    result = confirm.confirmed(guards, snippet, "javascript")
+    assert not result.ok and "original lines 2 and 9" in result.reason
+    blocks = "".join(
+        f"const {name.upper()[0]} = make({{\n  name: '{name}',\n  unlimited: true\n}})\n\n"
+        for name in ("alpha", "beta", "delta")
+    ).rstrip("\n") + "\n"
+    snippet = (
+        "// ... existing code ...\n  unlimited: true\n})\n\nconst C = make({\n  name: 'gamma',\n  unlimited: true\n"
+        "})\n\nconst D = make({\n// ... existing code ...\n"
+    )
+    result = confirm.confirmed(blocks, snippet, "javascript")
+    assert not result.ok and "original lines 3 and 8" in result.reason

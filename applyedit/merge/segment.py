@@ -144,10 +144,12 @@ def _contextless(s: _Search) -> Placed | NoReading | Alts:
 
 def _several(
     s: _Search, cands: list[Candidate], heads: list[tuple[int, list[int]]], tails: list[tuple[int, list[int]]]
-) -> NoReading | Alts | None:
+) -> NoReading | Alts | Placed | None:
     """Other places that fit the segment's text as well as the best one (`places.contenders`), or another
     way at the best one's place (`_other_way`): each one reading, up to `MOST_PLACES`; too many to tell
-    apart: no reading. None where the best place stands alone."""
+    apart: no reading. None where the best place stands alone. Of several places (all of them: fewer than
+    `MOST_PLACES`), the one whose lines the segment edits hold its new words is its place
+    (`places.edit_by_its_words`)."""
     orig, keys = s.orig, s.keys
     chosen = max(cands)
     # readings that delete little, or whose edges are edits of the lines there (a rewrite)
@@ -170,9 +172,11 @@ def _several(
         if len(starts) == 1
         else f"at original lines {', '.join(map(str, starts[:-1]))} and {starts[-1]}"
     )
-    return Alts(
+    options = tuple(_at(orig, s.seg, keys, c) for c in (chosen, *found))
+    edit = places.edit_by_its_words(orig, options) if 1 < len(starts) and len(options) < MOST_PLACES else None
+    return edit or Alts(
         f"{s.where} could stand {at}, its context as telling at each",
-        tuple(_at(orig, s.seg, keys, c) for c in (chosen, *found)),
+        options,
         places.WAY if len(starts) == 1 else places.PLACES,
     )
 
