@@ -1303,3 +1303,30 @@ def test_the_same_guard_edited_or_a_place_that_only_adds_lines_stays_a_question(
     )
     result = confirm.confirmed(blocks, snippet, "javascript")
     assert not result.ok and "original lines 3 and 8" in result.reason
+
+
+_RENAMED = (
+    "#include <stdio.h>\n#include <string.h>\n\nint old_name(const int *items, int n) {\n    return 0;\n}\n\n"
+    "int other(const int *items, int n) {\n    return 1;\n}\n"
+)
+
+
+def test_new_first_lines_that_edit_the_lines_they_stand_on_keep_the_files_head() -> None:
+    """A snippet that starts, with no marker above, at a function's header renamed (alike the original's
+    header, one for one, right above the context) and a marker below: the header is edited and the
+    includes above it are kept. Nobody deletes a file's head by editing a line below it."""
+    snippet = "int new_name(const int *items, int n) {\n    return 0;\n}\n// ... existing code ...\n"
+    result = confirm.confirmed(_RENAMED, snippet, "c")
+    assert result.ok and result.merged == _RENAMED.replace("old_name", "new_name")
+
+
+def test_new_first_lines_that_edit_nothing_there_leave_the_files_head_a_question() -> None:
+    """Counterexample: a new declaration above the first function shown, no marker above, is no edit of
+    the line it stands on: whether the includes above are replaced (the file starts there) or kept
+    stays open."""
+    snippet = (
+        "static int counter = 0;\nint old_name(const int *items, int n) {\n    return 0;\n}\n"
+        "// ... existing code ...\n"
+    )
+    result = confirm.confirmed(_RENAMED, snippet, "c")
+    assert not result.ok and "are they replaced (the file starts there) or kept?" in result.reason
