@@ -1330,3 +1330,32 @@ def test_new_first_lines_that_edit_nothing_there_leave_the_files_head_a_question
     )
     result = confirm.confirmed(_RENAMED, snippet, "c")
     assert not result.ok and "are they replaced (the file starts there) or kept?" in result.reason
+
+
+_COUNTS = (
+    "package main\n\nfunc first(items []int) int {\n\tcount := len(items)\n\treturn count\n}\n\n"
+    "func second(items []int) int {\n\tcount := len(items)\n\treturn count\n}\n"
+)
+
+
+def test_a_reading_that_deletes_nothing_beats_one_that_deletes_a_line_never_shown() -> None:
+    """A new line after a function's first line, a column-0 marker below it: the context reader adds it
+    and deletes nothing, asking nothing; the anchor merge takes the marker for the function's end and
+    deletes its `return count`, which the snippet never shows. A snippet deletes no line by leaving it
+    out where a reading that deletes nothing fits it (`certainty._keeps_code`)."""
+    snippet = (
+        "// ... existing code ...\nfunc second(items []int) int {\n\tcount := len(items)\n\tcount *= 2\n"
+        "// ... existing code ...\n"
+    )
+    result = confirm.confirmed(_COUNTS, snippet, "go")
+    second = _COUNTS.index("func second")
+    assert result.ok
+    assert result.merged == _COUNTS[:second] + _COUNTS[second:].replace("\treturn", "\tcount *= 2\n\treturn")
+
+
+def test_a_reading_that_deletes_nothing_but_asks_where_stays_a_question() -> None:
+    """Counterexample: without the header the reading that deletes nothing asks which function the line
+    goes in (both start so): a question, not a deletion to weigh."""
+    snippet = "// ... existing code ...\n\tcount := len(items)\n\tcount *= 2\n// ... existing code ...\n"
+    result = confirm.confirmed(_COUNTS, snippet, "go")
+    assert not result.ok and "original lines 4 and 9" in result.reason

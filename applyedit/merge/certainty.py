@@ -221,14 +221,19 @@ def _keeps_code(best: readings.Candidate, weighed: readings.Weighed, original: s
     or more (places.PLACES), deleting none, where some other reading stands near and the segment is
     pinned: a line of the snippet that says something stands once in the original, or every other
     reading near it deletes `PLACE_DROPS` code lines or more; pinned, it may delete `DROPPED` where every
-    other deletes `PLACE_DROPS` more (not merely reads the context as new: the fastify warnings, whose
-    other reading repeats a line, would be wrong); unpinned, where every other deletes `FAR_DROPS` more
+    other deletes `PLACE_DROPS` more (not merely reads the context as new: a new block between two alike
+    ones also reads as one of them rewritten, repeating a line); unpinned, where every other deletes `FAR_DROPS` more
     (a whole function shown, at the one of two same-named functions whose body it edits in one line,
     the other's in five). Never between twins
     (`readings.twins`: one edit at two places that read the same). Any other question it took (does the
     file end at a segment that changes nothing?) must have one valid answer, every other reading taking
-    it so, and the segment one place."""
+    it so, and the segment one place. And plainly, where it asks nothing and deletes and repeats nothing,
+    and every other reading near it deletes code (the anchor merge taking a column-0 marker inside a
+    block for the block's end): a snippet deletes no line by leaving it out where a reading that deletes
+    nothing fits it."""
     near = [c for c in weighed.candidates if c is not best]
+    if not best.asked and not best.dropped and not best.repeats and near and all(c.dropped for c in near):
+        return True
     more = 1 if not best.dropped else PLACE_DROPS  # code lines each other reading deletes past this one's
     if not best.asked or best.dropped > DROPPED or best.repeats:
         return False

@@ -138,7 +138,7 @@ def repeated(original: str, text: str, snippet: str) -> int:
     commit that makes a line of one function equal a line of another), nor one the
     reading inserts where the snippet shows it, between two lines that stand together in the original
     (one of them once) and beside no line it stands beside there (an import added at the top that also
-    stands at the file's end: tanstack query-core's queriesObserver)."""
+    stands at the file's end)."""
     original_keys = [key(x) for x in lines_of(original)]
     have = Counter(k for k in original_keys if telling(k))
     shown = {key(x) for x in lines_of(snippet)}
