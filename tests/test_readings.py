@@ -1259,6 +1259,32 @@ def test_lines_read_as_new_are_new_where_reading_them_as_context_breaks_the_synt
     assert result.ok and result.merged == original.replace(old, new)
 
 
+def _refused(original: str, snippet: str, language: str) -> str:
+    """The reason a snippet is refused (it must be)."""
+    result = confirm.confirmed(original, snippet, language)
+    assert not result.ok
+    return result.reason
+
+
+def _answered(original: str, snippet: str, language: str) -> str:
+    """The file a snippet is answered with (it must be)."""
+    result = confirm.confirmed(original, snippet, language)
+    assert result.ok, result.reason
+    return result.merged
+
+
+_RENAMED = (
+    "#include <stdio.h>\n#include <string.h>\n\nint old_name(const int *items, int n) {\n    return 0;\n}\n\n"
+    "int other(const int *items, int n) {\n    return 1;\n}\n"
+)
+
+
+_COUNTS = (
+    "package main\n\nfunc first(items []int) int {\n\tcount := len(items)\n\treturn count\n}\n\n"
+    "func second(items []int) int {\n\tcount := len(items)\n\treturn count\n}\n"
+)
+
+
 _BOUNDS = (
     "function bounds(range, value) {\n  if (range.low) {\n    if (value < range.low.min) {\n      return false\n"
     "    }\n  } else if (range.low.kind === 'open' && !inside(range.low, value)) {\n    return false\n  }\n"
@@ -1276,8 +1302,9 @@ def test_of_two_places_as_telling_the_edit_is_where_the_lines_it_replaces_hold_i
         "// ... existing code ...\n    }\n  } else if (range.low.kind === 'open' && !range.low.has(value)) {\n"
         "    return false\n// ... existing code ...\n"
     )
-    result = confirm.confirmed(_BOUNDS, snippet, "javascript")
-    assert result.ok and result.merged == _BOUNDS.replace("!inside(range.low, value)", "!range.low.has(value)")
+    assert _answered(_BOUNDS, snippet, "javascript") == _BOUNDS.replace(
+        "!inside(range.low, value)", "!range.low.has(value)"
+    )
 
 
 def test_the_same_guard_edited_or_a_place_that_only_adds_lines_stays_a_question() -> None:
@@ -1291,8 +1318,7 @@ def test_the_same_guard_edited_or_a_place_that_only_adds_lines_stays_a_question(
     snippet = (
         "// ... existing code ...\n  if (!items) {\n    throw new Error('no items')\n  }\n// ... existing code ...\n"
     )
-    result = confirm.confirmed(guards, snippet, "javascript")
-    assert not result.ok and "original lines 2 and 9" in result.reason
+    assert "original lines 2 and 9" in _refused(guards, snippet, "javascript")
     blocks = "".join(
         f"const {name.upper()[0]} = make({{\n  name: '{name}',\n  unlimited: true\n}})\n\n"
         for name in ("alpha", "beta", "delta")
@@ -1301,14 +1327,7 @@ def test_the_same_guard_edited_or_a_place_that_only_adds_lines_stays_a_question(
         "// ... existing code ...\n  unlimited: true\n})\n\nconst C = make({\n  name: 'gamma',\n  unlimited: true\n"
         "})\n\nconst D = make({\n// ... existing code ...\n"
     )
-    result = confirm.confirmed(blocks, snippet, "javascript")
-    assert not result.ok and "original lines 3 and 8" in result.reason
-
-
-_RENAMED = (
-    "#include <stdio.h>\n#include <string.h>\n\nint old_name(const int *items, int n) {\n    return 0;\n}\n\n"
-    "int other(const int *items, int n) {\n    return 1;\n}\n"
-)
+    assert "original lines 3 and 8" in _refused(blocks, snippet, "javascript")
 
 
 def test_new_first_lines_that_edit_the_lines_they_stand_on_keep_the_files_head() -> None:
@@ -1316,8 +1335,7 @@ def test_new_first_lines_that_edit_the_lines_they_stand_on_keep_the_files_head()
     header, one for one, right above the context) and a marker below: the header is edited and the
     includes above it are kept. Nobody deletes a file's head by editing a line below it."""
     snippet = "int new_name(const int *items, int n) {\n    return 0;\n}\n// ... existing code ...\n"
-    result = confirm.confirmed(_RENAMED, snippet, "c")
-    assert result.ok and result.merged == _RENAMED.replace("old_name", "new_name")
+    assert _answered(_RENAMED, snippet, "c") == _RENAMED.replace("old_name", "new_name")
 
 
 def test_new_first_lines_that_edit_nothing_there_leave_the_files_head_a_question() -> None:
@@ -1328,14 +1346,7 @@ def test_new_first_lines_that_edit_nothing_there_leave_the_files_head_a_question
         "static int counter = 0;\nint old_name(const int *items, int n) {\n    return 0;\n}\n"
         "// ... existing code ...\n"
     )
-    result = confirm.confirmed(_RENAMED, snippet, "c")
-    assert not result.ok and "are they replaced (the file starts there) or kept?" in result.reason
-
-
-_COUNTS = (
-    "package main\n\nfunc first(items []int) int {\n\tcount := len(items)\n\treturn count\n}\n\n"
-    "func second(items []int) int {\n\tcount := len(items)\n\treturn count\n}\n"
-)
+    assert "are they replaced (the file starts there) or kept?" in _refused(_RENAMED, snippet, "c")
 
 
 def test_a_reading_that_deletes_nothing_beats_one_that_deletes_a_line_never_shown() -> None:
@@ -1347,15 +1358,14 @@ def test_a_reading_that_deletes_nothing_beats_one_that_deletes_a_line_never_show
         "// ... existing code ...\nfunc second(items []int) int {\n\tcount := len(items)\n\tcount *= 2\n"
         "// ... existing code ...\n"
     )
-    result = confirm.confirmed(_COUNTS, snippet, "go")
     second = _COUNTS.index("func second")
-    assert result.ok
-    assert result.merged == _COUNTS[:second] + _COUNTS[second:].replace("\treturn", "\tcount *= 2\n\treturn")
+    assert _answered(_COUNTS, snippet, "go") == _COUNTS[:second] + _COUNTS[second:].replace(
+        "\treturn", "\tcount *= 2\n\treturn"
+    )
 
 
 def test_a_reading_that_deletes_nothing_but_asks_where_stays_a_question() -> None:
     """Counterexample: without the header the reading that deletes nothing asks which function the line
     goes in (both start so): a question, not a deletion to weigh."""
     snippet = "// ... existing code ...\n\tcount := len(items)\n\tcount *= 2\n// ... existing code ...\n"
-    result = confirm.confirmed(_COUNTS, snippet, "go")
-    assert not result.ok and "original lines 4 and 9" in result.reason
+    assert "original lines 4 and 9" in _refused(_COUNTS, snippet, "go")
