@@ -1339,33 +1339,50 @@ def test_new_first_lines_that_edit_the_lines_they_stand_on_keep_the_files_head()
 
 
 def test_new_first_lines_that_edit_nothing_there_leave_the_files_head_a_question() -> None:
-    """Counterexample: a new declaration above the first function shown, no marker above, is no edit of
-    the line it stands on: whether the includes above are replaced (the file starts there) or kept
-    stays open."""
+    """Counterexamples: a new declaration above the first function shown, no marker above, is no edit of
+    the line it stands on; a new include alike the include right above the context edits no header (it
+    may be added, or replace that one): whether the lines above are replaced (the file starts there) or
+    kept stays open."""
     snippet = (
         "static int counter = 0;\nint old_name(const int *items, int n) {\n    return 0;\n}\n"
         "// ... existing code ...\n"
     )
     assert "are they replaced (the file starts there) or kept?" in _refused(_RENAMED, snippet, "c")
+    # an include alike the one right above the context edits no header: added, or in place of it?
+    snippet = "#include <stdlib.h>\n#include <string.h>\n// ... existing code ...\n"
+    assert "are they replaced (the file starts there) or kept?" in _refused("/* tool */\n" + _RENAMED, snippet, "c")
 
 
-def test_a_reading_that_deletes_nothing_beats_one_that_deletes_a_line_never_shown() -> None:
-    """A new line after a function's first line, a column-0 marker below it: the context reader adds it
-    and deletes nothing, asking nothing; the anchor merge takes the marker for the function's end and
-    deletes its `return count`, which the snippet never shows. A snippet deletes no line by leaving it
-    out where a reading that deletes nothing fits it (`certainty._keeps_code`)."""
+def test_a_reading_that_deletes_nothing_is_no_answer_by_that_alone() -> None:
+    """Two readings of a method added after a member-depth marker, nothing below it: the anchor merge
+    replaces `add` with the new method; the context reader deletes nothing, but reads `add`'s last line
+    (`return self`) as the new method's own and splits `add`. Deleting nothing does not make a reading
+    the answer: both are misreadings, and the snippet is refused (or the model asked), never answered
+    with either. (Taken as a rule, "where the readers differ, the reading that deletes nothing stands"
+    answered this one wrong: docs/eval/reader.md, 2026-12-08.) Likewise a line added after a function's
+    first line above a column-0 marker: the anchor merge deletes the function's `return`, the context
+    reader does not, and it stays two readings."""
+    calculator = (
+        "import math\n\n\nclass Calculator:\n    def __init__(self):\n        self.result = 0\n\n"
+        "    def add(self, n):\n        self.result += n\n        return self\n\n\ndef main():\n"
+        "    c = Calculator()\n    print(c.add(2).result)\n"
+    )
+    snippet = (
+        "    # ... existing code ...\n\n    def exp(self, n):\n        self.result = math.pow(self.result, n)\n"
+        "        return self\n"
+    )
+    added = calculator.replace("return self\n", "return self\n" + snippet.split("\n", 1)[1], 1)
+    _never_wrong(calculator, snippet, "python", added)
     snippet = (
         "// ... existing code ...\nfunc second(items []int) int {\n\tcount := len(items)\n\tcount *= 2\n"
         "// ... existing code ...\n"
     )
     second = _COUNTS.index("func second")
-    assert _answered(_COUNTS, snippet, "go") == _COUNTS[:second] + _COUNTS[second:].replace(
-        "\treturn", "\tcount *= 2\n\treturn"
-    )
+    expected = _COUNTS[:second] + _COUNTS[second:].replace("\treturn", "\tcount *= 2\n\treturn")
+    _never_wrong(_COUNTS, snippet, "go", expected)
 
 
-def test_a_reading_that_deletes_nothing_but_asks_where_stays_a_question() -> None:
-    """Counterexample: without the header the reading that deletes nothing asks which function the line
-    goes in (both start so): a question, not a deletion to weigh."""
-    snippet = "// ... existing code ...\n\tcount := len(items)\n\tcount *= 2\n// ... existing code ...\n"
-    assert "original lines 4 and 9" in _refused(_COUNTS, snippet, "go")
+def _never_wrong(original: str, snippet: str, language: str, expected: str) -> None:
+    """Refused, or answered with the expected file; a refusal names two readings."""
+    result = confirm.confirmed(original, snippet, language)
+    assert result.merged == expected if result.ok else "readings" in result.reason

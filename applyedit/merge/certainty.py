@@ -227,13 +227,8 @@ def _keeps_code(best: readings.Candidate, weighed: readings.Weighed, original: s
     the other's in five). Never between twins
     (`readings.twins`: one edit at two places that read the same). Any other question it took (does the
     file end at a segment that changes nothing?) must have one valid answer, every other reading taking
-    it so, and the segment one place. And plainly, where it asks nothing and deletes and repeats nothing,
-    and every other reading near it deletes code (the anchor merge taking a column-0 marker inside a
-    block for the block's end): a snippet deletes no line by leaving it out where a reading that deletes
-    nothing fits it."""
+    it so, and the segment one place."""
     near = [c for c in weighed.candidates if c is not best]
-    if not best.asked and not best.dropped and not best.repeats and near and all(c.dropped for c in near):
-        return True
     more = 1 if not best.dropped else PLACE_DROPS  # code lines each other reading deletes past this one's
     if not best.asked or best.dropped > DROPPED or best.repeats:
         return False

@@ -245,8 +245,9 @@ def _open_after_new(s: _Search, place: tuple[int, int, int, int], lines: tuple[s
     else "replaced or kept?" is a guess: kept, the new lines in place of the lines they stand for one
     for one (`Original.aligned`: an edited list's end, a changed constant) or else added there (or in place
     of the alike lines there). Likewise an open start before new lines; there, where each new line is an
-    edit of the line it stands on (alike, one for one, right above the context) and a marker follows, it
-    edits those lines and the file's head above them is kept (a function renamed at the snippet's top)."""
+    edit of the line it stands on (alike, one for one, right above the context), the last of them opens
+    the block the context shows, and a marker follows, it edits those lines (a function's header renamed
+    at the snippet's top) and the file's head above them is kept."""
     orig, keys, seg = s.orig, s.keys, s.seg
     start, end, h, t = place
     size = len(keys)
@@ -274,7 +275,8 @@ def _open_after_new(s: _Search, place: tuple[int, int, int, int], lines: tuple[s
         if fewer and not h and not _edits_top(s, end - t, size - t):
             return Placed(end - t, end, lines)  # nobody deletes a file's head by leaving it out
         edited = 0 if h or not t or s.open_end else orig.alike_run(keys, size - t - 1, end - t - 1, -1)
-        if not fewer and edited == size - t:  # each new line an edit of the line it stands on: the head kept
+        header = edited == size - t and (orig.block_end(end - t - 1) or 0) >= end  # a header edited, its body shown
+        if not fewer and header:  # each new line an edit of the line it stands on: the file's head kept
             return Placed(end - t - edited, end, lines)
         if not fewer:
             tops = (
