@@ -1273,12 +1273,6 @@ def _answered(original: str, snippet: str, language: str) -> str:
     return result.merged
 
 
-_RENAMED = (
-    "#include <stdio.h>\n#include <string.h>\n\nint old_name(const int *items, int n) {\n    return 0;\n}\n\n"
-    "int other(const int *items, int n) {\n    return 1;\n}\n"
-)
-
-
 _COUNTS = (
     "package main\n\nfunc first(items []int) int {\n\tcount := len(items)\n\treturn count\n}\n\n"
     "func second(items []int) int {\n\tcount := len(items)\n\treturn count\n}\n"
@@ -1328,29 +1322,6 @@ def test_the_same_guard_edited_or_a_place_that_only_adds_lines_stays_a_question(
         "})\n\nconst D = make({\n// ... existing code ...\n"
     )
     assert "original lines 3 and 8" in _refused(blocks, snippet, "javascript")
-
-
-def test_new_first_lines_that_edit_the_lines_they_stand_on_keep_the_files_head() -> None:
-    """A snippet that starts, with no marker above, at a function's header renamed (alike the original's
-    header, one for one, right above the context) and a marker below: the header is edited and the
-    includes above it are kept. Nobody deletes a file's head by editing a line below it."""
-    snippet = "int new_name(const int *items, int n) {\n    return 0;\n}\n// ... existing code ...\n"
-    assert _answered(_RENAMED, snippet, "c") == _RENAMED.replace("old_name", "new_name")
-
-
-def test_new_first_lines_that_edit_nothing_there_leave_the_files_head_a_question() -> None:
-    """Counterexamples: a new declaration above the first function shown, no marker above, is no edit of
-    the line it stands on; a new include alike the include right above the context edits no header (it
-    may be added, or replace that one): whether the lines above are replaced (the file starts there) or
-    kept stays open."""
-    snippet = (
-        "static int counter = 0;\nint old_name(const int *items, int n) {\n    return 0;\n}\n"
-        "// ... existing code ...\n"
-    )
-    assert "are they replaced (the file starts there) or kept?" in _refused(_RENAMED, snippet, "c")
-    # an include alike the one right above the context edits no header: added, or in place of it?
-    snippet = "#include <stdlib.h>\n#include <string.h>\n// ... existing code ...\n"
-    assert "are they replaced (the file starts there) or kept?" in _refused("/* tool */\n" + _RENAMED, snippet, "c")
 
 
 def test_a_reading_that_deletes_nothing_is_no_answer_by_that_alone() -> None:

@@ -212,30 +212,20 @@ def _merge_plainly_better(best: readings.Candidate, weighed: readings.Weighed, g
 
 
 def _keeps_code(best: readings.Candidate, weighed: readings.Weighed, original: str, snippet: str) -> bool:
-    """Whether the cheapest reading, within the margin of others, is the one a careful reader takes: it
-    repeats none of the snippet's context and deletes no code outright, where every other reading near
-    it, none cheaper, deletes code the snippet never shows or reads some of its context as new code (a
-    line kept beside its copy). Taken where the question is a segment read at one place as new lines or
-    in place of the lines there (places.WAY; there it may delete `DROPPED` line, a line replaced by
-    one not alike it, where every other deletes `PLACE_DROPS` more), and where it is which of two places
-    or more (places.PLACES), deleting none, where some other reading stands near and the segment is
-    pinned: a line of the snippet that says something stands once in the original, or every other
-    reading near it deletes `PLACE_DROPS` code lines or more; pinned, it may delete `DROPPED` where every
-    other deletes `PLACE_DROPS` more (not merely reads the context as new: a new block between two alike
-    ones also reads as one of them rewritten, repeating a line); unpinned, where every other deletes `FAR_DROPS` more
-    (a whole function shown, at the one of two same-named functions whose body it edits in one line,
-    the other's in five). Never between twins
-    (`readings.twins`: one edit at two places that read the same). Any other question it took (does the
-    file end at a segment that changes nothing?) must have one valid answer, every other reading taking
-    it so, and the segment one place."""
+    """Whether the cheapest reading, within the margin of others, is the one a careful reader takes: it asks where
+    or how a segment stands, repeats none of the snippet's context and deletes at most `DROPPED` line, where every
+    other reading near it deletes more code the snippet never shows (one line more; `PLACE_DROPS` more where this
+    one deletes a line) or reads some of its context as new. That answers a question of way (`places.WAY`); one of
+    places (`places.PLACES`) needs the segment pinned (a line of the snippet that says something stands once in the
+    original) or every other place deleting `PLACE_DROPS` more, both where it deletes a line (or, unpinned, every
+    other deleting `FAR_DROPS` more), never between twins (`readings.twins`). Any other question it took has one
+    valid answer that every other reading took too, and then no question of places."""
     near = [c for c in weighed.candidates if c is not best]
     more = 1 if not best.dropped else PLACE_DROPS  # code lines each other reading deletes past this one's
     if not best.asked or best.dropped > DROPPED or best.repeats:
         return False
     if not all(c.dropped >= best.dropped + more or c.repeats for c in near):  # none cheaper: `near` is sorted
         return False
-    # a question it took besides where and how a segment stands (does the file end at a segment that
-    # changes nothing?) has one valid answer: every other reading took it so too
     kinds = (places.WAY, places.PLACES)
     settled = {t for t, k in zip(best.took, best.asked, strict=False) if k not in kinds}
     if any(not settled <= set(c.took) for c in [*weighed.candidates, *weighed.rest] if c is not best):
@@ -251,9 +241,7 @@ def _keeps_code(best: readings.Candidate, weighed: readings.Weighed, original: s
         bool(near)
         and bool(asked)
         and (pinned or far)
-        # deleting a line: pinned with the others far, or unpinned with every other place deleting far more
         and (not best.dropped or (pinned and far) or all(c.dropped >= best.dropped + FAR_DROPS for c in near))
-        # one edit at places that read the same: what a reading deletes there is the line diff's alignment
         and not any(readings.twins(original, readings.differ(original, [best.text, c.text])) for c in near)
     )
 

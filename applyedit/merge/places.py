@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass
 
 from applyedit import interrupt
-from applyedit.linediff import alike, depth, key, likeness
+from applyedit.linediff import Matcher, alike, depth, key, likeness
 from applyedit.merge.original import BIG_DELETION, Original, telling
 
 
@@ -238,30 +238,22 @@ def edits_one_block(orig: Original, keys: list[str], lo: int, hi: int | None) ->
     size = len(keys)
     if not size or not all(telling(k) for k in keys if k):
         return None
-
-    def ratio(a: str, b: str) -> float:
-        return likeness(a, b)
-
     end = len(orig.keys) if hi is None else min(hi, len(orig.keys))
     found = [
         j
         for j in range(lo, end - size + 1)
         if all(
-            (not k) == (not orig.keys[j + i]) and (not k or ratio(k, orig.keys[j + i]) >= EDITED)
+            (not k) == (not orig.keys[j + i]) and (not k or likeness(k, orig.keys[j + i]) >= EDITED)
             for i, k in enumerate(keys)
         )
     ]
     if len(found) != 1:
         return None
     j = found[0]
-    near = [
-        t
-        for i, k in enumerate(keys)
-        if k
-        for t in range(lo, end)
-        if t != j + i and orig.keys[t] and alike(k, orig.keys[t])
-    ]
-    return None if near else j
+    near = (
+        t != j + i and orig.keys[t] and alike(k, orig.keys[t]) for i, k in enumerate(keys) if k for t in range(lo, end)
+    )
+    return None if any(near) else j
 
 
 def alike_anywhere(orig: Original, keys: list[str], lo: int) -> tuple[int, int] | None:
@@ -395,33 +387,24 @@ def contenders(
 
 
 def edit_by_its_words(orig: Original, options: tuple[Placed, ...]) -> Placed | None:
-    """Of a segment's places that its context tells apart no better, the one whose lines it edits hold
-    its new words: at each place it replaces lines of code with new ones (an edit there, not lines
-    added or deleted alone), and at this one fewer of the new lines' words are missing from the lines
-    they replace (a subset of the words missing at each other place) while it replaces no more lines
-    of code, one of the two strictly. `} else if (gt.operator === '>=' ...)` edits the `gt` line, not
-    its twin in the `lt` block. None where no place is so: each misses a word the other holds, or
-    they miss the same (the same guard in two functions), or a place only adds lines."""
-    known = [change for change in (_changed(orig, option) for option in options) if change is not None]
-    if len(known) < len(options):
-        return None
-    for option, (missing, replaced) in zip(options, known, strict=True):
-        others = [other for other in known if other != (missing, replaced)]
-        if len(others) == len(known) - 1 and all(missing <= words and replaced <= lines for words, lines in others):
+    """Of a segment's places that its context tells apart no better, each replacing lines of code with new
+    ones, the one whose replaced lines miss fewer of the new lines' words (a subset of those missing at each
+    other place), replacing no more lines, one of the two strictly: `} else if (gt.x ...)` edits the `gt`
+    block's line, not its twin's. None where no place is so, or where a place only adds or deletes lines."""
+    changes = []
+    for option in options:
+        old, new = orig.keys[option.start : option.end], [key(line) for line in option.lines]
+        blocks = [op for op in Matcher(old, new).get_opcodes() if op[0] != "equal"]
+        gone = [line for _, a, b, _, _ in blocks for line in old[a:b] if line]
+        added = [line for _, _, _, c, d in blocks for line in new[c:d] if line]
+        if not gone or not added:
+            return None
+        changes.append((set(re.findall(r"\w+", " ".join(added))) - set(re.findall(r"\w+", " ".join(gone))), len(gone)))
+    for option, (missing, replaced) in zip(options, changes, strict=True):
+        others = [other for other in changes if other != (missing, replaced)]
+        if len(others) == len(changes) - 1 and all(missing <= words and replaced <= n for words, n in others):
             return option
     return None
-
-
-def _changed(orig: Original, option: Placed) -> tuple[frozenset[str], int] | None:
-    """The words of the lines a place adds that the lines it replaces lack, and how many lines of code it
-    replaces; None where it adds or replaces no line of code."""
-    old, new = orig.keys[option.start : option.end], [key(line) for line in option.lines]
-    blocks = [op for op in difflib.SequenceMatcher(None, old, new, autojunk=False).get_opcodes() if op[0] != "equal"]
-    gone = [line for _, a, b, _, _ in blocks for line in old[a:b] if line]
-    added = [line for _, _, _, c, d in blocks for line in new[c:d] if line]
-    if not gone or not added:
-        return None
-    return frozenset(re.findall(r"\w+", " ".join(added))) - frozenset(re.findall(r"\w+", " ".join(gone))), len(gone)
 
 
 class TooMany(Exception):

@@ -147,9 +147,7 @@ def _several(
 ) -> NoReading | Alts | Placed | None:
     """Other places that fit the segment's text as well as the best one (`places.contenders`), or another
     way at the best one's place (`_other_way`): each one reading, up to `MOST_PLACES`; too many to tell
-    apart: no reading. None where the best place stands alone. Of several places (all of them: fewer than
-    `MOST_PLACES`), the one whose lines the segment edits hold its new words is its place
-    (`places.edit_by_its_words`)."""
+    apart: no reading. None where it stands alone; of all (under `MOST_PLACES`), `places.edit_by_its_words`'s."""
     orig, keys = s.orig, s.keys
     chosen = max(cands)
     # readings that delete little, or whose edges are edits of the lines there (a rewrite)
@@ -244,10 +242,7 @@ def _open_after_new(s: _Search, place: tuple[int, int, int, int], lines: tuple[s
     there, its last lines replaced, when that replaces no more code than the segment brings there;
     else "replaced or kept?" is a guess: kept, the new lines in place of the lines they stand for one
     for one (`Original.aligned`: an edited list's end, a changed constant) or else added there (or in place
-    of the alike lines there). Likewise an open start before new lines; there, where each new line is an
-    edit of the line it stands on (alike, one for one, right above the context), the last of them opens
-    the block the context shows, and a marker follows, it edits those lines (a function's header renamed
-    at the snippet's top) and the file's head above them is kept."""
+    of the alike lines there). Likewise an open start before new lines."""
     orig, keys, seg = s.orig, s.keys, s.seg
     start, end, h, t = place
     size = len(keys)
@@ -274,16 +269,9 @@ def _open_after_new(s: _Search, place: tuple[int, int, int, int], lines: tuple[s
         fewer = not orig.has_code(0, start) and gone <= sum(1 for x in seg.lines[: size - t] if x.strip())
         if fewer and not h and not _edits_top(s, end - t, size - t):
             return Placed(end - t, end, lines)  # nobody deletes a file's head by leaving it out
-        edited = 0 if h or not t or s.open_end else orig.alike_run(keys, size - t - 1, end - t - 1, -1)
-        header = edited == size - t and (orig.block_end(end - t - 1) or 0) >= end  # a header edited, its body shown
-        if not fewer and header:  # each new line an edit of the line it stands on: the file's head kept
-            return Placed(end - t - edited, end, lines)
         if not fewer:
-            tops = (
-                (start, orig.first_code(start))
-                if h
-                else (end - t, end - t - orig.alike_run(keys, size - t - 1, end - t - 1, -1), start)
-            )
+            run = 0 if h else orig.alike_run(keys, size - t - 1, end - t - 1, -1)
+            tops = (start, orig.first_code(start)) if h else (end - t, end - t - run, start)
             return Alts(
                 f"{s.where} starts the snippet with new lines and no marker above, and the original has {gone} "
                 "lines of code above its place: are they replaced (the file starts there) or kept?",
